@@ -1,0 +1,83 @@
+"""`scrapy sandbox generate|serve|truth`: make, serve and check an offline scholarly web (docs/sandbox.md)."""
+import argparse
+import sys
+import time
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+USAGE = """
+  scrapy sandbox generate OUTDIR --dois N [--seed S] [--scenarios a,b,...|all]
+  scrapy sandbox serve WORLD [--port P] [--host H] [--latency-ms L] [--jitter-ms J] [--log]
+  scrapy sandbox truth WORLD     (re-walk a world, e.g. a hand-written one, and rewrite truth.jsonl)"""
+
+
+def _progress(message):
+    print(f"sandbox: {message}", file=sys.stderr, flush=True)
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings = {"LOG_ENABLED": False}
+
+    def syntax(self):
+        return "generate|serve|truth ..."
+
+    def short_desc(self):
+        return "Generate, serve or re-check an offline sandbox of the scholarly web"
+
+    def long_desc(self):
+        return self.short_desc() + "\n" + USAGE
+
+    def add_options(self, parser: argparse.ArgumentParser):
+        super().add_options(parser)
+        parser.add_argument("--dois", type=int, help="generate: number of DOIs in the world")
+        parser.add_argument("--seed", type=int, default=0, help="generate: random seed (default 0)")
+        parser.add_argument("--scenarios", help="generate: comma-separated scenarios to give the DOIs in turn, "
+                                                "or 'all' (default: the realistic mix)")
+        parser.add_argument("--port", type=int, default=0, help="serve: port (default: a free one)")
+        parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
+        parser.add_argument("--latency-ms", type=float, default=0, help="serve: delay added to every response")
+        parser.add_argument("--jitter-ms", type=float, default=0, help="serve: random extra delay, 0..J ms")
+        parser.add_argument("--log", action="store_true", help="serve: log every request to stderr")
+
+    def run(self, args, opts):
+        if len(args) != 2 or args[0] not in ("generate", "serve", "truth"):
+            raise UsageError("expected: " + USAGE.strip(), print_help=False)
+        from landing.sandbox.world import WorldError
+        try:
+            getattr(self, "_" + args[0])(args[1], opts)
+        except (WorldError, ValueError, OSError) as error:
+            print(f"sandbox: {error}", file=sys.stderr)
+            self.exitcode = 2
+
+    def _generate(self, outdir, opts):
+        from landing.sandbox import scenarios
+        from landing.sandbox.generator import generate
+        if opts.dois is None:
+            raise UsageError("generate needs --dois N", print_help=False)
+        only = None
+        if opts.scenarios:
+            only = list(scenarios.ALL) if opts.scenarios == "all" else opts.scenarios.split(",")
+        started = time.monotonic()
+        stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress)
+        print(f"sandbox: wrote {outdir}: {stats['dois']:,} DOIs, {stats['members']} Crossref members, "
+              f"{stats['clients']} DataCite clients, {stats['hosts']} sites in {time.monotonic() - started:.1f}s")
+        print(f"sandbox: expected failures (truth.jsonl 'error'): {stats['errors']}")
+
+    def _serve(self, directory, opts):
+        from landing.sandbox.server import serve_forever
+        from landing.sandbox.world import World
+        world = World(directory)
+
+        def announce(url):
+            print(f"sandbox: serving {directory} at {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            print(url, flush=True)  # stdout carries only the proxy URL, for scripts: LANDING_SANDBOX=$(...)
+        serve_forever(world, opts.port, opts.host, opts.latency_ms, opts.jitter_ms, announce,
+                      log=_progress if opts.log else None)
+
+    def _truth(self, directory, opts):
+        from landing.sandbox.truth import write_truth
+        stats = write_truth(directory, progress=_progress)
+        print(f"sandbox: wrote {directory}/truth.jsonl; failures: {stats['errors']}")
