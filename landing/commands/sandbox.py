@@ -7,7 +7,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 USAGE = """
-  scrapy sandbox generate OUTDIR --dois N [--seed S] [--scenarios a,b,...|all]
+  scrapy sandbox generate OUTDIR --dois N [--seed S] [--scenarios a,b,...|all] [--corpus DIR]
   scrapy sandbox serve WORLD [--port P] [--host H] [--latency-ms L] [--jitter-ms J] [--log]
   scrapy sandbox truth WORLD     (re-walk a world, e.g. a hand-written one, and rewrite truth.jsonl)"""
 
@@ -36,6 +36,8 @@ class Command(ScrapyCommand):
         parser.add_argument("--seed", type=int, default=0, help="generate: random seed (default 0)")
         parser.add_argument("--scenarios", help="generate: comma-separated scenarios to give the DOIs in turn, "
                                                 "or 'all' (default: the realistic mix)")
+        parser.add_argument("--corpus", help="generate: also serve the real pages of this landing-page corpus "
+                                             "folder (manifest.csv + pages/), read from where they lie")
         parser.add_argument("--port", type=int, default=0, help="serve: port (default: a free one)")
         parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
         parser.add_argument("--latency-ms", type=float, default=0, help="serve: delay added to every response")
@@ -61,7 +63,7 @@ class Command(ScrapyCommand):
         if opts.scenarios:
             only = list(scenarios.ALL) if opts.scenarios == "all" else opts.scenarios.split(",")
         started = time.monotonic()
-        stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress)
+        stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress, corpus=opts.corpus)
         print(f"sandbox: wrote {outdir}: {stats['dois']:,} DOIs, {stats['members']} Crossref members, "
               f"{stats['clients']} DataCite clients, {stats['hosts']} sites in {time.monotonic() - started:.1f}s")
         print(f"sandbox: expected failures (truth.jsonl 'error'): {stats['errors']}")

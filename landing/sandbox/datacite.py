@@ -61,6 +61,9 @@ def _dois(world, request, query, state) -> Reply:
     if client is None and prefix is None:
         facets = sorted(((world.count("datacite", c), c) for c in world.clients), reverse=True)[:10]
         meta["clients"] = [{"id": c, "title": world.clients[c].get("name", c), "count": n} for n, c in facets]
+        counts = sorted(((world.prefix_count(p), p) for c in world.clients.values() for p in c.get("prefixes", [])),
+                        reverse=True)[:10]
+        meta["prefixes"] = [{"id": p, "title": p, "count": n} for n, p in counts]
     return _reply(200, {"data": [_doi(r) for r in records], "meta": meta,
                         "links": _links(request, query, number, pages)})
 

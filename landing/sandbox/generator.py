@@ -6,6 +6,7 @@ from pathlib import Path
 
 from . import scenarios
 from .analysis_truth import page_truth
+from .corpus import corpus_entries, corpus_members, corpus_route
 from .platforms import CROSSREF_HABITS, DATACITE_HABITS, META_NAMES, PLATFORMS, VALUE_FORMS, doi_value
 from .world import FORMAT, build_index
 
@@ -17,6 +18,16 @@ _WORDS = ("adaptive coastal neural soil quantum urban marine cellular thermal ge
 DATACITE_SHARE = 0.15
 DOIS_PER_OWNER = 100
 OWN_SCENARIO_SHARE = 0.8
+SHORT_DOI_SHARE = 0.05
+
+
+def _base32(n: int) -> str:
+    digits = "abcdefghjkmnpqrstvwxyz0123456789"
+    out = ""
+    while n:
+        n, r = divmod(n, 32)
+        out = digits[r] + out
+    return out
 
 
 def _allocate(total: int, owners: int, rng) -> list[int]:
@@ -104,12 +115,33 @@ def _choose_scenario(rng, owner, index, forced):
     return rng.choices(list(scenarios.PER_DOI), list(scenarios.PER_DOI.values()))[0]
 
 
+def _add_corpus(corpus, taken, dois_out, routes_out, analysis_out):
+    """Add a corpus' real pages to the world being written; returns (members, DOIs added)."""
+    entries, added = corpus_entries(corpus), 0
+    members = corpus_members(entries, taken)
+    by_prefix = {m["prefixes"][0]: m["id"] for m in members}
+    for entry in entries:
+        pfx = entry["doi"].split("/", 1)[0].lower()
+        if pfx not in by_prefix:
+            continue  # a generated member already owns this prefix: keep the worlds apart
+        dois_out.write(json.dumps({"doi": entry["doi"], "ra": "crossref", "member": by_prefix[pfx],
+                                   "url": entry["url"], "scenario": "corpus", "landing_url": entry["url"],
+                                   "corpus": entry["manifest"]}) + "\n")
+        routes_out.write(json.dumps(corpus_route(entry)) + "\n")
+        analysis_out.write("null\n")
+        added += 1
+    return members, added
+
+
 def _pii(rng, number):
     return f"S{rng.randrange(10000000, 99999999)}{rng.randrange(0, 99):02d}{number % 100000:05d}{rng.randrange(10)}"
 
 
-def generate(outdir, dois: int, seed: int = 0, only=None, progress=None) -> dict:
-    """Write a world of `dois` DOIs to outdir (world.json, dois.jsonl, routes.jsonl, truth.jsonl)."""
+def generate(outdir, dois: int, seed: int = 0, only=None, progress=None, corpus=None) -> dict:
+    """Write a world of `dois` DOIs to outdir (world.json, dois.jsonl, routes.jsonl, truth.jsonl).
+
+    `corpus`: a landing-page corpus folder whose real pages join the world, served from where they lie.
+    """
     if dois < 1:
         raise ValueError("a world needs at least one DOI")
     unknown = set(only or ()) - set(scenarios.ALL)
@@ -147,6 +179,8 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None) -> dict
                           owner["id"], "url": resource, "scenario": scenario, "landing_url": landing}
                 if pii:
                     record["pii"] = pii
+                if rng.random() < SHORT_DOI_SHARE:
+                    record["short"] = "10/" + _base32(number * 7 + 100000)
                 dois_out.write(json.dumps(record) + "\n")
                 for route in ctx.routes:
                     routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
@@ -158,9 +192,11 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None) -> dict
         for host, kinds in hosts.items():
             for route in _site_routes(host, kinds):
                 routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
-    world = {"format": FORMAT, "seed": seed, "dois": dois, "scenarios": list(only) if only else "mixed",
+        extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out, analysis_out) if corpus else ([], 0)
+    total = index + added
+    world = {"format": FORMAT, "seed": seed, "dois": total, "scenarios": list(only) if only else "mixed",
              "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"],
-                          "location": "Example City", "platform": m["platform"]} for m in members],
+                          "location": "Example City", "platform": m["platform"]} for m in members] + extra_members,
              "clients": [{"id": c["id"], "name": c["name"], "prefixes": c["prefixes"], "platform": c["platform"]}
                          for c in clients]}
     (out / "world.json").write_text(json.dumps(world, indent=1) + "\n")
@@ -168,4 +204,4 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None) -> dict
     from .truth import write_truth
     counts = write_truth(out, analysis_path, progress=progress)
     analysis_path.unlink()
-    return {"dois": dois, "members": len(members), "clients": len(clients), "hosts": len(hosts), **counts}
+    return {"dois": total, "members": len(members), "clients": len(clients), "hosts": len(hosts), **counts}

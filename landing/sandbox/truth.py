@@ -155,6 +155,8 @@ def write_truth(directory, analysis_path=None, progress=None) -> dict:
                      if http["urls"] else 0}
             truth.update(analysis or {"meta_tag_correctness": None, "doi_in_text": None,
                                       "doi_in_hyperlinks": None, "doi_in_meta_tags": None, "meta_tags": None})
+            if "corpus" in rec:
+                truth["corpus"] = rec["corpus"]  # the manifest's yes/no columns for a real page
             out.write(json.dumps(truth) + "\n")
             errors[http["error"]] = errors.get(http["error"], 0) + 1
             if progress and n % 10000 == 0:
