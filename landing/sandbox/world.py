@@ -182,8 +182,20 @@ def _insert_dois(db, rows, path):
         db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, short, ra_seq, owner_seq,"
                        " prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?)", rows)
     except sqlite3.IntegrityError:
-        raise WorldError(f"{path}: a DOI is listed twice (DOIs are case-insensitive)") from None
+        raise WorldError(_repeated_doi(path)) from None
     rows.clear()
+
+
+def _repeated_doi(path: Path) -> str:
+    """Where dois.jsonl first lists a DOI again: looked for only once the index has refused one."""
+    seen: dict = {}
+    for number, rec in _jsonl(path):
+        key = doi_key(str(rec.get("doi")))
+        if key in seen:
+            return (f"{path}:{number}: DOI {rec['doi']!r} is listed twice, first at line {seen[key]}"
+                    " (DOIs are case-insensitive)")
+        seen[key] = number
+    return f"{path}: a DOI is listed twice (DOIs are case-insensitive)"
 
 
 _COLUMNS = "doi, ra, owner, prefix, url, pii, short"

@@ -1,0 +1,89 @@
+"""landing.core.doi: normalising DOIs, their prefixes, and the expressions a page writes them in."""
+import pytest
+
+from landing.core.doi import EXPRESSIONS, best_expression, express, normalise, prefix
+
+DOI = "10.1371/journal.pone.0160617"
+
+
+@pytest.mark.parametrize("written", [
+    DOI,
+    "10.1371/JOURNAL.PONE.0160617",
+    "  10.1371/journal.pone.0160617\n",
+    "https://doi.org/10.1371/journal.pone.0160617",
+    "HTTPS://DOI.ORG/10.1371/Journal.Pone.0160617",
+    "https://dx.doi.org/10.1371/journal.pone.0160617",
+    "http://doi.org/10.1371/journal.pone.0160617",
+    "http://dx.doi.org/10.1371/journal.pone.0160617",
+    "doi:10.1371/journal.pone.0160617",
+    "DOI:10.1371/journal.pone.0160617",
+    "doi: 10.1371/journal.pone.0160617",
+    "10.1371%2Fjournal.pone.0160617",
+    "https://doi.org/10.1371%2Fjournal.pone.0160617",
+])
+def test_normalise_gives_the_bare_lower_case_doi_whatever_the_form(written):
+    assert normalise(written) == DOI
+
+
+def test_normalise_keeps_a_url_of_another_host_as_it_is_lower_cased():
+    assert normalise("https://example.org/10.1371/X") == "https://example.org/10.1371/x"
+
+
+def test_normalise_decodes_percent_escapes_in_the_suffix():
+    assert normalise("10.1002/%28SICI%291097-4636") == "10.1002/(sici)1097-4636"
+
+
+@pytest.mark.parametrize("written", [DOI, "https://doi.org/10.1371/JOURNAL.pone.1", "doi:10.1371/x"])
+def test_prefix_is_the_registrant_part_before_the_first_slash(written):
+    assert prefix(written) == "10.1371"
+
+
+def test_prefix_of_a_doi_whose_suffix_has_slashes_is_still_the_registrant():
+    assert prefix("10.32711/dvn/BWDY34196") == "10.32711"
+
+
+@pytest.mark.parametrize("expression, written", [
+    ("https-doi", "https://doi.org/" + DOI),
+    ("https-dx-doi", "https://dx.doi.org/" + DOI),
+    ("http-doi", "http://doi.org/" + DOI),
+    ("http-dx-doi", "http://dx.doi.org/" + DOI),
+    ("doi-scheme", "doi:" + DOI),
+    ("non-url", DOI),
+])
+def test_express_writes_the_doi_the_way_the_expression_names(expression, written):
+    assert express(DOI, expression) == written
+
+
+def test_express_encoded_percent_encodes_the_slash_and_the_suffix():
+    assert express("10.1002/(SICI)1097/x", "https-doi", encoded=True) == \
+        "https://doi.org/10.1002%2F%28SICI%291097%2Fx"
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+@pytest.mark.parametrize("encoded", [False, True])
+def test_normalise_undoes_express(expression, encoded):
+    doi = "10.1002/(SICI)1097-4636(199706)35:4<481::AID-JBM8>3.0.CO;2-D"
+    assert normalise(express(doi, expression, encoded=encoded)) == doi.lower()
+
+
+def test_expressions_are_ranked_as_design_md_ranks_them():
+    assert EXPRESSIONS == ("https-doi", "https-dx-doi", "http-doi", "http-dx-doi", "doi-scheme", "non-url")
+
+
+@pytest.mark.parametrize("found, best", [
+    (["non-url", "doi-scheme"], "doi-scheme"),
+    (["http-dx-doi", "https-dx-doi", "non-url"], "https-dx-doi"),
+    (["non-url", "https-doi", "http-doi"], "https-doi"),
+    (iter(["http-doi", "http-dx-doi"]), "http-doi"),
+    (["non-url"], "non-url"),
+])
+def test_best_expression_is_the_highest_ranked_one_found(found, best):
+    assert best_expression(found) == best
+
+
+def test_best_expression_of_nothing_is_none():
+    assert best_expression([]) is None
+
+
+def test_best_expression_ignores_names_that_are_not_expressions():
+    assert best_expression(["something-else"]) is None

@@ -1,0 +1,182 @@
+"""Worlds on disk: deterministic generation, errors that name file and line, and the `scrapy sandbox` command."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from landing.sandbox.generator import generate
+from landing.sandbox.world import FORMAT, World, WorldError
+from tests.sandbox.client import get
+
+PROJECT = Path(__file__).resolve().parents[2]
+WORLD_FILES = ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl")
+
+
+def scrapy(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "scrapy", *args], cwd=PROJECT, capture_output=True, text=True,
+                          timeout=120, **kwargs)
+
+
+def files(directory):
+    return {name: (Path(directory) / name).read_bytes() for name in WORLD_FILES}
+
+
+# --- generation ---------------------------------------------------------------------------------------------
+
+def test_generation_with_the_same_seed_writes_the_same_bytes(tmp_path):
+    generate(tmp_path / "a", 150, seed=5)
+    generate(tmp_path / "b", 150, seed=5)
+    assert files(tmp_path / "a") == files(tmp_path / "b")
+
+
+def test_generation_with_another_seed_writes_another_world(tmp_path):
+    generate(tmp_path / "a", 150, seed=5)
+    generate(tmp_path / "b", 150, seed=6)
+    assert files(tmp_path / "a")["dois.jsonl"] != files(tmp_path / "b")["dois.jsonl"]
+
+
+def test_generated_world_has_the_asked_number_of_dois_each_with_a_truth_line(tmp_path):
+    generate(tmp_path, 150, seed=5)
+    dois = [json.loads(line)["doi"].lower() for line in open(tmp_path / "dois.jsonl")]
+    truth = [json.loads(line)["doi"] for line in open(tmp_path / "truth.jsonl")]
+    assert len(dois) == 150
+    assert truth == dois
+
+
+def test_generate_rejects_an_unknown_scenario(tmp_path):
+    with pytest.raises(ValueError, match="no-such-scenario"):
+        generate(tmp_path, 10, only=["no-such-scenario"])
+
+
+# --- hand-written worlds with errors -------------------------------------------------------------------------
+
+MEMBER = {"id": "1", "primary-name": "One Press"}
+
+
+def write_world(directory, dois, routes=None, members=(MEMBER,)):
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "world.json").write_text(json.dumps({"format": FORMAT, "members": list(members), "clients": []}))
+    (directory / "dois.jsonl").write_text("".join((d if isinstance(d, str) else json.dumps(d)) + "\n" for d in dois))
+    if routes is not None:
+        (directory / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in routes))
+    return directory
+
+
+def doi(n, **extra):
+    return {"doi": f"10.1234/Work.{n}", "ra": "crossref", "member": "1", "url": f"https://site.example/{n}", **extra}
+
+
+def open_world(directory):
+    World(directory).close()
+
+
+def test_hand_written_world_opens_and_resolves(tmp_path):
+    world = World(write_world(tmp_path, [doi(1), doi(2)], [{"url": "https://site.example/1", "body": "hi"}]))
+    try:
+        assert world.doi("10.1234/WORK.2")["url"] == "https://site.example/2"
+        assert world.route("https://site.example/1?utm_source=x")["body"] == "hi"
+    finally:
+        world.close()
+
+
+def test_bad_json_line_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1), doi(2), '{"doi": "10.1234/broken",', doi(4)])
+    with pytest.raises(WorldError, match=r"dois\.jsonl:3: not JSON"):
+        open_world(directory)
+
+
+def test_unknown_member_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1), doi(2, member="99")])
+    with pytest.raises(WorldError, match=r"dois\.jsonl:2: member '99' is not declared in world\.json"):
+        open_world(directory)
+
+
+def test_duplicate_doi_differing_only_in_case_is_a_world_error_naming_file_and_line(tmp_path):
+    twin = {**doi(1), "doi": "10.1234/WORK.1"}
+    directory = write_world(tmp_path, [doi(1), doi(2), twin])
+    with pytest.raises(WorldError, match=r"dois\.jsonl:3: DOI '10\.1234/WORK\.1' is listed twice, first at line 1"):
+        open_world(directory)
+
+
+def test_doi_without_a_url_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1), {k: v for k, v in doi(2).items() if k != "url"}])
+    with pytest.raises(WorldError, match=r"dois\.jsonl:2: 'url'"):
+        open_world(directory)
+
+
+def test_relative_route_url_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1)], [{"url": "https://site.example/1"}, {"url": "/relative"}])
+    with pytest.raises(WorldError, match=r"routes\.jsonl:2: 'url' must be an absolute URL"):
+        open_world(directory)
+
+
+def test_world_json_of_another_format_is_a_world_error_naming_the_file(tmp_path):
+    directory = write_world(tmp_path, [doi(1)])
+    (directory / "world.json").write_text(json.dumps({"format": "something-else/9"}))
+    with pytest.raises(WorldError, match=r"world\.json: format must be"):
+        open_world(directory)
+
+
+def test_directory_without_world_json_is_a_world_error(tmp_path):
+    with pytest.raises(WorldError, match="no world.json"):
+        open_world(tmp_path)
+
+
+# --- the scrapy sandbox command --------------------------------------------------------------------------------
+
+def test_cli_generate_exits_0_and_writes_the_four_files(tmp_path):
+    out = tmp_path / "world"
+    done = scrapy("sandbox", "generate", str(out), "--dois", "50", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    assert all((out / name).stat().st_size > 0 for name in WORLD_FILES)
+    assert sum(1 for _ in open(out / "dois.jsonl")) == 50
+
+
+def test_cli_generate_writes_the_same_bytes_as_generate_in_another_process(tmp_path):
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    assert scrapy("sandbox", "generate", str(tmp_path / "cli"), "--dois", "50", "--seed", "3", env=env).returncode == 0
+    generate(tmp_path / "here", 50, seed=3)
+    assert files(tmp_path / "cli") == files(tmp_path / "here")
+
+
+@pytest.fixture(scope="module")
+def small_world(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("small")
+    generate(directory, 30, seed=3)
+    return directory
+
+
+def test_cli_serve_prints_the_proxy_url_first_and_answers_through_it(small_world):
+    server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(small_world), "--port", "0"],
+                              cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proxy = server.stdout.readline().strip()
+        assert proxy.startswith("http://127.0.0.1:")
+        assert int(proxy.rsplit(":", 1)[1]) > 0
+        response = get(proxy, "http://api.crossref.org/members?rows=1", timeout=10)
+        assert response.status == 200
+        assert json.loads(response.body)["status"] == "ok"
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("sandbox",), "expected:"),
+    (("sandbox", "frobnicate", "x"), "expected:"),
+    (("sandbox", "generate", "{tmp}/w"), "generate needs --dois N"),
+    (("sandbox", "generate", "{tmp}/w", "--dois", "5", "--scenarios", "no-such-scenario"), "unknown scenario"),
+    (("sandbox", "generate", "{tmp}/w", "--dois", "0"), "at least one DOI"),
+    (("sandbox", "serve", "{tmp}/nowhere"), "no world.json"),
+    (("sandbox", "truth", "{tmp}/nowhere"), "no world.json"),
+], ids=["no-subcommand", "unknown-subcommand", "generate-without-dois", "unknown-scenario", "zero-dois",
+        "serve-missing-world", "truth-missing-world"])
+def test_cli_bad_usage_exits_nonzero_with_a_clear_message_and_no_traceback(tmp_path, args, message):
+    done = scrapy(*(a.format(tmp=tmp_path) for a in args))
+    assert done.returncode != 0
+    assert message in done.stderr + done.stdout
+    assert "Traceback" not in done.stderr + done.stdout
