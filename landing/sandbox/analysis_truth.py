@@ -33,7 +33,9 @@ def _own(value: str, doi: str) -> bool:
 
 def page_truth(doi: str, page: dict) -> dict:
     """meta-tag-correctness and doi-in-* for a page spec, as the truth records them."""
-    tags = [[m[0], m[1]] for m in page.get("meta", []) if m[0].lower() in DOI_META_NAMES]
+    pairs = [(m.get("name", ""), m.get("content", "")) if isinstance(m, dict) else (m[0], m[1])
+             for m in page.get("meta", [])]
+    tags = [[name, content] for name, content in pairs if name.lower() in DOI_META_NAMES]
     stated = {normalise(content) for _, content in tags if _DOI.match(normalise(content))}
     own = doi.lower()
     if not stated:

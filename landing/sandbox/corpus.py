@@ -5,6 +5,11 @@ refers to them by absolute path.
 """
 import csv
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from . import crossref, datacite, resolver
+
+_SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)
 
 MEMBER_BASE = 990000  # Crossref-style numeric ids for the corpus' prefixes, far from generated ones
 
@@ -22,7 +27,9 @@ def corpus_entries(corpus_dir) -> list[dict]:
             if not doi or doi.lower() in seen:
                 continue
             seen.add(doi.lower())
-            url = (row.get("page_url") or "").strip() or f"https://corpus.example/{Path(row['file']).stem}"
+            url = (row.get("page_url") or "").strip()
+            if not url or urlsplit(url).hostname in _SERVICE_HOSTS:  # captured at the resolver itself
+                url = f"https://corpus.example/{Path(row['file']).stem}"
             entries.append({"doi": doi, "url": url, "file": str(corpus_dir / row["file"]),
                             "manifest": {k: row.get(k) for k in ("doi_in_meta", "doi_in_links", "doi_in_text")}})
     return entries

@@ -5,7 +5,6 @@ import random
 from pathlib import Path
 
 from . import scenarios
-from .analysis_truth import page_truth
 from .corpus import corpus_entries, corpus_members, corpus_route
 from .platforms import CROSSREF_HABITS, DATACITE_HABITS, META_NAMES, PLATFORMS, VALUE_FORMS, doi_value
 from .world import FORMAT, build_index
@@ -115,7 +114,7 @@ def _choose_scenario(rng, owner, index, forced):
     return rng.choices(list(scenarios.PER_DOI), list(scenarios.PER_DOI.values()))[0]
 
 
-def _add_corpus(corpus, taken, dois_out, routes_out, analysis_out):
+def _add_corpus(corpus, taken, dois_out, routes_out):
     """Add a corpus' real pages to the world being written; returns (members, DOIs added)."""
     entries, added = corpus_entries(corpus), 0
     members = corpus_members(entries, taken)
@@ -128,7 +127,6 @@ def _add_corpus(corpus, taken, dois_out, routes_out, analysis_out):
                                    "url": entry["url"], "scenario": "corpus", "landing_url": entry["url"],
                                    "corpus": entry["manifest"]}) + "\n")
         routes_out.write(json.dumps(corpus_route(entry)) + "\n")
-        analysis_out.write("null\n")
         added += 1
     return members, added
 
@@ -158,9 +156,7 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None, corpus=
     sizes = _allocate(n_cr, len(members), rng) + _allocate(n_dc, len(clients), rng)
     hosts: dict = {}
     index = 0
-    analysis_path = out / ".analysis.jsonl"
-    with (out / "dois.jsonl").open("w") as dois_out, (out / "routes.jsonl").open("w") as routes_out, \
-            analysis_path.open("w") as analysis_out:
+    with (out / "dois.jsonl").open("w") as dois_out, (out / "routes.jsonl").open("w") as routes_out:
         for owner, size in zip(members + clients, sizes):
             for k in range(size):
                 number = index + 1
@@ -184,15 +180,13 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None, corpus=
                 dois_out.write(json.dumps(record) + "\n")
                 for route in ctx.routes:
                     routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
-                analysis = None if scenario in scenarios.NO_PAGE else page_truth(doi, page)
-                analysis_out.write(json.dumps(analysis) + "\n")
                 index += 1
                 if progress and index % 10000 == 0:
                     progress(f"generated {index:,}/{dois:,} DOIs")
         for host, kinds in hosts.items():
             for route in _site_routes(host, kinds):
                 routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
-        extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out, analysis_out) if corpus else ([], 0)
+        extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out) if corpus else ([], 0)
     total = index + added
     world = {"format": FORMAT, "seed": seed, "dois": total, "scenarios": list(only) if only else "mixed",
              "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"],
@@ -202,6 +196,5 @@ def generate(outdir, dois: int, seed: int = 0, only=None, progress=None, corpus=
     (out / "world.json").write_text(json.dumps(world, indent=1) + "\n")
     build_index(out)
     from .truth import write_truth
-    counts = write_truth(out, analysis_path, progress=progress)
-    analysis_path.unlink()
+    counts = write_truth(out, progress=progress)
     return {"dois": total, "members": len(members), "clients": len(clients), "hosts": len(hosts), **counts}

@@ -20,8 +20,6 @@ PER_DOI = {
 SITE_WIDE = {"cookie-wall": "secure", "challenge": "protected", "placeholder-doi": "archive",
              "robots-disallowed": "private"}
 ALL = tuple(PER_DOI) + tuple(SITE_WIDE)
-# Scenarios whose DOI has no HTML landing page anywhere: their truth carries no analysis.
-NO_PAGE = frozenset({"not-found", "gone", "server-error", "redirect-loop", "pdf"})
 REDIRECTS = (301, 302, 303, 307, 308)
 SESSION_COOKIE = "SERVER=WZ6myaEXBLEs"
 CLEARANCE_COOKIE = "sandbox_clearance=ok"

@@ -1,9 +1,10 @@
 """Ground truth: walk every DOI of a world through the router as three reference clients would.
 
 - http: a polite plain HTTP client: no cookies kept, follows HTTP redirects (at most 20) and meta refresh,
-  runs no JavaScript, obeys robots.txt, accepts at most 2 MiB, retries 429 and 5xx twice.
+  runs no JavaScript, obeys robots.txt, retries 429, 500, 502, 503 and 504 twice.
 - cookies: the same client keeping one cookie jar for the DOI's whole chain.
 - browser: cookies kept, JavaScript run (redirects and challenges), robots.txt not consulted.
+All three accept at most 2 MiB of body.
 """
 import json
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from urllib.parse import urljoin, urlsplit
 
 from protego import Protego
 
+from .analysis_truth import page_truth
 from .http import Request
 from .web import State, respond
 from .world import World
@@ -125,12 +127,19 @@ def _domain(url):
     return urlsplit(url).hostname if url else None
 
 
-def write_truth(directory, analysis_path=None, progress=None) -> dict:
+def _analysis(world, landing):
+    """The analysis fields of the DOI's landing page, read off its page spec; None without one."""
+    route = world.route(landing) if landing else None
+    if not route or "page" not in route or route.get("role", "landing") != "landing":
+        return None
+    return route["page"]
+
+
+def write_truth(directory, progress=None) -> dict:
     """Write truth.jsonl for the world in directory; returns counts of errors by class."""
     world = World(directory)
     robots: dict = {}
     errors: dict = {}
-    analyses = open(analysis_path) if analysis_path else None
     with open(world.directory / "dois.jsonl") as dois, open(world.directory / "truth.jsonl", "w") as out:
         for n, line in enumerate(dois, 1):
             if not line.strip():
@@ -140,7 +149,8 @@ def write_truth(directory, analysis_path=None, progress=None) -> dict:
             cookies = walk(world, rec["url"], COOKIES, robots)
             browser = walk(world, rec["url"], BROWSER)
             landing = rec.get("landing_url") or browser["final_url"]
-            analysis = json.loads(analyses.readline()) if analyses else None
+            page = _analysis(world, landing)
+            analysis = page_truth(rec["doi"], page) if page is not None else None
             truth = {"doi": rec["doi"].lower(), "ra": rec["ra"], "member_id": str(rec.get("member", rec.get("client"))),
                      "prefix": rec["doi"].split("/", 1)[0].lower(), "scenario": rec.get("scenario"),
                      "resource_url": rec["url"], "landing_url": landing,
@@ -161,7 +171,5 @@ def write_truth(directory, analysis_path=None, progress=None) -> dict:
             errors[http["error"]] = errors.get(http["error"], 0) + 1
             if progress and n % 10000 == 0:
                 progress(f"truth for {n:,} DOIs")
-    if analyses:
-        analyses.close()
     world.close()
     return {"errors": {str(k): v for k, v in sorted(errors.items(), key=lambda kv: str(kv[0]))}}

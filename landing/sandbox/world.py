@@ -5,14 +5,16 @@ every lookup is one indexed query (docs/sandbox.md explains the format).
 """
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 FORMAT = "landing-sandbox/1"
 INDEX_NAME = ".index.sqlite"
-INDEX_VERSION = "3"
+INDEX_VERSION = "4"
 RAS = ("crossref", "datacite")
+DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 # Sites serve a page whatever tracking parameters a link added to its URL.
 TRACKING_PARAMS = ("utm_", "fbclid=", "gclid=", "mc_cid=", "mc_eid=")
 
@@ -112,7 +114,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         pragma journal_mode=off; pragma synchronous=off;
         create table meta (key text primary key, value text);
         create table doi (rid integer primary key, key text unique, doi text, ra text, owner text,
-                          prefix text, url text, pii text, short text,
+                          prefix text, url text, pii text, pii_key text, short text,
                           ra_seq int, owner_seq int, prefix_seq int);
         create table route (key text primary key, spec text) without rowid;
         """
@@ -132,7 +134,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
     for number, rec in _jsonl(dois_path):
         where = f"{dois_path}:{number}"
         doi, ra = rec.get("doi"), rec.get("ra")
-        if not isinstance(doi, str) or not doi.startswith("10.") or "/" not in doi:
+        if not isinstance(doi, str) or not DOI_PATTERN.match(doi):
             raise WorldError(f"{where}: 'doi' must look like 10.NNNN/suffix, found {doi!r}")
         if ra not in RAS:
             raise WorldError(f"{where}: 'ra' must be one of {RAS}, found {ra!r}")
@@ -144,9 +146,9 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
             raise WorldError(f"{where}: 'url' (the registered resource URL) is required")
         pfx = doi.split("/", 1)[0].lower()
         rows.append((doi_key(doi), doi, ra, owner, pfx, rec["url"],
-                     pii_key(rec["pii"]) if rec.get("pii") else None,
+                     rec.get("pii"), pii_key(rec["pii"]) if rec.get("pii") else None,
                      rec["short"].lower() if rec.get("short") else None,
-                     next_seq(ra), next_seq((ra, owner)), next_seq(("prefix", pfx))))
+                     next_seq(ra), next_seq((ra, owner)), next_seq((ra, "prefix", pfx))))
         if len(rows) >= 50_000:
             _insert_dois(db, rows, dois_path)
     _insert_dois(db, rows, dois_path)
@@ -156,6 +158,9 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         for number, rec in _jsonl(routes_path):
             if not isinstance(rec.get("url"), str) or "://" not in rec["url"]:
                 raise WorldError(f"{routes_path}:{number}: 'url' must be an absolute URL")
+            body_file = rec.get("body_file")
+            if body_file and not (directory / body_file).is_file():  # an absolute path stays absolute
+                raise WorldError(f"{routes_path}:{number}: body_file {body_file!r} does not exist")
             batch.append((url_key(rec["url"]), json.dumps(rec, separators=(",", ":"))))
             if len(batch) >= 50_000:
                 db.executemany("insert or replace into route values (?, ?)", batch)
@@ -164,9 +169,9 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
     db.executescript(
         """
         create index doi_owner on doi (ra, owner, owner_seq);
-        create index doi_prefix on doi (prefix, prefix_seq);
+        create index doi_prefix on doi (ra, prefix, prefix_seq);
         create index doi_ra on doi (ra, ra_seq);
-        create index doi_pii on doi (pii) where pii is not null;
+        create index doi_pii on doi (pii_key) where pii_key is not null;
         create index doi_short on doi (short) where short is not null;
         """
     )
@@ -179,8 +184,8 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
 
 def _insert_dois(db, rows, path):
     try:
-        db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, short, ra_seq, owner_seq,"
-                       " prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, ra_seq,"
+                       " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
     except sqlite3.IntegrityError:
         raise WorldError(_repeated_doi(path)) from None
     rows.clear()
@@ -251,7 +256,7 @@ class World:
         return _record(self.db.execute(f"select {_COLUMNS} from doi where short = ?", (code.lower(),)).fetchone())
 
     def by_pii(self, pii: str):
-        rows = self.db.execute(f"select {_COLUMNS} from doi where pii = ?", (pii_key(pii),))
+        rows = self.db.execute(f"select {_COLUMNS} from doi where pii_key = ?", (pii_key(pii),))
         return [_record(r) for r in rows]
 
     def page(self, ra, owner=None, prefix=None, offset=0, rows=20):
@@ -266,7 +271,7 @@ class World:
         if owner is not None and prefix is None:
             sql, args = "ra = ? and owner = ? and owner_seq = ?", [ra, str(owner)]
         elif prefix is not None and owner is None:
-            sql, args = "prefix = ? and prefix_seq = ?", [prefix.lower()]
+            sql, args = "ra = ? and prefix = ? and prefix_seq = ?", [ra, prefix.lower()]
         elif owner is None and prefix is None:
             sql, args = "ra = ? and ra_seq = ?", [ra]
         else:  # both filters: rare, and small enough to page through
