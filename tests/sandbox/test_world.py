@@ -180,3 +180,45 @@ def test_cli_bad_usage_exits_nonzero_with_a_clear_message_and_no_traceback(tmp_p
     assert done.returncode != 0
     assert message in done.stderr + done.stdout
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_malformed_doi_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1), {**doi(2), "doi": "10.1/short-prefix"}])
+    with pytest.raises(WorldError, match=r"dois\.jsonl:2: 'doi' must look like"):
+        open_world(directory)
+
+
+def test_missing_body_file_is_a_world_error_naming_file_and_line(tmp_path):
+    directory = write_world(tmp_path, [doi(1)], [{"url": "https://site.example/1", "body_file": "pages/gone.html"}])
+    with pytest.raises(WorldError, match=r"routes\.jsonl:1: body_file 'pages/gone.html' does not exist"):
+        open_world(directory)
+
+
+def test_prefix_sample_draws_only_from_the_asked_registry(tmp_path):
+    client = {"id": "repo.one", "name": "Repo", "prefixes": ["10.1234"]}
+    directory = write_world(tmp_path, [doi(n) for n in range(5)] +
+                            [{"doi": f"10.1234/data.{n}", "ra": "datacite", "client": "repo.one",
+                              "url": f"https://repo.example/{n}"} for n in range(5)])
+    (directory / "world.json").write_text(json.dumps({"format": FORMAT, "members": [MEMBER], "clients": [client]}))
+    world = World(directory)
+    try:
+        import random
+        drawn = world.sample(random.Random(1), "crossref", prefix="10.1234", n=10)
+        assert sorted(r["doi"] for r in drawn) == [f"10.1234/Work.{n}" for n in range(5)]
+    finally:
+        world.close()
+
+
+def test_pii_is_returned_as_written_and_found_in_either_form(tmp_path):
+    world = World(write_world(tmp_path, [doi(1, pii="S0169-5347(01)02380-1")]))
+    try:
+        assert [r["pii"] for r in world.by_pii("S0169534701023801")] == ["S0169-5347(01)02380-1"]
+    finally:
+        world.close()
+
+
+def test_truth_command_rewrites_a_generated_world_unchanged(tmp_path):
+    generate(tmp_path, 120, seed=4)
+    before = (tmp_path / "truth.jsonl").read_bytes()
+    assert scrapy("sandbox", "truth", str(tmp_path)).returncode == 0
+    assert (tmp_path / "truth.jsonl").read_bytes() == before

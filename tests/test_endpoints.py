@@ -1,0 +1,26 @@
+"""Endpoints follow LANDING_SANDBOX: plain http through a sandbox, the settings' URLs otherwise."""
+from scrapy.settings import Settings
+
+from landing import settings as project_settings
+from landing.endpoints import endpoint
+
+
+def _settings(**overrides):
+    settings = Settings()
+    settings.setmodule(project_settings)
+    settings.setdict(overrides)
+    return settings
+
+
+def test_endpoints_are_https_on_the_real_web():
+    assert endpoint(_settings(), "LANDING_CROSSREF_API") == "https://api.crossref.org"
+
+
+def test_endpoints_switch_to_plain_http_with_a_sandbox():
+    settings = _settings(LANDING_SANDBOX="http://127.0.0.1:8700")
+    assert [endpoint(settings, n) for n in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")] \
+        == ["http://api.crossref.org", "http://api.datacite.org", "http://doi.org"]
+
+
+def test_endpoint_drops_a_trailing_slash():
+    assert endpoint(_settings(LANDING_DOI_RESOLVER="https://doi.org/"), "LANDING_DOI_RESOLVER") == "https://doi.org"
