@@ -1,6 +1,5 @@
 """The sandbox's router: one pure function from a request to a reply, by host, then by route."""
 import random
-from pathlib import Path
 from urllib.parse import quote, urljoin
 
 from . import crossref, datacite, pages, resolver
@@ -63,13 +62,12 @@ def _reply(world, route, request, state) -> Reply:
     if route.get("set_cookie"):
         headers.append(("Set-Cookie", route["set_cookie"]))
     status = route.get("status", 200)
-    delay = route.get("delay_ms", 0)
     if "location" in route:
         reply = redirect_reply(status, urljoin(request.url, route["location"]), headers)
     else:
-        content_type, body = _body(world, route) if not state.dry else (_content_type(route), b"")
-        reply = Reply(status, [("Content-Type", content_type), *headers], body)
-    reply.delay_ms = delay
+        body = b"" if state.dry else _body(world, route)
+        reply = Reply(status, [("Content-Type", _content_type(route)), *headers], body)
+    reply.delay_ms = route.get("delay_ms", 0)
     return reply
 
 
@@ -77,18 +75,14 @@ def _content_type(route: dict) -> str:
     return route.get("content_type", "application/pdf" if route.get("pdf") else _HTML)
 
 
-def _body(world, route: dict):
-    content_type = route.get("content_type", _HTML)
+def _body(world, route: dict) -> bytes:
     if "page" in route:
-        return content_type, pages.render(route["page"])
+        return pages.render(route["page"])
     if route.get("pdf"):
-        return route.get("content_type", "application/pdf"), pages.pdf_bytes()
+        return pages.pdf_bytes()
     if "body_file" in route:
-        path = Path(route["body_file"])
-        if not path.is_absolute():
-            path = world.directory / path
-        return content_type, path.read_bytes()
-    return content_type, route.get("body", "").encode("utf-8")
+        return (world.directory / route["body_file"]).read_bytes()  # an absolute path stays absolute
+    return route.get("body", "").encode("utf-8")
 
 
 def _shared_session(route: dict, request) -> Reply:
