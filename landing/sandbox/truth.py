@@ -55,8 +55,8 @@ def walk(world, url: str, client: Client, robots_cache=None) -> dict:
     """Follow url as client does; return the chain, where it ended and why it failed (if it did)."""
     state, jar, chain, retried = State(0, dry=True), {}, [], []
     robots_cache = {} if robots_cache is None else robots_cache
-    redirects, attempts = 0, 0
-    result = {"error": None, "final_url": None, "final_status": None}
+    redirects, attempts, delay = 0, 0, 0
+    result = {"error": None, "final_url": None, "final_status": None, "route": None}
     while True:
         if client.robots and not _allowed(world, url, robots_cache):
             result["error"] = "robots"
@@ -73,6 +73,7 @@ def walk(world, url: str, client: Client, robots_cache=None) -> dict:
             retried.append(reply.status)
             continue
         attempts = 0
+        delay = max(delay, reply.delay_ms)
         chain.append({"url": url, "status": reply.status})
         route = reply.route or {}
         page = route.get("page") or {}
@@ -97,11 +98,11 @@ def walk(world, url: str, client: Client, robots_cache=None) -> dict:
             continue
         result["error"] = _failure(world, reply, route, page)
         if result["error"] is None:
-            result["final_url"], result["final_status"] = url, reply.status
+            result["final_url"], result["final_status"], result["route"] = url, reply.status, route
         break
     end = chain[-1] if chain else {"url": url, "status": None}
     return {**result, "end_url": end["url"] if chain else url, "end_status": end["status"], "urls": chain,
-            "retried": retried}
+            "retried": retried, "delay_ms": delay}
 
 
 def _failure(world, reply, route, page):
@@ -127,9 +128,9 @@ def _domain(url):
     return urlsplit(url).hostname if url else None
 
 
-def _analysis(world, landing):
-    """The analysis fields of the DOI's landing page, read off its page spec; None without one."""
-    route = world.route(landing) if landing else None
+def _landing_page(world, landing, browser):
+    """The page spec of the DOI's landing page, or None; the browser's walk usually ended on it already."""
+    route = browser["route"] if browser["final_url"] == landing else (world.route(landing) if landing else None)
     if not route or "page" not in route or route.get("role", "landing") != "landing":
         return None
     return route["page"]
@@ -149,7 +150,7 @@ def write_truth(directory, progress=None) -> dict:
             cookies = walk(world, rec["url"], COOKIES, robots)
             browser = walk(world, rec["url"], BROWSER)
             landing = rec.get("landing_url") or browser["final_url"]
-            page = _analysis(world, landing)
+            page = _landing_page(world, landing, browser)
             analysis = page_truth(rec["doi"], page) if page is not None else None
             truth = {"doi": rec["doi"].lower(), "ra": rec["ra"], "member_id": str(rec.get("member", rec.get("client"))),
                      "prefix": rec["doi"].split("/", 1)[0].lower(), "scenario": rec.get("scenario"),
@@ -161,8 +162,7 @@ def write_truth(directory, progress=None) -> dict:
                      "cookie_error": cookies["error"], "browser_final_url": browser["final_url"],
                      "browser_error": browser["error"],
                      "robots_disallowed": bool(landing) and not _allowed(world, landing, robots),
-                     "delay_ms": max((world.route(h["url"]) or {}).get("delay_ms", 0) for h in http["urls"])
-                     if http["urls"] else 0}
+                     "delay_ms": http["delay_ms"]}
             truth.update(analysis or {"meta_tag_correctness": None, "doi_in_text": None,
                                       "doi_in_hyperlinks": None, "doi_in_meta_tags": None, "meta_tags": None})
             if "corpus" in rec:
