@@ -91,10 +91,13 @@ def _listing(request, query, items) -> Reply:
                         "links": _links(request, query, number, pages)})
 
 
+def _prefixes(world) -> list[str]:
+    return sorted({p for c in world.clients.values() for p in c.get("prefixes", [])})
+
+
 def respond(world, request, state) -> Reply:
     parts = unquote(request.parts.path).strip("/").split("/")
     query = request.query
-    prefixes = sorted({p for c in world.clients.values() for p in c.get("prefixes", [])})
     try:
         if parts == ["dois"]:
             return _dois(world, request, query, state)
@@ -109,9 +112,10 @@ def respond(world, request, state) -> Reply:
             client = world.clients.get(parts[1])
             return _reply(200, {"data": _client(world, client)}) if client else _not_found()
         if parts == ["prefixes"]:
-            return _listing(request, query, [_prefix(world, p) for p in prefixes])
+            return _listing(request, query, [_prefix(world, p) for p in _prefixes(world)])
         if parts[0] == "prefixes" and len(parts) == 2:
-            return _reply(200, {"data": _prefix(world, parts[1])}) if parts[1] in prefixes else _not_found()
+            known = parts[1] in _prefixes(world)
+            return _reply(200, {"data": _prefix(world, parts[1])}) if known else _not_found()
     except ValueError as error:
         return _bad(str(error))
     return _not_found()
