@@ -1,5 +1,12 @@
 """Downloader middlewares: thin adapters between Scrapy and the rules in landing.core."""
+import asyncio
+import time
+from urllib.parse import urlsplit
+
+from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import NotConfigured
+
+from .core.retry import retry_after
 
 
 class SandboxProxyMiddleware:
@@ -21,3 +28,51 @@ class SandboxProxyMiddleware:
 
     def process_request(self, request, spider=None):
         request.meta.setdefault("proxy", self.proxy)
+
+
+class RobotsPolicyMiddleware:
+    """Decide per request whether robots.txt applies, before RobotsTxtMiddleware (100) looks.
+
+    API requests never consult it (their terms govern them); resolver hops follow LANDING_RESOLVER_ROBOTS;
+    every other hop of a DOI's chain (the publisher's pages) follows ROBOTSTXT_OBEY. Decided on every hop
+    because a redirect copies the previous request's meta, flag included.
+    """
+
+    def __init__(self, resolver_hosts, obey_resolver: bool):
+        self.resolver_hosts, self.obey_resolver = resolver_hosts, obey_resolver
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        policy = crawler.settings.get("LANDING_RESOLVER_ROBOTS")
+        if policy not in ("obey", "ignore"):
+            raise ValueError(f"LANDING_RESOLVER_ROBOTS takes obey|ignore, not {policy!r}")
+        from .spiders.doi_sampler import RESOLVER_HOSTS
+        resolver = urlsplit(crawler.settings.get("LANDING_DOI_RESOLVER")).hostname
+        return cls(RESOLVER_HOSTS | {resolver}, policy == "obey")
+
+    def process_request(self, request, spider=None):
+        if request.meta.get("landing_api"):
+            request.meta["dont_obey_robotstxt"] = True
+        elif "pid" in request.meta:  # a hop of a DOI's chain; robots.txt fetches themselves are left alone
+            on_resolver = urlsplit(request.url).hostname in self.resolver_hosts
+            request.meta["dont_obey_robotstxt"] = on_resolver and not self.obey_resolver
+
+
+class RetryAfterMiddleware(RetryMiddleware):
+    """Scrapy's RetryMiddleware, waiting as long as a 429 or 503 asks (Retry-After) before retrying.
+
+    Scrapy's own retries immediately; a server that says when to come back is owed that wait, capped by
+    LANDING_RETRY_AFTER_MAX so one header cannot stall a DOI for hours.
+    """
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self.wait_max = settings.getfloat("LANDING_RETRY_AFTER_MAX")
+
+    async def process_response(self, request, response, spider=None):
+        retries_left = request.meta.get("retry_times", 0) < request.meta.get("max_retry_times", self.max_retry_times)
+        if response.status in self.retry_http_codes and retries_left and not request.meta.get("dont_retry"):
+            wait = retry_after(response.headers.get("Retry-After", b"").decode("latin-1"), time.time())
+            if wait:
+                await asyncio.sleep(min(wait, self.wait_max))
+        return super().process_response(request, response)

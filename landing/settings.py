@@ -1,10 +1,14 @@
-"""Scrapy settings of the landing project. Every LANDING_* setting is documented here, once, with its default."""
+"""Scrapy settings of the landing project. Every LANDING_* setting is documented here, once, with its default.
+
+README "Settings" lists the same table; Scrapy's own settings changed from their defaults come last.
+"""
 
 BOT_NAME = "landing"
 SPIDER_MODULES = ["landing.spiders"]
 NEWSPIDER_MODULE = "landing.spiders"
 COMMANDS_MODULE = "landing.commands"
 
+# --- Where things are -----------------------------------------------------------------------------------
 # LANDING_SANDBOX: URL of a running sandbox (`scrapy sandbox serve`), e.g. http://127.0.0.1:8700.
 # When set, every request the crawler makes (spider requests, redirects, robots.txt) goes through it as
 # an HTTP proxy, and the API and resolver endpoints below switch to plain http. Default: unset (real web).
@@ -15,13 +19,74 @@ LANDING_CROSSREF_API = "https://api.crossref.org"
 LANDING_DATACITE_API = "https://api.datacite.org"
 LANDING_DOI_RESOLVER = "https://doi.org"
 
+# LANDING_DOCS: the document store (pid, snapshot, analysis and report documents).
+LANDING_DOCS = "sqlite:///data/landing.db"
+# LANDING_BLOBS: the blob store (page bodies under their sha256, each snapshot's JSON beside its body).
+LANDING_BLOBS = "file://data/blobs"
+# LANDING_ARTIFACTS_DIR: where artifacts are exported: the latest at the top, every version under versions/.
+LANDING_ARTIFACTS_DIR = "data/artifacts"
+
+# --- Sampling -----------------------------------------------------------------------------------------
+# LANDING_SOURCES: which registration agencies to sample, comma-separated: crossref, datacite.
+LANDING_SOURCES = "crossref,datacite"
+# LANDING_SAMPLE_MAX / MIN: DOIs sampled from the largest member (or DataCite client) / from any member
+# (all of its DOIs when it has fewer). In between, proportional to the member's DOI count. 100 is the
+# Crossref API's largest sample.
+LANDING_SAMPLE_MAX = 100
+LANDING_SAMPLE_MIN = 10
+# LANDING_MAILTO: your email, sent to Crossref as `mailto` so requests join its "polite" pool. Set it.
+LANDING_MAILTO = None
+
+# --- Visiting -----------------------------------------------------------------------------------------
+# LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one
+# request per DOI fewer than handle, which asks the Handle API first (README "Resource URL" measures both).
+LANDING_RESOURCE_URL_FROM = "redirect"
+# LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
+# always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
+LANDING_RESOLVER_ROBOTS = "ignore"
+# LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
+LANDING_RETRY_AFTER_MAX = 60.0
+# LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
+LANDING_EXPORT_ON_CLOSE = True
+# LANDING_PROGRESS_INTERVAL: seconds between progress lines in the log (0 turns them off).
+LANDING_PROGRESS_INTERVAL = 5.0
+
+# --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
-    # Before HttpProxyMiddleware (750), so the proxy it sets is the one used.
-    "landing.middlewares.SandboxProxyMiddleware": 740,
+    "landing.middlewares.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
+    "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
 }
+ITEM_PIPELINES = {
+    "landing.pipelines.AnalysisPipeline": 300,  # first: it may reclassify the snapshot (js-required)
+    "landing.pipelines.BlobPipeline": 400,
+    "landing.pipelines.DocumentPipeline": 500,
+}
+EXTENSIONS = {"landing.extensions.Progress": 500}
 
 ROBOTSTXT_OBEY = True
-USER_AGENT = "landing/0.1 (+https://github.com/landing; scholarly landing-page sampler)"
+USER_AGENT = "landing/0.1 (scholarly landing-page sampler; +https://github.com/landing/landing)"
+REDIRECT_MAX_TIMES = 10
+DOWNLOAD_MAXSIZE = 2 * 1024 * 1024
+DOWNLOAD_TIMEOUT = 30
+RETRY_TIMES = 2
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+CONCURRENT_REQUESTS = 32
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 30.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+# The resolver and the APIs are services built for volume; the per-domain limits above are for publishers.
+DOWNLOAD_SLOTS = {
+    "doi.org": {"concurrency": 16, "delay": 0},
+    "api.crossref.org": {"concurrency": 4, "delay": 0},
+    "api.datacite.org": {"concurrency": 4, "delay": 0},
+}
+# One item at a time per response: DESIGN.md measured the default (100) costing throughput for nothing.
+CONCURRENT_ITEMS = 1
+LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"

@@ -1,7 +1,16 @@
 """landing.core.doi: normalising DOIs, their prefixes, and the expressions a page writes them in."""
 import pytest
 
-from landing.core.doi import EXPRESSIONS, best_expression, express, normalise, prefix
+from landing.core.doi import (
+    EXPRESSIONS,
+    best_expression,
+    express,
+    find_dois,
+    find_expressions,
+    normalise,
+    prefix,
+    split_expression,
+)
 
 DOI = "10.1371/journal.pone.0160617"
 
@@ -87,3 +96,98 @@ def test_best_expression_of_nothing_is_none():
 
 def test_best_expression_ignores_names_that_are_not_expressions():
     assert best_expression(["something-else"]) is None
+
+
+@pytest.mark.parametrize("value, expression", [
+    ("10.5555/1234", "non-url"),
+    ("https://doi.org/10.5555/1234", "https-doi"),
+    ("https://dx.doi.org/10.5555/1234", "https-dx-doi"),
+    ("http://doi.org/10.5555/1234", "http-doi"),
+    ("http://dx.doi.org/10.5555/1234", "http-dx-doi"),
+    ("doi:10.5555/1234", "doi-scheme"),
+    ("DOI:10.5555/1234", "doi-scheme"),
+    ("DOI: 10.5555/1234", "non-url"),
+    ("doi 10.5555/1234", "non-url"),
+    ("info:doi/10.5555/1234", "non-url"),
+    ("10.5555%2F1234", "non-url"),
+    ("https://doi.org/10.5555%2F1234", "https-doi"),
+    ("HTTPS://DOI.ORG/10.5555/1234", "https-doi"),
+    ("  10.5555/1234\n", "non-url"),
+])
+def test_split_expression_names_the_form_and_gives_the_bare_doi(value, expression):
+    assert split_expression(value) == (expression, "10.5555/1234")
+
+
+def test_split_expression_lower_cases_the_bare_doi():
+    assert split_expression("doi:10.1103/PhysRevLett.122.145901") == ("doi-scheme", "10.1103/physrevlett.122.145901")
+
+
+@pytest.mark.parametrize("value", ["", "PMID:123456", "0028-0836", "https://example.org/article/10.5555/1234",
+                                   "10.5555/1234 and more", "10.55/1234", "10.5555/", "see 10.5555/1234"])
+def test_split_expression_of_a_value_that_is_not_one_doi_is_none(value):
+    assert split_expression(value) is None
+
+
+@pytest.mark.parametrize("text", ["doi:10.5555/1234.", "(10.5555/1234)", "see 10.5555/1234, then", "10.5555/1234;",
+                                  '"10.5555/1234."', "10.5555/1234).", "[10.5555/1234]", "10.5555/1234!"])
+def test_find_dois_trims_sentence_punctuation_and_unbalanced_brackets(text):
+    assert find_dois(text) == ["10.5555/1234"]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("10.5555/12345", "10.5555/12345"),
+    ("10.5555/1234.supp", "10.5555/1234.supp"),
+    ("10.5555/1234-s001", "10.5555/1234-s001"),
+])
+def test_find_dois_keeps_a_longer_doi_whole(text, found):
+    assert find_dois(text) == [found]
+
+
+def test_find_dois_does_not_start_inside_a_number():
+    assert find_dois("110.5555/1234") == []
+
+
+def test_find_dois_keeps_balanced_parentheses_of_a_sici_doi():
+    sici = "10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"
+    assert find_dois(f"({sici}).") == [sici.lower()]
+
+
+def test_find_dois_gives_each_doi_once_normalised_in_first_seen_order():
+    text = "doi:10.5555/B and https://doi.org/10.5555/a; again 10.5555/b"
+    assert find_dois(text) == ["10.5555/b", "10.5555/a"]
+
+
+def test_find_dois_decodes_percent_escapes():
+    assert find_dois("https://doi.org/10.1021%2Facs.nl.5b00087") == ["10.1021/acs.nl.5b00087"]
+
+
+@pytest.mark.parametrize("text, expressions", [
+    ("https://doi.org/10.5555/1234", ["https-doi"]),
+    ("https://dx.doi.org/10.5555/1234", ["https-dx-doi"]),
+    ("http://doi.org/10.5555/1234", ["http-doi"]),
+    ("http://dx.doi.org/10.5555/1234", ["http-dx-doi"]),
+    ("doi:10.5555/1234", ["doi-scheme"]),
+    ("DOI:10.5555/1234", ["doi-scheme"]),
+    ("DOI: 10.5555/1234", ["non-url"]),
+    ("see 10.5555/1234 and doi:10.5555/1234.", ["non-url", "doi-scheme"]),
+    ("https://doi.org/10.5555%2F1234", ["https-doi"]),
+    ("HTTPS://DOI.ORG/10.5555/1234", ["https-doi"]),
+])
+def test_find_expressions_names_each_occurrence_by_what_precedes_it(text, expressions):
+    assert find_expressions(text, "10.5555/1234") == expressions
+
+
+@pytest.mark.parametrize("text", ["10.5555/12345", "10.5555/1234.supp", "10.5555/1234-s001", "110.5555/1234",
+                                  "https://doi.org/10.5555/1234/5"])
+def test_find_expressions_does_not_find_a_doi_inside_another(text):
+    assert find_expressions(text, "10.5555/1234") == []
+
+
+@pytest.mark.parametrize("text", ["doi:10.5555/1234.", "(10.5555/1234)", "10.5555/1234,", "10.5555/1234",
+                                  '"10.5555/1234."'])
+def test_find_expressions_finds_a_doi_ending_a_sentence(text):
+    assert len(find_expressions(text, "10.5555/1234")) == 1
+
+
+def test_find_expressions_is_case_insensitive():
+    assert find_expressions("doi:10.1103/PhysRevX.12.041027", "10.1103/physrevx.12.041027") == ["doi-scheme"]

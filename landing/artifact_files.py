@@ -1,0 +1,70 @@
+"""Artifact files on disk: versioned, additive exports and the latest copy at the top of a directory.
+
+Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one.
+"""
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from landing.core.artifacts import FILENAMES, Artifacts, merge, parse, render
+
+
+def _read(directory: Path) -> dict[str, str]:
+    return {name: (directory / name).read_text("utf-8") for name in FILENAMES if (directory / name).is_file()}
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write to a temp file beside `path`, then os.replace, so readers never see half a file."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _new_version_dir(versions: Path, now: datetime) -> Path:
+    """Create a fresh version dir; mkdir is the claim, so same-second exports get -1, -2, ..."""
+    # A naive `now` is taken as UTC already, not as local time.
+    aware = now if now.tzinfo else now.replace(tzinfo=UTC)
+    stamp = aware.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    versions.mkdir(parents=True, exist_ok=True)
+    suffix = 0
+    while True:
+        candidate = versions / (stamp if suffix == 0 else f"{stamp}-{suffix}")
+        try:
+            candidate.mkdir()
+            return candidate
+        except FileExistsError:
+            suffix += 1
+
+
+def load_latest(directory) -> Artifacts:
+    """The latest exported artifacts at the top of `directory` (empty if there are none)."""
+    return parse(_read(Path(directory)))
+
+
+def export(directory, artifacts: Artifacts, now: datetime | None = None) -> Path:
+    """Merge `artifacts` into the latest version, write it as a new version and as the top-level copy."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    files = render(merge(load_latest(directory), artifacts))
+    version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
+    for name, text in files.items():
+        _write_atomically(version / name, text)
+    # Each top-level file is swapped atomically; between swaps a reader may mix the previous and new
+    # versions, which is still consistent because versions only ever add entries.
+    for name, text in files.items():
+        _write_atomically(directory / name, text)
+    return version
+
+
+def line_counts(directory) -> dict[str, int]:
+    """Lines in each top-level artifact file (0 when missing), for summaries."""
+    texts = _read(Path(directory))
+    return {name: len(texts.get(name, "").splitlines()) for name in FILENAMES}

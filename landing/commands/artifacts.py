@@ -1,0 +1,33 @@
+"""`scrapy artifacts`: rebuild reports and export a new artifact version from the document store, no crawling."""
+import sys
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from ..rebuild import rebuild
+from ..stores import StoreError, open_docs
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings = {"LOG_ENABLED": False}
+
+    def short_desc(self):
+        return "Rebuild reports and export artifacts (additive, versioned) from the stored analyses"
+
+    def run(self, args, opts):
+        if args:
+            raise UsageError("scrapy artifacts takes no arguments (the directory is LANDING_ARTIFACTS_DIR)")
+        try:
+            docs = open_docs(self.settings.get("LANDING_DOCS"))
+        except StoreError as error:
+            raise UsageError(str(error), print_help=False)
+        try:
+            summary = rebuild(docs, self.settings.get("LANDING_ARTIFACTS_DIR"),
+                              progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True))
+        finally:
+            docs.close()
+        print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; version {summary['version']}")
+        for name, lines in summary["lines"].items():
+            print(f"  {name}: {lines:,} lines")

@@ -1,0 +1,233 @@
+"""Reports and artifacts from a stream of analysis documents; additive merge, render, parse, diff.
+
+One accumulator (`Aggregate`) is the only place the rules live: `aggregate` and `reports` both read it.
+"""
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from landing.core.doi import prefix as doi_prefix
+
+GOOD_CSV = "prefixes-domains.csv"
+BAD_CSV = "prefixes-domains-bad.csv"
+DECISIONS_JSON = "domain-decision-structure.json"
+FILENAMES = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)
+
+CORRECTNESS = ("ok", "incorrect", "conflict", "missing")
+_FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi-in-hyperlinks")
+# Tolerated on input only: render writes no header (consumers read bare `prefix,domain,ra` lines).
+_HEADER = ["prefix", "domain", "ra"]
+
+
+@dataclass(frozen=True)
+class Artifacts:
+    """good/bad: (prefix, domain, ra); prefixes: (prefix, ra), one ra each ("" = unknown);
+    recognised/confirmed: (domain, prefix). Every prefix named anywhere is also in `prefixes`."""
+    good: frozenset = field(default_factory=frozenset)
+    bad: frozenset = field(default_factory=frozenset)
+    prefixes: frozenset = field(default_factory=frozenset)
+    recognised: frozenset = field(default_factory=frozenset)
+    confirmed: frozenset = field(default_factory=frozenset)
+
+
+class _Tally:
+    """Counts and related-key sets for one report key; sized by distinct pairs, not by docs."""
+
+    def __init__(self):
+        self.dois = 0
+        self.correctness = Counter()
+        self.errors = Counter()
+        self.good = set()
+        self.bad = set()
+        self.confirmed = set()
+
+    def add(self, doc: dict, other: str | None, reached: bool, found: bool):
+        self.dois += 1
+        if doc.get("analysis/meta-tag-correctness") is not None:
+            self.correctness[doc["analysis/meta-tag-correctness"]] += 1
+        if doc.get("snapshot/error") is not None:
+            self.errors[doc["snapshot/error"]] += 1
+        if reached and other is not None:
+            (self.good if found else self.bad).add(other)
+            if doc.get("analysis/meta-tag-correctness") == "ok":
+                self.confirmed.add(other)
+
+    def report(self, kind: str, key: str, related: str) -> dict:
+        correctness = {name: self.correctness.get(name, 0) for name in CORRECTNESS}
+        correctness.update(sorted((k, v) for k, v in self.correctness.items() if k not in correctness))
+        return {
+            "report/kind": kind,
+            "report/key": key,
+            "report/dois": self.dois,
+            f"report/good-{related}": sorted(self.good),
+            f"report/bad-{related}": sorted(self.bad),
+            "report/correctness": correctness,
+            "report/errors": dict(sorted(self.errors.items())),
+        }
+
+
+class Aggregate:
+    """Single-pass accumulator over analysis documents; `.artifacts()` and `.reports()` read it."""
+
+    def __init__(self):
+        self.ras: dict[str, str] = {}
+        self.by_prefix: dict[str, _Tally] = {}
+        self.by_domain: dict[str, _Tally] = {}
+        self.by_member: dict[str, _Tally] = {}
+        self.members: dict[str, tuple[str, str]] = {}
+
+    def add(self, doc: dict) -> None:
+        """Count one analysis document (failures included)."""
+        prefix = doc.get("pid/doi-prefix") or (doi_prefix(doc["pid/doi"]) if doc.get("pid/doi") else None)
+        ra = doc.get("pid/ra") or ""
+        domain = doc.get("snapshot/final-url-domain") or None
+        reached = doc.get("snapshot/error") is None and domain is not None
+        found = any(doc.get(key) is not None for key in _FOUND_KEYS)
+        if prefix is not None:
+            # The first ra seen wins, so a stray value later on never flips a prefix's agency.
+            if not self.ras.get(prefix):
+                self.ras[prefix] = ra
+            self.by_prefix.setdefault(prefix, _Tally()).add(doc, domain, reached, found)
+        if domain is not None:
+            self.by_domain.setdefault(domain, _Tally()).add(doc, prefix, reached, found)
+        member_id = doc.get("pid/member-id")
+        member = doc.get("pid/global-member-id") or (f"{ra}/{member_id}" if ra and member_id else None)
+        if member is not None:
+            self.members.setdefault(member, (ra, member_id or ""))
+            self.by_member.setdefault(member, _Tally()).add(doc, domain, reached, found)
+
+    def artifacts(self) -> Artifacts:
+        """The artifact sets implied by everything added so far."""
+        good, bad, recognised, confirmed = set(), set(), set(), set()
+        for prefix, tally in self.by_prefix.items():
+            ra = self.ras[prefix]
+            good.update((prefix, domain, ra) for domain in tally.good)
+            bad.update((prefix, domain, ra) for domain in tally.bad)
+            recognised.update((domain, prefix) for domain in tally.good | tally.bad)
+            confirmed.update((domain, prefix) for domain in tally.confirmed)
+        return Artifacts(frozenset(good), frozenset(bad), frozenset(self.ras.items()),
+                         frozenset(recognised), frozenset(confirmed))
+
+    def reports(self) -> list[dict]:
+        """Per prefix, per domain, per member report documents, each group sorted by key."""
+        out = []
+        for prefix in sorted(self.by_prefix):
+            report = self.by_prefix[prefix].report("prefix", prefix, "domains")
+            out.append({**report, "report/ra": self.ras[prefix]})
+        for domain in sorted(self.by_domain):
+            out.append(self.by_domain[domain].report("domain", domain, "prefixes"))
+        for member in sorted(self.by_member):
+            ra, member_id = self.members[member]
+            report = self.by_member[member].report("member", member, "domains")
+            out.append({**report, "report/ra": ra, "report/member-id": member_id})
+        return out
+
+
+def _accumulate(analyses: Iterable[dict]) -> Aggregate:
+    accumulator = Aggregate()
+    for doc in analyses:
+        accumulator.add(doc)
+    return accumulator
+
+
+def aggregate(analyses: Iterable[dict]) -> Artifacts:
+    """Artifacts from a stream of analysis documents, in one pass."""
+    return _accumulate(analyses).artifacts()
+
+
+def reports(analyses: Iterable[dict]) -> list[dict]:
+    """Report documents from a stream of analysis documents, in one pass."""
+    return _accumulate(analyses).reports()
+
+
+def report_id(doc: dict) -> str:
+    """Derived id of a report document, so re-running a report overwrites rather than duplicates."""
+    return f"{doc['report/kind']}:{doc['report/key']}"
+
+
+def _one_ra_per_prefix(pairs: Iterable[tuple[str, str]]) -> frozenset:
+    """Keep the first non-empty ra given for each prefix ("" only when none is known)."""
+    ras: dict[str, str] = {}
+    for prefix, ra in pairs:
+        if not ras.get(prefix):
+            ras[prefix] = ra
+    return frozenset(ras.items())
+
+
+def merge(old: Artifacts, new: Artifacts) -> Artifacts:
+    """Union of two versions; never removes an entry. A prefix keeps old's ra, or takes new's if unknown."""
+    return Artifacts(
+        good=old.good | new.good,
+        bad=old.bad | new.bad,
+        prefixes=_one_ra_per_prefix(sorted(old.prefixes) + sorted(new.prefixes)),
+        recognised=old.recognised | new.recognised,
+        confirmed=old.confirmed | new.confirmed,
+    )
+
+
+def _csv(rows: Iterable[tuple[str, str, str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(sorted(rows))
+    return buffer.getvalue()
+
+
+def render(a: Artifacts) -> dict[str, str]:
+    """Filename -> text of the three artifact files; sorted, deterministic, no CSV header."""
+    with_good = {prefix for prefix, _, _ in a.good}
+    good_rows = set(a.good) | {(p, "", ra) for p, ra in a.prefixes if p not in with_good}
+    pairs = a.recognised | a.confirmed
+    table: dict[str, dict[str, dict[str, bool]]] = {}
+    for domain, prefix in pairs:
+        table.setdefault(domain, {})[prefix] = {
+            "domain-recognised": (domain, prefix) in a.recognised,
+            "domain-confirmed": (domain, prefix) in a.confirmed,
+        }
+    decisions = {
+        "domains": sorted(table),
+        "prefixes": sorted(p for p, _ in a.prefixes),
+        "domains-prefixes": table,
+    }
+    return {
+        GOOD_CSV: _csv(good_rows),
+        BAD_CSV: _csv(a.bad),
+        DECISIONS_JSON: json.dumps(decisions, indent=2, sort_keys=True) + "\n",
+    }
+
+
+def _rows(text: str) -> list[tuple[str, str, str]]:
+    rows = [row for row in csv.reader(io.StringIO(text)) if row and row != _HEADER]
+    return [tuple((row + ["", "", ""])[:3]) for row in rows]
+
+
+def parse(files: dict[str, str]) -> Artifacts:
+    """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough."""
+    good_rows = _rows(files.get(GOOD_CSV, ""))
+    bad = frozenset(_rows(files.get(BAD_CSV, "")))
+    decisions = json.loads(files.get(DECISIONS_JSON) or "{}")
+    table = decisions.get("domains-prefixes", {})
+    recognised = {(d, p) for d, row in table.items() for p, v in row.items() if v.get("domain-recognised")}
+    confirmed = {(d, p) for d, row in table.items() for p, v in row.items() if v.get("domain-confirmed")}
+    # CSV lines carry the ra; the JSON's prefix list only names prefixes, so its ra is unknown ("").
+    known = [(p, ra) for p, _, ra in good_rows] + [(p, ra) for p, _, ra in sorted(bad)]
+    known += [(p, "") for p in decisions.get("prefixes", [])]
+    return Artifacts(
+        good=frozenset(row for row in good_rows if row[1]),
+        bad=bad,
+        prefixes=_one_ra_per_prefix(known),
+        recognised=frozenset(recognised),
+        confirmed=frozenset(confirmed),
+    )
+
+
+def diff(old: Artifacts, new: Artifacts) -> dict[str, int]:
+    """How many entries `new` has that `old` lacks, per artifact set (prefixes counted by name)."""
+    return {
+        "good": len(new.good - old.good),
+        "bad": len(new.bad - old.bad),
+        "recognised": len(new.recognised - old.recognised),
+        "confirmed": len(new.confirmed - old.confirmed),
+        "prefixes": len({p for p, _ in new.prefixes} - {p for p, _ in old.prefixes}),
+    }

@@ -1,0 +1,85 @@
+"""The pid, snapshot and analysis documents: namespaced keys, derived ids, each stage a superset of the last."""
+from datetime import datetime, timezone
+from urllib.parse import urlsplit
+
+from .doi import normalise, prefix
+
+PID_KEYS = ("pid/doi", "pid/doi-prefix", "pid/ra", "pid/member-id", "pid/global-member-id", "pid/timestamp")
+SNAPSHOT_KEYS = ("snapshot/resource-url", "snapshot/timestamp", "snapshot/urls", "snapshot/final-url",
+                 "snapshot/final-url-domain", "snapshot/status", "snapshot/content-hash", "snapshot/content-type",
+                 "snapshot/content-length", "snapshot/driver", "snapshot/error", "snapshot/error-detail")
+ANALYSIS_KEYS = ("analysis/meta-tags", "analysis/meta-tag-correctness", "analysis/doi-in-text",
+                 "analysis/doi-in-hyperlinks", "analysis/doi-in-meta-tags", "analysis/timestamp")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def pid(doi: str, ra: str, member_id: str, timestamp: str) -> dict:
+    """A pid document: the DOI in its normalised form, where it is registered and who registered it."""
+    bare = normalise(doi)
+    return {"pid/doi": bare, "pid/doi-prefix": prefix(bare), "pid/ra": ra, "pid/member-id": str(member_id),
+            "pid/global-member-id": f"{ra}/{member_id}", "pid/timestamp": timestamp}
+
+
+def pid_id(doc: dict) -> str:
+    return doc["pid/doi"]
+
+
+def snapshot_id(doc: dict) -> str:
+    """One snapshot per DOI, driver and UTC day: a re-run the same day replaces it, another day adds history."""
+    return f"{doc['pid/doi']} {doc['snapshot/driver']} {doc['snapshot/timestamp'][:10]}"
+
+
+analysis_id = snapshot_id  # an analysis belongs to exactly one snapshot
+
+
+def domain(url: str | None) -> str | None:
+    """The host a URL names, lower case, without port: the unit artifacts speak of."""
+    return (urlsplit(url).hostname or None) if url else None
+
+
+def hops(redirect_urls: list[str], redirect_reasons: list, last_url: str | None, last_status: int | None) -> list:
+    """[{url, status}] for a chain: each redirect's URL with the status that moved on from it, then the last."""
+    chain = []
+    for url, reason in zip(redirect_urls, redirect_reasons):
+        if isinstance(reason, int):
+            chain.append({"url": url, "status": reason})
+        else:  # a meta refresh: the page answered 200 and asked to move on
+            chain.append({"url": url, "status": 200, "kind": "meta-refresh"})
+    if last_url is not None:
+        chain.append({"url": last_url, "status": last_status})
+    return chain
+
+
+def resource_url(chain: list, resolver_hosts) -> str | None:
+    """The first URL of a chain that is not on the resolver: where the DOI is registered to point."""
+    for hop in chain:
+        if domain(hop["url"]) not in resolver_hosts:
+            return hop["url"]
+    return None
+
+
+def snapshot(pid_doc: dict, **fields) -> dict:
+    """A snapshot document: the pid's keys plus every snapshot key (missing ones None)."""
+    doc = dict(pid_doc)
+    for key in SNAPSHOT_KEYS:
+        doc[key] = fields.get(key.split("/", 1)[1].replace("-", "_"))
+    doc["snapshot/final-url-domain"] = domain(doc["snapshot/final-url"])
+    return doc
+
+
+def analysis(snapshot_doc: dict, found: dict | None, timestamp: str) -> dict:
+    """An analysis document: the snapshot plus what its page says (all None when there was no page)."""
+    doc = dict(snapshot_doc)
+    for key in ANALYSIS_KEYS[:-1]:
+        doc[key] = (found or {}).get(key)
+    doc["analysis/timestamp"] = timestamp
+    return doc
+
+
+def only(doc: dict, *stages: tuple) -> dict:
+    """The keys of a document that belong to the given stages (e.g. a snapshot out of an analysis)."""
+    keys = [k for stage in stages for k in stage]
+    return {k: doc.get(k) for k in keys}

@@ -1,0 +1,46 @@
+"""Progress: a log line every few seconds with what the crawl has sampled, visited and found."""
+import logging
+import time
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from twisted.internet import task
+
+logger = logging.getLogger(__name__)
+
+
+class Progress:
+    """Scrapy's LogStats speaks once a minute, in pages; this speaks in DOIs, every LANDING_PROGRESS_INTERVAL."""
+
+    def __init__(self, stats, interval: float):
+        self.stats, self.interval = stats, interval
+        self.started, self.loop = None, None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        interval = crawler.settings.getfloat("LANDING_PROGRESS_INTERVAL")
+        if interval <= 0:
+            raise NotConfigured
+        progress = cls(crawler.stats, interval)
+        crawler.signals.connect(progress.opened, signal=signals.spider_opened)
+        crawler.signals.connect(progress.closed, signal=signals.spider_closed)
+        return progress
+
+    def opened(self, spider=None):
+        self.started = time.monotonic()
+        self.loop = task.LoopingCall(self.report)
+        self.loop.start(self.interval, now=False)
+
+    def report(self):
+        get = self.stats.get_value
+        pids, snapshots = get("landing/pids", 0), get("landing/snapshots", 0)
+        pages = sum(get(f"landing/correctness/{c}", 0) for c in ("ok", "incorrect", "conflict", "missing"))
+        rate = snapshots / max(time.monotonic() - self.started, 1e-9)
+        logger.info("progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests",
+                    pids, snapshots, pages, snapshots - pages, rate, get("downloader/request_count", 0))
+
+    def closed(self, spider=None, reason=None):
+        if self.loop and self.loop.running:
+            self.loop.stop()
+        if self.started is not None:
+            self.report()

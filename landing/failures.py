@@ -1,0 +1,29 @@
+"""Map the exceptions Scrapy and Twisted raise for a failed visit onto landing.core.failures classes."""
+from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, DownloadConnectionRefusedError,
+                               DownloadFailedError, DownloadTimeoutError, IgnoreRequest, ResponseDataLossError)
+from twisted.internet import error as tx
+from twisted.web._newclient import ResponseFailed
+
+from .core.failures import redirect_failure
+
+_BY_TYPE = (
+    ((DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError), "timeout"),
+    ((CannotResolveHostError, tx.DNSLookupError), "dns"),
+    ((DownloadCancelledError,), "too-large"),  # Scrapy cancels a download only when it outgrows DOWNLOAD_MAXSIZE
+    ((DownloadConnectionRefusedError, DownloadFailedError, ResponseDataLossError, tx.ConnectError,
+      tx.ConnectionLost, tx.ConnectionDone, ResponseFailed), "connection"),
+)
+
+
+def exception_failure(exc: BaseException, visited: list[str]) -> str:
+    """The failure class of an exception that ended a visit; `visited` is the chain's URLs, last one included."""
+    if isinstance(exc, IgnoreRequest):
+        message = str(exc).lower()
+        if "robots" in message:
+            return "robots"
+        if "redirect" in message:
+            return redirect_failure(visited)
+    for types, name in _BY_TYPE:
+        if isinstance(exc, types):
+            return name
+    return "connection"

@@ -1,0 +1,37 @@
+"""The Crossref REST API: member listing and per-member samples (https://api.crossref.org/swagger-ui)."""
+from urllib.parse import urlencode
+
+MEMBER_ROWS = 1000  # the API's largest page
+MAX_SAMPLE = 100  # the API refuses sample > 100
+
+
+def _query(mailto, **params) -> str:
+    if mailto:
+        params["mailto"] = mailto  # Crossref's "polite pool": identified clients get the better-served pool
+    return urlencode(params, safe=":,*")
+
+
+def members_url(api: str, mailto=None, cursor: str = "*") -> str:
+    """One page of all members; the cursor keeps paging past the API's 10,000 offset limit."""
+    return f"{api}/members?{_query(mailto, rows=MEMBER_ROWS, cursor=cursor)}"
+
+
+def parse_members(payload: dict):
+    """(members, next cursor or None): each member as {id, name, total}."""
+    message = payload.get("message") or {}
+    items = message.get("items") or []
+    members = [{"id": str(item["id"]), "name": item.get("primary-name"),
+                "total": int((item.get("counts") or {}).get("total-dois") or 0)} for item in items]
+    cursor = message.get("next-cursor")
+    return members, (cursor if items and cursor else None)
+
+
+def sample_url(api: str, member_id: str, size: int, mailto=None) -> str:
+    """A random sample of a member's works, DOIs only."""
+    return f"{api}/works?{_query(mailto, sample=min(size, MAX_SAMPLE), filter=f'member:{member_id}', select='DOI')}"
+
+
+def parse_dois(payload: dict) -> list[str]:
+    """The DOIs of a works listing, as returned (normalise before use)."""
+    items = (payload.get("message") or {}).get("items") or []
+    return [item["DOI"] for item in items if item.get("DOI")]

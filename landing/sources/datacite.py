@@ -1,0 +1,36 @@
+"""The DataCite REST API: client listing, per-client counts and random samples (https://support.datacite.org/docs/api)."""
+from urllib.parse import urlencode
+
+PAGE_SIZE = 1000  # the API's largest page
+MAX_SAMPLE = 1000  # random=true returns at most one page
+
+
+def clients_url(api: str, page: int = 1) -> str:
+    """One page of all repositories (clients); each DOI belongs to exactly one."""
+    return f"{api}/clients?{urlencode({'page[size]': PAGE_SIZE, 'page[number]': page})}"
+
+
+def parse_clients(payload: dict):
+    """(client ids, URL of the next page or None), following the API's own `links.next`."""
+    data = payload.get("data") or []
+    ids = [item["id"] for item in data if item.get("id")]
+    return ids, ((payload.get("links") or {}).get("next") if data else None)
+
+
+def count_url(api: str, client_id: str) -> str:
+    """A one-DOI page: its meta.total is the client's DOI count."""
+    return f"{api}/dois?{urlencode({'client-id': client_id, 'page[size]': 1})}"
+
+
+def parse_total(payload: dict) -> int:
+    return int((payload.get("meta") or {}).get("total") or 0)
+
+
+def sample_url(api: str, client_id: str, size: int) -> str:
+    """A random page of the client's DOIs."""
+    return f"{api}/dois?{urlencode({'client-id': client_id, 'random': 'true', 'page[size]': min(size, MAX_SAMPLE)})}"
+
+
+def parse_dois(payload: dict) -> list[str]:
+    data = payload.get("data") or []
+    return [(item.get("attributes") or {}).get("doi") or item.get("id") for item in data if item.get("id")]

@@ -1,0 +1,161 @@
+"""doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
+import json
+from urllib.parse import quote, urlsplit
+
+import scrapy
+from scrapy.spidermiddlewares.httperror import HttpError
+
+from ..core import documents, failures
+from ..core.doi import normalise
+from ..core.sampling import sample_size
+from ..endpoints import endpoint
+from ..failures import exception_failure
+from ..items import PidItem, SnapshotItem
+from ..stores.base import content_hash
+from ..sources import crossref, datacite
+
+API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
+RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
+
+
+class DoiSamplerSpider(scrapy.Spider):
+    name = "doi_sampler"
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        s = crawler.settings
+        spider.crossref_api = endpoint(s, "LANDING_CROSSREF_API")
+        spider.datacite_api = endpoint(s, "LANDING_DATACITE_API")
+        spider.resolver = endpoint(s, "LANDING_DOI_RESOLVER")
+        spider.resolver_hosts = RESOLVER_HOSTS | {urlsplit(spider.resolver).hostname}
+        spider.sources = [x.strip() for x in s.get("LANDING_SOURCES", "crossref,datacite").split(",") if x.strip()]
+        spider.mailto = s.get("LANDING_MAILTO")
+        spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
+        spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
+        unknown = set(spider.sources) - {"crossref", "datacite"}
+        if unknown or spider.resource_from not in ("redirect", "handle"):
+            raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
+                             f"LANDING_RESOURCE_URL_FROM takes redirect|handle (got {spider.resource_from!r})")
+        spider.members, spider.clients, spider.seen = [], {}, set()
+        return spider
+
+    async def start(self):
+        if "crossref" in self.sources:
+            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members)
+        if "datacite" in self.sources:
+            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients)
+
+    def _api(self, url, callback, **meta):
+        # APIs are for machines: their terms, not robots.txt, govern them.
+        return scrapy.Request(url, callback=callback, errback=self.api_failed, priority=API_PRIORITY,
+                              meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
+
+    def api_failed(self, failure):
+        self.crawler.stats.inc_value("landing/api_failed")
+        self.logger.error("API request failed, its DOIs are not sampled: %s (%s)", failure.request.url,
+                          failure.getErrorMessage())
+
+    # Crossref: all members first (a sample's size depends on the largest member), then one sample each.
+    def parse_members(self, response):
+        members, cursor = crossref.parse_members(json.loads(response.text))
+        self.members += members
+        if cursor:
+            yield self._api(crossref.members_url(self.crossref_api, self.mailto, cursor), self.parse_members)
+            return
+        largest = max((m["total"] for m in self.members), default=0)
+        self.logger.info("Crossref: %d members, largest has %d DOIs", len(self.members), largest)
+        for member in self.members:
+            size = sample_size(member["total"], largest, self.minimum, self.maximum)
+            if size:
+                url = crossref.sample_url(self.crossref_api, member["id"], size, self.mailto)
+                yield self._api(url, self.parse_sample, ra="crossref", owner=member["id"])
+
+    def parse_clients(self, response):
+        clients, following = datacite.parse_clients(json.loads(response.text))
+        for client in clients:
+            self.clients[client] = None
+            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client)
+        if following:
+            yield self._api(following, self.parse_clients)
+
+    def parse_count(self, response):
+        self.clients[response.meta["owner"]] = datacite.parse_total(json.loads(response.text))
+        if any(total is None for total in self.clients.values()):
+            return
+        largest = max(self.clients.values(), default=0)
+        self.logger.info("DataCite: %d clients, largest has %d DOIs", len(self.clients), largest)
+        for client, total in self.clients.items():
+            size = sample_size(total, largest, self.minimum, self.maximum)
+            if size:
+                url = datacite.sample_url(self.datacite_api, client, size)
+                yield self._api(url, self.parse_sample, ra="datacite", owner=client)
+
+    def parse_sample(self, response):
+        payload = json.loads(response.text)
+        ra, owner = response.meta["ra"], response.meta["owner"]
+        dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
+        timestamp = documents.now()
+        for rank, doi in enumerate(dict.fromkeys(normalise(d) for d in dois)):
+            if doi in self.seen:
+                continue
+            self.seen.add(doi)
+            pid = PidItem(documents.pid(doi, ra, owner, timestamp))
+            yield pid
+            yield self._visit(pid, rank)
+
+    # Visiting: the resolver, then every redirect Scrapy follows, to the page.
+    def _visit(self, pid, rank):
+        handle = quote(pid["pid/doi"], safe="/:;()[]")
+        meta = {"pid": dict(pid), "handle_httpstatus_list": [401]}
+        if self.resource_from == "handle":
+            return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
+                                  errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
+        # dont_filter: two DOIs may share a page, and a loop must reach the redirect limit, not the dupefilter.
+        return scrapy.Request(f"{self.resolver}/{handle}", callback=self.parse_page, errback=self.visit_failed,
+                              priority=-rank, dont_filter=True, meta=meta)
+
+    def parse_handle(self, response):
+        values = json.loads(response.text).get("values") or []
+        url = next((v["data"]["value"] for v in values if v.get("type") == "URL"), None)
+        if not url:
+            yield self._snapshot(response.meta, [], None, error="http-4xx", detail="handle has no URL value")
+            return
+        meta = {"pid": response.meta["pid"], "handle_httpstatus_list": [401], "resource_url": url}
+        yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
+                             dont_filter=True, meta=meta)
+
+    def parse_page(self, response):
+        meta = response.meta
+        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
+                               response.url, response.status)
+        headers = {k.decode().lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
+        content_type = headers.get("content-type")
+        error = failures.page_failure(response.status, content_type, headers, response.body)
+        yield self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
+                             body=response.body, error=error)
+
+    def visit_failed(self, failure):
+        request = failure.request
+        meta = request.meta
+        response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
+        if response is not None:
+            chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
+                                   response.url, response.status)
+            headers = {k.decode().lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
+            error = failures.page_failure(response.status, headers.get("content-type"), headers, response.body)
+            return self._snapshot(meta, chain, response.url, status=response.status, body=response.body,
+                                  content_type=headers.get("content-type"), error=error or "http-4xx")
+        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []), None, None)
+        error = exception_failure(failure.value, [h["url"] for h in chain] + [request.url])
+        chain.append({"url": request.url, "status": None})
+        return self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
+
+    def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None):
+        resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
+        doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
+                                 final_url=final_url, status=status, content_type=content_type,
+                                 content_length=len(body) if body is not None else None, driver="http",
+                                 content_hash=content_hash(body) if body is not None else None,
+                                 error=error, error_detail=detail)
+        return SnapshotItem(doc, body=body)

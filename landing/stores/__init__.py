@@ -1,0 +1,58 @@
+"""Stores chosen by URL-like settings: LANDING_DOCS for documents, LANDING_BLOBS for blobs."""
+from landing.stores.base import BlobStore, DocStore, StoreError, content_hash
+from landing.stores.files import FileBlobStore
+from landing.stores.sqlite import SqliteDocStore
+
+__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash", "open_blobs", "open_docs"]
+
+DOC_FORMS = "sqlite:///relative/path.db or sqlite:////absolute/path.db"
+BLOB_FORMS = "file://relative/dir or file:///absolute/dir"
+
+
+def _fail(setting: str, url, problem: str, forms: str):
+    # Callers print str(error): the message alone must tell a user what to type instead.
+    raise StoreError(f"{setting}={url!r}: {problem}; use {forms}")
+
+
+def _split(setting: str, url, forms: str) -> tuple[str, str]:
+    scheme, sep, rest = url.strip().partition("://") if isinstance(url, str) else ("", "", "")
+    if not sep or not scheme:
+        _fail(setting, url, "not a URL", forms)
+    if "?" in rest or "#" in rest:
+        _fail(setting, url, "options in the URL (? or #) are not supported", forms)
+    return scheme.lower(), rest
+
+
+def open_docs(url: str, **options) -> DocStore:
+    """The document store a LANDING_DOCS value names; `options` go to the store (batch_docs, scan_chunk...)."""
+    setting = "LANDING_DOCS"
+    scheme, rest = _split(setting, url, DOC_FORMS)
+    if scheme in ("http", "https"):
+        _fail(setting, url, "Elasticsearch document stores are not available yet", DOC_FORMS)
+    if scheme != "sqlite":
+        _fail(setting, url, f"{scheme}:// is not a document store", DOC_FORMS)
+    if not rest.startswith("/"):
+        _fail(setting, url, "three slashes before a relative path, four before an absolute one", DOC_FORMS)
+    path = rest[1:]
+    if not path or path.endswith("/"):
+        _fail(setting, url, "no database file named", DOC_FORMS)
+    try:
+        return SqliteDocStore(path, **options)
+    except StoreError as error:
+        raise StoreError(f"{setting}={url!r}: {error}") from None
+
+
+def open_blobs(url: str, **options) -> BlobStore:
+    """The blob store a LANDING_BLOBS value names; `options` go to the store (fsync...)."""
+    setting = "LANDING_BLOBS"
+    scheme, path = _split(setting, url, BLOB_FORMS)
+    if scheme == "s3":
+        _fail(setting, url, "S3 blob stores are not available yet", BLOB_FORMS)
+    if scheme != "file":
+        _fail(setting, url, f"{scheme}:// is not a blob store", BLOB_FORMS)
+    if not path:
+        _fail(setting, url, "no directory named", BLOB_FORMS)
+    try:
+        return FileBlobStore(path, **options)
+    except StoreError as error:
+        raise StoreError(f"{setting}={url!r}: {error}") from None

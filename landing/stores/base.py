@@ -1,0 +1,198 @@
+"""The DocStore and BlobStore interfaces every backend implements, and the content hash that names blobs."""
+import hashlib
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+
+from landing.stores.checks import (
+    StoreError,
+    check_id,
+    check_key,
+    check_kind,
+    check_prefix,
+    encode,
+)
+
+__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash"]
+
+
+def content_hash(data: bytes) -> str:
+    """SHA-256 of the content, lower-case hex: the name blobs are stored under."""
+    return hashlib.sha256(data).hexdigest()
+
+
+class DocStore(ABC):
+    """JSON documents by kind and id. Puts are buffered and written in batches; reads see every put.
+
+    Not thread-safe: use one store per thread (Scrapy runs pipelines on one thread).
+    """
+
+    def __init__(self, *, batch_docs: int = 500, batch_seconds: float = 2.0, scan_chunk: int = 1000):
+        if batch_docs < 1 or scan_chunk < 1 or batch_seconds < 0:
+            raise ValueError("batch_docs and scan_chunk must be at least 1, batch_seconds at least 0")
+        self.batch_docs, self.batch_seconds, self.scan_chunk = batch_docs, batch_seconds, scan_chunk
+        self._buffer: dict[tuple[str, str], str] = {}
+        self._buffered_since = 0.0
+        self._closed = False
+
+    def put(self, kind: str, doc_id: str, doc: dict) -> None:
+        """Insert or replace a document; written when the batch is full or old, or at flush/close."""
+        self._check_open()
+        check_kind(kind)
+        check_id(doc_id)
+        # Encoded now: a bad document fails at its put, not at a later flush, and later mutation is not stored.
+        text = encode(doc)
+        if not self._buffer:
+            self._buffered_since = time.monotonic()
+        self._buffer[(kind, doc_id)] = text
+        # The age check runs on put only: a quiet buffer waits for the next put, read, flush or close.
+        if len(self._buffer) >= self.batch_docs or time.monotonic() - self._buffered_since >= self.batch_seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every buffered document; they stay buffered if the write fails."""
+        self._check_open()
+        if self._buffer:
+            self._write([(kind, doc_id, text) for (kind, doc_id), text in self._buffer.items()])
+            self._buffer.clear()
+
+    def get(self, kind: str, doc_id: str) -> dict | None:
+        """The document, or None if there is none."""
+        self._check_open()
+        check_kind(kind)
+        check_id(doc_id)
+        # The buffer answers for itself, so a get-then-put loop does not flush on every document.
+        text = self._buffer.get((kind, doc_id))
+        return json.loads(text) if text is not None else self._read(kind, doc_id)
+
+    def count(self, kind: str) -> int:
+        """How many documents of this kind there are."""
+        self._check_open()
+        check_kind(kind)
+        self.flush()
+        return self._count(kind)
+
+    def scan(self, kind: str) -> Iterator[dict]:
+        """Every document of a kind in id order, read a chunk at a time; puts may go on meanwhile.
+
+        Each id is yielded once. Documents added during the scan with ids past its position may appear.
+        """
+        self._check_open()
+        check_kind(kind)
+        self.flush()
+        return self._scan(kind)
+
+    def _scan(self, kind: str) -> Iterator[dict]:
+        after = ""
+        while True:
+            self._check_open()
+            # Keyset pagination: no cursor stays open between chunks, so writes in between are safe.
+            rows = self._chunk(kind, after, self.scan_chunk)
+            for _, doc in rows:
+                yield doc
+            if len(rows) < self.scan_chunk:
+                return
+            after = rows[-1][0]
+
+    def delete_kind(self, kind: str) -> None:
+        """Delete every document of a kind, buffered ones included."""
+        self._check_open()
+        check_kind(kind)
+        self.flush()
+        self._delete_kind(kind)
+
+    def close(self) -> None:
+        """Flush and release the store; closing twice is harmless."""
+        if self._closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._closed = True
+            self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self!r} is closed")
+
+    @abstractmethod
+    def _write(self, rows: list[tuple[str, str, str]]) -> None:
+        """Upsert (kind, id, JSON text) rows, all or none."""
+
+    @abstractmethod
+    def _read(self, kind: str, doc_id: str) -> dict | None:
+        """One stored document or None."""
+
+    @abstractmethod
+    def _count(self, kind: str) -> int:
+        """Stored documents of a kind."""
+
+    @abstractmethod
+    def _chunk(self, kind: str, after: str, limit: int) -> list[tuple[str, dict]]:
+        """Up to `limit` (id, document) pairs with ids greater than `after`, in id order."""
+
+    @abstractmethod
+    def _delete_kind(self, kind: str) -> None:
+        """Delete the stored documents of a kind."""
+
+    @abstractmethod
+    def _release(self) -> None:
+        """Release connections; called once, after the last flush."""
+
+
+class BlobStore(ABC):
+    """Immutable byte blobs by key (`snapshot/<sha256hex>`); a key, once written, is never rewritten."""
+
+    def put(self, key: str, data: bytes) -> bool:
+        """Store the blob; False, and no write, when the key already exists."""
+        check_key(key)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"blob data is bytes, not {type(data).__name__}")
+        return self._put(key, bytes(data))
+
+    def get(self, key: str) -> bytes | None:
+        """The blob, or None if there is none."""
+        check_key(key)
+        return self._get(key)
+
+    def exists(self, key: str) -> bool:
+        """Whether the key holds a blob."""
+        check_key(key)
+        return self._exists(key)
+
+    def keys(self, prefix: str = "") -> Iterator[str]:
+        """Every key starting with `prefix`, streamed; order is not part of the contract."""
+        check_prefix(prefix)
+        return self._keys(prefix)
+
+    def close(self) -> None:
+        """Release connections; the file store holds none."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    @abstractmethod
+    def _put(self, key: str, data: bytes) -> bool:
+        """Write atomically unless the key exists."""
+
+    @abstractmethod
+    def _get(self, key: str) -> bytes | None:
+        """Read one blob."""
+
+    @abstractmethod
+    def _exists(self, key: str) -> bool:
+        """Whether the key holds a blob."""
+
+    @abstractmethod
+    def _keys(self, prefix: str) -> Iterator[str]:
+        """Stream the keys starting with `prefix`."""

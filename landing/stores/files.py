@@ -1,0 +1,81 @@
+"""The default blob store: one file per blob under a root directory, written atomically."""
+import os
+import secrets
+from pathlib import Path
+
+from landing.stores.base import BlobStore
+from landing.stores.checks import StoreError, describe
+
+
+class FileBlobStore(BlobStore):
+    """Key `a/b/<name>` lives at `<root>/a/b/<name[:2]>/<name>`, so no directory holds every hash.
+
+    `fsync=True` also survives power loss, at the cost of a disk flush per blob.
+    """
+
+    def __init__(self, root, *, fsync: bool = False):
+        self.root = Path(root)
+        self.fsync = fsync
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot use {self.root} as the blob directory: {describe(error)}") from None
+
+    def __repr__(self):
+        return f"FileBlobStore({str(self.root)!r})"
+
+    def path(self, key: str) -> Path:
+        """Where a (valid) key's blob lives."""
+        *folders, name = key.split("/")
+        return self.root.joinpath(*folders, name[:2], name)
+
+    def _put(self, key, data):
+        path = self.path(key)
+        if path.is_file():
+            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Dot names are never keys, so a temporary file left by a crash is never listed or read.
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            with open(temporary, "xb") as file:
+                file.write(data)
+                if self.fsync:
+                    file.flush()
+                    os.fsync(file.fileno())
+            try:
+                # A hard link creates the name only if it is free: a concurrent writer's blob is never replaced.
+                os.link(temporary, path)
+            except FileExistsError:
+                return False
+            except OSError:
+                # Some filesystems have no hard links; a rename is just as atomic, last writer wins.
+                os.replace(temporary, path)
+            return True
+        finally:
+            temporary.unlink(missing_ok=True)
+
+    def _get(self, key):
+        try:
+            return self.path(key).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def _exists(self, key):
+        return self.path(key).is_file()
+
+    def _keys(self, prefix):
+        folder = prefix.rpartition("/")[0]
+        start = self.root.joinpath(*folder.split("/")) if folder else self.root
+        # os.walk lists one directory at a time: memory stays flat whatever the number of blobs.
+        for top, directories, files in os.walk(start):
+            directories[:] = sorted(d for d in directories if not d.startswith("."))
+            parts = Path(top).relative_to(self.root).parts
+            if not parts:
+                continue
+            for name in sorted(files):
+                # Only files in their own fan-out directory are blobs; temporary and stray files are not.
+                if name.startswith(".") or parts[-1] != name[:2]:
+                    continue
+                key = "/".join((*parts[:-1], name))
+                if key.startswith(prefix):
+                    yield key

@@ -1,0 +1,79 @@
+"""The default document store: one SQLite file in WAL mode, safe for several processes at once."""
+import json
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+
+from landing.stores.base import DocStore
+from landing.stores.checks import StoreError, describe
+
+SCHEMA = """CREATE TABLE IF NOT EXISTS docs (
+    kind TEXT NOT NULL, id TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (kind, id)
+) WITHOUT ROWID"""
+UPSERT = "INSERT INTO docs (kind, id, doc) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO UPDATE SET doc = excluded.doc"
+
+
+class SqliteDocStore(DocStore):
+    """Documents in the `docs` table of a SQLite file; `busy_seconds` is how long to wait for another writer."""
+
+    def __init__(self, path, *, busy_seconds: float = 30.0, **options):
+        super().__init__(**options)
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # Autocommit mode: transactions are begun explicitly, so reads never hold a snapshot open.
+            self._db = sqlite3.connect(self.path, timeout=busy_seconds, isolation_level=None)
+        except OSError as error:
+            raise StoreError(f"cannot open {self.path}: {describe(error)}") from None
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot open {self.path}: {error}") from None
+        try:
+            # WAL: readers never block the writer; NORMAL sync is still crash-safe in WAL mode.
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            # Checkpoint every ~40 MB of WAL rather than 4 MB: batches of scattered ids ran ~1.4x faster.
+            self._db.execute("PRAGMA wal_autocheckpoint=10000")
+            self._db.execute(SCHEMA)
+        except sqlite3.Error as error:
+            self._db.close()
+            raise StoreError(f"cannot open {self.path}: {error}") from None
+
+    def __repr__(self):
+        return f"SqliteDocStore({str(self.path)!r})"
+
+    @contextmanager
+    def _transaction(self):
+        # IMMEDIATE takes the write lock up front, where the busy timeout applies, instead of failing mid-way.
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _write(self, rows):
+        # Key order makes the inserts sequential in the clustered (kind, id) index.
+        rows.sort(key=lambda row: (row[0], row[1]))
+        with self._transaction():
+            self._db.executemany(UPSERT, rows)
+
+    def _read(self, kind, doc_id):
+        row = self._db.execute("SELECT doc FROM docs WHERE kind = ? AND id = ?", (kind, doc_id)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def _count(self, kind):
+        return self._db.execute("SELECT COUNT(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0]
+
+    def _chunk(self, kind, after, limit):
+        rows = self._db.execute(
+            "SELECT id, doc FROM docs WHERE kind = ? AND id > ? ORDER BY id LIMIT ?", (kind, after, limit)
+        ).fetchall()
+        return [(doc_id, json.loads(text)) for doc_id, text in rows]
+
+    def _delete_kind(self, kind):
+        with self._transaction():
+            self._db.execute("DELETE FROM docs WHERE kind = ?", (kind,))
+
+    def _release(self):
+        self._db.close()

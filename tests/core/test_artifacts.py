@@ -1,0 +1,256 @@
+"""landing.core.artifacts: good/bad/recognised/confirmed rules, reports, merge, render/parse, diff."""
+import json
+
+from landing.core.artifacts import (
+    BAD_CSV,
+    DECISIONS_JSON,
+    GOOD_CSV,
+    Aggregate,
+    Artifacts,
+    aggregate,
+    diff,
+    merge,
+    parse,
+    render,
+    report_id,
+    reports,
+)
+
+
+def doc(doi="10.1371/a", domain="journals.plos.org", error=None, correctness="missing",
+        meta=None, text=None, links=None, ra="crossref", member="340"):
+    """One analysis document in the shape the pipeline stores."""
+    return {
+        "pid/doi": doi,
+        "pid/doi-prefix": doi.split("/")[0],
+        "pid/ra": ra,
+        "pid/member-id": member,
+        "pid/global-member-id": f"{ra}/{member}",
+        "snapshot/final-url": f"https://{domain}/x" if domain else None,
+        "snapshot/final-url-domain": domain,
+        "snapshot/error": error,
+        "analysis/meta-tag-correctness": None if error else correctness,
+        "analysis/doi-in-text": text,
+        "analysis/doi-in-hyperlinks": links,
+        "analysis/doi-in-meta-tags": meta,
+    }
+
+
+def test_doi_only_in_a_meta_tag_makes_the_pair_good_and_recognised():
+    a = aggregate([doc(meta="non-url", correctness="ok")])
+    assert a.good == {("10.1371", "journals.plos.org", "crossref")}
+    assert a.bad == frozenset()
+    assert a.recognised == {("journals.plos.org", "10.1371")}
+
+
+def test_doi_only_in_a_link_makes_the_pair_good():
+    a = aggregate([doc(links="https-doi")])
+    assert a.good == {("10.1371", "journals.plos.org", "crossref")}
+    assert a.bad == frozenset()
+
+
+def test_doi_only_in_the_text_makes_the_pair_good():
+    a = aggregate([doc(text="doi-scheme")])
+    assert a.good == {("10.1371", "journals.plos.org", "crossref")}
+
+
+def test_doi_nowhere_on_the_page_makes_the_pair_bad_but_still_recognised():
+    a = aggregate([doc()])
+    assert a.good == frozenset()
+    assert a.bad == {("10.1371", "journals.plos.org", "crossref")}
+    assert a.recognised == {("journals.plos.org", "10.1371")}
+    assert a.confirmed == frozenset()
+
+
+def test_error_doc_adds_no_domain_but_makes_its_prefix_known():
+    a = aggregate([doc(doi="10.5555/x", domain="blocked.example", error="http-4xx")])
+    assert a.good == a.bad == a.recognised == a.confirmed == frozenset()
+    assert a.prefixes == {("10.5555", "crossref")}
+
+
+def test_doc_without_a_final_domain_adds_no_domain():
+    a = aggregate([doc(domain=None, correctness=None)])
+    assert a.recognised == frozenset()
+    assert a.prefixes == {("10.1371", "crossref")}
+
+
+def test_meta_tag_ok_confirms_the_pair():
+    a = aggregate([doc(meta="https-doi", correctness="ok")])
+    assert a.confirmed == {("journals.plos.org", "10.1371")}
+
+
+def test_incorrect_and_conflicting_meta_tags_do_not_confirm():
+    a = aggregate([doc(meta="non-url", correctness="incorrect"),
+                   doc(doi="10.1371/b", meta="non-url", correctness="conflict")])
+    assert a.confirmed == frozenset()
+    assert a.recognised == {("journals.plos.org", "10.1371")}
+
+
+def test_datacite_ra_is_kept_on_prefixes_and_lines():
+    a = aggregate([doc(doi="10.5281/zenodo.1", domain="zenodo.org", links="https-doi", ra="datacite")])
+    assert a.prefixes == {("10.5281", "datacite")}
+    assert a.good == {("10.5281", "zenodo.org", "datacite")}
+
+
+def test_one_good_and_one_bad_doi_of_a_prefix_make_the_pair_both_good_and_bad():
+    a = aggregate([doc(meta="non-url"), doc(doi="10.1371/b")])
+    assert a.good == {("10.1371", "journals.plos.org", "crossref")}
+    assert a.bad == {("10.1371", "journals.plos.org", "crossref")}
+
+
+def test_every_known_prefix_is_written_with_an_empty_domain_when_it_has_no_good_domain():
+    a = aggregate([
+        doc(meta="non-url"),
+        doc(doi="10.5555/x", domain="blocked.example", error="timeout"),
+        doc(doi="10.9999/y", domain="nodoi.example"),
+    ])
+    assert render(a)[GOOD_CSV] == (
+        "10.1371,journals.plos.org,crossref\n"
+        "10.5555,,crossref\n"
+        "10.9999,,crossref\n"
+    )
+    assert render(a)[BAD_CSV] == "10.9999,nodoi.example,crossref\n"
+
+
+def test_csv_fields_needing_quotes_are_quoted_and_parse_back():
+    a = Artifacts(good=frozenset({("10.1/x", "a,b.example", "crossref")}),
+                  prefixes=frozenset({("10.1/x", "crossref")}))
+    assert render(a)[GOOD_CSV] == '10.1/x,"a,b.example",crossref\n'
+    assert parse(render(a)) == a
+
+
+def test_decision_structure_lists_domains_prefixes_and_flags():
+    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain="other.example")])
+    assert json.loads(render(a)[DECISIONS_JSON]) == {
+        "domains": ["journals.plos.org", "other.example"],
+        "prefixes": ["10.1371", "10.5555"],
+        "domains-prefixes": {
+            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
+            "other.example": {"10.5555": {"domain-recognised": True, "domain-confirmed": False}},
+        },
+    }
+
+
+def test_render_is_deterministic_whatever_the_input_order():
+    docs = [doc(meta="non-url"), doc(doi="10.5555/x", domain="b.example"), doc(doi="10.2/y", domain="a.example")]
+    assert render(aggregate(docs)) == render(aggregate(reversed(docs)))
+
+
+def test_reports_count_dois_correctness_errors_and_domains_per_prefix():
+    docs = [
+        doc(meta="non-url", correctness="ok"),
+        doc(doi="10.1371/b", domain="other.example", correctness="missing"),
+        doc(doi="10.1371/c", domain="other.example", error="http-4xx"),
+        doc(doi="10.1371/d", domain=None, error="timeout"),
+    ]
+    by_id = {report_id(r): r for r in reports(docs)}
+    assert by_id["prefix:10.1371"] == {
+        "report/kind": "prefix",
+        "report/key": "10.1371",
+        "report/ra": "crossref",
+        "report/dois": 4,
+        "report/good-domains": ["journals.plos.org"],
+        "report/bad-domains": ["other.example"],
+        "report/correctness": {"ok": 1, "incorrect": 0, "conflict": 0, "missing": 1},
+        "report/errors": {"http-4xx": 1, "timeout": 1},
+    }
+
+
+def test_reports_per_domain_count_every_doc_ending_there_errors_included():
+    docs = [doc(links="https-doi"), doc(doi="10.2/x"), doc(doi="10.3/y", error="robots")]
+    by_id = {report_id(r): r for r in reports(docs)}
+    assert by_id["domain:journals.plos.org"] == {
+        "report/kind": "domain",
+        "report/key": "journals.plos.org",
+        "report/dois": 3,
+        "report/good-prefixes": ["10.1371"],
+        "report/bad-prefixes": ["10.2"],
+        "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 2},
+        "report/errors": {"robots": 1},
+    }
+
+
+def test_reports_per_member_carry_ra_member_id_and_domains():
+    docs = [doc(doi="10.5281/z", domain="zenodo.org", text="non-url", ra="datacite", member="cern.zenodo")]
+    by_id = {report_id(r): r for r in reports(docs)}
+    assert by_id["member:datacite/cern.zenodo"] == {
+        "report/kind": "member",
+        "report/key": "datacite/cern.zenodo",
+        "report/ra": "datacite",
+        "report/member-id": "cern.zenodo",
+        "report/dois": 1,
+        "report/good-domains": ["zenodo.org"],
+        "report/bad-domains": [],
+        "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 1},
+        "report/errors": {},
+    }
+
+
+def test_several_snapshots_of_one_doi_each_count():
+    by_id = {report_id(r): r for r in reports([doc(), doc()])}
+    assert by_id["prefix:10.1371"]["report/dois"] == 2
+
+
+def test_reports_and_artifacts_come_from_one_accumulator():
+    acc = Aggregate()
+    for d in [doc(meta="non-url", correctness="ok"), doc(doi="10.2/x", error="timeout")]:
+        acc.add(d)
+    assert acc.artifacts() == aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.2/x", error="timeout")])
+    assert [report_id(r) for r in acc.reports()] == [
+        "prefix:10.1371", "prefix:10.2", "domain:journals.plos.org", "member:crossref/340",
+    ]
+
+
+def test_merge_never_removes_an_entry():
+    old = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.2/x", domain="bad.example")])
+    new = aggregate([doc(doi="10.3/y", domain="new.example", links="https-doi")])
+    merged = merge(old, new)
+    assert merged.good == old.good | new.good
+    assert merged.bad == old.bad
+    assert merged.recognised == old.recognised | new.recognised
+    assert merged.confirmed == {("journals.plos.org", "10.1371")}
+    assert merged.prefixes == {("10.1371", "crossref"), ("10.2", "crossref"), ("10.3", "crossref")}
+
+
+def test_merge_fills_an_unknown_ra_from_either_side_and_keeps_a_known_one():
+    unknown = Artifacts(prefixes=frozenset({("10.1", ""), ("10.2", "crossref")}))
+    known = Artifacts(prefixes=frozenset({("10.1", "datacite"), ("10.2", "datacite")}))
+    assert merge(unknown, known).prefixes == {("10.1", "datacite"), ("10.2", "crossref")}
+    assert merge(known, unknown).prefixes == {("10.1", "datacite"), ("10.2", "datacite")}
+
+
+def test_render_then_parse_round_trips_exactly():
+    a = aggregate([
+        doc(meta="non-url", correctness="ok"),
+        doc(doi="10.1371/b", domain="other.example"),
+        doc(doi="10.5281/z", domain="zenodo.org", links="https-doi", ra="datacite"),
+        doc(doi="10.5555/x", domain="blocked.example", error="js-required"),
+    ])
+    assert parse(render(a)) == a
+    assert render(parse(render(a))) == render(a)
+
+
+def test_parse_of_nothing_is_empty():
+    assert parse({}) == Artifacts()
+
+
+def test_parse_of_the_decision_structure_alone_gives_pairs_and_prefixes_without_ra():
+    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain="other.example")])
+    only_json = parse({DECISIONS_JSON: render(a)[DECISIONS_JSON]})
+    assert only_json.recognised == a.recognised
+    assert only_json.confirmed == {("journals.plos.org", "10.1371")}
+    assert only_json.prefixes == {("10.1371", ""), ("10.5555", "")}
+    assert only_json.good == only_json.bad == frozenset()
+
+
+def test_parse_skips_a_header_line():
+    text = "prefix,domain,ra\n10.1,a.example,crossref\n"
+    assert parse({GOOD_CSV: text}).good == {("10.1", "a.example", "crossref")}
+
+
+def test_diff_counts_what_the_new_version_adds():
+    old = aggregate([doc(meta="non-url")])
+    new = merge(old, aggregate([doc(doi="10.2/x", domain="b.example", meta="non-url", correctness="ok"),
+                                doc(doi="10.3/y", domain="c.example")]))
+    assert diff(old, new) == {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 2}
+    assert diff(new, new) == {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0}

@@ -1,0 +1,64 @@
+"""Store fixtures parametrized over every backend, so that each contract test runs against each of them.
+
+A backend is a factory: a context manager taking pytest's tmp_path and yielding `open(**options)`, which
+opens a store on the same data each time it is called (so a test can close and reopen). A later backend
+(Elasticsearch, S3) adds one factory here, cleaning up its index or bucket prefix when the context exits.
+"""
+from contextlib import contextmanager
+
+import pytest
+
+from landing.stores import open_blobs, open_docs
+
+
+@contextmanager
+def sqlite_docs(tmp_path):
+    url = f"sqlite:///{tmp_path}/docs/landing.db"
+    yield lambda **options: open_docs(url, **options)
+
+
+@contextmanager
+def file_blobs(tmp_path):
+    url = f"file://{tmp_path}/blobs"
+    yield lambda **options: open_blobs(url, **options)
+
+
+DOC_STORES = {"sqlite": sqlite_docs}
+BLOB_STORES = {"files": file_blobs}
+
+
+def _opener(factory, tmp_path):
+    # Yields an opener that closes, at teardown, every store a test opened and left open.
+    opened = []
+    with factory(tmp_path) as open_store:
+        def opener(**options):
+            store = open_store(**options)
+            opened.append(store)
+            return store
+        yield opener
+        for store in opened:
+            store.close()
+
+
+@pytest.fixture(params=sorted(DOC_STORES))
+def open_doc_store(request, tmp_path):
+    """Opens document stores of one backend, all on the same data."""
+    yield from _opener(DOC_STORES[request.param], tmp_path)
+
+
+@pytest.fixture
+def doc_store(open_doc_store):
+    """A document store with small batches and scan chunks, so tests cross their boundaries."""
+    return open_doc_store(batch_docs=4, batch_seconds=60, scan_chunk=3)
+
+
+@pytest.fixture(params=sorted(BLOB_STORES))
+def open_blob_store(request, tmp_path):
+    """Opens blob stores of one backend, all on the same data."""
+    yield from _opener(BLOB_STORES[request.param], tmp_path)
+
+
+@pytest.fixture
+def blob_store(open_blob_store):
+    """A blob store with default options."""
+    return open_blob_store()
