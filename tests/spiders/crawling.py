@@ -1,0 +1,41 @@
+"""Run the real doi_sampler crawl (and the project's commands) in a subprocess against a running sandbox."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+class Stores:
+    """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
+
+    def __init__(self, root: Path, artifacts: Path | None = None):
+        self.root = root
+        self.artifacts = artifacts or root / "artifacts"
+
+    def settings(self) -> list[str]:
+        return ["-s", f"LANDING_DOCS=sqlite:///{self.root / 'landing.db'}",
+                "-s", f"LANDING_BLOBS=file://{self.root / 'blobs'}",
+                "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}"]
+
+    def scrapy(self, *args, timeout=300) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings()], cwd=PROJECT,
+                              capture_output=True, text=True, timeout=timeout)
+
+    def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
+        done = self.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
+                           "-s", "LANDING_PROGRESS_INTERVAL=1", *extra)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "'finish_reason': 'finished'" in done.stderr, done.stderr[-3000:]
+        return done
+
+    def export(self, kind: str) -> list[dict]:
+        out = self.root / f"{kind}.jsonl"
+        done = self.scrapy("export", kind, "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def truth_of(world: Path) -> dict:
+    return {t["doi"]: t for t in map(json.loads, open(world / "truth.jsonl"))}

@@ -1,0 +1,106 @@
+"""The sampler end to end: a real crawl of a generated world agrees with the world's truth.jsonl.
+
+Scrapy keeps cookies (one jar for the crawl, Scrapy's default), so the truth to compare with is the
+cookie-keeping reference client's: `cookie_final_url` and `cookie_error`.
+"""
+from collections import Counter
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.spiders.crawling import truth_of
+
+FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
+          ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
+
+
+@pytest.fixture(scope="module", params=["mixed", "every"])
+def crawled(request, mixed_world, every_scenario_world):
+    """(analysis docs, truth by DOI, stores) of one crawled world."""
+    if request.param == "mixed":
+        stores, _ = request.getfixturevalue("mixed_crawl")
+        world = mixed_world
+    else:
+        stores, _ = request.getfixturevalue("every_crawl")
+        world = every_scenario_world
+    return stores.export("analysis"), truth_of(world), stores
+
+
+def _disagreements(docs, truth, reachable: bool):
+    wrong = []
+    for doc in docs:
+        t = truth[doc["pid/doi"]]
+        if (t["cookie_error"] is None) != reachable:
+            continue
+        if reachable:
+            got = [doc["snapshot/final-url"], doc["snapshot/final-url-domain"], doc["snapshot/error"]]
+            want = [t["cookie_final_url"], urlsplit(t["cookie_final_url"]).hostname, None]
+            got += [doc[mine] for mine, _ in FIELDS]
+            want += [t[theirs] for _, theirs in FIELDS]
+        else:
+            got, want = [doc["snapshot/error"]], [t["cookie_error"]]
+        if got != want:
+            wrong.append((t["scenario"], doc["pid/doi"], got, want))
+    return wrong
+
+
+def test_every_sampled_doi_has_one_pid_one_snapshot_and_one_analysis(crawled):
+    docs, truth, stores = crawled
+    pids = stores.export("pid")
+    assert len(pids) == len({p["pid/doi"] for p in pids}) == len(docs) == len({d["pid/doi"] for d in docs})
+    assert len(stores.export("snapshot")) == len(docs)
+    assert {d["pid/doi"] for d in docs} <= set(truth)
+
+
+def test_pid_documents_carry_the_registration_agency_and_member_of_truth(crawled):
+    docs, truth, stores = crawled
+    for pid in stores.export("pid"):
+        t = truth[pid["pid/doi"]]
+        assert (pid["pid/ra"], pid["pid/member-id"], pid["pid/doi-prefix"]) == (t["ra"], t["member_id"], t["prefix"])
+        assert pid["pid/global-member-id"] == f"{t['ra']}/{t['member_id']}"
+
+
+def test_reachable_pages_agree_with_truth_on_final_url_domain_and_analysis(crawled):
+    docs, truth, _ = crawled
+    assert sum(truth[d["pid/doi"]]["cookie_error"] is None for d in docs) > 0
+    assert _disagreements(docs, truth, reachable=True) == []
+
+
+def test_unreachable_pages_carry_the_failure_class_truth_expects(crawled):
+    docs, truth, _ = crawled
+    assert _disagreements(docs, truth, reachable=False) == []
+
+
+def test_every_scenario_is_sampled_and_checked(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    truth = truth_of(every_scenario_world)
+    scenarios = Counter(truth[d["pid/doi"]]["scenario"] for d in stores.export("analysis"))
+    assert set(scenarios) == {t["scenario"] for t in truth.values()}
+
+
+def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
+    docs, truth, _ = crawled
+    for doc in docs:
+        t = truth[doc["pid/doi"]]
+        if t["error"] is not None or t["retried"]:  # truth keeps the cookie-less client's chain
+            continue
+        urls = [hop["url"] for hop in doc["snapshot/urls"]]
+        assert urlsplit(urls[0]).hostname == "doi.org"
+        assert doc["snapshot/resource-url"] == t["resource_url"]
+        assert urls[-1] == doc["snapshot/final-url"]
+        assert doc["snapshot/urls"][-1]["status"] == t["final_status"]
+        hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/urls"]]
+        assert hops[-len(t["urls"]):] == t["urls"]
+        assert doc["snapshot/driver"] == "http" and len(doc["snapshot/content-hash"]) == 64
+
+
+def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    classes = {d["snapshot/error"] for d in stores.export("analysis")} - {None}
+    assert classes == {"http-4xx", "http-5xx", "redirect-loop", "too-many-redirects", "too-large", "not-html",
+                       "robots", "challenge", "js-required"}
+
+
+def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
+    _, done = every_crawl
+    assert done.stderr.count("progress: ") >= 2
