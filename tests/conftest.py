@@ -7,6 +7,7 @@ import pytest
 from landing.sandbox.generator import generate
 from landing.sandbox.server import SandboxServer
 from landing.sandbox.world import World
+from tests.spiders.crawling import Stores
 
 
 class RunningSandbox:
@@ -55,5 +56,35 @@ def mixed_sandbox(mixed_world):
 @pytest.fixture(scope="session")
 def every_sandbox(every_scenario_world):
     running = RunningSandbox(every_scenario_world)
+    yield running
+    running.close()
+
+
+# Crawls shared by the sampler's integration tests and the commands' tests: each world is crawled once.
+@pytest.fixture(scope="session")
+def mixed_crawl(mixed_world, mixed_sandbox, tmp_path_factory):
+    """The 1,000-DOI mixed world crawled once; (stores, crawl output)."""
+    stores = Stores(tmp_path_factory.mktemp("mixed-crawl"))
+    return stores, stores.crawl(mixed_sandbox.proxy)
+
+
+@pytest.fixture(scope="session")
+def every_crawl(every_scenario_world, every_sandbox, tmp_path_factory):
+    """The every-scenario world crawled once; (stores, crawl output)."""
+    stores = Stores(tmp_path_factory.mktemp("every-crawl"))
+    return stores, stores.crawl(every_sandbox.proxy)
+
+
+@pytest.fixture(scope="session")
+def small_world(tmp_path_factory):
+    """A second, different world (other seed): for additivity across worlds."""
+    directory = tmp_path_factory.mktemp("small")
+    generate(directory, 150, seed=5)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def small_sandbox(small_world):
+    running = RunningSandbox(small_world)
     yield running
     running.close()

@@ -19,8 +19,9 @@ class Stores:
                 "-s", f"LANDING_BLOBS=file://{self.root / 'blobs'}",
                 "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}"]
 
-    def scrapy(self, *args, timeout=300) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings()], cwd=PROJECT,
+    def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
+        """Run a scrapy command on these stores; `overrides` come last, so they win."""
+        return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides], cwd=PROJECT,
                               capture_output=True, text=True, timeout=timeout)
 
     def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:

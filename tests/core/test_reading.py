@@ -1,0 +1,77 @@
+"""landing.core.reading.read: a snapshot and its body to the analysis document, js-required included."""
+from landing.core import documents
+from landing.core.documents import ANALYSIS_KEYS
+from landing.core.reading import read
+
+DOI = "10.1234/abc.5"
+TS = "2024-05-06T10:00:00Z"
+HTML = "text/html; charset=utf-8"
+SCRIPT_REDIRECT = (b"<html><head><script>window.location = 'https://pub.example/article/5';</script></head>"
+                   b"<body></body></html>")
+HEAD_ONLY = (f'<html><head><meta name="citation_doi" content="{DOI}"><script src="/app.js"></script>'
+             f"<script>window.location.assign('/article/5');</script></head><body></body></html>").encode()
+ARTICLE = (f'<html><head><meta name="citation_doi" content="{DOI}"></head>'
+           f'<body><p>Read it at <a href="https://doi.org/{DOI}">https://doi.org/{DOI}</a></p></body></html>').encode()
+
+
+def a_snapshot(error=None, content_type=HTML):
+    pid = documents.pid(DOI, "crossref", "98", TS)
+    return documents.snapshot(pid, timestamp=TS, driver="http", final_url="https://pub.example/a", status=200,
+                              content_type=content_type, error=error)
+
+
+def test_error_snapshot_has_every_analysis_field_none():
+    doc = read(a_snapshot(error="http-4xx"), ARTICLE, TS)
+    assert [doc[k] for k in ANALYSIS_KEYS[:-1]] == [None] * (len(ANALYSIS_KEYS) - 1)
+
+
+def test_error_snapshot_keeps_its_error():
+    assert read(a_snapshot(error="timeout"), None, TS)["snapshot/error"] == "timeout"
+
+
+def test_snapshot_without_body_has_every_analysis_field_none():
+    doc = read(a_snapshot(), None, TS)
+    assert [doc[k] for k in ANALYSIS_KEYS[:-1]] == [None] * (len(ANALYSIS_KEYS) - 1)
+
+
+def test_analysis_carries_its_timestamp():
+    assert read(a_snapshot(), ARTICLE, "2024-05-07T00:00:00Z")["analysis/timestamp"] == "2024-05-07T00:00:00Z"
+
+
+def test_script_only_redirect_without_a_doi_becomes_js_required():
+    assert read(a_snapshot(), SCRIPT_REDIRECT, TS)["snapshot/error"] == "js-required"
+
+
+def test_script_only_redirect_without_a_doi_has_no_analysis():
+    doc = read(a_snapshot(), SCRIPT_REDIRECT, TS)
+    assert [doc[k] for k in ANALYSIS_KEYS[:-1]] == [None] * (len(ANALYSIS_KEYS) - 1)
+
+
+def test_head_only_landing_page_stating_its_doi_is_not_js_required():
+    assert read(a_snapshot(), HEAD_ONLY, TS)["snapshot/error"] is None
+
+
+def test_head_only_landing_page_stating_its_doi_is_analysed():
+    doc = read(a_snapshot(), HEAD_ONLY, TS)
+    assert (doc["analysis/meta-tags"], doc["analysis/meta-tag-correctness"], doc["analysis/doi-in-meta-tags"]) == \
+        ([["citation_doi", DOI]], "ok", "non-url")
+
+
+def test_article_page_is_analysed():
+    doc = read(a_snapshot(), ARTICLE, TS)
+    assert (doc["snapshot/error"], doc["analysis/meta-tag-correctness"], doc["analysis/doi-in-hyperlinks"],
+            doc["analysis/doi-in-text"]) == (None, "ok", "https-doi", "https-doi")
+
+
+def test_page_without_doi_or_scripts_is_analysed_as_missing():
+    body = b"<html><body><p>Welcome to our journal.</p></body></html>"
+    doc = read(a_snapshot(), body, TS)
+    assert (doc["snapshot/error"], doc["analysis/meta-tag-correctness"], doc["analysis/meta-tags"]) == \
+        (None, "missing", [])
+
+
+def test_read_leaves_the_snapshot_it_was_given_unchanged():
+    snap = a_snapshot()
+    before = dict(snap)
+    read(snap, SCRIPT_REDIRECT, TS)
+    assert snap == before

@@ -1,0 +1,193 @@
+"""landing.middlewares: robots policy per request, Retry-After waits, and the sandbox proxy."""
+import asyncio
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+from types import SimpleNamespace
+
+import pytest
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, Request
+from scrapy.spiders import Spider
+from scrapy.utils.test import get_crawler
+
+import landing.settings
+from landing import middlewares
+from landing.middlewares import RetryAfterMiddleware, RobotsPolicyMiddleware, SandboxProxyMiddleware
+
+PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
+PID = {"pid/doi": "10.1234/abc"}
+NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=timezone.utc)
+
+
+def crawler(**settings):
+    made = get_crawler(settings_dict={**PROJECT, **settings})
+    made.spider = Spider.from_crawler(made, name="test")
+    return made
+
+
+def robots(**settings):
+    return RobotsPolicyMiddleware.from_crawler(crawler(**settings))
+
+
+def flag(middleware, url, **meta):
+    request = Request(url, meta=meta)
+    middleware.process_request(request)
+    return request.meta.get("dont_obey_robotstxt", "unset")
+
+
+# RobotsPolicyMiddleware
+
+def test_api_request_does_not_obey_robots():
+    assert flag(robots(), "https://api.crossref.org/members?rows=1000", landing_api=True) is True
+
+
+def test_api_request_does_not_obey_robots_even_when_flagged_to():
+    assert flag(robots(), "https://api.datacite.org/clients", landing_api=True, dont_obey_robotstxt=False) is True
+
+
+def test_resolver_hop_ignores_robots_by_default():
+    assert flag(robots(), "https://doi.org/10.1234/abc", pid=PID) is True
+
+
+def test_resolver_hop_obeys_robots_when_the_setting_says_obey():
+    assert flag(robots(LANDING_RESOLVER_ROBOTS="obey"), "https://doi.org/10.1234/abc", pid=PID) is False
+
+
+def test_dx_resolver_hop_ignores_robots_by_default():
+    assert flag(robots(), "http://dx.doi.org/10.1234/abc", pid=PID) is True
+
+
+def test_configured_resolver_host_counts_as_the_resolver():
+    middleware = robots(LANDING_DOI_RESOLVER="https://hdl.resolver.example")
+    assert flag(middleware, "https://hdl.resolver.example/10.1234/abc", pid=PID) is True
+
+
+def test_publisher_hop_that_inherited_the_resolvers_flag_obeys_robots():
+    assert flag(robots(), "https://pub.example/article/1", pid=PID, dont_obey_robotstxt=True) is False
+
+
+def test_publisher_hop_obeys_robots_under_either_resolver_policy():
+    assert flag(robots(LANDING_RESOLVER_ROBOTS="obey"), "https://pub.example/article/1", pid=PID) is False
+
+
+def test_request_without_pid_keeps_its_flag():
+    # RobotsTxtMiddleware's own robots.txt request carries dont_obey_robotstxt=True and no pid.
+    assert flag(robots(), "https://pub.example/robots.txt", dont_obey_robotstxt=True) is True
+
+
+def test_request_without_pid_or_flag_is_left_without_flag():
+    assert flag(robots(), "https://pub.example/robots.txt") == "unset"
+
+
+def test_bad_resolver_robots_value_raises_naming_the_setting():
+    with pytest.raises(ValueError, match="LANDING_RESOLVER_ROBOTS"):
+        robots(LANDING_RESOLVER_ROBOTS="sometimes")
+
+
+# RetryAfterMiddleware
+
+@pytest.fixture
+def sleeps(monkeypatch):
+    """The delays the middleware asked asyncio.sleep for; nothing really sleeps, and the clock stands at NOW."""
+    asked = []
+
+    async def sleep(delay):
+        asked.append(delay)
+
+    monkeypatch.setattr(middlewares, "asyncio", SimpleNamespace(sleep=sleep))
+    monkeypatch.setattr(middlewares, "time", SimpleNamespace(time=NOW.timestamp))
+    return asked
+
+
+def retry(settings=None, status=503, retry_after=None, **meta):
+    middleware = RetryAfterMiddleware.from_crawler(crawler(**(settings or {})))
+    request = Request("https://pub.example/article/1", meta=meta)
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    response = HtmlResponse(request.url, status=status, headers=headers, body=b"<html></html>", request=request)
+    return asyncio.run(middleware.process_response(request, response)), response
+
+
+def test_503_with_retry_after_zero_returns_a_retry_request(sleeps):
+    result, _ = retry(retry_after="0")
+    assert (type(result), result.url, result.meta["retry_times"]) == (Request, "https://pub.example/article/1", 1)
+
+
+def test_503_with_retry_after_zero_does_not_wait(sleeps):
+    retry(retry_after="0")
+    assert sleeps == []
+
+
+def test_503_waits_as_long_as_retry_after_asks(sleeps):
+    retry(retry_after="5")
+    assert sleeps == [5.0]
+
+
+def test_429_waits_as_long_as_retry_after_asks(sleeps):
+    result, _ = retry(status=429, retry_after="7")
+    assert (sleeps, result.meta["retry_times"]) == ([7.0], 1)
+
+
+def test_wait_is_capped_at_retry_after_max(sleeps):
+    retry(retry_after="3600")
+    assert sleeps == [PROJECT["LANDING_RETRY_AFTER_MAX"]]
+
+
+def test_wait_cap_follows_the_setting(sleeps):
+    retry({"LANDING_RETRY_AFTER_MAX": 12}, retry_after="3600")
+    assert sleeps == [12.0]
+
+
+def test_http_date_retry_after_waits_until_that_date(sleeps):
+    retry(retry_after=format_datetime(NOW + timedelta(seconds=20), usegmt=True))
+    assert sleeps == [20.0]
+
+
+def test_503_without_retry_after_retries_without_waiting(sleeps):
+    result, _ = retry()
+    assert (sleeps, result.meta["retry_times"]) == ([], 1)
+
+
+def test_exhausted_retries_return_the_response(sleeps):
+    result, response = retry(retry_after="30", retry_times=PROJECT["RETRY_TIMES"])
+    assert result is response
+
+
+def test_exhausted_retries_do_not_wait(sleeps):
+    retry(retry_after="30", retry_times=PROJECT["RETRY_TIMES"])
+    assert sleeps == []
+
+
+def test_exhausted_max_retry_times_from_meta_do_not_wait(sleeps):
+    result, response = retry(retry_after="30", retry_times=1, max_retry_times=1)
+    assert (result is response, sleeps) == (True, [])
+
+
+def test_dont_retry_returns_the_response_without_waiting(sleeps):
+    result, response = retry(retry_after="30", dont_retry=True)
+    assert (result is response, sleeps) == (True, [])
+
+
+def test_status_not_retried_returns_the_response_without_waiting(sleeps):
+    result, response = retry(status=404, retry_after="30")
+    assert (result is response, sleeps) == (True, [])
+
+
+# SandboxProxyMiddleware
+
+def test_sandbox_proxy_is_not_configured_without_landing_sandbox():
+    with pytest.raises(NotConfigured):
+        SandboxProxyMiddleware.from_crawler(crawler())
+
+
+def test_sandbox_proxy_sets_the_proxy_of_a_request():
+    middleware = SandboxProxyMiddleware.from_crawler(crawler(LANDING_SANDBOX="http://127.0.0.1:8700"))
+    request = Request("https://pub.example/robots.txt", meta={"dont_obey_robotstxt": True})
+    middleware.process_request(request)
+    assert request.meta["proxy"] == "http://127.0.0.1:8700"
+
+
+def test_sandbox_proxy_keeps_a_proxy_the_request_already_has():
+    middleware = SandboxProxyMiddleware.from_crawler(crawler(LANDING_SANDBOX="http://127.0.0.1:8700"))
+    request = Request("https://pub.example/a", meta={"proxy": "http://other:3128"})
+    middleware.process_request(request)
+    assert request.meta["proxy"] == "http://other:3128"
