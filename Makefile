@@ -14,8 +14,12 @@ $(STAMP): requirements.txt
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
 
-# The sampler (issue 3) will make this the main job; for now it builds and serves a sandbox world.
+# The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
 demo: $(STAMP)
+	$(BIN)/python -m landing.demo
+
+# A tour of the sandbox alone: its APIs through the proxy and what its truth says.
+sandbox-demo: $(STAMP)
 	$(BIN)/python -m landing.sandbox.demo
 
 bench: $(STAMP)

@@ -12,7 +12,7 @@ from .platforms import PLACEHOLDER_DOI, doi_value
 PER_DOI = {
     "direct": 10, "http-to-https": 2, "multi-hop": 2, "tracking-params": 1, "not-found": 2, "gone": 0.5,
     "server-error-burst": 2, "server-error": 0.5, "rate-limited": 1, "unauthorized-page": 1.5,
-    "meta-conflict": 1, "meta-missing": 1.5, "link-only": 1, "text-only": 1, "reference-trap": 1.5,
+    "meta-conflict": 1, "meta-missing": 1.5, "doi-absent": 1.5, "link-only": 1, "text-only": 1, "reference-trap": 1.5,
     "js-redirect": 0.8, "js-computed": 0.4, "meta-refresh": 1, "redirect-loop": 0.3, "long-chain": 0.3,
     "too-large": 0.2, "pdf": 1, "bad-charset": 0.6, "slow": 0.2,
 }
@@ -203,6 +203,11 @@ def _missing(page, ctx):
     page["meta"] = []
 
 
+def _absent(page, ctx):
+    # Many real pages never state their own DOI, though their reference lists are full of others'.
+    page.update(meta=[], text=[], links=[], refs={"count": max(10, page.get("refs", {}).get("count", 0))})
+
+
 def _link_only(page, ctx):
     page.update(meta=[], text=[], links=[[doi_value(ctx.doi, "https-doi"), "Permanent link"]])
 
@@ -229,7 +234,7 @@ _BUILDERS = {
     "not-found": _not_found, "gone": _status(410, title="This article has been withdrawn"),
     "server-error": _status(500, title="Internal server error"), "server-error-burst": _burst,
     "rate-limited": _rate_limited, "unauthorized-page": _unauthorized, "meta-conflict": _page_change(_conflict),
-    "meta-missing": _page_change(_missing), "link-only": _page_change(_link_only),
+    "meta-missing": _page_change(_missing), "doi-absent": _page_change(_absent), "link-only": _page_change(_link_only),
     "text-only": _page_change(_text_only), "reference-trap": _page_change(_reference_trap),
     "js-redirect": _js_redirect, "js-computed": _js_computed, "meta-refresh": _meta_refresh,
     "redirect-loop": _loop, "long-chain": _long_chain, "too-large": _too_large, "pdf": _pdf,

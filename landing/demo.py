@@ -1,0 +1,98 @@
+"""`make demo`: generate a sandbox world, serve it, crawl it with doi_sampler, and say what was found and where."""
+import asyncio
+import collections
+import json
+import resource
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .artifact_files import line_counts
+from .sandbox.generator import generate
+from .sandbox.server import SandboxServer
+from .sandbox.world import World
+from .stores import open_docs
+
+DATA = Path("data")
+WORLD, DOIS, SEED = DATA / "world", 2000, 42
+DOCS, BLOBS, ARTIFACTS = DATA / "landing.db", DATA / "blobs", DATA / "artifacts"
+LOG = DATA / "demo-crawl.log"
+
+
+def _world():
+    stamp = WORLD / "demo.json"
+    wanted = {"dois": DOIS, "seed": SEED}
+    if stamp.exists() and json.loads(stamp.read_text()) == wanted and (WORLD / "truth.jsonl").exists():
+        print(f"demo: reusing the {DOIS:,}-DOI world in {WORLD}/ (seed {SEED})")
+        return
+    print(f"demo: generating a {DOIS:,}-DOI world in {WORLD}/ (seed {SEED}) ...", flush=True)
+    stats = generate(WORLD, DOIS, seed=SEED)
+    stamp.write_text(json.dumps(wanted))
+    print(f"demo: {stats['members']} Crossref members, {stats['clients']} DataCite clients, {stats['hosts']} sites")
+
+
+def _crawl(proxy: str) -> tuple[int, float]:
+    """Run the crawl as a user would; show its progress lines; return (exit code, seconds)."""
+    command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
+               "-s", f"LANDING_DOCS=sqlite:///{DOCS}", "-s", f"LANDING_BLOBS=file://{BLOBS}",
+               "-s", f"LANDING_ARTIFACTS_DIR={ARTIFACTS}", "-s", "TELNETCONSOLE_ENABLED=False"]
+    print("demo: crawling: " + " ".join(["scrapy", *command[3:]]), flush=True)
+    started = time.monotonic()
+    with open(LOG, "w") as log:
+        crawl = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=log, text=True)
+        for line in crawl.stderr:
+            log.write(line)
+            if "progress: " in line or " ERROR: " in line or "Artifacts exported" in line:
+                print("  " + line.split("] ", 1)[-1].rstrip(), flush=True)
+        code = crawl.wait()
+    return code, time.monotonic() - started
+
+
+def _summary(seconds: float):
+    docs = open_docs(f"sqlite:///{DOCS}")
+    correctness, errors, snapshots = collections.Counter(), collections.Counter(), 0
+    for doc in docs.scan("analysis"):
+        snapshots += 1
+        if doc["snapshot/error"]:
+            errors[doc["snapshot/error"]] += 1
+        else:
+            correctness[doc["analysis/meta-tag-correctness"]] += 1
+    pids = docs.count("pid")
+    docs.close()
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"\ndemo: {pids:,} DOIs sampled, {snapshots:,} snapshots in {seconds:.1f} s "
+          f"({snapshots / seconds:.1f} DOIs/s, crawl peak RSS {peak:.0f} MB)")
+    print("demo: pages reached, by meta-tag correctness: " +
+          ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items())))
+    print("demo: failures, by class: " + ", ".join(f"{k} {v:,}" for k, v in errors.most_common()))
+    print(f"demo: documents in {DOCS} (scrapy export pid|snapshot|analysis|report -o FILE.jsonl), "
+          f"bodies in {BLOBS}/, crawl log in {LOG}")
+    print(f"demo: artifacts in {ARTIFACTS}/ (every version under {ARTIFACTS}/versions/):")
+    for name, lines in line_counts(ARTIFACTS).items():
+        print(f"  {ARTIFACTS / name}: {lines:,} lines")
+
+
+def main() -> int:
+    DATA.mkdir(exist_ok=True)
+    _world()
+    world = World(WORLD)
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    server = SandboxServer(world)
+    port = asyncio.run_coroutine_threadsafe(server.start("127.0.0.1", 0), loop).result(10)
+    try:
+        code, seconds = _crawl(f"http://127.0.0.1:{port}")
+    finally:
+        asyncio.run_coroutine_threadsafe(server.close(), loop).result(10)
+        world.close()
+    if code != 0:
+        print(f"demo: the crawl failed (exit {code}); see {LOG}", file=sys.stderr)
+        return code
+    _summary(seconds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
