@@ -9,7 +9,6 @@ from .core.failures import redirect_failure
 _BY_TYPE = (
     ((DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError), "timeout"),
     ((CannotResolveHostError, tx.DNSLookupError), "dns"),
-    ((DownloadCancelledError,), "too-large"),  # Scrapy cancels a download only when it outgrows DOWNLOAD_MAXSIZE
     ((DownloadConnectionRefusedError, DownloadFailedError, ResponseDataLossError, tx.ConnectError,
       tx.ConnectionLost, tx.ConnectionDone, ResponseFailed), "connection"),
 )
@@ -23,6 +22,9 @@ def exception_failure(exc: BaseException, visited: list[str]) -> str:
             return "robots"
         if "redirect" in message:
             return redirect_failure(visited)
+    if isinstance(exc, DownloadCancelledError):
+        # Scrapy says "larger than download max size" when DOWNLOAD_MAXSIZE cut it; other cancels are not size.
+        return "too-large" if "max size" in str(exc) else "connection"
     for types, name in _BY_TYPE:
         if isinstance(exc, types):
             return name

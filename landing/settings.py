@@ -11,7 +11,7 @@ COMMANDS_MODULE = "landing.commands"
 # --- Where things are -----------------------------------------------------------------------------------
 # LANDING_SANDBOX: URL of a running sandbox (`scrapy sandbox serve`), e.g. http://127.0.0.1:8700.
 # When set, every request the crawler makes (spider requests, redirects, robots.txt) goes through it as
-# an HTTP proxy, and the API and resolver endpoints below switch to plain http. Default: unset (real web).
+# an HTTP proxy, and the two API endpoints below switch to plain http (the resolver keeps https). Default: unset.
 LANDING_SANDBOX = None
 
 # Endpoints, so that the same code runs against the real web or a sandbox.

@@ -1,4 +1,4 @@
-"""Endpoints follow LANDING_SANDBOX: plain http through a sandbox, the settings' URLs otherwise."""
+"""Endpoints follow LANDING_SANDBOX: APIs in plain http through a sandbox, the settings' URLs otherwise."""
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
@@ -16,10 +16,10 @@ def test_endpoints_are_https_on_the_real_web():
     assert endpoint(_settings(), "LANDING_CROSSREF_API") == "https://api.crossref.org"
 
 
-def test_endpoints_switch_to_plain_http_with_a_sandbox():
+def test_api_endpoints_switch_to_plain_http_with_a_sandbox_and_the_resolver_keeps_https():
     settings = _settings(LANDING_SANDBOX="http://127.0.0.1:8700")
     assert [endpoint(settings, n) for n in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")] \
-        == ["http://api.crossref.org", "http://api.datacite.org", "http://doi.org"]
+        == ["http://api.crossref.org", "http://api.datacite.org", "https://doi.org"]
 
 
 def test_endpoint_drops_a_trailing_slash():

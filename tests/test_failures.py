@@ -70,6 +70,10 @@ def test_other_ignored_request_is_connection():
     assert exception_failure(IgnoreRequest("Filtered offsite request"), CHAIN) == "connection"
 
 
+def test_a_download_cancelled_for_another_reason_than_size_is_a_connection_failure():
+    assert exception_failure(DownloadCancelledError("cancelled at shutdown"), CHAIN) == "connection"
+
+
 def test_every_class_given_is_a_known_class():
     exceptions = [DownloadTimeoutError(), tx.DNSLookupError(), DownloadCancelledError(), tx.ConnectionRefusedError(),
                   IgnoreRequest("Forbidden by robots.txt"), IgnoreRequest("max redirections reached")]

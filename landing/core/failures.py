@@ -11,7 +11,7 @@ CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loo
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # A literal location assignment, as script-only redirect pages write it.
-_JS_LOCATION = re.compile(r"(?:window\.|document\.|self\.|top\.)?location(?:\.href)?\s*=|location\.(?:replace|assign)\s*\(")
+_JS_LOCATION = re.compile(r"(?:window\.|document\.|self\.|top\.)?location(?:\.href)?\s*=(?!=)|location\.(?:replace|assign)\s*\(")
 _SCRIPT = re.compile(rb"<script\b", re.I)
 _TITLE = re.compile(rb"<title[^>]*>\s*(just a moment|attention required|checking your browser)", re.I)
 

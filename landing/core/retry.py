@@ -1,4 +1,5 @@
 """Retry-After (RFC 9110 section 10.2.3): seconds to wait, from delta-seconds or an HTTP date."""
+from datetime import timezone
 from email.utils import parsedate_to_datetime
 
 
@@ -13,6 +14,8 @@ def retry_after(value: str, now: float) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    if when is None or when.tzinfo is None:
+    if when is None:
         return None
+    if when.tzinfo is None:  # asctime dates carry no zone; RFC 9110 dates are all UTC
+        when = when.replace(tzinfo=timezone.utc)
     return max(0.0, when.timestamp() - now)

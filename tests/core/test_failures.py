@@ -181,9 +181,6 @@ def test_text_inside_noscript_does_not_count_as_visible():
     assert js_required(body, HTML)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: _JS_LOCATION matches `location.href ==` (a comparison) as an "
-                                       "assignment, so a short page whose script only compares its URL is "
-                                       "classed js-required")
 def test_short_page_whose_script_only_compares_location_does_not_require_js():
     body = (b"<html><body><p>Page not found.</p>"
             b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>")

@@ -38,8 +38,6 @@ def test_rfc850_date_is_read():
     assert retry_after("Monday, 06-May-24 12:00:45 GMT", NOW.timestamp()) == 45.0
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: RFC 9110 5.6.7 makes recipients accept asctime dates (UTC, no zone);"
-                                       " parsedate_to_datetime gives a naive datetime and retry_after returns None")
 def test_asctime_date_is_read_as_utc():
     assert retry_after("Mon May  6 12:00:45 2024", NOW.timestamp()) == 45.0
 
