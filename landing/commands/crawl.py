@@ -1,0 +1,29 @@
+"""`scrapy crawl`, as Scrapy's, plus a settings check first and a failing exit when nothing could be sampled."""
+import sys
+
+from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.exceptions import UsageError
+
+from ..config import problems
+
+
+class Command(ScrapyCrawl):
+
+    def run(self, args, opts):
+        found = problems(self.settings)
+        if found:
+            raise UsageError("\n".join(found), print_help=False)
+        if len(args) != 1:
+            return super().run(args, opts)
+        crawler = self._create_crawler(args[0])
+        self.crawler_process.crawl(crawler, **opts.spargs)
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed:
+            self.exitcode = 1
+            return
+        stats = crawler.stats
+        if stats.get_value("landing/api_failed") and not stats.get_value("landing/pids"):
+            # Every sampling request failed: a "finished" crawl of nothing must not look like success.
+            print(f"crawl: no DOI could be sampled; {stats.get_value('landing/api_failed')} API requests failed "
+                  "(see the log's ERROR lines)", file=sys.stderr)
+            self.exitcode = 1

@@ -1,0 +1,35 @@
+"""Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
+from .stores import StoreError, open_blobs, open_docs
+
+CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey")}
+SOURCES = ("crossref", "datacite")
+
+
+def _number(settings, name, kind, minimum):
+    try:
+        value = kind(settings.get(name))
+    except (TypeError, ValueError):
+        return f"{name}={settings.get(name)!r} is not a number"
+    return f"{name}={value} must be at least {minimum}" if value < minimum else None
+
+
+def problems(settings) -> list[str]:
+    """Every problem with the sampler's settings, each a sentence saying what to set instead."""
+    found = []
+    sources = [s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip()]
+    if not sources or set(sources) - set(SOURCES):
+        found.append(f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of crossref,datacite")
+    for name, allowed in CHOICES.items():
+        if settings.get(name) not in allowed:
+            found.append(f"{name}={settings.get(name)!r}: use {' or '.join(allowed)}")
+    for name, kind, minimum in (("LANDING_SAMPLE_MIN", int, 1), ("LANDING_SAMPLE_MAX", int, 1),
+                                ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0)):
+        problem = _number(settings, name, kind, minimum)
+        if problem:
+            found.append(problem)
+    for opener, name in ((open_docs, "LANDING_DOCS"), (open_blobs, "LANDING_BLOBS")):
+        try:
+            opener(settings.get(name)).close()
+        except StoreError as error:
+            found.append(str(error))
+    return found
