@@ -48,7 +48,10 @@ def every_scenario_world(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def mixed_sandbox(mixed_world):
-    running = RunningSandbox(mixed_world)
+    """The mixed world served; `requests` lists every request it answered ("GET url -> status")."""
+    requests = []
+    running = RunningSandbox(mixed_world, log=requests.append)
+    running.requests = requests
     yield running
     running.close()
 
@@ -65,7 +68,10 @@ def every_sandbox(every_scenario_world):
 def mixed_crawl(mixed_world, mixed_sandbox, tmp_path_factory):
     """The 1,000-DOI mixed world crawled once; (stores, crawl output)."""
     stores = Stores(tmp_path_factory.mktemp("mixed-crawl"))
-    return stores, stores.crawl(mixed_sandbox.proxy)
+    start = len(mixed_sandbox.requests)
+    done = stores.crawl(mixed_sandbox.proxy)
+    stores.requests = mixed_sandbox.requests[start:]  # what this crawl asked of the sandbox, in order
+    return stores, done
 
 
 @pytest.fixture(scope="session")

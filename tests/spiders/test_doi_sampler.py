@@ -4,11 +4,13 @@ Scrapy keeps cookies (one jar for the crawl, Scrapy's default), so the truth to 
 cookie-keeping reference client's: `cookie_final_url` and `cookie_error`.
 """
 from collections import Counter
-from urllib.parse import urlsplit
+import json
+import re
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.spiders.crawling import truth_of
+from tests.spiders.crawling import Stores, truth_of
 
 FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
           ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
@@ -104,3 +106,27 @@ def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_
 def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
     _, done = every_crawl
     assert done.stderr.count("progress: ") >= 2
+
+
+def test_visits_interleave_owners_rather_than_crawling_one_owner_back_to_back(mixed_crawl, mixed_world):
+    owner = {r["doi"].lower(): r.get("member", r.get("client")) for r in map(json.loads, open(mixed_world / "dois.jsonl"))}
+    stores, _ = mixed_crawl
+    visits = [owner[unquote(m.group(1)).lower()] for line in stores.requests
+              if (m := re.match(r"GET https://doi\.org/(\S+) -> ", line))]
+    longest, run = 1, 1
+    for before, after in zip(visits, visits[1:]):
+        run = run + 1 if before == after else 1
+        longest = max(longest, run)
+    assert len(set(visits)) > 5 and longest <= 3
+
+
+def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):
+    requests = []
+    small_sandbox.server.log = requests.append
+    try:
+        Stores(tmp_path).crawl(small_sandbox.proxy, "-s", "LANDING_MAILTO=ops@example.org", "-s", "LANDING_SOURCES=crossref")
+    finally:
+        small_sandbox.server.log = None
+    api = [line for line in requests if "api.crossref.org" in line]
+    assert api and all("mailto=ops%40example.org" in line for line in api)
+    assert not any("api.datacite.org" in line for line in requests)
