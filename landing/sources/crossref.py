@@ -11,19 +11,21 @@ def _query(mailto, **params) -> str:
     return urlencode(params, safe=":,*")
 
 
-def members_url(api: str, mailto=None, cursor: str = "*") -> str:
-    """One page of all members; the cursor keeps paging past the API's 10,000 offset limit."""
+def members_url(api: str, mailto=None, cursor: str | None = "*", offset: int | None = None) -> str:
+    """One page of all members, by cursor (deep paging) or, where a deployment has no member cursors, by offset."""
+    if offset is not None:
+        return f"{api}/members?{_query(mailto, rows=MEMBER_ROWS, offset=offset)}"
     return f"{api}/members?{_query(mailto, rows=MEMBER_ROWS, cursor=cursor)}"
 
 
 def parse_members(payload: dict):
-    """(members, next cursor or None): each member as {id, name, total}."""
+    """(members, next cursor or None, total-results): each member as {id, name, total}."""
     message = payload.get("message") or {}
     items = message.get("items") or []
     members = [{"id": str(item["id"]), "name": item.get("primary-name"),
                 "total": int((item.get("counts") or {}).get("total-dois") or 0)} for item in items]
     cursor = message.get("next-cursor")
-    return members, (cursor if items and cursor else None)
+    return members, (cursor if items and cursor else None), int(message.get("total-results") or 0)
 
 
 def sample_url(api: str, member_id: str, size: int, mailto=None) -> str:

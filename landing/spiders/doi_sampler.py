@@ -58,10 +58,15 @@ class DoiSamplerSpider(scrapy.Spider):
 
     # Crossref: all members first (a sample's size depends on the largest member), then one sample each.
     def parse_members(self, response):
-        members, cursor = crossref.parse_members(json.loads(response.text))
+        members, cursor, total = crossref.parse_members(json.loads(response.text))
         self.members += members
         if cursor:
             yield self._api(crossref.members_url(self.crossref_api, self.mailto, cursor), self.parse_members)
+            return
+        if members and len(self.members) < total:
+            # The route answered without a next-cursor (member cursors are not everywhere): page by offset.
+            url = crossref.members_url(self.crossref_api, self.mailto, offset=len(self.members))
+            yield self._api(url, self.parse_members)
             return
         largest = max((m["total"] for m in self.members), default=0)
         self.logger.info("Crossref: %d members, largest has %d DOIs", len(self.members), largest)

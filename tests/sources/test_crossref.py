@@ -45,7 +45,7 @@ def all_members(world):
     while cursor:
         payload = call(world, crossref.members_url(API, cursor=cursor))
         first = first or payload
-        found, cursor = crossref.parse_members(payload)
+        found, cursor, _ = crossref.parse_members(payload)
         members += found
         pages += 1
     return members, first["message"]["total-results"], pages
@@ -55,6 +55,10 @@ def all_members(world):
 
 def test_members_url_starts_with_the_star_cursor_and_the_largest_page():
     assert crossref.members_url(API) == f"{API}/members?rows=1000&cursor=*"
+
+
+def test_members_url_pages_by_offset_when_asked():
+    assert crossref.members_url(API, offset=2000) == f"{API}/members?rows=1000&offset=2000"
 
 
 def test_members_url_carries_mailto_when_given():
@@ -87,17 +91,17 @@ def test_sample_url_caps_the_sample_at_the_apis_largest():
 
 def test_parse_members_reads_id_name_and_total():
     payload = {"message": {"items": [{"id": 98, "primary-name": "Hindawi", "counts": {"total-dois": 12}}],
-                           "next-cursor": "abc"}}
-    assert crossref.parse_members(payload) == ([{"id": "98", "name": "Hindawi", "total": 12}], "abc")
+                           "next-cursor": "abc", "total-results": 31000}}
+    assert crossref.parse_members(payload) == ([{"id": "98", "name": "Hindawi", "total": 12}], "abc", 31000)
 
 
 def test_parse_members_of_an_empty_page_gives_no_next_cursor():
-    assert crossref.parse_members({"message": {"items": [], "next-cursor": "abc"}}) == ([], None)
+    assert crossref.parse_members({"message": {"items": [], "next-cursor": "abc"}}) == ([], None, 0)
 
 
 def test_parse_members_without_counts_gives_total_zero():
     assert crossref.parse_members({"message": {"items": [{"id": 7}]}}) == ([{"id": "7", "name": None, "total": 0}],
-                                                                           None)
+                                                                           None, 0)
 
 
 def test_parse_dois_skips_items_without_doi():
