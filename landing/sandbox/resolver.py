@@ -37,8 +37,14 @@ def _handle_api(world, handle: str, query: dict) -> Reply:
     if record is None:
         # Handle not found: responseCode 100, HTTP 404; the handle is echoed as it was asked for.
         return json_reply(404, {"responseCode": 100, "handle": handle})
-    values = [{"index": 1, "type": "URL", "data": {"format": "string", "value": record["url"]},
-               "ttl": 86400, "timestamp": _TIMESTAMP},
+    if handle.lower().startswith("10/"):
+        # A shortDOI is a handle alias: its record names the DOI it stands for, which carries the URL.
+        first = {"index": 1, "type": "HS_ALIAS", "data": {"format": "string", "value": record["doi"]},
+                 "ttl": 86400, "timestamp": _TIMESTAMP}
+    else:
+        first = {"index": 1, "type": "URL", "data": {"format": "string", "value": record["url"]},
+                 "ttl": 86400, "timestamp": _TIMESTAMP}
+    values = [first,
               {"index": 100, "type": "HS_ADMIN",
                "data": {"format": "admin", "value": {"handle": "0.na/" + record["prefix"], "index": 200,
                                                     "permissions": "111111110111"}},

@@ -88,3 +88,12 @@ def test_handle_api_unknown_handle_is_404_with_response_code_100(mixed_sandbox):
     response = get(mixed_sandbox.proxy, f"https://doi.org/api/handles/{UNKNOWN}")
     assert response.status == 404
     assert json.loads(response.body) == {"responseCode": 100, "handle": UNKNOWN}
+
+
+def test_handle_api_answers_a_short_doi_with_an_alias_to_its_doi(mixed_sandbox, mixed_dois):
+    record = next((r for r in mixed_dois if r.get("short")), None)
+    if record is None:
+        pytest.skip("this world has no shortDOIs")
+    response = get(mixed_sandbox.proxy, f"https://doi.org/api/handles/{record['short']}")
+    values = json.loads(response.body)["values"]
+    assert [(v["type"], v["data"]["value"]) for v in values if v["type"] != "HS_ADMIN"] == [("HS_ALIAS", record["doi"])]
