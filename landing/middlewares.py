@@ -53,7 +53,8 @@ class RobotsPolicyMiddleware:
     def process_request(self, request, spider=None):
         if request.meta.get("landing_api"):
             request.meta["dont_obey_robotstxt"] = True
-        elif "pid" in request.meta:  # a hop of a DOI's chain; robots.txt fetches themselves are left alone
+        elif "pid" in request.meta or request.meta.get("landing_chain"):
+            # A hop of a DOI's chain (sampler) or of a matcher fetch; robots.txt fetches are left alone.
             on_resolver = urlsplit(request.url).hostname in self.resolver_hosts
             request.meta["dont_obey_robotstxt"] = on_resolver and not self.obey_resolver
 

@@ -51,6 +51,11 @@ LANDING_EXPORT_ON_CLOSE = True
 # LANDING_PROGRESS_INTERVAL: seconds between progress lines in the log (0 turns them off).
 LANDING_PROGRESS_INTERVAL = 5.0
 
+# --- Matching (`scrapy match`) ----------------------------------------------------------------------------
+# LANDING_MATCH_TEXT_CANDIDATES: at most this many DOIs found in a page's text are checked by resolving them
+# (those whose prefix the artifact knows on the page's domain first): reference lists run to hundreds.
+LANDING_MATCH_TEXT_CANDIDATES = 20
+
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
     "landing.middlewares.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)

@@ -105,3 +105,14 @@ def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
         "analysis/doi-in-hyperlinks": best_expression(found[0] for found in in_links if found and found[1] == own),
         "analysis/doi-in-meta-tags": best_expression(e for e, bare in in_tags if bare == own),
     }
+
+
+def read_page(body: bytes, content_type: str | None = None) -> dict:
+    """What the matcher reads off a page: DOI meta tags, canonical links (as written) and the visible text."""
+    root = _parse(body, content_type) if body else None
+    if root is None:
+        return {"meta-tags": [], "canonicals": [], "text": ""}
+    tags = _meta_tags(root)
+    canonicals = [link.get("href") or "" for link in root.iter("link")
+                  if "canonical" in (link.get("rel") or "").lower().split()]
+    return {"meta-tags": tags, "canonicals": canonicals, "text": _visible_text(root)}

@@ -1,0 +1,119 @@
+"""`scrapy match URL... | -i FILE | --evaluate`: landing-page URLs to DOIs, one JSON line per input."""
+import json
+import sys
+import time
+from pathlib import Path
+
+from scrapy import signals
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from ..core.decisions import Decisions, load_decisions
+from ..core.evaluation import tabulate, render_table
+from ..spiders.matcher import MatcherSpider
+from ..stores import StoreError, open_docs
+
+ARTIFACT = "domain-decision-structure.json"
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+
+    def syntax(self):
+        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch] [--evaluate]"
+
+    def short_desc(self):
+        return "Match landing-page URLs (or DOIs, PIIs) to DOIs, with method, verification and evidence"
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("-i", "--input", metavar="FILE", help="inputs, one per line; - for stdin")
+        parser.add_argument("--artifact", metavar="PATH", help=f"a {ARTIFACT} (default: the latest in "
+                                                                "LANDING_ARTIFACTS_DIR)")
+        parser.add_argument("--no-fetch", action="store_true", help="never fetch pages or resolve DOIs to pages; "
+                                                                    "Handle API and Crossref lookups still run")
+        parser.add_argument("--evaluate", action="store_true", help="match every stored snapshot's final URL and "
+                                                                    "tabulate right / wrong / no match")
+
+    def run(self, args, opts):
+        decisions = self._decisions(opts)
+        expected = None
+        if opts.evaluate:
+            if args or opts.input:
+                raise UsageError("--evaluate takes its inputs from the store: give no URLs and no -i")
+            expected = self._labelled()
+            inputs = [url for url, _ in expected]
+        else:
+            inputs = list(args) + (self._read(opts.input) if opts.input else [])
+            if not inputs:
+                raise UsageError("give URLs, or -i FILE (one per line, - for stdin)")
+        printer = _Printer(len(inputs), quiet=opts.evaluate)
+        crawler = self.crawler_process.create_crawler(MatcherSpider)
+        crawler.signals.connect(printer.scraped, signal=signals.item_scraped)
+        self.crawler_process.crawl(crawler, inputs=inputs, decisions=decisions, fetch=not opts.no_fetch)
+        self.crawler_process.start()
+        printer.finish()
+        if expected is not None:
+            rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
+            print(render_table(rows))
+
+    def _decisions(self, opts) -> Decisions:
+        path = Path(opts.artifact) if opts.artifact else Path(self.settings.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
+        if not path.exists():
+            if opts.artifact:
+                raise UsageError(f"no artifact at {path}", print_help=False)
+            print(f"match: no artifact at {path} (run the sampler first, or pass --artifact); domain-prefix "
+                  "verifications are off", file=sys.stderr)
+            return load_decisions('{"domains": [], "prefixes": [], "domains-prefixes": {}}')
+        try:
+            return load_decisions(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as error:
+            raise UsageError(f"cannot use {path} as a {ARTIFACT}: {error}", print_help=False)
+
+    def _read(self, name):
+        try:
+            stream = sys.stdin if name == "-" else open(name, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot read {name}: {error.strerror}", print_help=False)
+        with stream:
+            return [line.strip() for line in stream if line.strip()]
+
+    def _labelled(self):
+        """(final URL, DOI) of every stored snapshot that reached a page: the sampler's labelled data."""
+        try:
+            docs = open_docs(self.settings.get("LANDING_DOCS"))
+        except StoreError as error:
+            raise UsageError(str(error), print_help=False)
+        with docs:
+            pairs = [(d["snapshot/final-url"], d["pid/doi"]) for d in docs.scan("analysis")
+                     if not d.get("snapshot/error") and d.get("snapshot/final-url")]
+        if not pairs:
+            raise UsageError("the store holds no snapshot that reached a page: crawl first", print_help=False)
+        return pairs
+
+
+class _Printer:
+    """Prints results as JSON lines in input order, as soon as every earlier input is done."""
+
+    def __init__(self, total, quiet=False):
+        self.total, self.quiet, self.results, self.next = total, quiet, {}, 0
+        self.started = self.shown = time.monotonic()
+
+    def scraped(self, item, response=None, spider=None):
+        number = item.pop("number")
+        self.results[number] = item
+        while self.next in self.results:
+            if not self.quiet:
+                print(json.dumps(self.results[self.next], ensure_ascii=False), flush=True)
+            self.next += 1
+        now = time.monotonic()
+        if now - self.shown >= 5:
+            self.shown = now
+            print(f"match: {len(self.results):,}/{self.total:,} inputs, {len(self.results) / (now - self.started):.1f}/s",
+                  file=sys.stderr, flush=True)
+
+    def finish(self):
+        seconds = time.monotonic() - self.started
+        missing = self.total - len(self.results)
+        print(f"match: {len(self.results):,} inputs in {seconds:.1f} s ({len(self.results) / max(seconds, 1e-9):.1f}/s)"
+              + (f"; {missing} lost (see the log)" if missing else ""), file=sys.stderr, flush=True)
