@@ -1,5 +1,6 @@
 """Downloader middlewares: thin adapters between Scrapy and the rules in landing.core."""
 import asyncio
+import logging
 import time
 from urllib.parse import urlsplit
 
@@ -24,6 +25,8 @@ class SandboxProxyMiddleware:
         proxy = crawler.settings.get("LANDING_SANDBOX")
         if not proxy:
             raise NotConfigured
+        # The sandbox's certificate is self-signed by design: one warning per host would bury everything else.
+        logging.getLogger("scrapy.core.downloader.tls").setLevel(logging.ERROR)
         return cls(proxy)
 
     def process_request(self, request, spider=None):

@@ -94,3 +94,28 @@ def small_sandbox(small_world):
     running = RunningSandbox(small_world)
     yield running
     running.close()
+
+
+MATCH_SCENARIOS = ["direct", "text-only", "placeholder-doi", "meta-missing", "link-only", "reference-trap"]
+
+
+@pytest.fixture(scope="session")
+def match_world(tmp_path_factory):
+    """Pages of every kind the matcher reads (seed 2: PIIs, shortDOIs, DOIs in and out of URLs)."""
+    directory = tmp_path_factory.mktemp("match")
+    generate(directory, 300, seed=2, only=MATCH_SCENARIOS)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def match_sandbox(match_world):
+    running = RunningSandbox(match_world)
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="session")
+def match_crawl(match_world, match_sandbox, tmp_path_factory):
+    """The match world crawled once: its store and the artifacts the matcher verifies against."""
+    stores = Stores(tmp_path_factory.mktemp("match-crawl"))
+    return stores, stores.crawl(match_sandbox.proxy)

@@ -13,12 +13,17 @@ from ..core.failures import page_failure
 from ..core.urls import domain, same_basic, same_exact, subject_url
 from ..endpoints import endpoint
 from ..lookups import Lookups
+from .. import settings as project_settings
+
+INPUTS = "matcher-inputs"
 
 
 class MatcherSpider(scrapy.Spider):
     name = "matcher"
     # The sampler's pipelines and progress lines are not the matcher's; its output is the JSON it prints.
-    custom_settings = {"ITEM_PIPELINES": {}, "LANDING_PROGRESS_INTERVAL": 0, "LOG_LEVEL": "WARNING"}
+    # Inputs enter through their own download slot: AutoThrottle's start delay must not pace them.
+    custom_settings = {"ITEM_PIPELINES": {}, "LANDING_PROGRESS_INTERVAL": 0, "LOG_LEVEL": "WARNING",
+                       "DOWNLOAD_SLOTS": {**project_settings.DOWNLOAD_SLOTS, INPUTS: {"concurrency": 64, "delay": 0}}}
 
     def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
         super().__init__(**kwargs)
@@ -39,7 +44,8 @@ class MatcherSpider(scrapy.Spider):
         for number, text in enumerate(self.inputs):
             # A data: URL costs no network: it only hands each input to a callback inside the engine.
             yield scrapy.Request(f"data:,{number}", callback=self.match, dont_filter=True,
-                                 meta={"input": text, "number": number})
+                                 meta={"input": text, "number": number, "download_slot": INPUTS,
+                                       "autothrottle_dont_adjust_delay": True})
 
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
@@ -89,8 +95,9 @@ class MatcherSpider(scrapy.Spider):
             verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
                                                                allow_domain_only=True)
             evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))
-            if verification:
-                return matching.result(text, candidate, "landing-page-url", verification, None, None, evidence)
+            if verification:  # the page itself was not fetched: its subject is the input, tracking removed
+                return matching.result(text, candidate, "landing-page-url", verification, None,
+                                       subject_url(text, text, []), evidence)
             return None  # the URL's own DOI exists but nothing vouches for it here: read the page instead
         return None
 

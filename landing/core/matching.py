@@ -1,0 +1,180 @@
+"""The matcher's pure decisions: literal DOIs and PIIs, candidate DOIs in a URL or page, the result's shape."""
+import re
+from urllib.parse import unquote
+
+from .analysis import DOI_META_NAMES
+from .doi import normalise, prefix, split_expression
+
+# How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
+METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
+VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "confirmed-domain-prefix",
+                 "recognised-domain-prefix", "recognised-domain")
+RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
+
+_WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")
+
+# --- literal -------------------------------------------------------------------------------------------------
+# A DOI never starts with these, so any of them in front is wrapping; at the end only unbalanced closers are.
+_OPENERS = "\"'([{<\u201c\u2018\u00ab \t\r\n"
+_TRAILING = ".,;:!?\"'\u201d\u2019\u00bb \t\r\n"
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+# A shortDOI is the handle 10/<code>; written with its `10/` any case is fine (the handle is case-insensitive).
+_SHORT = re.compile(r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi\s*:\s*)?10/(?P<code>[a-z0-9]+)", re.IGNORECASE)
+# Without `10/` only a lower-case code counts: doi.org's own pages (/Search, /help.html) must not pass for one.
+_SHORT_PATH = re.compile(r"(?i:https?://(?:dx\.)?doi\.org/)(?P<code>[a-z0-9]+)")
+_RESOLVER = re.compile(r"(?:https?://)?(?:dx\.)?doi\.org/", re.IGNORECASE)
+
+
+def _unwrap(text: str) -> str:
+    value = text.lstrip(_OPENERS)
+    while value and (value[-1] in _TRAILING or
+                     (value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]))):
+        value = value[:-1]
+    return value
+
+
+def literal(text: str) -> tuple[str, str] | None:
+    """("doi", bare DOI) or ("short", "10/<code>") when text is one DOI or shortDOI in any form, else None."""
+    value = _unwrap(text)
+    if _RESOLVER.match(value):
+        # The resolver's query (?utm_source=…) and fragment never name the DOI: its own `?` would be %3F.
+        value = re.split(r"[?#]", value, maxsplit=1)[0]
+        value = value if value.lower().startswith("http") else "https://" + value
+    value = unquote(value) if "%" in value else value
+    found = split_expression(value)
+    if found:
+        return "doi", found[1]
+    short = _SHORT.fullmatch(value) or _SHORT_PATH.fullmatch(value)
+    return ("short", "10/" + short["code"].lower()) if short else None
+
+
+# --- PII -----------------------------------------------------------------------------------------------------
+# Unformatted: S + ISSN (check digit may be X) + year (2) + item (5) + check (17 characters); B + ISBN-10
+# + item (5) + check, or B + ISBN-13 + item + check (20: ScienceDirect's newer book chapters, /pii/B978…).
+_PII_SHAPE = re.compile(r"S\d{7}[\dX]\d{7}[\dX]|B\d{9}[\dX]\d{5}[\dX]|B97[89]\d{15}[\dX]")
+# After `pii` (ScienceDirect /pii/S…, pii=, PII:, the Lancet's PIIS…) any mix of the two forms may follow.
+_PII_LABELLED = re.compile(r"(?<![a-z])pii[/=:]?\s*([sb][\dx()\-]{16,22})(?![a-z\d])", re.IGNORECASE)
+# The formatted S0169-5347(01)02380-1 is distinctive enough to trust anywhere (Cell's /fulltext/S…).
+_PII_FORMATTED = re.compile(r"(?<![a-z\d])(s\d{4}-\d{3}[\dx]\(\d{2}\)\d{5}-[\dx])(?![a-z\d])", re.IGNORECASE)
+
+
+def _unformatted(value: str) -> str | None:
+    bare = re.sub(r"[()\-]", "", value).upper()
+    return bare if _PII_SHAPE.fullmatch(bare) else None
+
+
+def pii(url_or_text: str) -> str | None:
+    """The Publisher Item Identifier in a URL or text, unformatted (`S0169534701023801`), else None."""
+    text = unquote(url_or_text) if "%" in url_or_text else url_or_text
+    for match in _PII_LABELLED.finditer(text):
+        if found := _unformatted(match[1]):
+            return found
+    if match := _PII_FORMATTED.search(text):
+        return _unformatted(match[1])
+    # The whole input may be a PII alone, even half-formatted (`S232251141300001-2`, as seen in posts).
+    return _unformatted(text.strip()) if re.fullmatch(r"[sSbB][\dxX()\-]{16,22}", text.strip()) else None
+
+
+def pii_variants(value: str) -> list[str]:
+    """The forms a PII may be deposited in as a Crossref alternative-id: unformatted, then formatted."""
+    bare = pii(value)
+    if bare is None:
+        return []
+    if bare[0] != "S":
+        return [bare]  # a book PII's formatted form hyphenates its ISBN by group, which it does not record
+    return [bare, f"S{bare[1:5]}-{bare[5:9]}({bare[9:11]}){bare[11:16]}-{bare[16]}"]
+
+
+# --- landing-page URL ----------------------------------------------------------------------------------------
+# Each candidate costs the caller one Handle API request. A real URL gives a handful per DOI in it (at most
+# 7 in the tests, SICI and tracking junk included); 20 bounds the cost of a URL packed with DOIs or junk.
+MAX_URL_CANDIDATES = 20
+# A lookahead, so that a DOI inside the rest of an earlier one (…/10.1234/a?ref=10.5678/b) is found too.
+_OCCURRENCE = re.compile(r"(?<![\w.\-])(?=(10\.\d{4,9}/\S*))")
+_JSESSIONID = re.compile(r";jsessionid=[^/?#&;]*")  # Java servlet session in the path (Wiley, older Atypon)
+# What sites append to a DOI in their URLs; stripped repeatedly from the end, each strip one more candidate.
+_SUFFIXES = (
+    "/abstract", "/full", "/pdf", "/epdf", "/references", "/figures", "/citedby", "/suppinfo",  # Wiley Online Library
+    "/fulltext", "/metrics",               # Frontiers (/full, /pdf too), Springer's old /fulltext.html
+    "/html",                               # De Gruyter /document/doi/<doi>/html (and /pdf)
+    "/suppl_file",                         # ACS, Taylor & Francis: /doi/suppl/<doi>/suppl_file/<name>
+    ".full", ".abstract", ".short",        # HighWire sites (bioRxiv, medRxiv): <doi>v1.full, .abstract
+    ".pdf", ".html", ".htm", ".xml",       # files named after the DOI (Springer content/pdf/<doi>.pdf, JATS XML)
+    ".supplementary-material",             # HighWire's supplements page
+)
+_VERSION = re.compile(r"(?<=\d)v\d+$")     # bioRxiv/medRxiv's version (…972935v2); `.v1` of figshare DOIs is kept
+
+
+def _cuts(doi: str) -> set[str]:
+    """doi, and doi cut at each place where URL junk may start after the DOI's own slash."""
+    head, _, tail = doi.partition("/")
+    out = {doi}
+    for separator in "#?&;":
+        out.add(head + "/" + tail.split(separator, 1)[0])
+    out.add(head + "/" + tail.rsplit(";", 1)[0])  # SICIs hold `;` themselves: keep all but the last part
+    for cut in list(out):
+        h, _, t = cut.partition("/")
+        out.update({h + "/" + t.split("/", 1)[0], h + "/" + t.rsplit("/", 1)[0]})
+    return out
+
+
+def _stripped(doi: str) -> set[str]:
+    out, changed = {doi}, True
+    while changed:
+        changed = False
+        for suffix in _SUFFIXES:
+            if doi.endswith(suffix) and len(doi) - len(suffix) > doi.index("/") + 1:
+                doi, changed = doi[: -len(suffix)], True
+                out.add(doi)
+        if _VERSION.search(doi):
+            doi, changed = _VERSION.sub("", doi), True
+            out.add(doi)
+    return out
+
+
+def _variants(rest: str) -> list[str]:
+    found = set()
+    for cut in _cuts(_JSESSIONID.sub("", rest)):  # a session id is never part of a DOI
+        found.update(normalise(c) for c in _stripped(cut))
+    good = {c for c in found if _WELL_FORMED.fullmatch(c) and not c.endswith("/")}
+    return sorted(good, key=lambda c: (-len(c), c))
+
+
+def url_candidates(url: str) -> list[str]:
+    """Candidate DOIs embedded in a landing-page URL: per DOI occurrence, longest first; capped."""
+    once = unquote(url)
+    out: dict[str, None] = {}
+    for text in dict.fromkeys((url, once, unquote(once))):  # as written, decoded, double-decoded
+        for match in _OCCURRENCE.finditer(text):
+            out.update(dict.fromkeys(_variants(match[1].lower())))
+    return list(out)[:MAX_URL_CANDIDATES]
+
+
+# --- pages ---------------------------------------------------------------------------------------------------
+def rank_meta_dois(meta_tags: list[list[str]]) -> list[str]:
+    """Distinct DOIs stated by DOI meta tags ([name, content]), in page order."""
+    found = (literal(content) for name, content in meta_tags if name.lower() in DOI_META_NAMES)
+    return list(dict.fromkeys(value for kind, value in filter(None, found) if kind == "doi"))
+
+
+def rank_text_dois(text_dois: list[str], domain_prefixes: set[str], cap: int = 20) -> list[str]:
+    """DOIs from a page's text: those with a prefix known on this domain first, then page order; capped."""
+    dois = list(dict.fromkeys(normalise(d) for d in text_dois))
+    known = [d for d in dois if prefix(d) in domain_prefixes]
+    return (known + [d for d in dois if prefix(d) not in domain_prefixes])[:cap]
+
+
+# --- output --------------------------------------------------------------------------------------------------
+def attempt(step: str, candidate: str | None, outcome: str, requests: int = 0) -> dict:
+    """One evidence record: the step, what it tried, what came of it, and how many requests it made."""
+    return {"step": step, "candidate": candidate, "outcome": outcome, "requests": requests}
+
+
+def result(input: str, doi: str | None, method: str | None, verification: str | None, url: str | None,
+           subj_id: str | None, evidence: list[dict]) -> dict:
+    """The matcher's output object for one input; method and verification must be known names or None."""
+    if method is not None and method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+    if verification is not None and verification not in VERIFICATIONS:
+        raise ValueError(f"unknown verification {verification!r}; known: {', '.join(VERIFICATIONS)}")
+    return dict(zip(RESULT_KEYS, (input, doi, method, verification, url, subj_id, list(evidence))))

@@ -1,0 +1,125 @@
+"""landing.core.decisions: loading the domain-decision-structure and the domain-level verifications."""
+import json
+
+import pytest
+
+from landing.core.artifacts import DECISIONS_JSON, Artifacts, render
+from landing.core.decisions import Decisions, domain_verification, load_decisions, prefixes_on
+
+# The original service's shape (CrossRef/event-data-percolator resources/artifacts/domain-decision-structure.json):
+# its lists leave out some domains and prefixes that its table names, and a flag may be false.
+ORIGINAL = """{
+  "domains": ["www.example.com", "onlinelibrary.wiley.com"],
+  "prefixes": ["10.5555"],
+  "domains-prefixes": {
+    "www.example.com": {"10.5555": {"domain-recognised": true, "domain-confirmed": true}},
+    "www.crossref.org": {"10.13003": {"domain-recognised": true, "domain-confirmed": false}},
+    "onlinelibrary.wiley.com":
+        {"10.1002": {"domain-recognised": true, "domain-confirmed": true}}
+  }
+}"""
+
+
+@pytest.fixture
+def decisions():
+    return load_decisions(ORIGINAL)
+
+
+def _table(row) -> str:
+    return json.dumps({"domains-prefixes": {"a.org": {"10.5555": row}}})
+
+
+def test_load_reads_this_projects_artifact():
+    artifacts = Artifacts(prefixes=frozenset({("10.5555", "crossref"), ("10.6666", "datacite")}),
+                          recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
+                          confirmed=frozenset({("a.org", "10.5555")}))
+    assert load_decisions(render(artifacts)[DECISIONS_JSON]) == Decisions(
+        domains=frozenset({"a.org", "b.org"}), prefixes=frozenset({"10.5555", "10.6666"}),
+        recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}), confirmed=frozenset({("a.org", "10.5555")}))
+
+
+def test_load_reads_the_original_services_artifact(decisions):
+    assert decisions == Decisions(
+        domains=frozenset({"www.example.com", "www.crossref.org", "onlinelibrary.wiley.com"}),
+        prefixes=frozenset({"10.5555", "10.13003", "10.1002"}),
+        recognised=frozenset({("www.example.com", "10.5555"), ("www.crossref.org", "10.13003"),
+                              ("onlinelibrary.wiley.com", "10.1002")}),
+        confirmed=frozenset({("www.example.com", "10.5555"), ("onlinelibrary.wiley.com", "10.1002")}))
+
+
+def test_load_takes_one_and_zero_as_flags():
+    loaded = load_decisions(_table({"domain-recognised": 1, "domain-confirmed": 0}))
+    assert (loaded.recognised, loaded.confirmed) == (frozenset({("a.org", "10.5555")}), frozenset())
+
+
+def test_load_takes_a_missing_flag_as_false():
+    assert load_decisions(_table({"domain-recognised": True})).confirmed == frozenset()
+
+
+def test_load_lower_cases_domains():
+    loaded = load_decisions('{"domains": ["WWW.Example.COM"], "domains-prefixes": {"A.ORG": {}}}')
+    assert loaded.domains == frozenset({"www.example.com", "a.org"})
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "not JSON"),
+    ("[]", 'expected an object with a "domains-prefixes" object'),
+    ('{"domains": [], "prefixes": []}', 'expected an object with a "domains-prefixes" object'),
+    ('{"domains-prefixes": []}', 'expected an object with a "domains-prefixes" object'),
+    ('{"domains": "a.org", "domains-prefixes": {}}', '"domains" must be a list of strings'),
+    ('{"prefixes": [10.5555], "domains-prefixes": {}}', '"prefixes" must be a list of strings'),
+    ('{"domains-prefixes": {"a.org": ["10.5555"]}}', '"domains-prefixes"\\["a.org"\\] must be an object'),
+    ('{"domains-prefixes": {"a.org": {"10.5555": true}}}', '\\["10.5555"\\] must be an object'),
+    (_table({"domain-recognised": "yes"}), "\\[\"domain-recognised\"\\] must be true/false \\(or 1/0\\), not 'yes'"),
+    (_table({"domain-confirmed": 2}), "\\[\"domain-confirmed\"\\] must be true/false \\(or 1/0\\), not 2"),
+])
+def test_load_rejects_anything_else_saying_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=message):
+        load_decisions(text)
+
+
+def test_a_confirmed_pair_is_confirmed_domain_prefix(decisions):
+    assert domain_verification(decisions, "www.example.com", "10.5555", allow_domain_only=True) == \
+        "confirmed-domain-prefix"
+
+
+def test_a_recognised_pair_is_recognised_domain_prefix(decisions):
+    assert domain_verification(decisions, "www.crossref.org", "10.13003", allow_domain_only=False) == \
+        "recognised-domain-prefix"
+
+
+def test_a_known_domain_with_another_prefix_is_recognised_domain_when_allowed(decisions):
+    assert domain_verification(decisions, "www.example.com", "10.9999", allow_domain_only=True) == "recognised-domain"
+
+
+def test_a_known_domain_with_another_prefix_is_nothing_when_domain_only_is_not_allowed(decisions):
+    assert domain_verification(decisions, "www.example.com", "10.9999", allow_domain_only=False) is None
+
+
+def test_a_domain_only_in_the_table_counts_as_known(decisions):
+    assert domain_verification(decisions, "www.crossref.org", "10.9999", allow_domain_only=True) == "recognised-domain"
+
+
+def test_an_unknown_domain_is_nothing(decisions):
+    assert domain_verification(decisions, "elsewhere.org", "10.5555", allow_domain_only=True) is None
+
+
+def test_no_domain_is_nothing(decisions):
+    assert domain_verification(decisions, None, "10.5555", allow_domain_only=True) is None
+
+
+def test_domains_are_compared_without_case(decisions):
+    assert domain_verification(decisions, "WWW.Example.com", "10.5555", allow_domain_only=False) == \
+        "confirmed-domain-prefix"
+
+
+def test_domains_are_compared_without_stripping_www(decisions):
+    assert domain_verification(decisions, "example.com", "10.5555", allow_domain_only=True) is None
+
+
+def test_prefixes_on_a_domain_are_those_its_table_row_names(decisions):
+    assert prefixes_on(decisions, "www.crossref.org") == {"10.13003"}
+
+
+def test_prefixes_on_an_unknown_or_missing_domain_are_empty(decisions):
+    assert (prefixes_on(decisions, "elsewhere.org"), prefixes_on(decisions, None)) == (set(), set())
