@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .artifact_files import line_counts
 from .sandbox.generator import generate
+from .sandbox.scenarios import ALL
 from .sandbox.server import SandboxServer
 from .sandbox.world import World
 from .stores import open_docs
@@ -23,7 +24,7 @@ LOG = DATA / "demo-crawl.log"
 
 def _world():
     stamp = WORLD / "demo.json"
-    wanted = {"dois": DOIS, "seed": SEED}
+    wanted = {"dois": DOIS, "seed": SEED, "scenarios": sorted(ALL)}  # a changed generator means a new world
     if stamp.exists() and json.loads(stamp.read_text()) == wanted and (WORLD / "truth.jsonl").exists():
         print(f"demo: reusing the {DOIS:,}-DOI world in {WORLD}/ (seed {SEED})")
         return
