@@ -8,12 +8,11 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..core.decisions import Decisions, load_decisions
+from ..core.decisions import Decisions
 from ..core.evaluation import tabulate, render_table
+from ..matcher import ARTIFACT, ArtifactError, load_artifact
 from ..spiders.matcher import MatcherSpider
 from ..stores import StoreError, open_docs
-
-ARTIFACT = "domain-decision-structure.json"
 
 
 class Command(ScrapyCommand):
@@ -58,17 +57,14 @@ class Command(ScrapyCommand):
             print(render_table(rows))
 
     def _decisions(self, opts) -> Decisions:
-        path = Path(opts.artifact) if opts.artifact else Path(self.settings.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
-        if not path.exists():
-            if opts.artifact:
-                raise UsageError(f"no artifact at {path}", print_help=False)
-            print(f"match: no artifact at {path} (run the sampler first, or pass --artifact); domain-prefix "
-                  "verifications are off", file=sys.stderr)
-            return load_decisions('{"domains": [], "prefixes": [], "domains-prefixes": {}}')
+        path = opts.artifact or Path(self.settings.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
         try:
-            return load_decisions(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as error:
-            raise UsageError(f"cannot use {path} as a {ARTIFACT}: {error}", print_help=False)
+            decisions, warning = load_artifact(path, required=bool(opts.artifact))
+        except ArtifactError as error:
+            raise UsageError(str(error), print_help=False)
+        if warning:
+            print(f"match: {warning}", file=sys.stderr)
+        return decisions
 
     def _read(self, name):
         try:
