@@ -49,7 +49,12 @@ class MatcherSpider(scrapy.Spider):
 
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
-        found = await self._match(text, evidence)
+        try:
+            found = await self._match(text, evidence)
+        except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
+            self.logger.exception("matching %r failed", text)
+            evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
+            found = matching.result(text, None, None, None, None, None, evidence)
         yield {"number": response.meta["number"], **found}
 
     async def _match(self, text, evidence):

@@ -147,3 +147,13 @@ def test_evaluate_matches_no_wrong_doi_at_checked_url(match_crawl, match_sandbox
         verification, wrong = row[2].strip(), int(row[4].strip().replace(",", ""))
         if verification.startswith("checked-url"):
             assert wrong == 0, row
+
+
+def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_crawl, match_sandbox):
+    stores, _ = match_crawl
+    odd = ["http://", "https://[::1", "not a url at all", "ftp://example.org/10.1234/x", "https://exa mple.example/a"]
+    done = stores.scrapy("match", *odd, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(g["input"], g["doi"]) for g in got] == [(o, None) for o in odd]
+    assert "lost" not in done.stderr
