@@ -36,6 +36,8 @@ def cases(match_world):
     pii, _ = _pick(truth, records, None, field="pii")
     placeholder, t_placeholder = _pick(truth, records, "placeholder-doi", url_has_doi=False)
     base = t_url["final_url"]
+    own, t_own = _pick(truth, records, "placeholder-doi", url_has_doi=True)
+    other, _ = next((d, t) for d, t in truth.items() if not t["error"] and t["prefix"] != t_url["prefix"])
     encoded = base.replace(in_url, quote(in_url, safe=""))
     found = {
         "bare": (in_meta, in_meta), "doi-scheme": (f"doi:{in_meta}", in_meta),
@@ -49,6 +51,11 @@ def cases(match_world):
         "meta": (t_meta["final_url"], in_meta), "text-only": (t_text["final_url"], text),
         "placeholder": (t_placeholder["final_url"], placeholder),
         "absent-domain": (f"https://elsewhere.example/doi/{in_url}", None),
+        "url-slash": (base + "/", in_url),
+        # The placeholder site's own prefix reached it, but its meta tags never confirmed it.
+        "recognised-prefix": (t_own["final_url"] + "/abstract", own),
+        # A known domain, a registered DOI of a prefix never seen there, in a path that is not its page.
+        "recognised-domain": (f"{base.split('/article/')[0]}/article/{other}/abstract", other),
     }
     if short:
         found["short"] = (f"https://doi.org/{records[short]['short']}", short)
@@ -95,6 +102,24 @@ def test_a_doi_in_a_url_unlike_where_it_resolves_is_found_and_vouched_for_by_the
     got = matched[name]
     assert (got["doi"], got["method"]) == (cases[name][1], "landing-page-url")
     assert got["verification"] == "confirmed-domain-prefix"
+
+
+def test_a_url_differing_only_by_a_trailing_slash_is_checked_basically(matched, cases):
+    got = matched["url-slash"]
+    assert (got["doi"], got["method"], got["verification"]) == (cases["url-slash"][1], "landing-page-url",
+                                                                  "checked-url-basic")
+
+
+def test_a_prefix_seen_on_a_domain_but_never_confirmed_there_is_only_recognised(matched, cases):
+    got = matched["recognised-prefix"]
+    assert (got["doi"], got["method"], got["verification"]) == (cases["recognised-prefix"][1], "landing-page-url",
+                                                                  "recognised-domain-prefix")
+
+
+def test_a_known_domain_alone_vouches_only_for_a_doi_in_its_url_and_says_so(matched, cases):
+    got = matched["recognised-domain"]
+    assert (got["doi"], got["method"], got["verification"]) == (cases["recognised-domain"][1], "landing-page-url",
+                                                                  "recognised-domain")
 
 
 def test_a_page_without_its_doi_in_the_url_is_matched_by_its_meta_tags(matched, cases):
