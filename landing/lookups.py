@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 import scrapy
-from scrapy.exceptions import IgnoreRequest
 
-from .core.doi import normalise
+from .core.doi import normalise, resolver_path
 from .failures import exception_failure
+from .responses import headers
 
 
 @dataclass
@@ -44,18 +44,15 @@ class Lookups:
         request = scrapy.Request(url, dont_filter=True, meta={"landing_chain": True, **meta})
         try:
             response = await self.engine.download_async(request)
-        except IgnoreRequest as error:
+        except Exception as error:  # every download failure becomes a class (robots, dns...), as in the sampler
             return Fetched(url, error=exception_failure(error, [url]))
-        except Exception as error:  # every download failure becomes a class, as in the sampler
-            return Fetched(url, error=exception_failure(error, [url]))
-        headers = {k.decode().lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
         hops = len(response.meta.get("redirect_urls", [])) + 1
-        return Fetched(url, response.url, response.status, headers, response.body, hops)
+        return Fetched(url, response.url, response.status, headers(response), response.body, hops)
 
     async def handle(self, handle: str) -> tuple[dict | None, int]:
         """The Handle API's record for a handle, or None when it is not registered; (record, requests made)."""
         async def ask():
-            url = f"{self.resolver}/api/handles/{quote(handle, safe='/:;()[]')}"
+            url = f"{self.resolver}/api/handles/{resolver_path(handle)}"
             got = await self.fetch(url, landing_api=True)
             if got.status == 200 and got.body:
                 payload = json.loads(got.body)
@@ -97,6 +94,6 @@ class Lookups:
     async def resolve(self, doi: str) -> tuple[Fetched, int]:
         """Where resolving the DOI leads: the chain followed from the resolver to its end; (fetched, requests)."""
         async def ask():
-            got = await self.fetch(f"{self.resolver}/{quote(doi, safe='/:;()[]')}")
+            got = await self.fetch(f"{self.resolver}/{resolver_path(doi)}")
             return got, got.hops
         return await self._once(("resolve", doi), ask)

@@ -7,7 +7,7 @@ from scrapy.exceptions import UsageError
 
 from ..core import documents
 from ..core.reading import read
-from ..stores import StoreError, open_blobs, open_docs
+from .stores import blobs_of, docs_of
 
 
 class Command(ScrapyCommand):
@@ -21,10 +21,7 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy analyze takes no arguments")
-        try:
-            docs, blobs = open_docs(self.settings.get("LANDING_DOCS")), open_blobs(self.settings.get("LANDING_BLOBS"))
-        except StoreError as error:
-            raise UsageError(str(error), print_help=False)
+        docs, blobs = docs_of(self.settings), blobs_of(self.settings)
         counts, started, timestamp = {"analysed": 0, "missing-body": 0, "changed": 0}, time.monotonic(), documents.now()
         total = docs.count("snapshot")
         for n, snapshot in enumerate(docs.scan("snapshot"), 1):

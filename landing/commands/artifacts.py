@@ -5,7 +5,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from ..rebuild import rebuild
-from ..stores import StoreError, open_docs
+from .stores import docs_of
 
 
 class Command(ScrapyCommand):
@@ -19,10 +19,7 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy artifacts takes no arguments (the directory is LANDING_ARTIFACTS_DIR)")
-        try:
-            docs = open_docs(self.settings.get("LANDING_DOCS"))
-        except StoreError as error:
-            raise UsageError(str(error), print_help=False)
+        docs = docs_of(self.settings)
         try:
             summary = rebuild(docs, self.settings.get("LANDING_ARTIFACTS_DIR"),
                               progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True))

@@ -6,7 +6,7 @@ import sys
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..stores import StoreError, open_docs
+from .stores import docs_of
 
 KINDS = ("pid", "snapshot", "analysis", "report")
 
@@ -31,10 +31,7 @@ class Command(ScrapyCommand):
             raise UsageError(f"name one kind to export: {', '.join(KINDS)}")
         if not opts.output:
             raise UsageError("say where to write with -o FILE.jsonl (or -o - for stdout)")
-        try:
-            docs = open_docs(self.settings.get("LANDING_DOCS"))
-        except StoreError as error:
-            raise UsageError(str(error), print_help=False)
+        docs = docs_of(self.settings)
         count = 0
         try:
             if opts.output == "-":

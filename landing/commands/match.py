@@ -12,7 +12,7 @@ from ..core.decisions import Decisions
 from ..core.evaluation import tabulate, render_table
 from ..matcher import ARTIFACT, ArtifactError, load_artifact
 from ..spiders.matcher import MatcherSpider
-from ..stores import StoreError, open_docs
+from .stores import docs_of
 
 
 class Command(ScrapyCommand):
@@ -76,10 +76,7 @@ class Command(ScrapyCommand):
 
     def _labelled(self):
         """(final URL, DOI) of every stored snapshot that reached a page: the sampler's labelled data."""
-        try:
-            docs = open_docs(self.settings.get("LANDING_DOCS"))
-        except StoreError as error:
-            raise UsageError(str(error), print_help=False)
+        docs = docs_of(self.settings)
         with docs:
             pairs = [(d["snapshot/final-url"], d["pid/doi"]) for d in docs.scan("analysis")
                      if not d.get("snapshot/error") and d.get("snapshot/final-url")]

@@ -105,3 +105,8 @@ def find_expressions(text: str, doi: str) -> list[str]:
             head = decoded[max(0, start - 20):start].lower()
             out.append(next((name for lead, name in _BY_LEAD.items() if head.endswith(lead)), "non-url"))
     return out
+
+
+def resolver_path(doi: str) -> str:
+    """A DOI as the path of a resolver URL: `?`, `#`, `%`, `<>` and spaces escaped, the characters DOIs use kept."""
+    return quote(doi, safe="/:;()[]")

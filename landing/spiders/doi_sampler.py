@@ -1,16 +1,17 @@
 """doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
 import json
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from ..core import documents, failures
-from ..core.doi import normalise
+from ..core.doi import normalise, resolver_path
 from ..core.sampling import sample_size
 from ..endpoints import endpoint
 from ..failures import exception_failure
 from ..items import PidItem, SnapshotItem
+from ..responses import headers
 from ..stores.base import content_hash
 from ..sources import crossref, datacite
 
@@ -111,7 +112,7 @@ class DoiSamplerSpider(scrapy.Spider):
 
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
     def _visit(self, pid, rank):
-        handle = quote(pid["pid/doi"], safe="/:;()[]")
+        handle = resolver_path(pid["pid/doi"])
         meta = {"pid": dict(pid), "handle_httpstatus_list": [401]}
         if self.resource_from == "handle":
             return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
@@ -131,30 +132,27 @@ class DoiSamplerSpider(scrapy.Spider):
                              dont_filter=True, meta=meta)
 
     def parse_page(self, response):
-        meta = response.meta
-        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
-                               response.url, response.status)
-        headers = {k.decode().lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
-        content_type = headers.get("content-type")
-        error = failures.page_failure(response.status, content_type, headers, response.body)
-        yield self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
-                             body=response.body, error=error)
+        yield self._page(response)
 
     def visit_failed(self, failure):
         request = failure.request
-        meta = request.meta
         response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
-        if response is not None:
-            chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
-                                   response.url, response.status)
-            headers = {k.decode().lower(): v[0].decode("latin-1") for k, v in response.headers.items() if v}
-            error = failures.page_failure(response.status, headers.get("content-type"), headers, response.body)
-            return self._snapshot(meta, chain, response.url, status=response.status, body=response.body,
-                                  content_type=headers.get("content-type"), error=error or "http-4xx")
+        if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
+            return self._page(response, default="http-4xx")
+        meta = request.meta
         chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []), None, None)
         error = exception_failure(failure.value, [h["url"] for h in chain] + [request.url])
         chain.append({"url": request.url, "status": None})
         return self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
+
+    def _page(self, response, default=None):
+        meta, found = response.meta, headers(response)
+        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
+                               response.url, response.status)
+        content_type = found.get("content-type")
+        error = failures.page_failure(response.status, content_type, found, response.body) or default
+        return self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
+                              body=response.body, error=error)
 
     def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None):
         resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)

@@ -1,0 +1,21 @@
+"""Opening the configured stores for a command: a bad setting is a usage error (exit 2), not a traceback.
+
+A helper module, not a command: it defines no ScrapyCommand, so `scrapy` lists nothing for it.
+"""
+from scrapy.exceptions import UsageError
+
+from ..stores import StoreError, open_blobs, open_docs
+
+
+def docs_of(settings):
+    try:
+        return open_docs(settings.get("LANDING_DOCS"))
+    except StoreError as error:
+        raise UsageError(str(error), print_help=False) from None
+
+
+def blobs_of(settings):
+    try:
+        return open_blobs(settings.get("LANDING_BLOBS"))
+    except StoreError as error:
+        raise UsageError(str(error), print_help=False) from None
