@@ -4,7 +4,11 @@ from urllib.parse import quote
 
 import pytest
 
+from landing.core.doi import find_dois
+from landing.sandbox.http import Request
 from landing.sandbox.platforms import PLACEHOLDER_DOI
+from landing.sandbox.web import State, respond
+from landing.sandbox.world import World
 from tests.spiders.crawling import truth_of
 
 
@@ -25,13 +29,28 @@ def _pick(truth, records, scenario="direct", url_has_doi=None, field=None):
     pytest.skip(f"no {scenario} DOI with url_has_doi={url_has_doi} field={field}")
 
 
+def _most_referenced(world, truth, records):
+    """The text-only page (no DOI in its URL) that cites the most other works' DOIs."""
+    served = World(world)
+    best = None
+    for doi, t in truth.items():
+        if t["scenario"] != "text-only" or t["error"] or doi in t["final_url"].lower() or "/pii/" in t["final_url"]:
+            continue
+        others = [d for d in find_dois(respond(served, Request("GET", t["final_url"]), State()).body.decode()) if d != doi]
+        if best is None or len(others) > best[2]:
+            best = (doi, t, len(others))
+    served.close()
+    assert best and best[2] >= 20, best  # a long reference list, or the test proves nothing
+    return best[0], best[1]
+
+
 @pytest.fixture(scope="module")
 def cases(match_world):
     """name -> (input, expected DOI or None)."""
     truth, records = truth_of(match_world), _records(match_world)
     in_url, t_url = _pick(truth, records, url_has_doi=True)
     in_meta, t_meta = _pick(truth, records, url_has_doi=False)
-    text, t_text = _pick(truth, records, "text-only", url_has_doi=False)
+    text, t_text = _most_referenced(match_world, truth, records)
     short, _ = _pick(truth, records, None, field="short") if any(r.get("short") for r in records.values()) else (None, None)
     pii, _ = _pick(truth, records, None, field="pii")
     placeholder, t_placeholder = _pick(truth, records, "placeholder-doi", url_has_doi=False)
@@ -52,6 +71,7 @@ def cases(match_world):
         "placeholder": (t_placeholder["final_url"], placeholder),
         "absent-domain": (f"https://elsewhere.example/doi/{in_url}", None),
         "url-slash": (base + "/", in_url),
+        "query-parameter": (f"{base.split('/', 3)[0]}//{base.split('/', 3)[2]}/search?doi={in_url}&page=2", in_url),
         # The placeholder site's own prefix reached it, but its meta tags never confirmed it.
         "recognised-prefix": (t_own["final_url"] + "/abstract", own),
         # A known domain, a registered DOI of a prefix never seen there, in a path that is not its page.
@@ -102,6 +122,12 @@ def test_a_doi_in_a_url_unlike_where_it_resolves_is_found_and_vouched_for_by_the
     got = matched[name]
     assert (got["doi"], got["method"]) == (cases[name][1], "landing-page-url")
     assert got["verification"] == "confirmed-domain-prefix"
+
+
+def test_a_doi_in_a_query_parameter_is_found_and_vouched_for_by_the_artifact(matched, cases):
+    got = matched["query-parameter"]
+    assert (got["doi"], got["method"], got["verification"]) == (cases["query-parameter"][1], "landing-page-url",
+                                                                  "confirmed-domain-prefix")
 
 
 def test_a_url_differing_only_by_a_trailing_slash_is_checked_basically(matched, cases):
