@@ -90,4 +90,4 @@ class DocumentPipeline:
                             ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
         finally:
             self.docs.close()
-            Stores.of(self.crawler).blobs.close() if hasattr(Stores.of(self.crawler).blobs, "close") else None
+            Stores.of(self.crawler).blobs.close()
