@@ -59,6 +59,7 @@ LANDING_MATCH_TEXT_CANDIDATES = 20
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
     "landing.middlewares.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
+    "landing.middlewares.ServiceSlotsMiddleware": 95,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
     "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
@@ -84,6 +85,7 @@ AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 # The resolver and the APIs are services built for volume; the per-domain limits above are for publishers.
+# AutoThrottle leaves these slots alone (ServiceSlotsMiddleware): their concurrency is their limit.
 DOWNLOAD_SLOTS = {
     "doi.org": {"concurrency": 16, "delay": 0},
     "api.crossref.org": {"concurrency": 4, "delay": 0},

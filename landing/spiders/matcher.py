@@ -44,8 +44,7 @@ class MatcherSpider(scrapy.Spider):
         for number, text in enumerate(self.inputs):
             # A data: URL costs no network: it only hands each input to a callback inside the engine.
             yield scrapy.Request(f"data:,{number}", callback=self.match, dont_filter=True,
-                                 meta={"input": text, "number": number, "download_slot": INPUTS,
-                                       "autothrottle_dont_adjust_delay": True})
+                                 meta={"input": text, "number": number, "download_slot": INPUTS})
 
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
