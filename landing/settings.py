@@ -55,6 +55,8 @@ LANDING_PROGRESS_INTERVAL = 5.0
 # LANDING_MATCH_TEXT_CANDIDATES: at most this many DOIs found in a page's text are checked by resolving them
 # (those whose prefix the artifact knows on the page's domain first): reference lists run to hundreds.
 LANDING_MATCH_TEXT_CANDIDATES = 20
+# LANDING_MATCH_CONCURRENCY: inputs matched at once; the downloader's limits still pace the requests.
+LANDING_MATCH_CONCURRENCY = 100
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {

@@ -3,6 +3,8 @@
 The decisions are landing.core.matching, .decisions and .urls; this spider only asks the network
 (landing.lookups) what those decisions need, and records every attempt as evidence.
 """
+import asyncio
+
 import scrapy
 
 from ..core import matching
@@ -41,6 +43,7 @@ class MatcherSpider(scrapy.Spider):
 
     async def start(self):
         self.lookups = Lookups(self.crawler.engine, *self.endpoints)
+        self.running = asyncio.Semaphore(self.crawler.settings.getint("LANDING_MATCH_CONCURRENCY"))
         for number, text in enumerate(self.inputs):
             # A data: URL costs no network: it only hands each input to a callback inside the engine.
             yield scrapy.Request(f"data:,{number}", callback=self.match, dont_filter=True,
@@ -49,7 +52,8 @@ class MatcherSpider(scrapy.Spider):
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
         try:
-            found = await self._match(text, evidence)
+            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
+                found = await self._match(text, evidence)
         except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
             self.logger.exception("matching %r failed", text)
             evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
