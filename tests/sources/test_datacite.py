@@ -1,13 +1,10 @@
 """landing.sources.datacite: request URLs built exactly, and responses of the sandbox's DataCite API parsed."""
-import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from landing.sandbox.http import Request
-from landing.sandbox.web import State, respond
-from landing.sandbox.world import World
 from landing.sources import datacite
+from tests.sources.conftest import call, dois_by_owner
 
 API = "http://api.datacite.org"
 
@@ -17,26 +14,8 @@ def params(url):
 
 
 @pytest.fixture(scope="module")
-def world(mixed_world):
-    opened = World(mixed_world)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture(scope="module")
 def client_dois(mixed_world):
-    found = {}
-    with open(mixed_world / "dois.jsonl", encoding="utf-8") as lines:
-        for record in map(json.loads, filter(str.strip, lines)):
-            if record["ra"] == "datacite":
-                found.setdefault(str(record["client"]), set()).add(record["doi"].lower())
-    return found
-
-
-def call(world, url):
-    reply = respond(world, Request("GET", url), State(seed=5))
-    assert reply.status == 200, reply.body[:300]
-    return json.loads(reply.body)
+    return dois_by_owner(mixed_world, "datacite")
 
 
 def all_clients(world):
