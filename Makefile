@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo sandbox-demo bench clean
+.PHONY: test demo demo-s3 sandbox-demo bench clean
 
 $(STAMP): requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ test: $(STAMP)
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
 demo: $(STAMP)
 	$(BIN)/python -m landing.demo
+
+# The same, with the snapshots (bodies and their JSON) in S3: moto's S3 server, started on a free port.
+demo-s3: $(STAMP)
+	$(BIN)/python -m landing.demo --s3
 
 # A tour of the sandbox alone: its APIs through the proxy and what its truth says.
 sandbox-demo: $(STAMP)

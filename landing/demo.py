@@ -1,14 +1,20 @@
-"""`make demo`: generate a sandbox world, serve it, crawl it with doi_sampler, and say what was found and where."""
+"""`make demo` (and `make demo-s3`, snapshots in a local S3): generate a sandbox world, serve it, crawl it with
+doi_sampler, and say what was found and where."""
 import asyncio
 import collections
 import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
+import boto3
+
+from . import moto
 from .artifact_files import line_counts
 from .sandbox.generator import generate
 from .sandbox.scenarios import ALL
@@ -20,6 +26,7 @@ DATA = Path("data")
 WORLD, DOIS, SEED = DATA / "world", 2000, 42
 DOCS, BLOBS, ARTIFACTS = DATA / "landing.db", DATA / "blobs", DATA / "artifacts"
 LOG = DATA / "demo-crawl.log"
+S3_BUCKET = "landing-demo"
 
 
 def _world():
@@ -34,15 +41,22 @@ def _world():
     print(f"demo: {stats['members']} Crossref members, {stats['clients']} DataCite clients, {stats['hosts']} sites")
 
 
-def _crawl(proxy: str) -> tuple[int, float]:
+def _fresh_store():
+    """The demo's counts are one run's: its documents and bodies start empty (artifacts stay, additive)."""
+    for path in DATA.glob(DOCS.name + "*"):
+        path.unlink()
+    shutil.rmtree(BLOBS, ignore_errors=True)
+
+
+def _crawl(proxy: str, blobs: str, env: dict) -> tuple[int, float]:
     """Run the crawl as a user would; show its progress lines; return (exit code, seconds)."""
     command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
-               "-s", f"LANDING_DOCS=sqlite:///{DOCS}", "-s", f"LANDING_BLOBS=file://{BLOBS}",
+               "-s", f"LANDING_DOCS=sqlite:///{DOCS}", "-s", f"LANDING_BLOBS={blobs}",
                "-s", f"LANDING_ARTIFACTS_DIR={ARTIFACTS}", "-s", "TELNETCONSOLE_ENABLED=False"]
     print("demo: crawling: " + " ".join(["scrapy", *command[3:]]), flush=True)
     started = time.monotonic()
     with open(LOG, "w") as log:
-        crawl = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=log, text=True)
+        crawl = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=log, text=True, env={**os.environ, **env})
         for line in crawl.stderr:
             log.write(line)
             if "progress: " in line or " ERROR: " in line or "Artifacts exported" in line:
@@ -51,7 +65,7 @@ def _crawl(proxy: str) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
-def _summary(seconds: float):
+def _summary(seconds: float, blobs: str):
     docs = open_docs(f"sqlite:///{DOCS}")
     correctness, errors, snapshots = collections.Counter(), collections.Counter(), 0
     for doc in docs.scan("analysis"):
@@ -69,30 +83,49 @@ def _summary(seconds: float):
           ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items())))
     print("demo: failures, by class: " + ", ".join(f"{k} {v:,}" for k, v in errors.most_common()))
     print(f"demo: documents in {DOCS} (scrapy export pid|snapshot|analysis|report -o FILE.jsonl), "
-          f"bodies in {BLOBS}/, crawl log in {LOG}")
+          f"bodies in {blobs}, crawl log in {LOG}")
     print(f"demo: artifacts in {ARTIFACTS}/ (every version under {ARTIFACTS}/versions/):")
     for name, lines in line_counts(ARTIFACTS).items():
         print(f"  {ARTIFACTS / name}: {lines:,} lines")
 
 
-def main() -> int:
+def main(argv=None) -> int:
+    s3 = "--s3" in (sys.argv[1:] if argv is None else argv)
     DATA.mkdir(exist_ok=True)
     _world()
+    _fresh_store()
     world = World(WORLD)
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
     server = SandboxServer(world)
     port = asyncio.run_coroutine_threadsafe(server.start("127.0.0.1", 0), loop).result(10)
+    blobs, env, local_s3 = f"file://{BLOBS}", {}, None
     try:
-        code, seconds = _crawl(f"http://127.0.0.1:{port}")
+        if s3:
+            endpoint, local_s3 = moto.start()
+            env = moto.environment(endpoint)
+            blobs = f"s3://{moto.bucket(endpoint, S3_BUCKET)}/snapshots"
+            print(f"demo: snapshots go to {blobs} on moto's S3 server at {endpoint} (AWS_ENDPOINT_URL)")
+        code, seconds = _crawl(f"http://127.0.0.1:{port}", blobs, env)
+        if code == 0:
+            _summary(seconds, blobs)
+            if s3:
+                print(f"demo: {_objects(env):,} objects under {blobs} (a body and its snapshot JSON per content hash)")
     finally:
+        if local_s3:
+            local_s3.terminate()
         asyncio.run_coroutine_threadsafe(server.close(), loop).result(10)
         world.close()
     if code != 0:
         print(f"demo: the crawl failed (exit {code}); see {LOG}", file=sys.stderr)
-        return code
-    _summary(seconds)
-    return 0
+    return code
+
+
+def _objects(env: dict) -> int:
+    client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+                          aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"], region_name=env["AWS_DEFAULT_REGION"])
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=S3_BUCKET, Prefix="snapshots/")
+    return sum(len(page.get("Contents", [])) for page in pages)
 
 
 if __name__ == "__main__":

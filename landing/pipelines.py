@@ -1,4 +1,5 @@
 """Item pipelines: page to its analysis, body to the blob store, documents to the store, artifacts at close."""
+import asyncio
 import json
 import logging
 
@@ -35,14 +36,19 @@ class BlobPipeline:
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def process_item(self, item, spider=None):
+    async def process_item(self, item, spider=None):
         if isinstance(item, SnapshotItem) and item.body is not None:
-            digest = item["snapshot/content-hash"]
-            if self.blobs.put(f"snapshot/{digest}", item.body):
+            # In a worker thread: a remote store's round trips (S3) must not stall the crawl's event loop.
+            if await asyncio.to_thread(self._put, item):
                 self.stats.inc_value("landing/blobs_written")
-            snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
-            self.blobs.put(f"snapshot/{digest}.json", json.dumps(snapshot, sort_keys=True).encode())
         return item
+
+    def _put(self, item) -> bool:
+        digest = item["snapshot/content-hash"]
+        written = self.blobs.put(f"snapshot/{digest}", item.body)
+        snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
+        self.blobs.put(f"snapshot/{digest}.json", json.dumps(snapshot, sort_keys=True).encode())
+        return written
 
 
 class AnalysisPipeline:

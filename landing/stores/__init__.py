@@ -6,7 +6,7 @@ from landing.stores.sqlite import SqliteDocStore
 __all__ = ["BlobStore", "DocStore", "StoreError", "content_hash", "open_blobs", "open_docs"]
 
 DOC_FORMS = "sqlite:///relative/path.db or sqlite:////absolute/path.db"
-BLOB_FORMS = "file://relative/dir or file:///absolute/dir"
+BLOB_FORMS = "file://relative/dir, file:///absolute/dir or s3://bucket/prefix"
 
 
 def _fail(setting: str, url, problem: str, forms: str):
@@ -47,7 +47,14 @@ def open_blobs(url: str, **options) -> BlobStore:
     setting = "LANDING_BLOBS"
     scheme, path = _split(setting, url, BLOB_FORMS)
     if scheme == "s3":
-        _fail(setting, url, "S3 blob stores are not available yet", BLOB_FORMS)
+        bucket, _, prefix = path.partition("/")
+        if not bucket:
+            _fail(setting, url, "no bucket named", BLOB_FORMS)
+        from landing.stores.s3 import S3BlobStore  # boto3 is imported only by those who use S3
+        try:
+            return S3BlobStore(bucket, prefix, **options)
+        except StoreError as error:
+            raise StoreError(f"{setting}={url!r}: {error}") from None
     if scheme != "file":
         _fail(setting, url, f"{scheme}:// is not a blob store", BLOB_FORMS)
     if not path:

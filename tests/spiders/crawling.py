@@ -1,5 +1,6 @@
 """Run the real doi_sampler crawl (and the project's commands) in a subprocess against a running sandbox."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,19 +11,21 @@ PROJECT = Path(__file__).resolve().parents[2]
 class Stores:
     """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
 
-    def __init__(self, root: Path, artifacts: Path | None = None):
+    def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None):
         self.root = root
         self.artifacts = artifacts or root / "artifacts"
+        self.blobs = blobs or f"file://{root / 'blobs'}"
+        self.env = {**os.environ, **(env or {})}
 
     def settings(self) -> list[str]:
         return ["-s", f"LANDING_DOCS=sqlite:///{self.root / 'landing.db'}",
-                "-s", f"LANDING_BLOBS=file://{self.root / 'blobs'}",
+                "-s", f"LANDING_BLOBS={self.blobs}",
                 "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}"]
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
         """Run a scrapy command on these stores; `overrides` come last, so they win."""
         return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides], cwd=PROJECT,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, env=self.env)
 
     def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
         done = self.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}", "-s", "TELNETCONSOLE_ENABLED=False",

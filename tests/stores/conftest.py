@@ -4,11 +4,13 @@ A backend is a factory: a context manager taking pytest's tmp_path and yielding 
 opens a store on the same data each time it is called (so a test can close and reopen). A later backend
 (Elasticsearch, S3) adds one factory here, cleaning up its index or bucket prefix when the context exits.
 """
+import os
 from contextlib import contextmanager
 
 import pytest
 
 from landing.stores import open_blobs, open_docs
+from tests import s3server
 
 
 @contextmanager
@@ -23,8 +25,21 @@ def file_blobs(tmp_path):
     yield lambda **options: open_blobs(url, **options)
 
 
+@contextmanager
+def s3_blobs(tmp_path):
+    # moto's S3 server in its own process, reached over HTTP by real boto3; a fresh prefix per test.
+    old = {k: os.environ.get(k) for k in s3server.environment()}
+    os.environ.update(s3server.environment())
+    try:
+        url = f"s3://{s3server.bucket('landing-tests')}/{tmp_path.name}"
+        yield lambda **options: open_blobs(url, **options)
+    finally:
+        for key, value in old.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+
+
 DOC_STORES = {"sqlite": sqlite_docs}
-BLOB_STORES = {"files": file_blobs}
+BLOB_STORES = {"files": file_blobs, "s3-moto": s3_blobs}
 
 
 def _opener(factory, tmp_path):

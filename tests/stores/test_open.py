@@ -1,14 +1,16 @@
 """open_docs and open_blobs: each accepted URL form, and the message for each mistake."""
 from pathlib import Path
 
+import boto3
 import pytest
 
+from tests import s3server
 from landing.stores import StoreError, open_blobs, open_docs
 from landing.stores.files import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 
 DOC_FORMS = "use sqlite:///relative/path.db or sqlite:////absolute/path.db"
-BLOB_FORMS = "use file://relative/dir or file:///absolute/dir"
+BLOB_FORMS = "use file://relative/dir, file:///absolute/dir or s3://bucket/prefix"
 
 
 def test_sqlite_with_three_slashes_is_a_path_relative_to_the_working_directory(tmp_path, monkeypatch):
@@ -83,7 +85,7 @@ def test_open_docs_names_the_value_and_the_accepted_forms(url, message):
     ("file://", f"LANDING_BLOBS='file://': no directory named; {BLOB_FORMS}"),
     ("file://data/blobs#x", ("LANDING_BLOBS='file://data/blobs#x': options in the URL (? or #) are not supported; "
                              f"{BLOB_FORMS}")),
-    ("s3://bucket/prefix", f"LANDING_BLOBS='s3://bucket/prefix': S3 blob stores are not available yet; {BLOB_FORMS}"),
+    ("s3:///prefix", f"LANDING_BLOBS='s3:///prefix': no bucket named; {BLOB_FORMS}"),
     ("sqlite:///data/landing.db",
      f"LANDING_BLOBS='sqlite:///data/landing.db': sqlite:// is not a blob store; {BLOB_FORMS}"),
 ])
@@ -124,3 +126,19 @@ def test_a_blob_directory_that_is_a_file_is_a_store_error(tmp_path):
         open_blobs(url)
     assert str(error.value) == f"LANDING_BLOBS={url!r}: cannot use {tmp_path}/blobs as the blob directory: " \
                                f"not a directory: {tmp_path}/blobs"
+
+
+def test_open_blobs_names_a_bucket_s3_does_not_have(monkeypatch):
+    s3server.use(monkeypatch)
+    with pytest.raises(StoreError) as error:
+        open_blobs("s3://no-such-bucket/x")
+    assert str(error.value) == "LANDING_BLOBS='s3://no-such-bucket/x': cannot use bucket 'no-such-bucket': 404"
+
+
+def test_open_blobs_keeps_keys_under_the_urls_prefix(monkeypatch):
+    s3server.use(monkeypatch)
+    bucket = s3server.bucket("landing-prefix-test")
+    with open_blobs(f"s3://{bucket}/runs/one") as store:
+        store.put("snapshot/ab12", b"x")
+    listed = boto3.client("s3", endpoint_url=s3server.endpoint()).list_objects_v2(Bucket=bucket)["Contents"]
+    assert [item["Key"] for item in listed] == ["runs/one/snapshot/ab12"]
