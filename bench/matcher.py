@@ -8,13 +8,11 @@ user would: `scrapy match -i FILE` in a subprocess under /usr/bin/time. `--no-fe
 baseline (Handle API and Crossref lookups only), run in the same session.
 """
 import argparse
-import asyncio
 import json
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -22,19 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from landing.sandbox.generator import generate  # noqa: E402
-from landing.sandbox.server import SandboxServer  # noqa: E402
-from landing.sandbox.world import World  # noqa: E402
+from landing.sandbox.server import RunningSandbox  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[1]
 JUNK = ("", "/abstract", "?utm_source=twitter&utm_medium=social", "#references")
-
-
-def _serve(directory):
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-    server = SandboxServer(World(directory))
-    port = asyncio.run_coroutine_threadsafe(server.start("127.0.0.1", 0), loop).result(10)
-    return f"http://127.0.0.1:{port}"
 
 
 def _scrapy(args, stores, proxy):
@@ -59,7 +48,7 @@ def main():
         world, stores = Path(tmp) / "world", Path(tmp) / "stores"
         print(f"generating a {args.dois:,}-DOI world (seed {args.seed}) ...", flush=True)
         generate(world, args.dois, seed=args.seed)
-        proxy = _serve(world)
+        proxy = RunningSandbox(world).proxy
         _, seconds, _ = _scrapy(["crawl", "doi_sampler", "-s", "LOG_LEVEL=WARNING"], stores, proxy)
         print(f"sampler crawl for the artifacts: {seconds:.1f} s", flush=True)
         pages = [t["final_url"] for t in map(json.loads, open(world / "truth.jsonl")) if t["final_url"]]

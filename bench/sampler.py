@@ -8,35 +8,23 @@ the machine's noise; the first variant (the defaults) is the baseline. The crawl
 every request the crawl made (API, robots.txt, retries included) over the DOIs visited.
 """
 import argparse
-import asyncio
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from landing.sandbox.generator import generate  # noqa: E402
-from landing.sandbox.server import SandboxServer  # noqa: E402
-from landing.sandbox.world import World  # noqa: E402
+from landing.sandbox.server import RunningSandbox  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[1]
 VARIANTS = {
     "defaults (resource URL from the redirect)": [],
     "resource URL from the Handle API": ["-s", "LANDING_RESOURCE_URL_FROM=handle"],
 }
-
-
-def _serve(directory):
-    world = World(directory)
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-    server = SandboxServer(world)
-    port = asyncio.run_coroutine_threadsafe(server.start("127.0.0.1", 0), loop).result(10)
-    return f"http://127.0.0.1:{port}"
 
 
 def _stat(log: str, name: str) -> int:
@@ -70,7 +58,7 @@ def main():
         if not args.world:
             print(f"generating a {args.dois:,}-DOI world (seed {args.seed}) ...", flush=True)
             generate(world, args.dois, seed=args.seed)
-        proxy = _serve(world)
+        proxy = RunningSandbox(world).proxy
         print(f"{'variant':45} {'DOIs':>6} {'seconds':>8} {'DOIs/s':>7} {'requests/DOI':>13} {'peak RSS':>9}")
         for n, (name, extra) in enumerate(VARIANTS.items()):
             scratch = Path(tmp) / f"run{n}"

@@ -1,6 +1,5 @@
 """`make demo` (and `make demo-s3`, snapshots in a local S3): generate a sandbox world, serve it, crawl it with
 doi_sampler, and say what was found and where."""
-import asyncio
 import collections
 import json
 import os
@@ -8,7 +7,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -18,8 +16,7 @@ from . import moto
 from .artifact_files import line_counts
 from .sandbox.generator import generate
 from .sandbox.scenarios import ALL
-from .sandbox.server import SandboxServer
-from .sandbox.world import World
+from .sandbox.server import RunningSandbox
 from .stores import open_docs
 
 DATA = Path("data")
@@ -94,11 +91,7 @@ def main(argv=None) -> int:
     DATA.mkdir(exist_ok=True)
     _world()
     _fresh_store()
-    world = World(WORLD)
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-    server = SandboxServer(world)
-    port = asyncio.run_coroutine_threadsafe(server.start("127.0.0.1", 0), loop).result(10)
+    sandbox = RunningSandbox(WORLD)
     blobs, env, local_s3 = f"file://{BLOBS}", {}, None
     try:
         if s3:
@@ -106,7 +99,7 @@ def main(argv=None) -> int:
             env = moto.environment(endpoint)
             blobs = f"s3://{moto.bucket(endpoint, S3_BUCKET)}/snapshots"
             print(f"demo: snapshots go to {blobs} on moto's S3 server at {endpoint} (AWS_ENDPOINT_URL)")
-        code, seconds = _crawl(f"http://127.0.0.1:{port}", blobs, env)
+        code, seconds = _crawl(sandbox.proxy, blobs, env)
         if code == 0:
             _summary(seconds, blobs)
             if s3:
@@ -114,8 +107,7 @@ def main(argv=None) -> int:
     finally:
         if local_s3:
             local_s3.terminate()
-        asyncio.run_coroutine_threadsafe(server.close(), loop).result(10)
-        world.close()
+        sandbox.close()
     if code != 0:
         print(f"demo: the crawl failed (exit {code}); see {LOG}", file=sys.stderr)
     return code

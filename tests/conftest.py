@@ -1,32 +1,9 @@
 """Shared fixtures: generated worlds and a running sandbox server on a free port."""
-import asyncio
-import threading
-
 import pytest
 
 from landing.sandbox.generator import generate
-from landing.sandbox.server import SandboxServer
-from landing.sandbox.world import World
+from landing.sandbox.server import RunningSandbox
 from tests.spiders.crawling import Stores
-
-
-class RunningSandbox:
-    """A SandboxServer on its own event-loop thread; `proxy` is the URL to give clients."""
-
-    def __init__(self, directory, **options):
-        self.world = World(directory)
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        self.server = SandboxServer(self.world, **options)
-        port = asyncio.run_coroutine_threadsafe(self.server.start("127.0.0.1", 0), self.loop).result(10)
-        self.proxy = f"http://127.0.0.1:{port}"
-
-    def close(self):
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.world.close()
 
 
 @pytest.fixture(scope="session")

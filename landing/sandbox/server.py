@@ -10,6 +10,7 @@ import random
 import ssl
 import sys
 import tempfile
+import threading
 from http import HTTPStatus
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import h11
 
 from .http import Request, Reply
 from .web import State, respond
+from .world import World
 
 MAX_HEADER = 64 * 1024
 
@@ -151,3 +153,25 @@ def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, an
         asyncio.run(main())
     except KeyboardInterrupt:
         pass
+
+
+class RunningSandbox:
+    """A world served on its own event-loop thread and a free port; `proxy` is the URL to give clients.
+
+    What the demo, the benchmarks and the tests use to run a sandbox beside the process that drives it.
+    """
+
+    def __init__(self, directory, host="127.0.0.1", **options):
+        self.world = World(directory)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server = SandboxServer(self.world, **options)
+        port = asyncio.run_coroutine_threadsafe(self.server.start(host, 0), self.loop).result(10)
+        self.proxy = f"http://{host}:{port}"
+
+    def close(self):
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.world.close()

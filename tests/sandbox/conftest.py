@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from tests.conftest import RunningSandbox
+from landing.sandbox.server import RunningSandbox
 
 
 def read_jsonl(path):

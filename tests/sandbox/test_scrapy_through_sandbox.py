@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import RunningSandbox
+from landing.sandbox.server import RunningSandbox
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from landing.sandbox import scenarios
-from tests.conftest import RunningSandbox
+from landing.sandbox.server import RunningSandbox
 from tests.sandbox import reading
 from tests.sandbox.client import RETRY_STATUSES, follow, get
 

@@ -9,7 +9,7 @@ import pytest
 
 from landing.core.analysis import DOI_META_NAMES
 from landing.sandbox.platforms import VALUE_FORMS, doi_value
-from tests.conftest import RunningSandbox
+from landing.sandbox.server import RunningSandbox
 from tests.spiders.crawling import Stores
 
 HOST = "https://pages.meta-forms.example"
