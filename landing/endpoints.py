@@ -1,4 +1,5 @@
 """API and resolver endpoints from settings, adjusted when a sandbox stands in for the web."""
+from urllib.parse import urlsplit
 
 NAMES = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 
@@ -13,3 +14,12 @@ def endpoint(settings, name: str) -> str:
     if settings.get("LANDING_SANDBOX") and name != "LANDING_DOI_RESOLVER" and url.startswith("https://"):
         return "http://" + url[len("https://"):]
     return url
+
+
+# The resolver's public host names, whatever LANDING_DOI_RESOLVER says: publishers link through any of them.
+RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
+
+
+def resolver_hosts(settings) -> frozenset:
+    """Every host name a DOI's chain may pass through before it leaves the resolver."""
+    return RESOLVER_HOSTS | {urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname}

@@ -8,6 +8,7 @@ from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.exceptions import NotConfigured
 
 from .core.retry import retry_after
+from .endpoints import resolver_hosts
 
 
 class SandboxProxyMiddleware:
@@ -49,9 +50,7 @@ class RobotsPolicyMiddleware:
         policy = crawler.settings.get("LANDING_RESOLVER_ROBOTS")
         if policy not in ("obey", "ignore"):
             raise ValueError(f"LANDING_RESOLVER_ROBOTS takes obey|ignore, not {policy!r}")
-        from .spiders.doi_sampler import RESOLVER_HOSTS
-        resolver = urlsplit(crawler.settings.get("LANDING_DOI_RESOLVER")).hostname
-        return cls(RESOLVER_HOSTS | {resolver}, policy == "obey")
+        return cls(resolver_hosts(crawler.settings), policy == "obey")
 
     def process_request(self, request, spider=None):
         if request.meta.get("landing_api"):

@@ -1,6 +1,5 @@
 """doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
 import json
-from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -8,7 +7,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from ..core import documents, failures
 from ..core.doi import normalise, resolver_path
 from ..core.sampling import sample_size
-from ..endpoints import endpoint
+from ..endpoints import endpoint, resolver_hosts
 from ..failures import exception_failure
 from ..items import PidItem, SnapshotItem
 from ..responses import headers
@@ -16,7 +15,6 @@ from ..stores.base import content_hash
 from ..sources import crossref, datacite
 
 API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
-RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
 
 
 class DoiSamplerSpider(scrapy.Spider):
@@ -29,7 +27,7 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.crossref_api = endpoint(s, "LANDING_CROSSREF_API")
         spider.datacite_api = endpoint(s, "LANDING_DATACITE_API")
         spider.resolver = endpoint(s, "LANDING_DOI_RESOLVER")
-        spider.resolver_hosts = RESOLVER_HOSTS | {urlsplit(spider.resolver).hostname}
+        spider.resolver_hosts = resolver_hosts(s)
         spider.sources = [x.strip() for x in s.get("LANDING_SOURCES", "crossref,datacite").split(",") if x.strip()]
         spider.mailto = s.get("LANDING_MAILTO")
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
