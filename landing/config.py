@@ -1,5 +1,5 @@
 """Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
-from .stores import StoreError, open_blobs, open_docs
+from .stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey")}
 SOURCES = ("crossref", "datacite")
@@ -23,13 +23,17 @@ def problems(settings) -> list[str]:
         if settings.get(name) not in allowed:
             found.append(f"{name}={settings.get(name)!r}: use {' or '.join(allowed)}")
     for name, kind, minimum in (("LANDING_SAMPLE_MIN", int, 1), ("LANDING_SAMPLE_MAX", int, 1),
-                                ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0)):
+                                ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0),
+                                ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)
-    for opener, name in ((open_docs, "LANDING_DOCS"), (open_blobs, "LANDING_BLOBS")):
+    openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
+    if not any(problem.startswith("LANDING_DOCS_RETRIES") for problem in found):
+        openers.insert(0, docs_from)  # it reads LANDING_DOCS_RETRIES
+    for opener in openers:
         try:
-            opener(settings.get(name)).close()
+            opener(settings).close()
         except StoreError as error:
             found.append(str(error))
     return found

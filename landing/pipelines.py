@@ -2,12 +2,17 @@
 import asyncio
 import json
 import logging
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
+from . import unwritten
 from .core import documents
 from .core.reading import read
 from .items import AnalysisItem, PidItem, SnapshotItem
 from .rebuild import rebuild
-from .stores import open_docs, open_blobs
+from .stores import StoreError, docs_from, open_blobs
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +21,7 @@ class Stores:
     """The crawl's document and blob stores, opened once and shared by the pipelines."""
 
     def __init__(self, settings):
-        self.docs = open_docs(settings.get("LANDING_DOCS"))
+        self.docs = docs_from(settings)
         self.blobs = open_blobs(settings.get("LANDING_BLOBS"))
 
     @classmethod
@@ -61,39 +66,101 @@ class AnalysisPipeline:
 
 
 class DocumentPipeline:
-    """Writes pid, snapshot and analysis documents under derived ids; at close, reports and artifacts."""
+    """Writes pid, snapshot and analysis documents under derived ids; at close, reports and artifacts.
+
+    Store calls run on one worker thread, so a store that is slow or retrying never stalls the crawl's event
+    loop. While the store refuses writes, documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds
+    the crawl stops, and whatever is still unwritten at close is saved to LANDING_UNWRITTEN_DIR.
+    """
 
     def __init__(self, crawler):
-        self.crawler, self.stats = crawler, crawler.stats
+        self.crawler, self.stats, settings = crawler, crawler.stats, crawler.settings
         self.docs = Stores.of(crawler).docs
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
+        self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
+        self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
+        self.warned_at, self.stopping = None, None
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
-    def process_item(self, item, spider=None):
+    async def process_item(self, item, spider=None):
+        if isinstance(item, (PidItem, AnalysisItem)):
+            await asyncio.get_running_loop().run_in_executor(self.worker, self._put, item)
+            self._watch_outage()
+        return item
+
+    def _put(self, item):
         if isinstance(item, PidItem):
             self.docs.put("pid", documents.pid_id(item), dict(item))
             self.stats.inc_value("landing/pids")
-        elif isinstance(item, AnalysisItem):
+        else:
             snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
             self.docs.put("snapshot", documents.snapshot_id(snapshot), snapshot)
             self.docs.put("analysis", documents.analysis_id(item), dict(item))
             self.stats.inc_value("landing/snapshots")
             self.stats.inc_value(f"landing/error/{item['snapshot/error']}" if item["snapshot/error"]
                                  else f"landing/correctness/{item['analysis/meta-tag-correctness']}")
-        return item
+
+    def _watch_outage(self):
+        since = self.docs.failing_since
+        if since is None:
+            self.warned_at = None
+            return
+        now = time.monotonic()
+        if self.warned_at is None or now - self.warned_at >= 30:
+            self.warned_at = now
+            logger.warning("The document store refuses writes (%s); %d documents kept in memory for %.0f s so far, "
+                           "retrying", self.docs.last_error, self.docs.pending, now - since)
+        if now - since > self.outage_max and self.stopping is None:
+            logger.error("The document store has refused writes for over %.0f s (LANDING_DOCS_OUTAGE_MAX): "
+                         "stopping the crawl", self.outage_max)
+            self.stats.set_value("landing/docs_outage", True)
+            self.stopping = asyncio.get_running_loop().create_task(
+                self.crawler.engine.close_spider_async(reason="docstore_unavailable"))
 
     def close_spider(self, spider=None):
-        self.docs.flush()
+        try:
+            self.worker.submit(self._close).result()
+        finally:
+            self.worker.shutdown()
+
+    def _close(self):
+        try:
+            self.docs.flush()
+        except StoreError as error:
+            self._save_unwritten(error)
         try:
             settings = self.crawler.settings
             if settings.getbool("LANDING_EXPORT_ON_CLOSE") and self.stats.get_value("landing/snapshots"):
-                summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"))
-                for name, value in summary["lines"].items():
-                    self.stats.set_value(f"landing/artifacts/{name}", value)
-                logger.info("Artifacts exported to %s (%s)", summary["version"],
-                            ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
+                if self.docs.pending:
+                    logger.error("Artifacts not exported: the document store is missing documents of this crawl")
+                else:
+                    self._export(settings)
         finally:
-            self.docs.close()
-            Stores.of(self.crawler).blobs.close()
+            try:
+                self.docs.close()
+            finally:
+                Stores.of(self.crawler).blobs.close()
+
+    def _export(self, settings):
+        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"))
+        for name, value in summary["lines"].items():
+            self.stats.set_value(f"landing/artifacts/{name}", value)
+        logger.info("Artifacts exported to %s (%s)", summary["version"],
+                    ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
+
+    def _save_unwritten(self, error):
+        count = self.docs.pending
+        self.stats.set_value("landing/docs_unwritten", count)
+        path = self.unwritten_dir / f"docs-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}.jsonl"
+        try:
+            unwritten.save(path, self.docs.unwritten())
+        except OSError as save_error:
+            logger.critical("%d documents are lost: the document store refused them (%s) and %s could not be "
+                            "written (%s)", count, error, path, save_error)
+            return
+        self.docs.abandon()
+        logger.error("The document store refused %d documents (%s); they are saved in %s: "
+                     "run `scrapy load %s` once the store is back", count, error, path, path)

@@ -19,8 +19,27 @@ LANDING_CROSSREF_API = "https://api.crossref.org"
 LANDING_DATACITE_API = "https://api.datacite.org"
 LANDING_DOI_RESOLVER = "https://doi.org"
 
-# LANDING_DOCS: the document store (pid, snapshot, analysis and report documents).
+# LANDING_DOCS: the document store (pid, snapshot, analysis and report documents): sqlite:///relative.db,
+# sqlite:////absolute.db, or an Elasticsearch cluster, http(s)://host:9200 (README "Elasticsearch").
 LANDING_DOCS = "sqlite:///data/landing.db"
+# LANDING_DOCS_INDEX_PREFIX: Elasticsearch only: documents of kind K go to the index <prefix>-K.
+LANDING_DOCS_INDEX_PREFIX = "landing"
+# LANDING_DOCS_API_KEY, or LANDING_DOCS_USERNAME and LANDING_DOCS_PASSWORD: Elasticsearch credentials (the
+# encoded API key, or basic auth). LANDING_DOCS_CA_CERTS: a CA bundle for https. Each may instead be an
+# environment variable of the same name, which keeps it out of scrapyd's job list; none is ever logged.
+LANDING_DOCS_API_KEY = None
+LANDING_DOCS_USERNAME = None
+LANDING_DOCS_PASSWORD = None
+LANDING_DOCS_CA_CERTS = None
+# LANDING_DOCS_RETRIES: Elasticsearch only: how often a bulk write answered 429 or 5xx is retried, waiting
+# 1 s, then twice as long each time (at most 30 s).
+LANDING_DOCS_RETRIES = 5
+# LANDING_DOCS_OUTAGE_MAX: seconds a crawl goes on, keeping documents in memory, while the document store
+# refuses writes. Past it the crawl stops, saves them under LANDING_UNWRITTEN_DIR and exits 1.
+LANDING_DOCS_OUTAGE_MAX = 300.0
+# LANDING_UNWRITTEN_DIR: where documents the store would not take are saved, one JSON line each, for
+# `scrapy load FILE` to put into the store once it is back.
+LANDING_UNWRITTEN_DIR = "data/unwritten"
 # LANDING_BLOBS: the blob store (page bodies under their sha256, each snapshot's JSON beside its body).
 LANDING_BLOBS = "file://data/blobs"
 # LANDING_ARTIFACTS_DIR: where artifacts are exported: the latest at the top, every version under versions/.

@@ -1,4 +1,6 @@
 """The settings check names every problem and accepts the project's defaults."""
+import socket
+
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
@@ -31,5 +33,9 @@ def test_an_unknown_resource_url_source_is_a_problem(tmp_path):
 
 
 def test_an_unusable_document_store_is_a_problem(tmp_path):
-    found = problems(_settings(tmp_path, LANDING_DOCS="http://es:9200"))
-    assert len(found) == 1 and found[0].startswith("LANDING_DOCS='http://es:9200': Elasticsearch")
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    found = problems(_settings(tmp_path, LANDING_DOCS=url))
+    assert len(found) == 1
+    assert found[0].startswith(f"LANDING_DOCS={url!r}: cannot use Elasticsearch at {url}: ConnectionError")

@@ -22,6 +22,11 @@ class Command(ScrapyCrawl):
             self.exitcode = 1
             return
         stats = crawler.stats
+        if stats.get_value("landing/docs_unwritten") or stats.get_value("landing/docs_outage"):
+            print(f"crawl: the document store refused writes; {stats.get_value('landing/docs_unwritten') or 0} "
+                  "documents were saved under LANDING_UNWRITTEN_DIR (see the log's ERROR lines)", file=sys.stderr)
+            self.exitcode = 1
+            return
         if stats.get_value("landing/api_failed") and not stats.get_value("landing/pids"):
             # Every sampling request failed: a "finished" crawl of nothing must not look like success.
             print(f"crawl: no DOI could be sampled; {stats.get_value('landing/api_failed')} API requests failed "

@@ -4,12 +4,12 @@ A helper module, not a command: it defines no ScrapyCommand, so `scrapy` lists n
 """
 from scrapy.exceptions import UsageError
 
-from ..stores import StoreError, open_blobs, open_docs
+from ..stores import StoreError, docs_from, open_blobs
 
 
 def docs_of(settings):
     try:
-        return open_docs(settings.get("LANDING_DOCS"))
+        return docs_from(settings)
     except StoreError as error:
         raise UsageError(str(error), print_help=False) from None
 

@@ -1,17 +1,19 @@
 """Stores chosen by URL-like settings: LANDING_DOCS for documents, LANDING_BLOBS for blobs."""
+from urllib.parse import urlsplit
+
 from landing.stores.base import BlobStore, DocStore, StoreError, content_hash
 from landing.stores.files import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 
-__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash", "open_blobs", "open_docs"]
+__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash", "docs_from", "open_blobs", "open_docs"]
 
-DOC_FORMS = "sqlite:///relative/path.db or sqlite:////absolute/path.db"
+DOC_FORMS = "sqlite:///relative/path.db, sqlite:////absolute/path.db or http(s)://elasticsearch-host:9200"
 BLOB_FORMS = "file://relative/dir, file:///absolute/dir or s3://bucket/prefix"
 
 
 def _fail(setting: str, url, problem: str, forms: str):
     # Callers print str(error): the message alone must tell a user what to type instead.
-    raise StoreError(f"{setting}={url!r}: {problem}; use {forms}")
+    raise StoreError(f"{setting}={_shown(url)!r}: {problem}; use {forms}")
 
 
 def _split(setting: str, url, forms: str) -> tuple[str, str]:
@@ -23,12 +25,42 @@ def _split(setting: str, url, forms: str) -> tuple[str, str]:
     return scheme.lower(), rest
 
 
+def _shown(url: str) -> str:
+    # A URL with a password in it is shown without the password.
+    if not isinstance(url, str) or "@" not in url:
+        return url
+    try:
+        parts = urlsplit(url.strip())
+        return url.replace(f":{parts.password}@", ":***@") if parts.password else url
+    except ValueError:
+        return url.split("://", 1)[0] + "://***@" + url.rsplit("@", 1)[1]
+
+
+def docs_from(settings, **options) -> DocStore:
+    """The document store the settings name: LANDING_DOCS, with LANDING_DOCS_* options for Elasticsearch."""
+    url = settings.get("LANDING_DOCS")
+    if _split("LANDING_DOCS", url, DOC_FORMS)[0] in ("http", "https"):
+        from landing.stores.elastic import elastic_options
+        options = {**elastic_options(settings), **options}
+    return open_docs(url, **options)
+
+
 def open_docs(url: str, **options) -> DocStore:
     """The document store a LANDING_DOCS value names; `options` go to the store (batch_docs, scan_chunk...)."""
     setting = "LANDING_DOCS"
     scheme, rest = _split(setting, url, DOC_FORMS)
     if scheme in ("http", "https"):
-        _fail(setting, url, "Elasticsearch document stores are not available yet", DOC_FORMS)
+        try:
+            host, _ = urlsplit(url.strip()).hostname, urlsplit(url.strip()).port
+        except ValueError:
+            _fail(setting, url, "the port is not a number", DOC_FORMS)
+        if not host:
+            _fail(setting, url, "no host named", DOC_FORMS)
+        from landing.stores.elastic import ElasticDocStore  # the client is imported only by those who use it
+        try:
+            return ElasticDocStore(url.strip(), **options)
+        except StoreError as error:
+            raise StoreError(f"{setting}={_shown(url)!r}: {error}") from None
     if scheme != "sqlite":
         _fail(setting, url, f"{scheme}:// is not a document store", DOC_FORMS)
     if not rest.startswith("/"):

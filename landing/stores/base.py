@@ -25,8 +25,13 @@ def content_hash(data: bytes) -> str:
 class DocStore(ABC):
     """JSON documents by kind and id. Puts are buffered and written in batches; reads see every put.
 
-    Not thread-safe: use one store per thread (Scrapy runs pipelines on one thread).
+    A batch write that fails leaves its documents buffered: put() records the failure (`failing_since`,
+    `last_error`) and tries again after a growing pause; flush(), reads and close() try at once and raise.
+    Not thread-safe: use each store from one thread at a time.
     """
+
+    # Seconds between a failed batch write and put()'s next attempt: doubling from 1, at most 60.
+    RETRY_PAUSE_MAX = 60.0
 
     def __init__(self, *, batch_docs: int = 500, batch_seconds: float = 2.0, scan_chunk: int = 1000):
         if batch_docs < 1 or scan_chunk < 1 or batch_seconds < 0:
@@ -35,6 +40,10 @@ class DocStore(ABC):
         self._buffer: dict[tuple[str, str], str] = {}
         self._buffered_since = 0.0
         self._closed = False
+        self._retry_at = 0.0
+        self._failures = 0
+        self.failing_since: float | None = None  # time.monotonic() of the first failed write in a row
+        self.last_error: Exception | None = None
 
     def put(self, kind: str, doc_id: str, doc: dict) -> None:
         """Insert or replace a document; written when the batch is full or old, or at flush/close."""
@@ -47,15 +56,43 @@ class DocStore(ABC):
             self._buffered_since = time.monotonic()
         self._buffer[(kind, doc_id)] = text
         # The age check runs on put only: a quiet buffer waits for the next put, read, flush or close.
-        if len(self._buffer) >= self.batch_docs or time.monotonic() - self._buffered_since >= self.batch_seconds:
-            self.flush()
+        now = time.monotonic()
+        if (len(self._buffer) >= self.batch_docs or now - self._buffered_since >= self.batch_seconds) \
+                and now >= self._retry_at:
+            try:
+                self.flush()
+            except StoreError:
+                pass  # buffered, recorded in failing_since and last_error; the caller decides how long to wait
 
     def flush(self) -> None:
-        """Write every buffered document; they stay buffered if the write fails."""
+        """Write every buffered document; they stay buffered, and StoreError is raised, if the write fails."""
         self._check_open()
-        if self._buffer:
+        if not self._buffer:
+            return
+        try:
             self._write([(kind, doc_id, text) for (kind, doc_id), text in self._buffer.items()])
-            self._buffer.clear()
+        except StoreError as error:
+            now = time.monotonic()
+            self._failures += 1
+            self.failing_since = self.failing_since or now
+            self.last_error = error
+            self._retry_at = now + min(2.0 ** (self._failures - 1), self.RETRY_PAUSE_MAX)
+            raise
+        self._buffer.clear()
+        self._failures, self._retry_at, self.failing_since, self.last_error = 0, 0.0, None, None
+
+    @property
+    def pending(self) -> int:
+        """How many documents are buffered, not yet written."""
+        return len(self._buffer)
+
+    def abandon(self) -> None:
+        """Forget the buffered documents, once they are saved elsewhere, so close() does not try them again."""
+        self._buffer.clear()
+
+    def unwritten(self) -> Iterator[tuple[str, str, str]]:
+        """The buffered (kind, id, JSON text) triples, for saving elsewhere when the store stays unavailable."""
+        return ((kind, doc_id, text) for (kind, doc_id), text in self._buffer.items())
 
     def get(self, kind: str, doc_id: str) -> dict | None:
         """The document, or None if there is none."""
@@ -124,7 +161,7 @@ class DocStore(ABC):
 
     @abstractmethod
     def _write(self, rows: list[tuple[str, str, str]]) -> None:
-        """Upsert (kind, id, JSON text) rows, all or none."""
+        """Upsert (kind, id, JSON text) rows; raise StoreError if any could not be written (a retry rewrites all)."""
 
     @abstractmethod
     def _read(self, kind: str, doc_id: str) -> dict | None:

@@ -1,6 +1,7 @@
 """The default document store: one SQLite file in WAL mode, safe for several processes at once."""
 import json
 import sqlite3
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,21 +23,36 @@ class SqliteDocStore(DocStore):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are begun explicitly, so reads never hold a snapshot open.
-            self._db = sqlite3.connect(self.path, timeout=busy_seconds, isolation_level=None)
+            # Any thread may use it, one at a time (DocStore's rule): the crawl writes from a worker thread.
+            self._db = sqlite3.connect(self.path, timeout=busy_seconds, isolation_level=None,
+                                       check_same_thread=False)
         except OSError as error:
             raise StoreError(f"cannot open {self.path}: {describe(error)}") from None
         except sqlite3.Error as error:
             raise StoreError(f"cannot open {self.path}: {error}") from None
-        try:
-            # WAL: readers never block the writer; NORMAL sync is still crash-safe in WAL mode.
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            # Checkpoint every ~40 MB of WAL rather than 4 MB: batches of scattered ids ran ~1.4x faster.
-            self._db.execute("PRAGMA wal_autocheckpoint=10000")
-            self._db.execute(SCHEMA)
-        except sqlite3.Error as error:
-            self._db.close()
-            raise StoreError(f"cannot open {self.path}: {error}") from None
+        deadline = time.monotonic() + busy_seconds
+        while True:
+            try:
+                self._prepare()
+                break
+            except sqlite3.OperationalError as error:
+                # Two processes creating the file at once: switching to WAL can fail "locked" without waiting.
+                if "locked" in str(error) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                self._db.close()
+                raise StoreError(f"cannot open {self.path}: {error}") from None
+            except sqlite3.Error as error:
+                self._db.close()
+                raise StoreError(f"cannot open {self.path}: {error}") from None
+
+    def _prepare(self):
+        # WAL: readers never block the writer; NORMAL sync is still crash-safe in WAL mode.
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        # Checkpoint every ~40 MB of WAL rather than 4 MB: batches of scattered ids ran ~1.4x faster.
+        self._db.execute("PRAGMA wal_autocheckpoint=10000")
+        self._db.execute(SCHEMA)
 
     def __repr__(self):
         return f"SqliteDocStore({str(self.path)!r})"
@@ -55,8 +71,11 @@ class SqliteDocStore(DocStore):
     def _write(self, rows):
         # Key order makes the inserts sequential in the clustered (kind, id) index.
         rows.sort(key=lambda row: (row[0], row[1]))
-        with self._transaction():
-            self._db.executemany(UPSERT, rows)
+        try:
+            with self._transaction():
+                self._db.executemany(UPSERT, rows)
+        except sqlite3.Error as error:  # locked past busy_seconds, disk full, read-only file
+            raise StoreError(f"cannot write {len(rows)} documents to {self.path}: {error}") from None
 
     def _read(self, kind, doc_id):
         row = self._db.execute("SELECT doc FROM docs WHERE kind = ? AND id = ?", (kind, doc_id)).fetchone()

@@ -301,3 +301,59 @@ def test_bad_batch_options_are_refused(open_doc_store, options):
     with pytest.raises(ValueError) as error:
         open_doc_store(**options)
     assert str(error.value) == "batch_docs and scan_chunk must be at least 1, batch_seconds at least 0"
+
+
+def _failing_writes(store, monkeypatch):
+    # Every batch write fails, as when the backend is down; returns the list of attempted batch sizes.
+    attempts = []
+
+    def refuse(rows):
+        attempts.append(len(rows))
+        raise StoreError("backend down")
+    monkeypatch.setattr(store, "_write", refuse)
+    return attempts
+
+
+def test_a_put_whose_batch_write_fails_keeps_the_documents_and_records_the_failure(doc_store, monkeypatch):
+    attempts = _failing_writes(doc_store, monkeypatch)
+    for k in range(4):
+        doc_store.put("pid", f"10.1/{k}", pid(f"10.1/{k}"))
+    assert attempts == [4]
+    assert (doc_store.pending, str(doc_store.last_error), doc_store.failing_since is not None) == (4, "backend down", True)
+    assert doc_store.get("pid", "10.1/3") == pid("10.1/3")
+
+
+def test_after_a_failed_write_puts_wait_before_trying_again(doc_store, monkeypatch):
+    attempts = _failing_writes(doc_store, monkeypatch)
+    for k in range(12):
+        doc_store.put("pid", f"10.1/{k}", pid(f"10.1/{k}"))
+    assert (attempts, doc_store.pending) == ([4], 12)
+
+
+def test_flush_after_a_failed_write_tries_at_once_and_raises(doc_store, monkeypatch):
+    attempts = _failing_writes(doc_store, monkeypatch)
+    doc_store.put("pid", "10.1/a", pid("10.1/a"))
+    with pytest.raises(StoreError, match="^backend down$"):
+        doc_store.flush()
+    assert (attempts, doc_store.pending) == ([1], 1)
+
+
+def test_a_successful_write_clears_the_failure(doc_store, monkeypatch):
+    _failing_writes(doc_store, monkeypatch)
+    doc_store.put("pid", "10.1/a", pid("10.1/a"))
+    with pytest.raises(StoreError):
+        doc_store.flush()
+    monkeypatch.undo()
+    doc_store.flush()
+    assert (doc_store.pending, doc_store.failing_since, doc_store.last_error, doc_store.count("pid")) == (0, None, None, 1)
+
+
+def test_unwritten_lists_the_buffered_documents_and_abandon_forgets_them(doc_store, monkeypatch):
+    _failing_writes(doc_store, monkeypatch)
+    doc_store.put("pid", "10.1/a", pid("10.1/a"))
+    doc_store.put("snapshot", "10.1/a http 2026-11-22", {"x": 1})
+    assert sorted(doc_store.unwritten()) == [("pid", "10.1/a", '{"pid/doi":"10.1/a","pid/ra":"crossref"}'),
+                                             ("snapshot", "10.1/a http 2026-11-22", '{"x":1}')]
+    doc_store.abandon()
+    doc_store.close()
+    assert doc_store.pending == 0

@@ -9,7 +9,7 @@ from landing.stores import StoreError, open_blobs, open_docs
 from landing.stores.files import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 
-DOC_FORMS = "use sqlite:///relative/path.db or sqlite:////absolute/path.db"
+DOC_FORMS = "use sqlite:///relative/path.db, sqlite:////absolute/path.db or http(s)://elasticsearch-host:9200"
 BLOB_FORMS = "use file://relative/dir, file:///absolute/dir or s3://bucket/prefix"
 
 
@@ -65,10 +65,10 @@ def test_open_blobs_passes_options_to_the_store(tmp_path):
     ("sqlite:///data/", f"LANDING_DOCS='sqlite:///data/': no database file named; {DOC_FORMS}"),
     ("sqlite:///data/landing.db?mode=ro",
      f"LANDING_DOCS='sqlite:///data/landing.db?mode=ro': options in the URL (? or #) are not supported; {DOC_FORMS}"),
-    ("http://localhost:9200",
-     f"LANDING_DOCS='http://localhost:9200': Elasticsearch document stores are not available yet; {DOC_FORMS}"),
-    ("https://es.example.org:9200",
-     f"LANDING_DOCS='https://es.example.org:9200': Elasticsearch document stores are not available yet; {DOC_FORMS}"),
+    ("http://", f"LANDING_DOCS='http://': no host named; {DOC_FORMS}"),
+    ("http://:9200", f"LANDING_DOCS='http://:9200': no host named; {DOC_FORMS}"),
+    ("https://es.example.org:port", f"LANDING_DOCS='https://es.example.org:port': the port is not a number; {DOC_FORMS}"),
+    ("https://user:secret@:9200", f"LANDING_DOCS='https://user:***@:9200': no host named; {DOC_FORMS}"),
     ("s3://bucket/prefix", f"LANDING_DOCS='s3://bucket/prefix': s3:// is not a document store; {DOC_FORMS}"),
     ("postgres://host/db", f"LANDING_DOCS='postgres://host/db': postgres:// is not a document store; {DOC_FORMS}"),
 ])
