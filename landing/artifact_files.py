@@ -2,8 +2,10 @@
 
 Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one.
 """
+import fcntl
 import os
 import tempfile
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,18 +51,32 @@ def load_latest(directory) -> Artifacts:
     return parse(_read(Path(directory)))
 
 
+@contextmanager
+def _locked(directory: Path):
+    # Read-merge-write must be one step: two crawls closing at once would otherwise each merge into the
+    # same latest copy, and the second swap would drop the first one's additions. flock is per host, and
+    # unreliable on network file systems: several machines should not share one artifacts directory.
+    with open(directory / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def export(directory, artifacts: Artifacts, now: datetime | None = None) -> Path:
     """Merge `artifacts` into the latest version, write it as a new version and as the top-level copy."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    files = render(merge(load_latest(directory), artifacts))
-    version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
-    for name, text in files.items():
-        _write_atomically(version / name, text)
-    # Each top-level file is swapped atomically; between swaps a reader may mix the previous and new
-    # versions, which is still consistent because versions only ever add entries.
-    for name, text in files.items():
-        _write_atomically(directory / name, text)
+    with _locked(directory):
+        files = render(merge(load_latest(directory), artifacts))
+        version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
+        for name, text in files.items():
+            _write_atomically(version / name, text)
+        # Each top-level file is swapped atomically; between swaps a reader may mix the previous and new
+        # versions, which is still consistent because versions only ever add entries.
+        for name, text in files.items():
+            _write_atomically(directory / name, text)
     return version
 
 

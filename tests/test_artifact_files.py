@@ -1,4 +1,7 @@
 """landing.artifact_files: versioned, additive exports on disk."""
+import subprocess
+import sys
+from pathlib import Path
 from datetime import UTC, datetime
 
 from landing.artifact_files import export, line_counts, load_latest
@@ -50,10 +53,10 @@ def test_exports_in_the_same_second_do_not_collide(tmp_path):
     assert read_version(second) == merge(FIRST, SECOND)
 
 
-def test_no_temp_files_are_left_behind(tmp_path):
+def test_no_temp_files_are_left_behind_only_the_lock_file(tmp_path):
     export(tmp_path, FIRST, now=T1)
     version = export(tmp_path, SECOND, now=T1)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*FILENAMES, "versions"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*FILENAMES, "versions", ".lock"])
     assert sorted(p.name for p in version.iterdir()) == sorted(FILENAMES)
 
 
@@ -71,3 +74,22 @@ def test_a_naive_now_is_taken_as_utc(tmp_path):
 
 def test_line_counts_of_an_empty_directory_are_zero(tmp_path):
     assert line_counts(tmp_path) == {name: 0 for name in FILENAMES}
+
+
+EXPORTER = """
+import sys
+from landing.artifact_files import export
+from landing.core.artifacts import Artifacts
+directory, name = sys.argv[1], sys.argv[2]
+for k in range(15):
+    export(directory, Artifacts(prefixes=frozenset({(f"10.{name}{k}", "crossref")})))
+"""
+
+
+def test_exports_from_two_processes_at_once_keep_every_entry_at_the_top(tmp_path):
+    repo = Path(__file__).resolve().parents[1]
+    exporters = [subprocess.Popen([sys.executable, "-c", EXPORTER, str(tmp_path), name], cwd=repo)
+                 for name in ("1", "2")]
+    assert [exporter.wait(timeout=120) for exporter in exporters] == [0, 0]
+    expected = {(f"10.{name}{k}", "crossref") for name in ("1", "2") for k in range(15)}
+    assert (load_latest(tmp_path).prefixes, len(list((tmp_path / "versions").iterdir()))) == (expected, 30)
