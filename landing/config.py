@@ -24,13 +24,14 @@ def problems(settings) -> list[str]:
             found.append(f"{name}={settings.get(name)!r}: use {' or '.join(allowed)}")
     for name, kind, minimum in (("LANDING_SAMPLE_MIN", int, 1), ("LANDING_SAMPLE_MAX", int, 1),
                                 ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0),
-                                ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0)):
+                                ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0),
+                                ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
-    if not any(problem.startswith("LANDING_DOCS_RETRIES") for problem in found):
-        openers.insert(0, docs_from)  # it reads LANDING_DOCS_RETRIES
+    if not any(problem.startswith("LANDING_DOCS_") for problem in found):
+        openers.insert(0, docs_from)  # it reads the LANDING_DOCS_* numbers
     for opener in openers:
         try:
             opener(settings).close()

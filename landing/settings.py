@@ -22,6 +22,10 @@ LANDING_DOI_RESOLVER = "https://doi.org"
 # LANDING_DOCS: the document store (pid, snapshot, analysis and report documents): sqlite:///relative.db,
 # sqlite:////absolute.db, or an Elasticsearch cluster, http(s)://host:9200 (README "Elasticsearch").
 LANDING_DOCS = "sqlite:///data/landing.db"
+# LANDING_DOCS_BATCH_DOCS / LANDING_DOCS_BATCH_SECONDS: documents are written in batches of this many, or
+# when the oldest waiting one is this many seconds old, whichever comes first.
+LANDING_DOCS_BATCH_DOCS = 500
+LANDING_DOCS_BATCH_SECONDS = 2.0
 # LANDING_DOCS_INDEX_PREFIX: Elasticsearch only: documents of kind K go to the index <prefix>-K.
 LANDING_DOCS_INDEX_PREFIX = "landing"
 # LANDING_DOCS_API_KEY, or LANDING_DOCS_USERNAME and LANDING_DOCS_PASSWORD: Elasticsearch credentials (the

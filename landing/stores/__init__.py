@@ -37,8 +37,10 @@ def _shown(url: str) -> str:
 
 
 def docs_from(settings, **options) -> DocStore:
-    """The document store the settings name: LANDING_DOCS, with LANDING_DOCS_* options for Elasticsearch."""
+    """The document store the settings name: LANDING_DOCS, its batches, and LANDING_DOCS_* for Elasticsearch."""
     url = settings.get("LANDING_DOCS")
+    options = {"batch_docs": int(settings.get("LANDING_DOCS_BATCH_DOCS", 500)),
+               "batch_seconds": float(settings.get("LANDING_DOCS_BATCH_SECONDS", 2.0)), **options}
     if _split("LANDING_DOCS", url, DOC_FORMS)[0] in ("http", "https"):
         from landing.stores.elastic import elastic_options
         options = {**elastic_options(settings), **options}

@@ -11,14 +11,16 @@ PROJECT = Path(__file__).resolve().parents[2]
 class Stores:
     """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
 
-    def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None):
+    def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None,
+                 docs: str | None = None):
         self.root = root
+        self.docs = docs or f"sqlite:///{root / 'landing.db'}"
         self.artifacts = artifacts or root / "artifacts"
         self.blobs = blobs or f"file://{root / 'blobs'}"
         self.env = {**os.environ, **(env or {})}
 
     def settings(self) -> list[str]:
-        return ["-s", f"LANDING_DOCS=sqlite:///{self.root / 'landing.db'}",
+        return ["-s", f"LANDING_DOCS={self.docs}", "-s", f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
                 "-s", f"LANDING_BLOBS={self.blobs}",
                 "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}"]
 

@@ -1,16 +1,22 @@
 """Store fixtures parametrized over every backend, so that each contract test runs against each of them.
 
 A backend is a factory: a context manager taking pytest's tmp_path and yielding `open(**options)`, which
-opens a store on the same data each time it is called (so a test can close and reopen). A later backend
-(Elasticsearch, S3) adds one factory here, cleaning up its index or bucket prefix when the context exits.
+opens a store on the same data each time it is called (so a test can close and reopen).
+
+Elasticsearch runs through the real client against tests/elastic_standin.py, and also against a real
+cluster when LANDING_TEST_ELASTICSEARCH_URL is set (with LANDING_TEST_ELASTICSEARCH_API_KEY if it needs one).
 """
+import hashlib
 import os
 from contextlib import contextmanager
 
 import pytest
 
 from landing.stores import open_blobs, open_docs
-from tests import s3server
+from tests import elastic, s3server
+
+ELASTIC_URL = os.environ.get("LANDING_TEST_ELASTICSEARCH_URL")
+ELASTIC_API_KEY = os.environ.get("LANDING_TEST_ELASTICSEARCH_API_KEY")
 
 
 @contextmanager
@@ -38,7 +44,27 @@ def s3_blobs(tmp_path):
             os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
 
 
-DOC_STORES = {"sqlite": sqlite_docs}
+def _elastic_docs(url, api_key=None):
+    @contextmanager
+    def factory(tmp_path):
+        # Indices of their own per test; a short backoff keeps the retry tests fast.
+        prefix = "t" + hashlib.sha256(str(tmp_path).encode()).hexdigest()[:12]
+        try:
+            yield lambda **options: open_docs(url, index_prefix=prefix, api_key=api_key, backoff=0.01, **options)
+        finally:
+            elastic.delete_indices(url, prefix, api_key)
+    return factory
+
+
+@contextmanager
+def elastic_standin_docs(tmp_path):
+    with _elastic_docs(elastic.standin().url)(tmp_path) as opener:
+        yield opener
+
+
+DOC_STORES = {"sqlite": sqlite_docs, "elastic-standin": elastic_standin_docs}
+if ELASTIC_URL:
+    DOC_STORES["elastic-real"] = _elastic_docs(ELASTIC_URL, ELASTIC_API_KEY)
 BLOB_STORES = {"files": file_blobs, "s3-moto": s3_blobs}
 
 

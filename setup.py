@@ -1,0 +1,15 @@
+"""Packaging for Scrapyd: `scrapyd-deploy` builds the project's egg from this file (docs/scrapyd.md).
+
+The egg carries the code only; its dependencies are installed in Scrapyd's environment
+(`pip install -r requirements.txt`). Every file under landing/ is a .py module today; a data file that code
+reads at run time must be added as package_data (tests/test_scrapyd.py checks the egg holds them all).
+"""
+from setuptools import find_packages, setup
+
+setup(
+    name="landing",
+    version="0.1",
+    packages=find_packages(include=["landing", "landing.*"]),
+    entry_points={"scrapy": ["settings = landing.settings"]},
+    python_requires=">=3.11",
+)
