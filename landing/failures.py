@@ -5,6 +5,7 @@ from twisted.internet import error as tx
 from twisted.web._newclient import ResponseFailed
 
 from .core.failures import redirect_failure
+from .guard import ForbiddenAddress
 
 _BY_TYPE = (
     ((DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError), "timeout"),
@@ -16,6 +17,9 @@ _BY_TYPE = (
 
 def exception_failure(exc: BaseException, visited: list[str]) -> str:
     """The failure class of an exception that ended a visit; `visited` is the chain's URLs, last one included."""
+    # First: its message names the host, and a host such as robots.example must not read as a robots refusal.
+    if isinstance(exc, ForbiddenAddress):
+        return "refused-address"
     if isinstance(exc, IgnoreRequest):
         message = str(exc).lower()
         if "robots" in message:

@@ -67,6 +67,11 @@ LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"
+# LANDING_ADDRESS_GUARD: refuse every request (redirect hops and robots.txt fetches included) whose host is, or
+# resolves to, a loopback, private, shared (100.64/10), link-local, multicast, reserved or cloud-metadata
+# address (landing/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. Always off
+# when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
+LANDING_ADDRESS_GUARD = True
 # LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
 LANDING_RETRY_AFTER_MAX = 60.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
@@ -83,8 +88,11 @@ LANDING_MATCH_CONCURRENCY = 100
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
+    "landing.guard.AddressGuardMiddleware": 80,  # before robots.txt: a refused host gets no request at all
     "landing.middlewares.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
     "landing.middlewares.ServiceSlotsMiddleware": 95,
+    "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
+    "landing.middlewares.ChainCookiesMiddleware": 700,  # where CookiesMiddleware was: one jar per DOI chain
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
     "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)

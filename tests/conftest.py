@@ -35,7 +35,10 @@ def mixed_sandbox(mixed_world):
 
 @pytest.fixture(scope="session")
 def every_sandbox(every_scenario_world):
-    running = RunningSandbox(every_scenario_world)
+    """The every-scenario world served; `seen` holds every request it answered, headers included."""
+    seen = []
+    running = RunningSandbox(every_scenario_world, watch=seen.append)
+    running.seen = seen
     yield running
     running.close()
 

@@ -46,8 +46,8 @@ def hops(redirect_urls: list[str], redirect_reasons: list, last_url: str | None,
     for url, reason in zip(redirect_urls, redirect_reasons):
         if isinstance(reason, int):
             chain.append({"url": url, "status": reason})
-        else:  # a meta refresh: the page answered 200 and asked to move on
-            chain.append({"url": url, "status": 200, "kind": "meta-refresh"})
+        else:  # a meta refresh or a script's location change: the page answered 200 and moved on
+            chain.append({"url": url, "status": 200, "kind": "js-location" if reason == "js-location" else "meta-refresh"})
     if last_url is not None:
         chain.append({"url": last_url, "status": last_status})
     return chain

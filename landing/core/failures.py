@@ -7,11 +7,15 @@ from w3lib.encoding import html_to_unicode
 
 # Every class a snapshot may carry in `snapshot/error` (docs in README "Data model").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
-           "too-large", "not-html", "robots", "challenge", "js-required")
+           "too-large", "not-html", "robots", "challenge", "js-required", "refused-address")
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # A literal location assignment, as script-only redirect pages write it.
 _JS_LOCATION = re.compile(r"(?:window\.|document\.|self\.|top\.)?location(?:\.href)?\s*=(?!=)|location\.(?:replace|assign)\s*\(")
+# The same, with the target a string literal: the only kind a client without JavaScript can follow safely.
+_JS_LITERAL = re.compile(
+    r"""(?:\b(?:window|document|self|top)\.)?\blocation(?:\.href)?\s*=(?!=)\s*(["'])(?P<a>[^"'\\\n]*)\1"""
+    r"""|\blocation\.(?:replace|assign)\(\s*(["'])(?P<b>[^"'\\\n]*)\3\s*\)""")
 _SCRIPT = re.compile(rb"<script\b", re.I)
 _TITLE = re.compile(rb"<title[^>]*>\s*(just a moment|attention required|checking your browser)", re.I)
 
@@ -62,6 +66,30 @@ def js_required(body: bytes, content_type: str | None = None) -> bool:
     text = " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
     words = len(text.split())
     return words == 0 or (words <= 30 and any(_JS_LOCATION.search(s) for s in scripts))
+
+
+def _script_only(body: bytes, content_type: str | None):
+    # The scripts of a page with (almost) no visible text, or None for a page a reader can read.
+    try:
+        doc = lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
+    except (lxml.etree.ParserError, ValueError):
+        return None
+    text = " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
+    return [s.text_content() for s in doc.iter("script")] if len(text.split()) <= 30 else None
+
+
+def script_location(body: bytes, content_type: str | None) -> str | None:
+    """Where a script-only redirect page sends the browser, when its script names the target literally.
+
+    Only `<script>` elements count (never onclick handlers, which real pages are full of), only pages with
+    at most 30 visible words, and only a string literal, never a computed URL. Callers first rule out pages
+    that state their DOI.
+    """
+    for script in _script_only(body, content_type) or ():
+        found = _JS_LITERAL.search(script)
+        if found:
+            return found.group("a") if found.group("a") is not None else found.group("b")
+    return None
 
 
 def page_failure(status: int, content_type: str | None, headers: dict, body: bytes) -> str | None:

@@ -50,8 +50,9 @@ def _certificate(directory: Path) -> ssl.SSLContext:
 
 
 class SandboxServer:
-    def __init__(self, world, latency_ms=0, jitter_ms=0, seed=None, log=None):
-        self.world = world
+    def __init__(self, world, latency_ms=0, jitter_ms=0, seed=None, log=None, watch=None):
+        # log: called with one line per request; watch: called with each Request itself (headers included).
+        self.world, self.watch = world, watch
         self.state = State(seed)
         self.latency_ms, self.jitter_ms = latency_ms, jitter_ms
         self.jitter = random.Random(seed)
@@ -108,6 +109,8 @@ class SandboxServer:
 
     def _respond(self, request) -> Reply:
         self.requests += 1
+        if self.watch:
+            self.watch(request)
         try:
             reply = respond(self.world, request, self.state)
         except Exception as error:  # one bad route must not take the server down

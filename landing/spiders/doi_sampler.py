@@ -5,11 +5,14 @@ import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from ..core import documents, failures
+from ..core.analysis import analyse
+from ..core.reading import states_doi
 from ..core.doi import normalise, resolver_path
 from ..core.sampling import sample_size
 from ..endpoints import endpoint, resolver_hosts
 from ..failures import exception_failure
 from ..items import PidItem, SnapshotItem
+from ..middlewares import chain_ended
 from ..responses import headers
 from ..stores.base import content_hash
 from ..sources import crossref, datacite
@@ -32,6 +35,7 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.mailto = s.get("LANDING_MAILTO")
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
         spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
+        spider.max_hops = s.getint("REDIRECT_MAX_TIMES")
         unknown = set(spider.sources) - {"crossref", "datacite"}
         if unknown or spider.resource_from not in ("redirect", "handle"):
             raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
@@ -111,7 +115,8 @@ class DoiSamplerSpider(scrapy.Spider):
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
     def _visit(self, pid, rank):
         handle = resolver_path(pid["pid/doi"])
-        meta = {"pid": dict(pid), "handle_httpstatus_list": [401]}
+        # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
+        meta = {"pid": dict(pid), "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
         if self.resource_from == "handle":
             return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
                                   errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
@@ -125,12 +130,35 @@ class DoiSamplerSpider(scrapy.Spider):
         if not url:
             yield self._snapshot(response.meta, [], None, error="http-4xx", detail="handle has no URL value")
             return
-        meta = {"pid": response.meta["pid"], "handle_httpstatus_list": [401], "resource_url": url}
+        meta = {"pid": response.meta["pid"], "handle_httpstatus_list": [401], "resource_url": url,
+                "cookiejar": response.meta.get("cookiejar")}
         yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
                              dont_filter=True, meta=meta)
 
     def parse_page(self, response):
-        yield self._page(response)
+        hop = self._script_hop(response)
+        yield hop if hop is not None else self._page(response)
+
+    def _script_hop(self, response):
+        """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
+        content_type = headers(response).get("content-type")
+        if not 200 <= response.status < 300 or not failures.is_html(content_type, response.body):
+            return None
+        target = failures.script_location(response.body, content_type)
+        if target and states_doi(analyse(response.body, response.meta["pid"]["pid/doi"], content_type)):
+            target = None  # a landing page that also scripts a move is still a landing page
+        url = response.urljoin(target) if target else None
+        urls = response.meta.get("redirect_urls", [])
+        if not url or not url.startswith(("http://", "https://")) or url in urls or url == response.url \
+                or len(urls) >= self.max_hops:
+            return None  # no literal target, a loop, or the hop limit: the page is read as it is (js-required)
+        meta = {key: response.meta[key] for key in ("pid", "handle_httpstatus_list", "cookiejar", "resource_url")
+                if key in response.meta}
+        meta.update(redirect_urls=[*urls, response.url],
+                    redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
+                    redirect_times=response.meta.get("redirect_times", 0) + 1)
+        return scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, dont_filter=True,
+                              priority=response.request.priority, meta=meta)
 
     def visit_failed(self, failure):
         request = failure.request
@@ -153,6 +181,7 @@ class DoiSamplerSpider(scrapy.Spider):
                               body=response.body, error=error)
 
     def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None):
+        self.crawler.signals.send_catch_log(chain_ended, jar=meta.get("cookiejar"))  # the chain ends here
         resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
         doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
                                  final_url=final_url, status=status, content_type=content_type,

@@ -1,8 +1,12 @@
 """landing.core.failures: why a chain did not end on a landing page, from statuses, headers and bodies."""
+from pathlib import Path
+
 import pytest
 
 from landing.core.failures import (CLASSES, challenge, is_html, js_required, page_failure, redirect_failure,
-                                   status_failure)
+                                   script_location, status_failure)
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 
 HTML = "text/html; charset=utf-8"
 PAGE = b"<!DOCTYPE html><html><head><title>A page</title></head><body><p>Some words here.</p></body></html>"
@@ -185,3 +189,39 @@ def test_short_page_whose_script_only_compares_location_does_not_require_js():
     body = (b"<html><body><p>Page not found.</p>"
             b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>")
     assert not js_required(body, HTML)
+
+
+@pytest.mark.parametrize("body, target", [
+    (b'<html><body><script>window.location = "https://x.example/a";</script></body></html>', "https://x.example/a"),
+    (b"<html><body><script>window.location.href='/b?c=1'</script></body></html>", "/b?c=1"),
+    (b"<html><body><script>location.href = '/c'</script></body></html>", "/c"),
+    (b'<html><body><script>location.replace("/d")</script></body></html>', "/d"),
+    (b"<html><body><script>window.location.assign( '/e' );</script></body></html>", "/e"),
+    (b'<html><body><script>document.location = "/f"</script></body></html>', "/f"),
+    (b'<html><body><script>top.location="/g"</script><p>Redirecting you now.</p></body></html>', "/g"),
+])
+def test_script_location_finds_a_literal_target(body, target):
+    assert script_location(body, "text/html") == target
+
+
+@pytest.mark.parametrize("body", [
+    # computed: only a browser can follow it
+    b"<html><body><script>var p=['ht','tp:/']; window.location.assign(p.join(''));</script></body></html>",
+    # an event handler, as real pages have by the dozen, is not a redirect
+    b"<html><body><span onclick=\"window.location.href='/s'\">Author</span></body></html>",
+    # a comparison, not an assignment
+    b"<html><body><script>if (x == location.href) {}</script></body></html>",
+    # a real page with text is read as it is, whatever its scripts do
+    b"<html><body><script>location.href='/x'</script>" + b"<p>" + b"word " * 31 + b"</p></body></html>",
+    b"<html><body><p>No scripts here.</p></body></html>",
+])
+def test_script_location_finds_nothing_to_follow(body):
+    assert script_location(body, "text/html") is None
+
+
+def test_no_page_of_the_real_corpus_is_taken_for_a_script_redirect():
+    # Several have onclick="window.location.href='...'" handlers and location reads in their scripts.
+    pages = sorted((CORPUS / "pages").glob("*.html"))
+    if not pages:
+        pytest.skip(f"no landing-page corpus at {CORPUS}")
+    assert [page.name for page in pages if script_location(page.read_bytes(), "text/html")] == []

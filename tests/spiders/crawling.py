@@ -12,8 +12,8 @@ class Stores:
     """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
 
     def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None,
-                 docs: str | None = None):
-        self.root = root
+                 docs: str | None = None, extra: tuple[str, ...] = ()):
+        self.root, self.extra = root, list(extra)  # extra: more `-s NAME=VALUE` for every command
         self.docs = docs or f"sqlite:///{root / 'landing.db'}"
         self.artifacts = artifacts or root / "artifacts"
         self.blobs = blobs or f"file://{root / 'blobs'}"
@@ -22,7 +22,7 @@ class Stores:
     def settings(self) -> list[str]:
         return ["-s", f"LANDING_DOCS={self.docs}", "-s", f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
                 "-s", f"LANDING_BLOBS={self.blobs}",
-                "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}"]
+                "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}", *self.extra]
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
         """Run a scrapy command on these stores; `overrides` come last, so they win."""

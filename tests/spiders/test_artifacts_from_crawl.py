@@ -5,6 +5,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tests.spiders.crawling import Stores, truth_of
+from tests.spiders.test_doi_sampler import expected as reached
 
 
 def _expected(truth: dict, sampled: set) -> dict:
@@ -13,9 +14,10 @@ def _expected(truth: dict, sampled: set) -> dict:
     for doi in sampled:
         t = truth[doi]
         prefixes[t["prefix"]] = t["ra"]
-        if t["cookie_error"] is not None:
+        final_url, error = reached(t)
+        if error is not None:
             continue
-        domain = urlsplit(t["cookie_final_url"]).hostname
+        domain = urlsplit(final_url).hostname
         recognised.add((domain, t["prefix"]))
         if t["meta_tag_correctness"] == "ok":
             confirmed.add((domain, t["prefix"]))

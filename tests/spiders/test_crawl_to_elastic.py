@@ -22,8 +22,8 @@ def _stable(docs):
 @pytest.fixture(scope="module")
 def elastic_crawl(small_sandbox, tmp_path_factory):
     server, prefix = elastic.standin(), "crawl"
-    stores = Stores(tmp_path_factory.mktemp("elastic-crawl"), docs=server.url)
-    stores.env["LANDING_DOCS_INDEX_PREFIX"] = prefix
+    stores = Stores(tmp_path_factory.mktemp("elastic-crawl"), docs=server.url,
+                    extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     done = stores.crawl(small_sandbox.proxy)
     yield stores, done
     elastic.delete_indices(server.url, prefix)
@@ -70,8 +70,7 @@ def test_match_evaluate_reads_elasticsearch_and_matches_no_wrong_doi(elastic_cra
 def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_every_document(
         small_sandbox, sqlite_crawl, tmp_path):
     server, prefix = elastic.standin(), "outage"
-    stores = Stores(tmp_path, docs=server.url)
-    stores.env["LANDING_DOCS_INDEX_PREFIX"] = prefix
+    stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     server.reject_bulk_items(10**9)
     try:
         done = stores.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={small_sandbox.proxy}",
@@ -94,6 +93,7 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
         # How much the crawl did before it stopped depends on timing (visits in flight are finished); every
         # document it made is kept either way.
         assert pids and len(snapshots) == len(analyses) <= len(sqlite_crawl[0].export("snapshot"))
+        assert server.indices.keys() >= {f"{prefix}-pid"} and "landing-pid" not in server.indices
         assert {d["pid/doi"] for d in snapshots} <= {d["pid/doi"] for d in pids}
         assert len(pids) + len(snapshots) + len(analyses) == lines
     finally:

@@ -1,7 +1,8 @@
 """The sampler end to end: a real crawl of a generated world agrees with the world's truth.jsonl.
 
-Scrapy keeps cookies (one jar for the crawl, Scrapy's default), so the truth to compare with is the
-cookie-keeping reference client's: `cookie_final_url` and `cookie_error`.
+The HTTP driver keeps one cookie jar per DOI chain, so the truth to compare with is the cookie-keeping
+reference client's (`cookie_final_url`, `cookie_error`); except that it also follows script redirects to a
+literal URL, so for those pages it is the browser's (`browser_final_url`, `browser_error`).
 """
 from collections import Counter
 import json
@@ -28,19 +29,26 @@ def crawled(request, mixed_world, every_scenario_world):
     return stores.export("analysis"), truth_of(world), stores
 
 
+def expected(t: dict) -> tuple[str | None, str | None]:
+    """(final URL, error class) the HTTP driver should reach for a DOI of truth."""
+    client = "browser" if t["scenario"] == "js-redirect" else "cookie"
+    return t[f"{client}_final_url"], t[f"{client}_error"]
+
+
 def _disagreements(docs, truth, reachable: bool):
     wrong = []
     for doc in docs:
         t = truth[doc["pid/doi"]]
-        if (t["cookie_error"] is None) != reachable:
+        final_url, error = expected(t)
+        if (error is None) != reachable:
             continue
         if reachable:
             got = [doc["snapshot/final-url"], doc["snapshot/final-url-domain"], doc["snapshot/error"]]
-            want = [t["cookie_final_url"], urlsplit(t["cookie_final_url"]).hostname, None]
+            want = [final_url, urlsplit(final_url).hostname, None]
             got += [doc[mine] for mine, _ in FIELDS]
             want += [t[theirs] for _, theirs in FIELDS]
         else:
-            got, want = [doc["snapshot/error"]], [t["cookie_error"]]
+            got, want = [doc["snapshot/error"]], [error]
         if got != want:
             wrong.append((t["scenario"], doc["pid/doi"], got, want))
     return wrong
@@ -64,7 +72,7 @@ def test_pid_documents_carry_the_registration_agency_and_member_of_truth(crawled
 
 def test_reachable_pages_agree_with_truth_on_final_url_domain_and_analysis(crawled):
     docs, truth, _ = crawled
-    assert sum(truth[d["pid/doi"]]["cookie_error"] is None for d in docs) > 0
+    assert sum(expected(truth[d["pid/doi"]])[1] is None for d in docs) > 0
     assert _disagreements(docs, truth, reachable=True) == []
 
 
@@ -130,3 +138,30 @@ def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):
     api = [line for line in requests if "api.crossref.org" in line]
     assert api and all("mailto=ops%40example.org" in line for line in api)
     assert not any("api.datacite.org" in line for line in requests)
+
+
+def test_no_doi_arrives_at_a_cookie_wall_with_another_dois_cookies(every_crawl, every_sandbox, every_scenario_world):
+    truth = truth_of(every_scenario_world)
+    walled = {t["resource_url"] for t in truth.values() if t["scenario"] == "cookie-wall"}
+    first = {}
+    for request in every_sandbox.seen:
+        first.setdefault(request.url, request.headers.get("cookie"))
+    visited = walled & set(first)
+    # One jar per DOI: each chain meets the wall without a cookie, gets one, and comes back with it.
+    assert visited and {url: first[url] for url in visited} == {url: None for url in visited}
+
+
+def test_every_cookie_jar_is_dropped_when_its_chain_ends(every_crawl):
+    _, done = every_crawl
+    assert "'landing/cookie_jars_left': 0," in done.stderr
+
+
+def test_a_script_redirect_to_a_literal_url_is_followed_and_recorded_as_a_js_location_hop(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    truth = truth_of(every_scenario_world)
+    scripted = [d for d in stores.export("snapshot") if truth[d["pid/doi"]]["scenario"] == "js-redirect"]
+    assert scripted
+    for doc in scripted:
+        kinds = [hop.get("kind") for hop in doc["snapshot/urls"]]
+        assert kinds.count("js-location") == 1 and doc["snapshot/error"] is None, doc["snapshot/urls"]
+        assert doc["snapshot/final-url"] == truth[doc["pid/doi"]]["browser_final_url"]
