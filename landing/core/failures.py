@@ -56,26 +56,20 @@ def js_required(body: bytes, content_type: str | None = None) -> bool:
 
     Callers first rule out pages that state a DOI: a head-only landing page is still a landing page.
     """
-    try:
-        doc = lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
-    except (lxml.etree.ParserError, ValueError):
-        return False
-    scripts = [s.text_content() for s in doc.iter("script")]
+    scripts, words = _scripts_and_words(body, content_type)
     if not scripts:
         return False
-    text = " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
-    words = len(text.split())
     return words == 0 or (words <= 30 and any(_JS_LOCATION.search(s) for s in scripts))
 
 
-def _script_only(body: bytes, content_type: str | None):
-    # The scripts of a page with (almost) no visible text, or None for a page a reader can read.
+def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
+    # A page's script texts and how many words it shows; nothing for what does not parse as HTML.
     try:
         doc = lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
     except (lxml.etree.ParserError, ValueError):
-        return None
+        return [], 0
     text = " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
-    return [s.text_content() for s in doc.iter("script")] if len(text.split()) <= 30 else None
+    return [s.text_content() for s in doc.iter("script")], len(text.split())
 
 
 def script_location(body: bytes, content_type: str | None) -> str | None:
@@ -85,7 +79,8 @@ def script_location(body: bytes, content_type: str | None) -> str | None:
     at most 30 visible words, and only a string literal, never a computed URL. Callers first rule out pages
     that state their DOI.
     """
-    for script in _script_only(body, content_type) or ():
+    scripts, words = _scripts_and_words(body, content_type)
+    for script in scripts if words <= 30 else ():
         found = _JS_LITERAL.search(script)
         if found:
             return found.group("a") if found.group("a") is not None else found.group("b")

@@ -52,11 +52,12 @@ def open_docs(url: str, **options) -> DocStore:
     setting = "LANDING_DOCS"
     scheme, rest = _split(setting, url, DOC_FORMS)
     if scheme in ("http", "https"):
+        parts = urlsplit(url.strip())
         try:
-            host, _ = urlsplit(url.strip()).hostname, urlsplit(url.strip()).port
+            parts.port  # raises for a port that is not a number
         except ValueError:
             _fail(setting, url, "the port is not a number", DOC_FORMS)
-        if not host:
+        if not parts.hostname:
             _fail(setting, url, "no host named", DOC_FORMS)
         from landing.stores.elastic import ElasticDocStore  # the client is imported only by those who use it
         try:
