@@ -31,14 +31,15 @@ _TYPES = {
     "snapshot/urls": _STORED_ONLY, "analysis/meta-tags": _STORED_ONLY,
     "report/dois": {"type": "long"}, "report/errors": _STORED_ONLY, "report/correctness": _STORED_ONLY,
 }
-_REPORT_KEYWORDS = ("report/kind", "report/key", "report/ra", "report/member-id", "report/dois", "report/errors",
-                    "report/correctness",
-                    "report/good-domains", "report/bad-domains", "report/good-prefixes", "report/bad-prefixes")
+# Every key a report document may have (landing.core.artifacts); the ones not in _TYPES are keywords.
+_REPORT_KEYS = ("report/kind", "report/key", "report/ra", "report/member-id", "report/dois", "report/errors",
+                "report/correctness", "report/good-domains", "report/bad-domains", "report/good-prefixes",
+                "report/bad-prefixes")
 
 
 def mappings() -> dict:
     """Every index's mappings: the known keys typed, anything else kept in _source but not indexed."""
-    keys = (ID_FIELD, *PID_KEYS, *SNAPSHOT_KEYS, *ANALYSIS_KEYS, *_REPORT_KEYWORDS)
+    keys = (ID_FIELD, *PID_KEYS, *SNAPSHOT_KEYS, *ANALYSIS_KEYS, *_REPORT_KEYS)
     # dynamic false: a document with a key nobody mapped (or a mixed-type list) is stored, not refused.
     return {"dynamic": False, "properties": {key: _TYPES.get(key, _KEYWORD) for key in keys}}
 
