@@ -1,7 +1,10 @@
 """Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
+import os
+
 from .stores import StoreError, docs_from, open_blobs
 
-CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey")}
+CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
+           "LANDING_DRIVER": ("http", "browser", "auto")}
 SOURCES = ("crossref", "datacite")
 
 
@@ -25,10 +28,15 @@ def problems(settings) -> list[str]:
     for name, kind, minimum in (("LANDING_SAMPLE_MIN", int, 1), ("LANDING_SAMPLE_MAX", int, 1),
                                 ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0),
                                 ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0),
-                                ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0)):
+                                ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0),
+                                ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)
+    chromium = settings.get("LANDING_CHROMIUM")
+    if settings.get("LANDING_DRIVER") in ("browser", "auto") and not (chromium and os.access(chromium, os.X_OK)):
+        found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
+                     "(apt-get install chromium) or name its path, or use LANDING_DRIVER=http")
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
     if not any(problem.startswith("LANDING_DOCS_") for problem in found):
         openers.insert(0, docs_from)  # it reads the LANDING_DOCS_* numbers

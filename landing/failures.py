@@ -29,7 +29,21 @@ def exception_failure(exc: BaseException, visited: list[str]) -> str:
     if isinstance(exc, DownloadCancelledError):
         # Scrapy says "larger than download max size" when DOWNLOAD_MAXSIZE cut it; other cancels are not size.
         return "too-large" if "max size" in str(exc) else "connection"
+    if type(exc).__module__.startswith("playwright"):
+        return _browser_failure(exc, visited)
     for types, name in _BY_TYPE:
         if isinstance(exc, types):
             return name
+    return "connection"
+
+
+def _browser_failure(exc: BaseException, visited: list[str]) -> str:
+    # Chromium names network errors net::ERR_*; Playwright's own timeouts are TimeoutError.
+    message = str(exc)
+    if type(exc).__name__ == "TimeoutError" or "net::ERR_TIMED_OUT" in message:
+        return "timeout"
+    if "net::ERR_TOO_MANY_REDIRECTS" in message:
+        return redirect_failure(visited)
+    if "net::ERR_NAME_NOT_RESOLVED" in message:
+        return "dns"
     return "connection"

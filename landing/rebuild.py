@@ -1,12 +1,12 @@
 """Reports and artifacts from the document store: what the crawl does when it closes and `scrapy artifacts` does."""
 from . import artifact_files
-from .core.artifacts import Aggregate, diff, report_id
+from .core.artifacts import Aggregate, current, diff, report_id
 
 
 def rebuild(docs, artifacts_dir, progress=None) -> dict:
     """Recompute every report from the stored analyses and export a new artifact version; returns a summary."""
     aggregate, count = Aggregate(), 0
-    for count, doc in enumerate(docs.scan("analysis"), 1):
+    for count, doc in enumerate(current(docs.scan("analysis")), 1):
         aggregate.add(doc)
         if progress and count % 50000 == 0:
             progress(f"aggregated {count:,} analyses")

@@ -64,6 +64,18 @@ LANDING_MAILTO = None
 # LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one
 # request per DOI fewer than handle, which asks the Handle API first (README "Resource URL" measures both).
 LANDING_RESOURCE_URL_FROM = "redirect"
+# LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
+# redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
+# every DOI. auto: http first, and the browser only for DOIs whose HTTP snapshot is js-required or a challenge
+# (both snapshots are kept). The browser, and Playwright's handler, start only for browser and auto.
+LANDING_DRIVER = "http"
+# LANDING_CHROMIUM: the Chromium executable for the browser driver (Debian's package: apt-get install chromium).
+LANDING_CHROMIUM = "/usr/bin/chromium"
+# LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once.
+LANDING_BROWSER_PAGES = 8
+# LANDING_BROWSER_SETTLE: after a page's load event, how long (seconds) the browser may wait for the network
+# to go quiet, so that scripts that move on (challenges, computed redirects) are followed.
+LANDING_BROWSER_SETTLE = 5.0
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"

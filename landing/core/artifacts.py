@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from landing.core.doi import prefix as doi_prefix
@@ -231,3 +231,21 @@ def diff(old: Artifacts, new: Artifacts) -> dict[str, int]:
         "confirmed": len(new.confirmed - old.confirmed),
         "prefixes": len({p for p, _ in new.prefixes} - {p for p, _ in old.prefixes}),
     }
+
+
+def current(analyses: Iterable[dict]) -> Iterator[dict]:
+    """One analysis per DOI from a stream in id order (a DOI's documents are adjacent): the latest visit that
+    reached a page, else the latest visit. A DOI visited by both drivers, or on several days, counts once."""
+    best = None
+    for doc in analyses:
+        if best is not None and doc["pid/doi"] != best["pid/doi"]:
+            yield best
+            best = None
+        if best is None or _rank(doc) > _rank(best):
+            best = doc
+    if best is not None:
+        yield best
+
+
+def _rank(doc: dict) -> tuple:
+    return doc.get("snapshot/error") is None, doc.get("snapshot/timestamp") or ""

@@ -8,6 +8,8 @@ from w3lib.encoding import html_to_unicode
 # Every class a snapshot may carry in `snapshot/error` (docs in README "Data model").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
            "too-large", "not-html", "robots", "challenge", "js-required", "refused-address")
+# The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
+BROWSER_CLASSES = ("js-required", "challenge")
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # A literal location assignment, as script-only redirect pages write it.

@@ -4,6 +4,7 @@ import json
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from .. import browser
 from ..core import documents, failures
 from ..core.analysis import analyse
 from ..core.reading import states_doi
@@ -24,6 +25,11 @@ class DoiSamplerSpider(scrapy.Spider):
     name = "doi_sampler"
 
     @classmethod
+    def update_settings(cls, settings):
+        super().update_settings(settings)
+        browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
+
+    @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         s = crawler.settings
@@ -36,6 +42,8 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
         spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
         spider.max_hops = s.getint("REDIRECT_MAX_TIMES")
+        spider.driver, spider.sandbox = s.get("LANDING_DRIVER"), bool(s.get("LANDING_SANDBOX"))
+        spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
         unknown = set(spider.sources) - {"crossref", "datacite"}
         if unknown or spider.resource_from not in ("redirect", "handle"):
             raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
@@ -114,6 +122,8 @@ class DoiSamplerSpider(scrapy.Spider):
 
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
     def _visit(self, pid, rank):
+        if self.driver == "browser":
+            return self._browser_visit(dict(pid), priority=-rank)
         handle = resolver_path(pid["pid/doi"])
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
         meta = {"pid": dict(pid), "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
@@ -137,7 +147,50 @@ class DoiSamplerSpider(scrapy.Spider):
 
     def parse_page(self, response):
         hop = self._script_hop(response)
-        yield hop if hop is not None else self._page(response)
+        if hop is not None:
+            yield hop
+            return
+        yield from self._and_maybe_browser(self._page(response), response.meta, response.request.priority)
+
+    def _and_maybe_browser(self, item, meta, priority):
+        """The HTTP snapshot, and under LANDING_DRIVER=auto a browser visit when only a browser could do better."""
+        yield item
+        if self.driver == "auto" and self._needs_browser(item):
+            self.crawler.stats.inc_value("landing/browser/sent")
+            yield self._browser_visit(meta["pid"], priority=priority)
+
+    def _needs_browser(self, item) -> bool:
+        error = item["snapshot/error"]
+        if error is not None or item.body is None:
+            return error in failures.BROWSER_CLASSES
+        content_type = item["snapshot/content-type"]
+        # The pipeline reads it the same way (landing.core.reading): a silent script-only page is js-required.
+        return failures.is_html(content_type, item.body) and failures.js_required(item.body, content_type) \
+            and not states_doi(analyse(item.body, item["pid/doi"], content_type))
+
+    # The browser driver (landing/browser.py): Chromium follows everything, scripts included.
+    def _browser_visit(self, pid, priority):
+        return scrapy.Request(f"{self.resolver}/{resolver_path(pid['pid/doi'])}", callback=self.parse_browser,
+                              errback=self.browser_failed, priority=priority, dont_filter=True,
+                              meta=browser.request_meta(pid, self.sandbox, self.settle_ms))
+
+    async def parse_browser(self, response):
+        meta = response.meta
+        await browser.close(meta)
+        url, status, found = meta["landing_navigation"].last()
+        url, status = url or response.url, status or response.status
+        content_type = found.get("content-type")
+        error = failures.page_failure(status, content_type, found, response.body)
+        return self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
+                              content_type=content_type, body=response.body, error=error, driver="browser")
+
+    async def browser_failed(self, failure):
+        meta = failure.request.meta
+        await browser.close(meta)
+        chain = meta["landing_navigation"].hops()
+        url = chain[-1]["url"] if chain else failure.request.url
+        error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
+        return self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser")
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
@@ -164,12 +217,15 @@ class DoiSamplerSpider(scrapy.Spider):
         request = failure.request
         response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
         if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
-            return self._page(response, default="http-4xx")
+            yield from self._and_maybe_browser(self._page(response, default="http-4xx"), request.meta,
+                                               request.priority)
+            return
         meta = request.meta
         chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []), None, None)
         error = exception_failure(failure.value, [h["url"] for h in chain] + [request.url])
         chain.append({"url": request.url, "status": None})
-        return self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
+        item = self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
+        yield from self._and_maybe_browser(item, meta, request.priority)
 
     def _page(self, response, default=None):
         meta, found = response.meta, headers(response)
@@ -180,12 +236,13 @@ class DoiSamplerSpider(scrapy.Spider):
         return self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
                               body=response.body, error=error)
 
-    def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None):
+    def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None,
+                  driver="http"):
         self.crawler.signals.send_catch_log(chain_ended, jar=meta.get("cookiejar"))  # the chain ends here
         resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
         doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
                                  final_url=final_url, status=status, content_type=content_type,
-                                 content_length=len(body) if body is not None else None, driver="http",
+                                 content_length=len(body) if body is not None else None, driver=driver,
                                  content_hash=content_hash(body) if body is not None else None,
                                  error=error, error_detail=detail)
         return SnapshotItem(doc, body=body)
