@@ -1,11 +1,12 @@
-"""Benchmark the sampler crawl on one sandbox world: DOIs/s, requests per DOI and peak RSS, per setting variant.
+"""Benchmark the sampler crawl on one sandbox world: DOIs/s, requests per DOI and peak memory, per setting variant.
 
     .venv/bin/python bench/sampler.py [--variants resource|drivers] [--dois 2000] [--seed 42] [--world DIR]
 
 Each variant crawls the same world into fresh stores, one after the other in the same run, so they share
 the machine's noise; the first variant is the baseline. The crawl runs as a user runs it, `scrapy crawl
-doi_sampler` in a subprocess. Peak RSS is the largest sum, sampled every 0.2 s with psutil, over the crawl
-and every process under it (Chromium's included). requests/DOI counts every request Scrapy's downloader made
+doi_sampler` in a subprocess. Peak memory is the largest sum of PSS (shared pages divided among the processes
+sharing them, so Chromium's many processes are not counted many times over), sampled every 0.2 s with psutil
+over the crawl and every process under it. requests/DOI counts every request Scrapy's downloader made
 (API, robots.txt, retries, browser visits) over the DOIs visited; "browser" is how many DOIs went to Chromium.
 """
 import argparse
@@ -42,18 +43,18 @@ def _stat(log: str, name: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def _tree_rss(process: psutil.Process) -> int:
+def _tree_pss(process: psutil.Process) -> int:
     total = 0
     for member in [process, *process.children(recursive=True)]:
         try:
-            total += member.memory_info().rss
+            total += member.memory_full_info().pss
         except psutil.Error:
             pass  # gone between listing and reading
     return total
 
 
 def _crawl(proxy, extra, scratch):
-    """Crawl once; (seconds, DOIs visited, requests, peak RSS in bytes, DOIs sent to the browser)."""
+    """Crawl once; (seconds, DOIs visited, requests, peak PSS in bytes, DOIs sent to the browser)."""
     command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler",
                "-s", f"LANDING_SANDBOX={proxy}", "-s", f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
                "-s", f"LANDING_BLOBS=file://{scratch / 'blobs'}", "-s", f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
@@ -64,7 +65,7 @@ def _crawl(proxy, extra, scratch):
         crawl = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=err)
         watched = psutil.Process(crawl.pid)
         while crawl.poll() is None:
-            peak = max(peak, _tree_rss(watched))
+            peak = max(peak, _tree_pss(watched))
             time.sleep(0.2)
     seconds = time.monotonic() - started
     text = log.read_text()
@@ -87,7 +88,7 @@ def main():
             print(f"generating a {args.dois:,}-DOI world (seed {args.seed}) ...", flush=True)
             generate(world, args.dois, seed=args.seed)
         proxy = RunningSandbox(world).proxy
-        print(f"{'variant':45} {'DOIs':>6} {'seconds':>8} {'DOIs/s':>7} {'requests/DOI':>13} {'peak RSS':>9} "
+        print(f"{'variant':45} {'DOIs':>6} {'seconds':>8} {'DOIs/s':>7} {'requests/DOI':>13} {'peak PSS':>9} "
               f"{'browser':>8}")
         for n, (name, extra) in enumerate(VARIANTS[args.variants].items()):
             scratch = Path(tmp) / f"run{n}"

@@ -68,7 +68,7 @@ class Navigation:
 def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
     meta = {
-        "pid": pid, "landing_driver": "browser", "playwright": True, "playwright_include_page": True,
+        "pid": pid, "playwright": True, "playwright_include_page": True,
         "playwright_context": f"doi {pid['pid/doi']}", "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
         # After `load`, scripts may still move on (challenges, computed redirects): wait until the network is quiet.

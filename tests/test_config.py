@@ -39,3 +39,19 @@ def test_an_unusable_document_store_is_a_problem(tmp_path):
     found = problems(_settings(tmp_path, LANDING_DOCS=url))
     assert len(found) == 1
     assert found[0].startswith(f"LANDING_DOCS={url!r}: cannot use Elasticsearch at {url}: ConnectionError")
+
+
+def test_an_unknown_driver_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_DRIVER="sometimes")) == \
+        ["LANDING_DRIVER='sometimes': use http or browser or auto"]
+
+
+def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path):
+    missing = str(tmp_path / "no-chromium")
+    assert problems(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=missing)) == [
+        f"LANDING_CHROMIUM={missing!r} is not an executable: install Debian's chromium package "
+        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=http"]
+
+
+def test_the_http_driver_does_not_need_chromium(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_DRIVER="http", LANDING_CHROMIUM=str(tmp_path / "none"))) == []

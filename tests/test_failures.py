@@ -5,6 +5,8 @@ from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, D
 from twisted.internet import error as tx
 from twisted.web._newclient import ResponseFailed
 
+from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
+
 from landing.core.failures import CLASSES
 from landing.failures import exception_failure
 
@@ -78,3 +80,14 @@ def test_every_class_given_is_a_known_class():
     exceptions = [DownloadTimeoutError(), tx.DNSLookupError(), DownloadCancelledError(), tx.ConnectionRefusedError(),
                   IgnoreRequest("Forbidden by robots.txt"), IgnoreRequest("max redirections reached")]
     assert {exception_failure(e, LOOP) for e in exceptions} <= set(CLASSES)
+
+
+@pytest.mark.parametrize("error, expected", [
+    (PlaywrightTimeout("Timeout 30000ms exceeded."), "timeout"),
+    (PlaywrightError("Page.goto: net::ERR_TIMED_OUT at https://x.example/"), "timeout"),
+    (PlaywrightError("Page.goto: net::ERR_NAME_NOT_RESOLVED at https://x.example/"), "dns"),
+    (PlaywrightError("Page.goto: net::ERR_CONNECTION_REFUSED at https://x.example/"), "connection"),
+    (PlaywrightError("Page.goto: net::ERR_TOO_MANY_REDIRECTS at https://x.example/"), "redirect-loop"),
+])
+def test_browser_errors_map_to_failure_classes(error, expected):
+    assert exception_failure(error, LOOP) == expected
