@@ -12,24 +12,25 @@ $(STAMP): requirements.txt
 	touch $(STAMP)
 
 # The browser driver's Chromium is Debian's (`playwright install` downloads are not used). Installed when missing;
-# where it cannot be (no apt-get, not root), the browser tests say so and skip.
+# where it cannot be (no apt-get, not root), the browser tests say so and skip, and LANDING_DRIVER=auto (the
+# default) works as http and warns.
 CHROMIUM := /usr/bin/chromium
 
 $(CHROMIUM):
 	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
-		|| echo "make: could not install chromium; the browser tests will skip"; \
-	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); the browser tests will skip"; fi
+		|| echo "make: could not install chromium; browser tests skip, auto works as http"; \
+	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q tests
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
-demo: $(STAMP)
+demo: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m landing.demo
 
 # The same, with the snapshots (bodies and their JSON) in S3: moto's S3 server, started on a free port.
-demo-s3: $(STAMP)
+demo-s3: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m landing.demo --s3
 
 # A tour of the sandbox alone: its APIs through the proxy and what its truth says.

@@ -3,13 +3,21 @@
 `playwright install` is never needed: Chromium is Debian's (LANDING_CHROMIUM). Each DOI gets its own browser
 context (cookies, storage), closed when its visit ends, as ChainCookiesMiddleware does for the HTTP driver.
 """
+import asyncio
 import logging
+import os
+from collections import OrderedDict
+from urllib.parse import urlsplit
 
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
+
+from .guard import ForbiddenAddress, judge, lookup
 
 logger = logging.getLogger(__name__)
 
-HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+HANDLER = "landing.browser.BrowserHandler"
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
         "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync"]
@@ -18,9 +26,22 @@ SKIPPED = frozenset({"image", "media", "font", "stylesheet"})
 DRIVERS = ("http", "browser", "auto")
 
 
+def driver(settings) -> str:
+    """The driver a crawl uses: LANDING_DRIVER, except that auto without an executable Chromium is http."""
+    chosen = settings.get("LANDING_DRIVER")
+    if chosen == "auto" and not chromium_usable(settings):
+        return "http"
+    return chosen
+
+
+def chromium_usable(settings) -> bool:
+    chromium = settings.get("LANDING_CHROMIUM")
+    return bool(chromium) and os.access(chromium, os.X_OK)
+
+
 def configure(settings) -> None:
     """Install the Playwright download handler and Chromium's options, unless the driver is plain HTTP."""
-    if settings.get("LANDING_DRIVER") not in ("browser", "auto"):
+    if driver(settings) not in ("browser", "auto"):
         return
     handlers = {**settings.getdict("DOWNLOAD_HANDLERS"), "http": HANDLER, "https": HANDLER}
     settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
@@ -29,15 +50,93 @@ def configure(settings) -> None:
         launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
-    settings.set("PLAYWRIGHT_ABORT_REQUEST", "landing.browser.skip_resource", priority="spider")
+    guarded = not settings.get("LANDING_SANDBOX") and settings.getbool("LANDING_ADDRESS_GUARD", True)
+    settings.set("PLAYWRIGHT_ABORT_REQUEST", f"landing.browser.{'skip_or_refuse' if guarded else 'skip_resource'}",
+                 priority="spider")
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
     settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
                  priority="spider")
 
 
+class BrowserHandler(ScrapyPlaywrightDownloadHandler):
+    """scrapy-playwright's handler, once per crawl for both schemes, starting Playwright at the first browser visit.
+
+    Scrapy builds one handler per scheme, and each of scrapy-playwright's starts its own Playwright (and later its
+    own Chromium) when the engine starts. Under LANDING_DRIVER=auto most crawls need no browser, or need it for a
+    handful of DOIs: one shared handler that starts on demand makes auto cost nothing until a DOI needs it.
+    Requests without `playwright` meta go through Scrapy's HTTP/1.1 handler, which this one extends.
+    """
+
+    lazy = False
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        shared = getattr(crawler, "_landing_browser_handler", None)
+        if shared is None:
+            shared = crawler._landing_browser_handler = cls(crawler)
+        return shared
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
+
+    async def _maybe_launch_in_thread(self) -> None:
+        """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
+
+    async def _download_request(self, request, spider=None):
+        async with self.start_lock:
+            if not self.started:
+                await self._launch()
+                self.started = True
+        return await super()._download_request(request, spider)
+
+    async def close(self) -> None:
+        if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
+            self.closed = True
+            await super().close()
+
+
 def skip_resource(request) -> bool:
-    """PLAYWRIGHT_ABORT_REQUEST: pictures, media, fonts and styles are never fetched."""
+    """PLAYWRIGHT_ABORT_REQUEST under the sandbox or without the guard: pictures, media, fonts, styles."""
     return request.resource_type in SKIPPED
+
+
+# The address guard for what Chromium fetches by itself: redirects, script navigations, and every subresource
+# (a page's script could otherwise reach the metadata service from the crawling machine). Chromium resolves names
+# itself, so a rebinding name server can still answer it differently than it answered this lookup; answers are
+# cached per host for the process, which narrows that window to the first visit. Bounded, like the middleware's.
+_ANSWERS: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+_REFUSED: OrderedDict[str, ForbiddenAddress] = OrderedDict()  # url -> refusal, for the visit's callback to name
+_REMEMBERED = 4096
+LOOKUP_TIMEOUT = 10.0
+
+
+async def skip_or_refuse(request) -> bool:
+    """PLAYWRIGHT_ABORT_REQUEST with the guard on: what skip_resource skips, and any host the guard refuses."""
+    if skip_resource(request):
+        return True
+    refusal = await judge(request.url, _answers)
+    if refusal is None:
+        return False
+    _remember(_REFUSED, request.url, refusal)
+    logger.warning("browser %s: %s", request.resource_type, refusal)
+    return True
+
+
+async def _answers(host: str) -> tuple[str, ...]:
+    if host not in _ANSWERS:
+        found = await lookup(host, LOOKUP_TIMEOUT)
+        if not found:
+            return found  # failures are not cached: they may be transient
+        _remember(_ANSWERS, host, found)
+    return _ANSWERS[host]
+
+
+def _remember(table: OrderedDict, key: str, value) -> None:
+    table[key] = value
+    table.move_to_end(key)
+    if len(table) > _REMEMBERED:
+        table.popitem(last=False)
 
 
 class Navigation:
@@ -45,11 +144,21 @@ class Navigation:
 
     def __init__(self):
         self.responses: list[tuple[str, int, dict]] = []
+        self.failed: str | None = None  # the main frame's last navigation, when it failed after every response
 
     async def __call__(self, response):
         request = response.request
         if request.is_navigation_request() and response.frame == response.frame.page.main_frame:
             self.responses.append((response.url, response.status, response.headers))
+            self.failed = None
+
+    async def request_failed(self, request):
+        if request.is_navigation_request() and request.frame == request.frame.page.main_frame:
+            self.failed = request.url
+
+    def refusal(self) -> ForbiddenAddress | None:
+        """The guard's refusal of the navigation that ended this visit, if that is how it ended."""
+        return _REFUSED.get(self.failed) if self.failed else None
 
     def hops(self) -> list[dict]:
         """[{url, status}] like the HTTP driver's; a page that moved on by itself is `kind: client-redirect`."""
@@ -71,13 +180,22 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
         "pid": pid, "playwright": True, "playwright_include_page": True,
         "playwright_context": f"doi {pid['pid/doi']}", "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
-        # After `load`, scripts may still move on (challenges, computed redirects): wait until the network is quiet.
-        "playwright_page_methods": [PageMethod("wait_for_load_state", "networkidle", timeout=settle_ms)],
+        "playwright_page_methods": [PageMethod(settle, settle_ms)],
     }
-    meta["playwright_page_event_handlers"] = {"response": meta["landing_navigation"]}
+    navigation = meta["landing_navigation"]
+    meta["playwright_page_event_handlers"] = {"response": navigation, "requestfailed": navigation.request_failed}
     if sandbox:
         meta["playwright_context_kwargs"] = {"ignore_https_errors": True}  # the sandbox's certificate is self-signed
     return meta
+
+
+async def settle(page, settle_ms: float) -> None:
+    """After `load`, let scripts move on (challenges, computed redirects) until the network is quiet, for at most
+    settle_ms. Many real pages never go quiet (analytics beacons, long polling): they are read as they are then."""
+    try:
+        await page.wait_for_load_state("networkidle", timeout=settle_ms)
+    except PlaywrightTimeoutError:
+        logger.debug("%s: the network was still busy after %.0f ms; read as it is", page.url, settle_ms)
 
 
 async def close(meta: dict) -> None:

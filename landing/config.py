@@ -34,9 +34,9 @@ def problems(settings) -> list[str]:
         if problem:
             found.append(problem)
     chromium = settings.get("LANDING_CHROMIUM")
-    if settings.get("LANDING_DRIVER") in ("browser", "auto") and not (chromium and os.access(chromium, os.X_OK)):
+    if settings.get("LANDING_DRIVER") == "browser" and not (chromium and os.access(chromium, os.X_OK)):
         found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
-                     "(apt-get install chromium) or name its path, or use LANDING_DRIVER=http")
+                     "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http")
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
     if not any(problem.startswith("LANDING_DOCS_") for problem in found):
         openers.insert(0, docs_from)  # it reads the LANDING_DOCS_* numbers

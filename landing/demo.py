@@ -14,6 +14,7 @@ import boto3
 
 from . import moto
 from .artifact_files import line_counts
+from .core.artifacts import current
 from .sandbox.generator import generate
 from .sandbox.scenarios import ALL
 from .sandbox.server import RunningSandbox
@@ -64,18 +65,22 @@ def _crawl(proxy: str, blobs: str, env: dict) -> tuple[int, float]:
 
 def _summary(seconds: float, blobs: str):
     docs = open_docs(f"sqlite:///{DOCS}")
-    correctness, errors, snapshots = collections.Counter(), collections.Counter(), 0
-    for doc in docs.scan("analysis"):
-        snapshots += 1
+    analyses = list(docs.scan("analysis"))
+    pids = docs.count("pid")
+    docs.close()
+    correctness, errors = collections.Counter(), collections.Counter()
+    visited = list(current(analyses))  # a DOI that auto also sent to the browser counts once, by its better visit
+    for doc in visited:
         if doc["snapshot/error"]:
             errors[doc["snapshot/error"]] += 1
         else:
             correctness[doc["analysis/meta-tag-correctness"]] += 1
-    pids = docs.count("pid")
-    docs.close()
+    browser = [d for d in analyses if d["snapshot/driver"] == "browser"]
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"\ndemo: {pids:,} DOIs sampled, {snapshots:,} snapshots in {seconds:.1f} s "
-          f"({snapshots / seconds:.1f} DOIs/s, crawl peak RSS {peak:.0f} MB)")
+    print(f"\ndemo: {pids:,} DOIs sampled, {len(visited):,} visited in {seconds:.1f} s "
+          f"({len(visited) / seconds:.1f} DOIs/s, peak RSS of its largest process {peak:.0f} MB)")
+    print(f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
+          f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it")
     print("demo: pages reached, by meta-tag correctness: " +
           ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items())))
     print("demo: failures, by class: " + ", ".join(f"{k} {v:,}" for k, v in errors.most_common()))

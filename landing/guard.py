@@ -53,18 +53,9 @@ class AddressGuardMiddleware:
         return cls(crawler.stats, settings.getint("DNSCACHE_SIZE"), settings.getfloat("DNS_TIMEOUT"), pin)
 
     async def process_request(self, request, spider=None):
-        parts = urlsplit(request.url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return None  # data:, file:, s3: ... name no host this guard can judge
-        host = parts.hostname
-        reason = local_name(host)
-        if reason:
-            self._refuse(ForbiddenAddress(host, None, reason))
-        literal = literal_address(host)
-        for address in (literal,) if literal else await self._addresses(host):
-            reason = forbidden(address)
-            if reason:
-                self._refuse(ForbiddenAddress(host, address, reason, via="is" if literal else "resolves to"))
+        refusal = await judge(request.url, self._addresses)
+        if refusal:
+            self._refuse(refusal)
         return None
 
     def _refuse(self, refusal: ForbiddenAddress):
@@ -95,9 +86,34 @@ class AddressGuardMiddleware:
         return addresses
 
     async def _lookup(self, host: str) -> tuple[str, ...]:
-        loop = asyncio.get_running_loop()
-        try:
-            found = await asyncio.wait_for(loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), self.timeout)
-        except (OSError, UnicodeError, asyncio.TimeoutError):
-            return ()
-        return tuple(dict.fromkeys(info[4][0] for info in found))
+        return await lookup(host, self.timeout)
+
+
+async def judge(url: str, addresses) -> ForbiddenAddress | None:
+    """The refusal of a URL whose host is a local name, a forbidden literal, or has a forbidden answer, else None.
+
+    `addresses(host)` awaits the host's answers.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None  # data:, file:, s3: ... name no host this guard can judge
+    host = parts.hostname
+    reason = local_name(host)
+    if reason:
+        return ForbiddenAddress(host, None, reason)
+    literal = literal_address(host)
+    for address in (literal,) if literal else await addresses(host):
+        reason = forbidden(address)
+        if reason:
+            return ForbiddenAddress(host, address, reason, via="is" if literal else "resolves to")
+    return None
+
+
+async def lookup(host: str, timeout: float) -> tuple[str, ...]:
+    """Every A and AAAA answer for host, in order; none when resolution fails."""
+    loop = asyncio.get_running_loop()
+    try:
+        found = await asyncio.wait_for(loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), timeout)
+    except (OSError, UnicodeError, asyncio.TimeoutError):
+        return ()
+    return tuple(dict.fromkeys(info[4][0] for info in found))

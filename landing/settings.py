@@ -66,9 +66,11 @@ LANDING_MAILTO = None
 LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
 # redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
-# every DOI. auto: http first, and the browser only for DOIs whose HTTP snapshot is js-required or a challenge
-# (both snapshots are kept). The browser, and Playwright's handler, start only for browser and auto.
-LANDING_DRIVER = "http"
+# every DOI. auto (default): http first, and the browser only for DOIs whose HTTP snapshot is js-required,
+# cookie-required or a challenge (both snapshots are kept). Playwright and Chromium start at the first DOI that
+# needs them, so a crawl that needs none pays nothing. Without an executable LANDING_CHROMIUM, auto warns and works
+# as http; browser refuses to start.
+LANDING_DRIVER = "auto"
 # LANDING_CHROMIUM: the Chromium executable for the browser driver (Debian's package: apt-get install chromium).
 LANDING_CHROMIUM = "/usr/bin/chromium"
 # LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once.

@@ -48,9 +48,18 @@ def test_an_unknown_driver_is_a_problem(tmp_path):
 
 def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path):
     missing = str(tmp_path / "no-chromium")
-    assert problems(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=missing)) == [
+    assert problems(_settings(tmp_path, LANDING_DRIVER="browser", LANDING_CHROMIUM=missing)) == [
         f"LANDING_CHROMIUM={missing!r} is not an executable: install Debian's chromium package "
-        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=http"]
+        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"]
+
+
+def test_the_auto_driver_without_chromium_is_no_problem(tmp_path):
+    # It works as http and warns (tests/spiders/test_doi_sampler_callbacks.py).
+    assert problems(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "none"))) == []
+
+
+def test_the_default_driver_is_auto(tmp_path):
+    assert _settings(tmp_path).get("LANDING_DRIVER") == "auto"
 
 
 def test_the_http_driver_does_not_need_chromium(tmp_path):

@@ -1,5 +1,6 @@
 """Failure classes: why a DOI's chain did not end on a landing page. Decided from strings and numbers only."""
 import re
+from urllib.parse import parse_qsl, urlsplit
 
 import lxml.etree
 import lxml.html
@@ -7,9 +8,9 @@ from w3lib.encoding import html_to_unicode
 
 # Every class a snapshot may carry in `snapshot/error` (docs in README "Data model").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
-           "too-large", "not-html", "robots", "challenge", "js-required", "refused-address")
+           "too-large", "not-html", "robots", "challenge", "js-required", "cookie-required", "refused-address")
 # The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
-BROWSER_CLASSES = ("js-required", "challenge")
+BROWSER_CLASSES = ("js-required", "challenge", "cookie-required")
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # A literal location assignment, as script-only redirect pages write it.
@@ -18,13 +19,39 @@ _JS_LOCATION = re.compile(r"(?:window\.|document\.|self\.|top\.)?location(?:\.hr
 _JS_LITERAL = re.compile(
     r"""(?:\b(?:window|document|self|top)\.)?\blocation(?:\.href)?\s*=(?!=)\s*(["'])(?P<a>[^"'\\\n]*)\1"""
     r"""|\blocation\.(?:replace|assign)\(\s*(["'])(?P<b>[^"'\\\n]*)\3\s*\)""")
+# How publisher platforms mark a client that did not keep their session cookie. Atypon (Wiley, Taylor & Francis,
+# SAGE, ACS ...) bounces it through /action/getSharedSiteSession and ends at /action/cookieAbsent, or loops a page
+# to itself with ?cookieSet=1; others name a cookies-required or cookies-disabled page.
+_COOKIE_PATH = re.compile(r"/(?:action/)?(?:getSharedSiteSession|cookie-?absent|cookies?[-_]?(?:required|disabled))\b",
+                          re.I)
+_COOKIE_QUERY = frozenset({"cookieset", "cookie_set", "cookiecheck", "cookies_enabled"})
+# What a no-cookie page says, on a page too short to be anything else (cookie banners live on long pages).
+_COOKIE_NOTICE = re.compile(
+    r"\b(?:enable|accept|allow|turn on|support)s?\b(?:\W+\w+){0,3}?\W+cookies\b"
+    r"|\bcookies\b(?:\W+\w+){0,2}?\W+(?:disabled|blocked|required|turned off|not enabled|not supported)\b", re.I)
 _SCRIPT = re.compile(rb"<script\b", re.I)
 _TITLE = re.compile(rb"<title[^>]*>\s*(just a moment|attention required|checking your browser)", re.I)
 
 
 def redirect_failure(urls: list[str]) -> str:
-    """`redirect-loop` when the chain came back to a URL it had visited, else `too-many-redirects`."""
+    """`cookie-required` when the chain went round a platform's cookie check; else `redirect-loop` when it came
+    back to a URL it had visited, else `too-many-redirects`."""
+    if any(cookie_check(url) for url in urls):
+        return "cookie-required"
     return "redirect-loop" if len(set(urls)) < len(urls) else "too-many-redirects"
+
+
+def cookie_check(url: str) -> bool:
+    """A URL of a platform's cookie check: its session bounce, its no-cookie page, or a `?cookieSet=1` retry."""
+    parts = urlsplit(url)
+    return bool(_COOKIE_PATH.search(parts.path)) or any(
+        key.lower() in _COOKIE_QUERY for key, _ in parse_qsl(parts.query, keep_blank_values=True))
+
+
+def cookie_notice(body: bytes, content_type: str | None = None) -> bool:
+    """A short page (at most 60 visible words) that asks for cookies. Callers first rule out pages stating a DOI."""
+    text = _visible_text(body, content_type)
+    return len(text.split()) <= 60 and bool(_COOKIE_NOTICE.search(text))
 
 
 def status_failure(status: int, has_page: bool) -> str | None:
@@ -64,14 +91,26 @@ def js_required(body: bytes, content_type: str | None = None) -> bool:
     return words == 0 or (words <= 30 and any(_JS_LOCATION.search(s) for s in scripts))
 
 
-def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
-    # A page's script texts and how many words it shows; nothing for what does not parse as HTML.
+def _document(body: bytes, content_type: str | None):
     try:
-        doc = lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
+        return lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
     except (lxml.etree.ParserError, ValueError):
+        return None  # what does not parse as HTML shows nothing and runs nothing
+
+
+def _visible_text(body: bytes, content_type: str | None, doc=None) -> str:
+    doc = _document(body, content_type) if doc is None else doc
+    if doc is None:
+        return ""
+    return " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
+
+
+def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
+    # A page's script texts and how many words it shows.
+    doc = _document(body, content_type)
+    if doc is None:
         return [], 0
-    text = " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
-    return [s.text_content() for s in doc.iter("script")], len(text.split())
+    return [s.text_content() for s in doc.iter("script")], len(_visible_text(body, content_type, doc).split())
 
 
 def script_location(body: bytes, content_type: str | None) -> str | None:

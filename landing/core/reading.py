@@ -1,7 +1,7 @@
 """From a snapshot and its body to its analysis document: the one path the crawl and `scrapy analyze` share."""
 from . import documents
 from .analysis import analyse
-from .failures import js_required
+from .failures import cookie_check, cookie_notice, js_required
 
 
 def states_doi(found: dict) -> bool:
@@ -10,15 +10,28 @@ def states_doi(found: dict) -> bool:
         found.get(k) for k in ("analysis/doi-in-text", "analysis/doi-in-hyperlinks", "analysis/doi-in-meta-tags"))
 
 
+def not_landing(found: dict, body: bytes, content_type: str | None, final_url: str | None) -> str | None:
+    """The class of a reached page that is no landing page after all: a cookie check's page, or a script-only one.
+
+    A page that states a DOI is a landing page whatever else it does. `found` is the page's analysis.
+    """
+    if states_doi(found):
+        return None
+    if (final_url and cookie_check(final_url)) or cookie_notice(body, content_type):
+        return "cookie-required"
+    return "js-required" if js_required(body, content_type) else None
+
+
 def read(snapshot_doc: dict, body: bytes | None, timestamp: str) -> dict:
     """The analysis document of a snapshot: what its page says, or all None when it did not reach a page.
 
-    A page that states no DOI at all and only scripts its way elsewhere is reclassified `js-required`.
+    A page that is no landing page after all (`not_landing`) is reclassified.
     """
     if snapshot_doc.get("snapshot/error") or body is None:
         return documents.analysis(snapshot_doc, None, timestamp)
     content_type = snapshot_doc.get("snapshot/content-type")
     found = analyse(body, snapshot_doc["pid/doi"], content_type)
-    if not states_doi(found) and js_required(body, content_type):
-        return documents.analysis({**snapshot_doc, "snapshot/error": "js-required"}, None, timestamp)
+    error = not_landing(found, body, content_type, snapshot_doc.get("snapshot/final-url"))
+    if error:
+        return documents.analysis({**snapshot_doc, "snapshot/error": error}, None, timestamp)
     return documents.analysis(snapshot_doc, found, timestamp)

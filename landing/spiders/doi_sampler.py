@@ -7,7 +7,7 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from .. import browser
 from ..core import documents, failures
 from ..core.analysis import analyse
-from ..core.reading import states_doi
+from ..core.reading import not_landing, states_doi
 from ..core.doi import normalise, resolver_path
 from ..core.sampling import sample_size
 from ..endpoints import endpoint, resolver_hosts
@@ -42,7 +42,13 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
         spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
         spider.max_hops = s.getint("REDIRECT_MAX_TIMES")
-        spider.driver, spider.sandbox = s.get("LANDING_DRIVER"), bool(s.get("LANDING_SANDBOX"))
+        spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
+        if spider.driver != s.get("LANDING_DRIVER"):
+            crawler.stats.set_value("landing/browser/unavailable", 1)
+            spider.logger.warning(
+                "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
+                "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
+                "to say that is what you want.", s.get("LANDING_CHROMIUM"))
         spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
         unknown = set(spider.sources) - {"crossref", "datacite"}
         if unknown or spider.resource_from not in ("redirect", "handle"):
@@ -164,9 +170,11 @@ class DoiSamplerSpider(scrapy.Spider):
         if error is not None or item.body is None:
             return error in failures.BROWSER_CLASSES
         content_type = item["snapshot/content-type"]
-        # The pipeline reads it the same way (landing.core.reading): a silent script-only page is js-required.
-        return failures.is_html(content_type, item.body) and failures.js_required(item.body, content_type) \
-            and not states_doi(analyse(item.body, item["pid/doi"], content_type))
+        if not failures.is_html(content_type, item.body):
+            return False
+        # The pipeline reads it the same way (landing.core.reading.read).
+        found = analyse(item.body, item["pid/doi"], content_type)
+        return not_landing(found, item.body, content_type, item["snapshot/final-url"]) in failures.BROWSER_CLASSES
 
     # The browser driver (landing/browser.py): Chromium follows everything, scripts included.
     def _browser_visit(self, pid, priority):
@@ -177,6 +185,8 @@ class DoiSamplerSpider(scrapy.Spider):
     async def parse_browser(self, response):
         meta = response.meta
         await browser.close(meta)
+        if meta["landing_navigation"].refusal():  # a script tried to move the page to a refused address
+            return self._browser_refused(meta)
         url, status, found = meta["landing_navigation"].last()
         url, status = url or response.url, status or response.status
         content_type = found.get("content-type")
@@ -187,10 +197,19 @@ class DoiSamplerSpider(scrapy.Spider):
     async def browser_failed(self, failure):
         meta = failure.request.meta
         await browser.close(meta)
+        if meta["landing_navigation"].refusal():
+            return self._browser_refused(meta)
         chain = meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
         return self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser")
+
+    def _browser_refused(self, meta):
+        refusal, chain = meta["landing_navigation"].refusal(), meta["landing_navigation"].hops()
+        self.crawler.stats.inc_value(f"landing/refused/{refusal.reason}")
+        chain.append({"url": meta["landing_navigation"].failed, "status": None})
+        return self._snapshot(meta, chain, chain[-1]["url"], error="refused-address", detail=str(refusal),
+                              driver="browser")
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.failures import (CLASSES, challenge, is_html, js_required, page_failure, redirect_failure,
-                                   script_location, status_failure)
+from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure,
+                                   redirect_failure, script_location, status_failure)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 
@@ -24,6 +24,57 @@ def test_chain_that_returns_to_a_visited_url_is_a_redirect_loop():
 def test_chain_of_distinct_urls_is_too_many_redirects():
     urls = [f"https://a.example/{i}" for i in range(11)]
     assert redirect_failure(urls) == "too-many-redirects"
+
+
+def test_chain_through_a_session_bounce_that_ends_in_a_loop_is_cookie_required():
+    urls = ["https://doi.org/10.1/x", "https://pub.example/doi/10.1/x"] + [
+        f"https://pub.example/action/getSharedSiteSession?redirect=%2Fdoi%2F10.1%2Fx&rc={n}" for n in range(10)]
+    assert redirect_failure(urls) == "cookie-required"
+
+
+def test_page_that_redirects_to_itself_with_cookie_set_is_cookie_required():
+    urls = ["https://pub.example/doi/abs/10.1/x", "https://pub.example/doi/abs/10.1/x?cookieSet=1",
+            "https://pub.example/doi/abs/10.1/x", "https://pub.example/doi/abs/10.1/x?cookieSet=1"]
+    assert redirect_failure(urls) == "cookie-required"
+
+
+# cookie_check and cookie_notice
+
+@pytest.mark.parametrize("url", [
+    "https://onlinelibrary.wiley.com/action/cookieAbsent",
+    "https://www.tandfonline.com/action/getSharedSiteSession?redirect=%2Fdoi%2Fabs%2F10.1080%2Fx&rc=3",
+    "https://journals.example/doi/abs/10.1/x?cookieSet=1",
+    "https://pub.example/cookies-required",
+    "https://pub.example/cookie_disabled?return=%2Farticle"])
+def test_cookie_check_urls_are_recognised(url):
+    assert cookie_check(url)
+
+
+@pytest.mark.parametrize("url", [
+    "https://pub.example/doi/10.1/x", "https://pub.example/cookie-policy", "https://pub.example/about/cookies",
+    "https://pub.example/search?q=cookieSet", "https://cookieabsent.example/article/1"])
+def test_ordinary_urls_are_no_cookie_check(url):
+    assert not cookie_check(url)
+
+
+def test_short_page_asking_to_enable_cookies_is_a_cookie_notice():
+    page = (b"<html><head><title>Cookies disabled</title></head><body><h1>Cookies disabled</h1>"
+            b"<p>Your browser must accept cookies to use this site.</p></body></html>")
+    assert cookie_notice(page, HTML)
+
+
+def test_short_page_saying_cookies_are_disabled_is_a_cookie_notice():
+    assert cookie_notice(b"<html><body><p>Cookies are disabled in your browser.</p></body></html>", HTML)
+
+
+def test_long_page_with_a_cookie_banner_is_no_cookie_notice():
+    page = (f"<html><body><div>We use cookies. Please accept cookies to continue.</div><p>{ARTICLE_WORDS}</p>"
+            f"</body></html>").encode()
+    assert not cookie_notice(page, HTML)
+
+
+def test_short_page_that_mentions_cookies_without_asking_is_no_cookie_notice():
+    assert not cookie_notice(b"<html><body><p>Read our cookie policy.</p></body></html>", HTML)
 
 
 # status_failure
@@ -225,3 +276,10 @@ def test_no_page_of_the_real_corpus_is_taken_for_a_script_redirect():
     if not pages:
         pytest.skip(f"no landing-page corpus at {CORPUS}")
     assert [page.name for page in pages if script_location(page.read_bytes(), "text/html")] == []
+
+
+def test_no_page_of_the_real_corpus_is_taken_for_a_cookie_notice():
+    pages = sorted((CORPUS / "pages").glob("*.html"))
+    if not pages:
+        pytest.skip(f"no landing-page corpus at {CORPUS}")
+    assert [page.name for page in pages if cookie_notice(page.read_bytes(), "text/html")] == []

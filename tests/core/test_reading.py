@@ -14,10 +14,29 @@ ARTICLE = (f'<html><head><meta name="citation_doi" content="{DOI}"></head>'
            f'<body><p>Read it at <a href="https://doi.org/{DOI}">https://doi.org/{DOI}</a></p></body></html>').encode()
 
 
-def a_snapshot(error=None, content_type=HTML):
+COOKIE_ABSENT = (b"<html><head><title>Cookies disabled</title></head>"
+                 b"<body><p>Your browser must accept cookies to use this site.</p></body></html>")
+SILENT = b"<html><head><title>Session</title></head><body><p>One moment.</p></body></html>"
+
+
+def a_snapshot(error=None, content_type=HTML, final_url="https://pub.example/a"):
     pid = documents.pid(DOI, "crossref", "98", TS)
-    return documents.snapshot(pid, timestamp=TS, driver="http", final_url="https://pub.example/a", status=200,
+    return documents.snapshot(pid, timestamp=TS, driver="http", final_url=final_url, status=200,
                               content_type=content_type, error=error)
+
+
+def test_page_asking_for_cookies_without_a_doi_becomes_cookie_required():
+    assert read(a_snapshot(), COOKIE_ABSENT, TS)["snapshot/error"] == "cookie-required"
+
+
+def test_page_at_a_cookie_check_url_without_a_doi_becomes_cookie_required():
+    snapshot = a_snapshot(final_url="https://pub.example/action/cookieAbsent")
+    assert read(snapshot, SILENT, TS)["snapshot/error"] == "cookie-required"
+
+
+def test_landing_page_stating_its_doi_at_a_cookie_set_url_is_analysed():
+    snapshot = a_snapshot(final_url="https://pub.example/doi/abs/10.1234/abc.5?cookieSet=1")
+    assert read(snapshot, ARTICLE, TS)["snapshot/error"] is None
 
 
 def test_error_snapshot_has_every_analysis_field_none():

@@ -4,8 +4,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 PROJECT = Path(__file__).resolve().parents[2]
+# Analysis fields and their truth.jsonl names.
+FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
+          ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
 
 
 class Stores:
@@ -30,8 +34,10 @@ class Stores:
                               capture_output=True, text=True, timeout=timeout, env=self.env)
 
     def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
+        """A crawl with the http driver unless `extra` names another: the truth comparisons are the plain client's
+        (tests/spiders/test_browser_driver.py is where auto and browser are compared with the browser's truth)."""
         done = self.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
-                           "-s", "LANDING_PROGRESS_INTERVAL=1", *extra)
+                           "-s", "LANDING_PROGRESS_INTERVAL=1", "-s", "LANDING_DRIVER=http", *extra)
         assert done.returncode == 0, done.stderr[-3000:]
         assert "'finish_reason': 'finished'" in done.stderr, done.stderr[-3000:]
         return done
@@ -45,3 +51,27 @@ class Stores:
 
 def truth_of(world: Path) -> dict:
     return {t["doi"]: t for t in map(json.loads, open(world / "truth.jsonl"))}
+
+
+def disagreements(docs, truth, expect, reachable: bool) -> list[tuple]:
+    """(scenario, doi, got, want) for analysis docs that differ from `expect(truth)` = (final URL, error).
+
+    reachable: compare the DOIs truth says reach a page (final URL, its domain and the analysis fields), or the
+    others (their failure class).
+    """
+    wrong = []
+    for doc in docs:
+        t = truth[doc["pid/doi"]]
+        final_url, error = expect(t)
+        if (error is None) != reachable:
+            continue
+        if reachable:
+            got = [doc["snapshot/final-url"], doc["snapshot/final-url-domain"], doc["snapshot/error"]]
+            want = [final_url, urlsplit(final_url).hostname, None]
+            got += [doc[mine] for mine, _ in FIELDS]
+            want += [t[theirs] for _, theirs in FIELDS]
+        else:
+            got, want = [doc["snapshot/error"]], [error]
+        if got != want:
+            wrong.append((t["scenario"], doc["pid/doi"], got, want))
+    return wrong

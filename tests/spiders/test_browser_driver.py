@@ -8,9 +8,10 @@ from collections import Counter
 import pytest
 
 from landing.core.artifacts import current
+from landing.core.failures import BROWSER_CLASSES
 from landing.sandbox.generator import generate
 from landing.sandbox.server import RunningSandbox
-from tests.spiders.crawling import Stores, truth_of
+from tests.spiders.crawling import Stores, disagreements, truth_of
 
 CHROMIUM = "/usr/bin/chromium"
 HOSTILE = ["direct", "meta-refresh", "js-redirect", "js-computed", "cookie-wall", "challenge", "redirect-loop"]
@@ -29,10 +30,10 @@ def hostile(tmp_path_factory):
     running.close()
 
 
-def _crawl(hostile, tmp_path_factory, driver):
+def _crawl(hostile, tmp_path_factory, driver, *extra):
     truth, sandbox = hostile
     stores = Stores(tmp_path_factory.mktemp(f"driver-{driver}"))
-    done = stores.crawl(sandbox.proxy, "-s", f"LANDING_DRIVER={driver}")
+    done = stores.crawl(sandbox.proxy, "-s", f"LANDING_DRIVER={driver}", *extra)
     return truth, stores, done
 
 
@@ -47,8 +48,28 @@ def auto_crawl(hostile, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def cookieless_auto_crawl(hostile, tmp_path_factory):
+    """auto with HTTP cookies off: as a site whose cookie only a script sets leaves a plain client."""
+    return _crawl(hostile, tmp_path_factory, "auto", "-s", "COOKIES_ENABLED=False")
+
+
+@pytest.fixture(scope="module")
 def browser_crawl(hostile, tmp_path_factory):
     return _crawl(hostile, tmp_path_factory, "browser")
+
+
+@pytest.fixture(scope="module")
+def every_auto_crawl(every_scenario_world, every_sandbox, tmp_path_factory):
+    stores = Stores(tmp_path_factory.mktemp("every-auto"))
+    done = stores.crawl(every_sandbox.proxy, "-s", "LANDING_DRIVER=auto")
+    return truth_of(every_scenario_world), stores, done
+
+
+def auto_expected(t: dict) -> tuple[str | None, str | None]:
+    """(final URL, error class) auto should reach: the cookie-keeping plain client's, which also follows literal
+    script redirects; the browser's where that client is left needing a browser."""
+    client = "browser" if t["scenario"] == "js-redirect" or t["cookie_error"] in BROWSER_CLASSES else "cookie"
+    return t[f"{client}_final_url"], t[f"{client}_error"]
 
 
 def _outcomes(analyses, truth, client):
@@ -82,6 +103,54 @@ def test_auto_reaches_what_the_browser_truth_reaches_and_sends_only_those_that_n
         t["scenario"] for doi, t in truth.items() if t["scenario"] in ("js-computed", "challenge")
         and any(a["pid/doi"] == doi for a in analyses))
     assert f"'landing/browser/sent': {len(browser)}," in done.stderr
+
+
+def test_auto_on_every_scenario_reaches_each_page_truth_expects_and_analyses_it_as_truth_does(every_auto_crawl):
+    truth, stores, _ = every_auto_crawl
+    analyses = list(current(stores.export("analysis")))
+    assert {truth[d["pid/doi"]]["scenario"] for d in analyses} == {t["scenario"] for t in truth.values()}
+    assert disagreements(analyses, truth, auto_expected, reachable=True) == []
+
+
+def test_auto_on_every_scenario_leaves_each_failing_doi_with_the_class_truth_expects(every_auto_crawl):
+    truth, stores, _ = every_auto_crawl
+    analyses = list(current(stores.export("analysis")))
+    assert any(auto_expected(truth[d["pid/doi"]])[1] for d in analyses)
+    assert disagreements(analyses, truth, auto_expected, reachable=False) == []
+
+
+def test_auto_starts_one_playwright_for_both_schemes(auto_crawl):
+    _, _, done = auto_crawl
+    assert done.stderr.count("Starting download handler") == 1
+    assert "'playwright/browser_count': 1," in done.stderr
+
+
+def test_auto_starts_no_browser_when_no_doi_needs_one(tmp_path):
+    generate(tmp_path / "world", 12, seed=5, only=["direct", "meta-refresh", "js-redirect", "cookie-wall"])
+    sandbox = RunningSandbox(tmp_path / "world")
+    try:
+        done = Stores(tmp_path / "stores").crawl(sandbox.proxy, "-s", "LANDING_DRIVER=auto")
+    finally:
+        sandbox.close()
+    assert "'landing/browser/sent'" not in done.stderr
+    assert "Starting download handler" not in done.stderr and "playwright/" not in done.stderr
+
+
+def test_without_cookies_http_names_cookie_walls_cookie_required_as_the_plain_client_truth_does(
+        cookieless_auto_crawl):
+    truth, stores, _ = cookieless_auto_crawl
+    http = [d for d in stores.export("analysis") if d["snapshot/driver"] == "http"
+            and truth[d["pid/doi"]]["scenario"] == "cookie-wall"]
+    assert http and {d["snapshot/error"] for d in http} == {"cookie-required"}
+    assert {truth[d["pid/doi"]]["error"] for d in http} == {"cookie-required"}  # the plain client's
+
+
+def test_without_cookies_auto_sends_cookie_walls_to_the_browser_and_reaches_them(cookieless_auto_crawl):
+    truth, stores, _ = cookieless_auto_crawl
+    analyses = stores.export("analysis")
+    assert _outcomes(current(analyses), truth, "browser") == []
+    sent = {truth[d["pid/doi"]]["scenario"] for d in analyses if d["snapshot/driver"] == "browser"}
+    assert sent == {"cookie-wall", "js-computed", "challenge"}
 
 
 def test_auto_keeps_both_attempts_of_a_doi_it_sent_to_the_browser(auto_crawl):

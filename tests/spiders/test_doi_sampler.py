@@ -11,10 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.spiders.crawling import Stores, truth_of
-
-FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
-          ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
+from tests.spiders.crawling import FIELDS, Stores, disagreements, truth_of
 
 
 @pytest.fixture(scope="module", params=["mixed", "every"])
@@ -36,22 +33,7 @@ def expected(t: dict) -> tuple[str | None, str | None]:
 
 
 def _disagreements(docs, truth, reachable: bool):
-    wrong = []
-    for doc in docs:
-        t = truth[doc["pid/doi"]]
-        final_url, error = expected(t)
-        if (error is None) != reachable:
-            continue
-        if reachable:
-            got = [doc["snapshot/final-url"], doc["snapshot/final-url-domain"], doc["snapshot/error"]]
-            want = [final_url, urlsplit(final_url).hostname, None]
-            got += [doc[mine] for mine, _ in FIELDS]
-            want += [t[theirs] for _, theirs in FIELDS]
-        else:
-            got, want = [doc["snapshot/error"]], [error]
-        if got != want:
-            wrong.append((t["scenario"], doc["pid/doi"], got, want))
-    return wrong
+    return disagreements(docs, truth, expected, reachable)
 
 
 def test_every_sampled_doi_has_one_pid_one_snapshot_and_one_analysis(crawled):

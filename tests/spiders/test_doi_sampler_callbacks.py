@@ -62,3 +62,26 @@ def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
     payload = {"message": {"items": [{"DOI": "10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"}]}}
     out = list(spider.parse_sample(_response("https://api.crossref.org/works", payload, ra="crossref", owner="7")))
     assert out[1].url == "https://doi.org/10.1002/(sici)1097-4636(199706)35:4%3C447::aid-jbm5%3E3.0.co;2-g"
+
+
+def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
+    spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "no-chromium"))
+    assert spider.driver == "http"
+    assert spider.crawler.stats.get_value("landing/browser/unavailable") == 1
+    assert "LANDING_DRIVER=auto, but LANDING_CHROMIUM=" in caplog.text
+
+
+def test_auto_without_chromium_installs_no_browser_handler(tmp_path):
+    crawler = get_crawler(DoiSamplerSpider, settings_dict={
+        **PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(tmp_path / "no-chromium")})
+    assert "landing.browser" not in str(crawler.settings.getdict("DOWNLOAD_HANDLERS"))
+
+
+def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_path):
+    chromium = tmp_path / "chromium"
+    chromium.write_text("#!/bin/sh\n")
+    chromium.chmod(0o755)
+    crawler = get_crawler(DoiSamplerSpider, settings_dict={**PROJECT, "LANDING_DRIVER": "auto",
+                                                           "LANDING_CHROMIUM": str(chromium)})
+    handlers = crawler.settings.getdict("DOWNLOAD_HANDLERS")
+    assert (handlers["http"], handlers["https"]) == ("landing.browser.BrowserHandler",) * 2
