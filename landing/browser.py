@@ -6,14 +6,13 @@ context (cookies, storage), closed when its visit ends, as ChainCookiesMiddlewar
 import asyncio
 import logging
 import os
-from collections import OrderedDict
-from urllib.parse import urlsplit
 
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from scrapy_playwright.page import PageMethod
 
-from .guard import ForbiddenAddress, judge, lookup
+from .browser_rules import BrowserRules, Stop, stopped
+from .endpoints import resolver_hosts
 
 logger = logging.getLogger(__name__)
 
@@ -21,8 +20,6 @@ HANDLER = "landing.browser.BrowserHandler"
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
 ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
         "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync"]
-# What a landing page needs to say where it is and what DOI it states: documents and scripts, not pictures.
-SKIPPED = frozenset({"image", "media", "font", "stylesheet"})
 DRIVERS = ("http", "browser", "auto")
 
 
@@ -50,8 +47,8 @@ def configure(settings) -> None:
         launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
-    guarded = not settings.get("LANDING_SANDBOX") and settings.getbool("LANDING_ADDRESS_GUARD", True)
-    settings.set("PLAYWRIGHT_ABORT_REQUEST", f"landing.browser.{'skip_or_refuse' if guarded else 'skip_resource'}",
+    # An object, not a path: scrapy-playwright's load_object takes callables as they are.
+    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings, resolver_hosts(settings)),
                  priority="spider")
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
     settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
@@ -96,49 +93,6 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
             await super().close()
 
 
-def skip_resource(request) -> bool:
-    """PLAYWRIGHT_ABORT_REQUEST under the sandbox or without the guard: pictures, media, fonts, styles."""
-    return request.resource_type in SKIPPED
-
-
-# The address guard for what Chromium fetches by itself: redirects, script navigations, and every subresource
-# (a page's script could otherwise reach the metadata service from the crawling machine). Chromium resolves names
-# itself, so a rebinding name server can still answer it differently than it answered this lookup; answers are
-# cached per host for the process, which narrows that window to the first visit. Bounded, like the middleware's.
-_ANSWERS: OrderedDict[str, tuple[str, ...]] = OrderedDict()
-_REFUSED: OrderedDict[str, ForbiddenAddress] = OrderedDict()  # url -> refusal, for the visit's callback to name
-_REMEMBERED = 4096
-LOOKUP_TIMEOUT = 10.0
-
-
-async def skip_or_refuse(request) -> bool:
-    """PLAYWRIGHT_ABORT_REQUEST with the guard on: what skip_resource skips, and any host the guard refuses."""
-    if skip_resource(request):
-        return True
-    refusal = await judge(request.url, _answers)
-    if refusal is None:
-        return False
-    _remember(_REFUSED, request.url, refusal)
-    logger.warning("browser %s: %s", request.resource_type, refusal)
-    return True
-
-
-async def _answers(host: str) -> tuple[str, ...]:
-    if host not in _ANSWERS:
-        found = await lookup(host, LOOKUP_TIMEOUT)
-        if not found:
-            return found  # failures are not cached: they may be transient
-        _remember(_ANSWERS, host, found)
-    return _ANSWERS[host]
-
-
-def _remember(table: OrderedDict, key: str, value) -> None:
-    table[key] = value
-    table.move_to_end(key)
-    if len(table) > _REMEMBERED:
-        table.popitem(last=False)
-
-
 class Navigation:
     """The main frame's responses during one visit, in order: every redirect and every page it moved through."""
 
@@ -156,9 +110,9 @@ class Navigation:
         if request.is_navigation_request() and request.frame == request.frame.page.main_frame:
             self.failed = request.url
 
-    def refusal(self) -> ForbiddenAddress | None:
-        """The guard's refusal of the navigation that ended this visit, if that is how it ended."""
-        return _REFUSED.get(self.failed) if self.failed else None
+    def stop(self) -> Stop | None:
+        """Why the navigation that ended this visit was kept from its URL (landing.browser_rules), if it was."""
+        return stopped(self.failed)
 
     def hops(self) -> list[dict]:
         """[{url, status}] like the HTTP driver's; a page that moved on by itself is `kind: client-redirect`."""

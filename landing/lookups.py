@@ -1,6 +1,7 @@
 """The matcher's network questions, asked through Scrapy's engine and cached: does a DOI exist, what does a
 shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."""
 import asyncio
+import itertools
 import json
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -9,6 +10,7 @@ import scrapy
 
 from .core.doi import normalise, resolver_path
 from .failures import exception_failure
+from .middlewares import chain_ended
 from .responses import headers
 
 
@@ -30,6 +32,7 @@ class Lookups:
     def __init__(self, engine, resolver: str, crossref_api: str, mailto=None):
         self.engine, self.resolver, self.crossref_api, self.mailto = engine, resolver, crossref_api, mailto
         self.cache: dict = {}
+        self.jars = itertools.count()
 
     async def _once(self, key, make):
         """make()'s (value, requests) the first time key is asked; (value, 0) from the cache after that."""
@@ -40,12 +43,19 @@ class Lookups:
         return await asyncio.shield(self.cache[key])
 
     async def fetch(self, url: str, **meta) -> Fetched:
-        """GET url, following redirects and meta refreshes with Scrapy's middlewares."""
-        request = scrapy.Request(url, dont_filter=True, meta={"landing_chain": True, **meta})
+        """GET url, following redirects and meta refreshes with Scrapy's middlewares.
+
+        Each fetch has its own cookie jar, dropped when it ends, as each of the sampler's DOIs has: what one
+        input's chain was given never carries another past a cookie wall.
+        """
+        jar = f"fetch {next(self.jars)}"
+        request = scrapy.Request(url, dont_filter=True, meta={"landing_chain": True, "cookiejar": jar, **meta})
         try:
             response = await self.engine.download_async(request)
         except Exception as error:  # every download failure becomes a class (robots, dns...), as in the sampler
             return Fetched(url, error=exception_failure(error, [url]))
+        finally:
+            self.engine.crawler.signals.send_catch_log(chain_ended, jar=jar)
         hops = len(response.meta.get("redirect_urls", [])) + 1
         return Fetched(url, response.url, response.status, headers(response), response.body, hops)
 

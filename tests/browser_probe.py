@@ -47,14 +47,15 @@ class Probe(scrapy.Spider):
         self.report(failure.request.meta, "failed")
 
     def report(self, meta, how):
-        refusal = meta["landing_navigation"].refusal()
+        stop = meta["landing_navigation"].stop()
         print(json.dumps({"url": meta["pid"]["pid/doi"], "how": how, "hops": meta["landing_navigation"].hops(),
-                          "refusal": str(refusal) if refusal else None,
+                          "stop": stop and [stop.error, stop.detail],
                           "text": meta.get("text")}))
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
-                LANDING_DRIVER="browser", ROBOTSTXT_OBEY=False, **json.loads(sys.argv[1]))
+                LANDING_DRIVER="browser", ROBOTSTXT_OBEY=False)
+settings.update(json.loads(sys.argv[1]))
 process = AsyncCrawlerProcess(settings)
 process.crawl(Probe)
 process.start()
@@ -62,7 +63,7 @@ process.start()
 
 
 def visit(urls: list[str], **settings) -> dict:
-    """{url: {how: visited|failed, hops, refusal, text}} for each URL, visited with these Scrapy settings."""
+    """{url: {how: visited|failed, hops, stop: [class, detail] or None, text}} for each URL, with these settings."""
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]

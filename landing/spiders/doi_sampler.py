@@ -185,8 +185,8 @@ class DoiSamplerSpider(scrapy.Spider):
     async def parse_browser(self, response):
         meta = response.meta
         await browser.close(meta)
-        if meta["landing_navigation"].refusal():  # a script tried to move the page to a refused address
-            return self._browser_refused(meta)
+        if meta["landing_navigation"].stop():  # a script tried to move the page where the rules forbid
+            return self._browser_stopped(meta)
         url, status, found = meta["landing_navigation"].last()
         url, status = url or response.url, status or response.status
         content_type = found.get("content-type")
@@ -197,19 +197,19 @@ class DoiSamplerSpider(scrapy.Spider):
     async def browser_failed(self, failure):
         meta = failure.request.meta
         await browser.close(meta)
-        if meta["landing_navigation"].refusal():
-            return self._browser_refused(meta)
+        if meta["landing_navigation"].stop():
+            return self._browser_stopped(meta)
         chain = meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
         return self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser")
 
-    def _browser_refused(self, meta):
-        refusal, chain = meta["landing_navigation"].refusal(), meta["landing_navigation"].hops()
-        self.crawler.stats.inc_value(f"landing/refused/{refusal.reason}")
+    def _browser_stopped(self, meta):
+        """The snapshot of a visit that ended where landing.browser_rules kept Chromium out (address, robots)."""
+        stop, chain = meta["landing_navigation"].stop(), meta["landing_navigation"].hops()
+        self.crawler.stats.inc_value(stop.stat)
         chain.append({"url": meta["landing_navigation"].failed, "status": None})
-        return self._snapshot(meta, chain, chain[-1]["url"], error="refused-address", detail=str(refusal),
-                              driver="browser")
+        return self._snapshot(meta, chain, chain[-1]["url"], error=stop.error, detail=stop.detail, driver="browser")
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""

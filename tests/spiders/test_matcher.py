@@ -1,6 +1,6 @@
 """`scrapy match` against a sandbox of the pages it reads, with the artifacts its crawl exported."""
 import json
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -208,3 +208,22 @@ def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_crawl, match_s
     got = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(g["input"], g["doi"]) for g in got] == [(o, None) for o in odd]
     assert "lost" not in done.stderr
+
+
+def test_no_input_reaches_a_cookie_wall_with_another_inputs_cookies(every_crawl, every_sandbox, every_scenario_world):
+    stores, _ = every_crawl
+    # Cookie-walled pages whose URL holds their DOI: the matcher resolves each DOI and follows it to the page.
+    by_site = {}
+    for doi, t in sorted(truth_of(every_scenario_world).items()):
+        if t["scenario"] == "cookie-wall" and t["cookie_error"] is None and doi in t["cookie_final_url"].lower():
+            by_site.setdefault(urlsplit(t["cookie_final_url"]).hostname, []).append(t["cookie_final_url"])
+    walled = max(by_site.values(), key=len)[:3]
+    assert len(walled) >= 2  # one site: a shared jar would carry the first input's session to the others
+    start = len(every_sandbox.seen)
+    done = stores.scrapy("match", *walled, overrides=["-s", f"LANDING_SANDBOX={every_sandbox.proxy}",
+                                                      "-s", "LANDING_MATCH_CONCURRENCY=1"])  # one after another
+    assert done.returncode == 0, done.stderr[-2000:]
+    first = {}
+    for request in every_sandbox.seen[start:]:
+        first.setdefault(request.url, request.headers.get("cookie"))
+    assert {url: first[url] for url in walled} == {url: None for url in walled}

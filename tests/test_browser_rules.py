@@ -1,0 +1,129 @@
+"""landing.browser_rules: what Chromium may fetch by itself is judged as Scrapy's own requests are."""
+import asyncio
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+
+import pytest
+
+from landing.browser_rules import BrowserRules, stopped
+from landing.settings import DOWNLOADER_MIDDLEWARES
+from tests.browser_probe import needs_chromium, visit
+
+
+def _aborts(url, resource_type="document", **rules):
+    request = SimpleNamespace(url=url, resource_type=resource_type, is_navigation_request=lambda: True)
+    return asyncio.run(BrowserRules(**{"guard": True, "robots": False, **rules})(request))
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data/",
+                                 "http://localhost/", "https://10.0.0.7/x", "http://[::1]/", "http://metadata.google.internal/"])
+def test_a_browser_request_to_a_forbidden_host_is_aborted(url):
+    assert _aborts(url) is True
+
+
+def test_an_aborted_request_says_why_for_the_visit_to_name():
+    _aborts("http://169.254.169.254/latest/meta-data/")
+    assert stopped("http://169.254.169.254/latest/meta-data/") == (
+        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata")
+
+
+def test_a_browser_request_to_a_public_literal_address_goes_ahead():
+    assert _aborts("https://93.184.215.14/article") is False
+
+
+def test_without_the_guard_a_local_address_goes_ahead():
+    assert _aborts("http://127.0.0.1:8080/", guard=False) is False
+
+
+def test_a_picture_is_skipped_wherever_it_is():
+    assert _aborts("https://93.184.215.14/figure.png", resource_type="image", guard=False) is True
+
+
+def test_a_script_fetch_to_the_metadata_service_is_aborted_too():
+    assert _aborts("http://169.254.169.254/latest/api/token", resource_type="fetch") is True
+
+
+# A real Chromium, driven by scrapy-playwright, with Scrapy's own guard taken out so that only the browser's can
+# stop the visit; a local server stands for the sites.
+
+FORWARD = (b"<html><body><p>Moving on.</p><script>setTimeout(function () { location.href = '/private/page'; }, 10)"
+           b"</script></body></html>")
+
+
+@pytest.fixture
+def local_server():
+    hits = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nDisallow: /private/\n", "text/plain"
+            elif self.path == "/forward":
+                body, kind = FORWARD, "text/html"
+            else:
+                body, kind = b"<html><body><p>Only the crawling machine can see this.</p></body></html>", "text/html"
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_address[1], hits
+    server.shutdown()
+    server.server_close()
+
+
+@needs_chromium
+def test_chromium_never_reaches_a_local_server_and_the_visit_names_the_refusal(local_server):
+    port, hits = local_server
+    urls = [f"http://127.0.0.1:{port}/page", f"http://localhost:{port}/page"]
+    visits = visit(urls, DOWNLOADER_MIDDLEWARES={**DOWNLOADER_MIDDLEWARES, "landing.guard.AddressGuardMiddleware": None})
+    assert visits[urls[0]]["how"] == "failed"
+    assert visits[urls[0]]["stop"] == ["refused-address", "refused: 127.0.0.1 (loopback)"]
+    assert visits[urls[1]]["stop"] == ["refused-address", "refused: localhost (loopback)"]
+    assert hits == []
+
+
+@needs_chromium
+def test_a_script_navigation_robots_txt_forbids_is_stopped_and_named_robots(local_server):
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/forward"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
+    assert visits[url]["stop"] == ["robots", "Forbidden by robots.txt"]
+    assert "/robots.txt" in hits and not any(hit.startswith("/private/") for hit in hits)
+
+
+@needs_chromium
+def test_without_robots_txt_obeyed_the_script_navigation_goes_ahead(local_server):
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/forward"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=False)
+    assert visits[url]["stop"] is None
+    assert visits[url]["hops"][-1] == {"url": f"http://127.0.0.1:{port}/private/page", "status": 200}
+
+
+def _settings(**values):
+    from scrapy.settings import Settings
+
+    from landing import settings as project
+    settings = Settings()
+    settings.setmodule(project)
+    settings.setdict(values)
+    return settings
+
+
+def test_rules_from_the_project_settings_guard_addresses_and_obey_robots_txt():
+    rules = BrowserRules.from_settings(_settings(), frozenset({"doi.org"}))
+    assert (rules.guard, rules.robots, rules.obey_resolver) == (True, True, False)
+    assert rules.user_agent.startswith("landing/")
+
+
+def test_rules_under_the_sandbox_do_not_guard_addresses():
+    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1"), frozenset()).guard is False
