@@ -99,6 +99,7 @@ class Navigation:
     def __init__(self):
         self.responses: list[tuple[str, int, dict]] = []
         self.failed: str | None = None  # the main frame's last navigation, when it failed after every response
+        self.late: tuple[str, Stop] | None = None  # a redirect Chromium followed that the rules forbid
 
     async def __call__(self, response):
         request = response.request
@@ -110,9 +111,22 @@ class Navigation:
         if request.is_navigation_request() and request.frame == request.frame.page.main_frame:
             self.failed = request.url
 
-    def stop(self) -> Stop | None:
-        """Why the navigation that ended this visit was kept from its URL (landing.browser_rules), if it was."""
-        return stopped(self.failed)
+    def stop(self) -> tuple[str, Stop] | None:
+        """(URL, why) when landing.browser_rules kept this visit from a URL, or judged a redirect to it after the
+        fact; None otherwise."""
+        if self.late:
+            return self.late
+        found = stopped(self.failed)
+        return (self.failed, found) if found else None
+
+    def hops_to(self, url: str) -> list[dict]:
+        """The hops before url, then url itself, not fetched (status None): the chain of a stopped visit."""
+        chain = []
+        for hop in self.hops():
+            if hop["url"] == url:
+                break
+            chain.append(hop)
+        return chain + [{"url": url, "status": None}]
 
     def hops(self) -> list[dict]:
         """[{url, status}] like the HTTP driver's; a page that moved on by itself is `kind: client-redirect`."""
@@ -132,6 +146,7 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
     meta = {
         "pid": pid, "playwright": True, "playwright_include_page": True,
+        "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
         "playwright_context": f"doi {pid['pid/doi']}", "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
         "playwright_page_methods": [PageMethod(settle, settle_ms)],
@@ -150,6 +165,17 @@ async def settle(page, settle_ms: float) -> None:
         await page.wait_for_load_state("networkidle", timeout=settle_ms)
     except PlaywrightTimeoutError:
         logger.debug("%s: the network was still busy after %.0f ms; read as it is", page.url, settle_ms)
+
+
+async def end(meta: dict, rules: BrowserRules | None) -> None:
+    """End a visit: judge the redirects Chromium followed by itself (BrowserRules.after_the_fact), then close."""
+    page, navigation = meta.get("playwright_page"), meta["landing_navigation"]
+    if page is not None and isinstance(rules, BrowserRules) and navigation.stop() is None:
+        try:
+            navigation.late = await rules.after_the_fact(navigation.hops(), page.context)
+        except Exception as error:  # a context that went away: the robots.txt question cannot be asked
+            logger.debug("judging the redirects of %s: %r", meta["pid"]["pid/doi"], error)
+    await close(meta)
 
 
 async def close(meta: dict) -> None:

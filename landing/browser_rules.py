@@ -7,6 +7,11 @@ pictures, media, fonts or styles (a landing page is read, not looked at); no hos
 and no page navigation robots.txt disallows, under the same policy as RobotsPolicyMiddleware.
 
 Why the visit stopped is kept by URL (`stopped`), for the visit's Navigation to name its class.
+
+What these rules cannot stop: Playwright routes only the first request of an HTTP redirect chain, so Chromium
+follows a server's 3xx without asking them (even a 3xx fulfilled from a route). `after_the_fact` judges those
+hops once the visit has ended: the page is then discarded and the visit classed as if it had been stopped,
+but the request itself has been made.
 """
 import asyncio
 import logging
@@ -61,15 +66,34 @@ class BrowserRules:
     async def __call__(self, request) -> bool:
         if request.resource_type in SKIPPED:
             return True
-        if self.guard:
-            refusal = await judge(request.url, self._answers)
-            if refusal:
-                logger.warning("browser %s: %s", request.resource_type, refusal)
-                return _stop(request.url, Stop("refused-address", str(refusal), f"landing/refused/{refusal.reason}"))
-        if self.robots and request.is_navigation_request() and not await self._allowed(request):
-            logger.info("browser: robots.txt forbids %s", request.url)
-            return _stop(request.url, Stop("robots", "Forbidden by robots.txt", "landing/browser/robots"))
+        navigation = request.is_navigation_request()
+        context = request.frame.page.context if navigation and self.robots else None  # navigations have frames
+        stop = await self.verdict(request.url, context, navigation)
+        if stop:
+            logger.warning("browser %s: %s", request.resource_type, stop.detail)
+            return _stop(request.url, stop)
         return False
+
+    async def verdict(self, url: str, context, navigation: bool) -> Stop | None:
+        """Why Chromium must not fetch url, or None; robots.txt is asked (through context) for navigations only."""
+        if self.guard:
+            refusal = await judge(url, self._answers)
+            if refusal:
+                return Stop("refused-address", str(refusal), f"landing/refused/{refusal.reason}")
+        if self.robots and navigation and not await self._allowed(url, context):
+            return Stop("robots", f"Forbidden by robots.txt: {url}", "landing/browser/robots")
+        return None
+
+    async def after_the_fact(self, hops: list[dict], context) -> tuple[str, Stop] | None:
+        """The first redirect target of a visit's hops that the rules would have stopped, and why."""
+        for before, hop in zip(hops, hops[1:]):
+            if 300 <= (before.get("status") or 0) < 400:
+                stop = await self.verdict(hop["url"], context, navigation=True)
+                if stop:
+                    logger.warning("browser followed a redirect the rules forbid (%s); the visit is discarded",
+                                   stop.detail)
+                    return hop["url"], stop
+        return None
 
     async def _answers(self, host: str) -> tuple[str, ...]:
         if host not in self.answers:
@@ -79,20 +103,20 @@ class BrowserRules:
             _remember(self.answers, host, found)
         return self.answers[host]
 
-    async def _allowed(self, request) -> bool:
-        parts = urlsplit(request.url)
+    async def _allowed(self, url: str, context) -> bool:
+        parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or (parts.hostname in self.resolver_hosts and not self.obey_resolver):
             return True
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self.robots_files:  # one fetch per origin, shared by every visit that asks meanwhile
-            _remember(self.robots_files, origin, asyncio.ensure_future(_robots(request.frame.page.context, origin)))
+            _remember(self.robots_files, origin, asyncio.ensure_future(_robots(context, origin)))
         try:
             rules = await asyncio.shield(self.robots_files[origin])
         except Exception as error:  # Playwright's errors, a context closed while asking: allowed, and asked again
             logger.debug("robots.txt of %s: %r", origin, error)
             self.robots_files.pop(origin, None)
             return True
-        return rules is None or rules.can_fetch(request.url, self.user_agent)
+        return rules is None or rules.can_fetch(url, self.user_agent)
 
 
 async def _robots(context, origin: str) -> Protego | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import boto3
 
 from . import moto
+from . import settings as project_settings
 from .artifact_files import line_counts
 from .core.artifacts import current
 from .sandbox.generator import generate
@@ -79,8 +80,12 @@ def _summary(seconds: float, blobs: str):
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"\ndemo: {pids:,} DOIs sampled, {len(visited):,} visited in {seconds:.1f} s "
           f"({len(visited) / seconds:.1f} DOIs/s, peak RSS of its largest process {peak:.0f} MB)")
-    print(f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
-          f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it")
+    if os.access(project_settings.LANDING_CHROMIUM, os.X_OK):
+        print(f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
+              f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it")
+    else:
+        print(f"demo: no Chromium at {project_settings.LANDING_CHROMIUM}, so LANDING_DRIVER=auto worked as http "
+              "(apt-get install chromium)")
     print("demo: pages reached, by meta-tag correctness: " +
           ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items())))
     print("demo: failures, by class: " + ", ".join(f"{k} {v:,}" for k, v in errors.most_common()))

@@ -38,18 +38,18 @@ class Probe(scrapy.Spider):
             yield scrapy.Request(url, meta=meta, callback=self.visited, errback=self.failed, dont_filter=True)
 
     async def visited(self, response):
-        await browser.close(response.meta)
+        await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
         response.meta["text"] = " ".join(response.xpath("//body//p//text()").getall())
         self.report(response.meta, "visited")
 
     async def failed(self, failure):
-        await browser.close(failure.request.meta)
+        await browser.end(failure.request.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
         self.report(failure.request.meta, "failed")
 
     def report(self, meta, how):
         stop = meta["landing_navigation"].stop()
         print(json.dumps({"url": meta["pid"]["pid/doi"], "how": how, "hops": meta["landing_navigation"].hops(),
-                          "stop": stop and [stop.error, stop.detail],
+                          "stop": stop and [stop[0], stop[1].error, stop[1].detail],
                           "text": meta.get("text")}))
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
@@ -63,7 +63,8 @@ process.start()
 
 
 def visit(urls: list[str], **settings) -> dict:
-    """{url: {how: visited|failed, hops, stop: [class, detail] or None, text}} for each URL, with these settings."""
+    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text}} for each URL, with these
+    settings."""
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -12,7 +12,7 @@ from tests.browser_probe import needs_chromium, visit
 
 
 def _aborts(url, resource_type="document", **rules):
-    request = SimpleNamespace(url=url, resource_type=resource_type, is_navigation_request=lambda: True)
+    request = SimpleNamespace(url=url, resource_type=resource_type, is_navigation_request=lambda: True, frame=None)
     return asyncio.run(BrowserRules(**{"guard": True, "robots": False, **rules})(request))
 
 
@@ -26,6 +26,20 @@ def test_an_aborted_request_says_why_for_the_visit_to_name():
     _aborts("http://169.254.169.254/latest/meta-data/")
     assert stopped("http://169.254.169.254/latest/meta-data/") == (
         "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata")
+
+
+def test_a_redirect_to_the_metadata_service_is_found_after_the_fact():
+    hops = [{"url": "https://93.184.215.14/doi/1", "status": 302}, {"url": "http://169.254.169.254/latest/", "status": 200}]
+    found = asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None))
+    assert found == ("http://169.254.169.254/latest/", (
+        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata"))
+
+
+def test_a_page_a_script_moved_on_from_is_not_judged_after_the_fact():
+    # Only a server's 3xx escapes the rules; a script's navigation was asked about when it happened.
+    hops = [{"url": "https://93.184.215.14/doi/1", "status": 200, "kind": "client-redirect"},
+            {"url": "http://169.254.169.254/latest/", "status": 200}]
+    assert asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None)) is None
 
 
 def test_a_browser_request_to_a_public_literal_address_goes_ahead():
@@ -62,6 +76,12 @@ def local_server():
                 body, kind = b"User-agent: *\nDisallow: /private/\n", "text/plain"
             elif self.path == "/forward":
                 body, kind = FORWARD, "text/html"
+            elif self.path == "/jump":
+                self.send_response(302)
+                self.send_header("Location", "/private/page")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             else:
                 body, kind = b"<html><body><p>Only the crawling machine can see this.</p></body></html>", "text/html"
             self.send_response(200)
@@ -86,8 +106,8 @@ def test_chromium_never_reaches_a_local_server_and_the_visit_names_the_refusal(l
     urls = [f"http://127.0.0.1:{port}/page", f"http://localhost:{port}/page"]
     visits = visit(urls, DOWNLOADER_MIDDLEWARES={**DOWNLOADER_MIDDLEWARES, "landing.guard.AddressGuardMiddleware": None})
     assert visits[urls[0]]["how"] == "failed"
-    assert visits[urls[0]]["stop"] == ["refused-address", "refused: 127.0.0.1 (loopback)"]
-    assert visits[urls[1]]["stop"] == ["refused-address", "refused: localhost (loopback)"]
+    assert visits[urls[0]]["stop"] == [urls[0], "refused-address", "refused: 127.0.0.1 (loopback)"]
+    assert visits[urls[1]]["stop"] == [urls[1], "refused-address", "refused: localhost (loopback)"]
     assert hits == []
 
 
@@ -96,8 +116,19 @@ def test_a_script_navigation_robots_txt_forbids_is_stopped_and_named_robots(loca
     port, hits = local_server
     url = f"http://127.0.0.1:{port}/forward"
     visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
-    assert visits[url]["stop"] == ["robots", "Forbidden by robots.txt"]
+    private = f"http://127.0.0.1:{port}/private/page"
+    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
     assert "/robots.txt" in hits and not any(hit.startswith("/private/") for hit in hits)
+
+
+@needs_chromium
+def test_a_server_redirect_chromium_follows_unasked_is_judged_after_the_fact_and_the_page_discarded(local_server):
+    # Playwright routes only a redirect chain's first request: the rules see the 302's target only afterwards.
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/jump"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
+    private = f"http://127.0.0.1:{port}/private/page"
+    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
 
 
 @needs_chromium

@@ -41,7 +41,7 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.mailto = s.get("LANDING_MAILTO")
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
         spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
-        spider.max_hops = s.getint("REDIRECT_MAX_TIMES")
+        spider.max_hops, spider.maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
         if spider.driver != s.get("LANDING_DRIVER"):
             crawler.stats.set_value("landing/browser/unavailable", 1)
@@ -50,6 +50,7 @@ class DoiSamplerSpider(scrapy.Spider):
                 "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
                 "to say that is what you want.", s.get("LANDING_CHROMIUM"))
         spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
+        spider.browser_rules = s.get("PLAYWRIGHT_ABORT_REQUEST")  # a BrowserRules, when browser.configure ran
         unknown = set(spider.sources) - {"crossref", "datacite"}
         if unknown or spider.resource_from not in ("redirect", "handle"):
             raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
@@ -184,19 +185,21 @@ class DoiSamplerSpider(scrapy.Spider):
 
     async def parse_browser(self, response):
         meta = response.meta
-        await browser.close(meta)
-        if meta["landing_navigation"].stop():  # a script tried to move the page where the rules forbid
+        await browser.end(meta, self.browser_rules)
+        if meta["landing_navigation"].stop():  # a script or a redirect moved the page where the rules forbid
             return self._browser_stopped(meta)
         url, status, found = meta["landing_navigation"].last()
         url, status = url or response.url, status or response.status
-        content_type = found.get("content-type")
-        error = failures.page_failure(status, content_type, found, response.body)
+        content_type, body = found.get("content-type"), response.body
+        error = failures.page_failure(status, content_type, found, body)
+        if self.maxsize and max(len(body), _length(found)) > self.maxsize:  # Chromium has no DOWNLOAD_MAXSIZE
+            error, body = "too-large", None
         return self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
-                              content_type=content_type, body=response.body, error=error, driver="browser")
+                              content_type=content_type, body=body, error=error, driver="browser")
 
     async def browser_failed(self, failure):
         meta = failure.request.meta
-        await browser.close(meta)
+        await browser.end(meta, self.browser_rules)
         if meta["landing_navigation"].stop():
             return self._browser_stopped(meta)
         chain = meta["landing_navigation"].hops()
@@ -206,10 +209,10 @@ class DoiSamplerSpider(scrapy.Spider):
 
     def _browser_stopped(self, meta):
         """The snapshot of a visit that ended where landing.browser_rules kept Chromium out (address, robots)."""
-        stop, chain = meta["landing_navigation"].stop(), meta["landing_navigation"].hops()
+        url, stop = meta["landing_navigation"].stop()
         self.crawler.stats.inc_value(stop.stat)
-        chain.append({"url": meta["landing_navigation"].failed, "status": None})
-        return self._snapshot(meta, chain, chain[-1]["url"], error=stop.error, detail=stop.detail, driver="browser")
+        return self._snapshot(meta, meta["landing_navigation"].hops_to(url), url, error=stop.error, detail=stop.detail,
+                              driver="browser")
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
@@ -265,3 +268,11 @@ class DoiSamplerSpider(scrapy.Spider):
                                  content_hash=content_hash(body) if body is not None else None,
                                  error=error, error_detail=detail)
         return SnapshotItem(doc, body=body)
+
+
+def _length(found: dict) -> int:
+    """The Content-Length a response declared, or 0: what the page weighed on the wire, before rendering."""
+    try:
+        return int(found.get("content-length") or 0)
+    except ValueError:
+        return 0

@@ -14,7 +14,8 @@ from landing.sandbox.server import RunningSandbox
 from tests.spiders.crawling import Stores, disagreements, truth_of
 
 CHROMIUM = "/usr/bin/chromium"
-HOSTILE = ["direct", "meta-refresh", "js-redirect", "js-computed", "cookie-wall", "challenge", "redirect-loop"]
+HOSTILE = ["direct", "meta-refresh", "js-redirect", "js-computed", "cookie-wall", "challenge", "redirect-loop",
+           "too-large", "robots-disallowed"]
 
 pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
                                 reason=f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium "
@@ -73,11 +74,16 @@ def auto_expected(t: dict) -> tuple[str | None, str | None]:
 
 
 def _outcomes(analyses, truth, client):
-    """(scenario, doi, got, want) for each DOI whose final URL or error differs from the truth client's."""
+    """(scenario, doi, got, want) for each DOI whose final URL or error differs from the truth client's.
+
+    Our browser obeys robots.txt (the truth's browser does not): a landing page it disallows is `robots`.
+    """
     wrong = []
     for doc in analyses:
         t = truth[doc["pid/doi"]]
         want = (t[f"{client}_final_url"], t[f"{client}_error"])
+        if client == "browser" and t["robots_disallowed"]:
+            want = (None, "robots")
         got = (doc["snapshot/final-url"] if doc["snapshot/error"] is None else None, doc["snapshot/error"])
         if got != want:
             wrong.append((t["scenario"], doc["pid/doi"], got, want))
