@@ -63,6 +63,9 @@ class BrowserRules:
                    obey_resolver=settings.get("LANDING_RESOLVER_ROBOTS") == "obey",
                    user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*")
 
+    def __repr__(self):  # as the crawl's settings log shows it
+        return f"BrowserRules(guard={self.guard}, robots={self.robots}, obey_resolver={self.obey_resolver})"
+
     async def __call__(self, request) -> bool:
         if request.resource_type in SKIPPED:
             return True
