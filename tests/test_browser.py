@@ -1,34 +1,23 @@
 """landing.browser with a real Chromium: what a visit records from pages that real sites serve."""
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
 from tests.browser_probe import needs_chromium, visit
+from tests.local_http import serving
 
 BUSY = (b"<html><head><title>Article</title></head><body><p>An article whose page never goes quiet.</p>"
         b"<script>setInterval(function () { fetch('/beacon?' + Date.now()); }, 100);</script></body></html>")
 
 
+def _busy(path):
+    if path == "/article":
+        return 200, {"Content-Type": "text/html"}, BUSY
+    return 200, {"Content-Type": "text/plain"}, b"ok"
+
+
 @pytest.fixture
 def busy_server():
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            body = BUSY if self.path == "/article" else b"ok"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html" if self.path == "/article" else "text/plain")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_busy) as (port, _):
+        yield f"http://127.0.0.1:{port}"
 
 
 @needs_chromium

@@ -1,7 +1,5 @@
 """landing.browser_rules: what Chromium may fetch by itself is judged as Scrapy's own requests are."""
 import asyncio
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import SimpleNamespace
 
 import pytest
@@ -9,6 +7,7 @@ import pytest
 from landing.browser_rules import BrowserRules, stopped
 from landing.settings import DOWNLOADER_MIDDLEWARES
 from tests.browser_probe import needs_chromium, visit
+from tests.local_http import serving
 
 
 def _aborts(url, resource_type="document", **rules):
@@ -65,39 +64,20 @@ FORWARD = (b"<html><body><p>Moving on.</p><script>setTimeout(function () { locat
            b"</script></body></html>")
 
 
+def _site(path):
+    if path == "/robots.txt":
+        return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /private/\n"
+    if path == "/forward":
+        return 200, {"Content-Type": "text/html"}, FORWARD
+    if path == "/jump":
+        return 302, {"Location": "/private/page"}, b""
+    return 200, {"Content-Type": "text/html"}, b"<html><body><p>Only the crawling machine can see this.</p></body></html>"
+
+
 @pytest.fixture
 def local_server():
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            hits.append(self.path)
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nDisallow: /private/\n", "text/plain"
-            elif self.path == "/forward":
-                body, kind = FORWARD, "text/html"
-            elif self.path == "/jump":
-                self.send_response(302)
-                self.send_header("Location", "/private/page")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            else:
-                body, kind = b"<html><body><p>Only the crawling machine can see this.</p></body></html>", "text/html"
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server.server_address[1], hits
-    server.shutdown()
-    server.server_close()
+    with serving(_site) as served:
+        yield served
 
 
 @needs_chromium

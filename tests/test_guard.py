@@ -3,8 +3,6 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from scrapy.utils.test import get_crawler
 import landing.settings
 from landing import guard
 from landing.guard import AddressGuardMiddleware, ForbiddenAddress
+from tests.local_http import serving
 
 PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,23 +187,8 @@ print(json.dumps({"stats": {k: v for k, v in crawler.stats.get_stats().items() i
 
 @pytest.fixture
 def local_server():
-    hits = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            hits.append(self.path)
-            self.send_response(302)
-            self.send_header("Location", "http://169.254.169.254/latest/meta-data/")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"127.0.0.1:{server.server_address[1]}", hits
-    server.shutdown()
-    server.server_close()
+    with serving(lambda path: (302, {"Location": "http://169.254.169.254/latest/meta-data/"}, b"")) as (port, hits):
+        yield f"127.0.0.1:{port}", hits
 
 
 def test_a_real_crawl_refuses_a_local_server_before_any_request_reaches_it(local_server):

@@ -7,12 +7,12 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from .. import browser
 from ..core import documents, failures
 from ..core.analysis import analyse
-from ..core.reading import not_landing, states_doi
+from ..core.reading import read, states_doi
 from ..core.doi import normalise, resolver_path
 from ..core.sampling import sample_size
 from ..endpoints import endpoint, resolver_hosts
 from ..failures import exception_failure
-from ..items import PidItem, SnapshotItem
+from ..items import AnalysisItem, PidItem, SnapshotItem
 from ..middlewares import chain_ended
 from ..responses import headers
 from ..stores.base import content_hash
@@ -161,21 +161,16 @@ class DoiSamplerSpider(scrapy.Spider):
 
     def _and_maybe_browser(self, item, meta, priority):
         """The HTTP snapshot, and under LANDING_DRIVER=auto a browser visit when only a browser could do better."""
+        if self.driver != "auto":
+            yield item
+            return
+        # Read here rather than in AnalysisPipeline (which passes analysed items on): the class it settles on
+        # (js-required, cookie-required ...) is what decides, and the page is parsed once.
+        item = AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body)
         yield item
-        if self.driver == "auto" and self._needs_browser(item):
+        if item["snapshot/error"] in failures.BROWSER_CLASSES:
             self.crawler.stats.inc_value("landing/browser/sent")
             yield self._browser_visit(meta["pid"], priority=priority)
-
-    def _needs_browser(self, item) -> bool:
-        error = item["snapshot/error"]
-        if error is not None or item.body is None:
-            return error in failures.BROWSER_CLASSES
-        content_type = item["snapshot/content-type"]
-        if not failures.is_html(content_type, item.body):
-            return False
-        # The pipeline reads it the same way (landing.core.reading.read).
-        found = analyse(item.body, item["pid/doi"], content_type)
-        return not_landing(found, item.body, content_type, item["snapshot/final-url"]) in failures.BROWSER_CLASSES
 
     # The browser driver (landing/browser.py): Chromium follows everything, scripts included.
     def _browser_visit(self, pid, priority):

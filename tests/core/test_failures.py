@@ -283,3 +283,8 @@ def test_no_page_of_the_real_corpus_is_taken_for_a_cookie_notice():
     if not pages:
         pytest.skip(f"no landing-page corpus at {CORPUS}")
     assert [page.name for page in pages if cookie_notice(page.read_bytes(), "text/html")] == []
+
+
+def test_a_utf16_script_only_page_is_still_read_for_its_script_redirect():
+    page = "\ufeff<html><body><script>location.replace('/article/1')</script></body></html>".encode("utf-16-le")
+    assert (script_location(page, None), js_required(page, None)) == ("/article/1", True)
