@@ -76,15 +76,17 @@ LANDING_CHROMIUM = "/usr/bin/chromium"
 # LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once.
 LANDING_BROWSER_PAGES = 8
 # LANDING_BROWSER_SETTLE: after a page's load event, how long (seconds) the browser may wait for the network
-# to go quiet, so that scripts that move on (challenges, computed redirects) are followed.
+# to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
+# then (beacons, polling) is read as it is.
 LANDING_BROWSER_SETTLE = 5.0
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"
 # LANDING_ADDRESS_GUARD: refuse every request (redirect hops and robots.txt fetches included) whose host is, or
 # resolves to, a loopback, private, shared (100.64/10), link-local, multicast, reserved or cloud-metadata
-# address (landing/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. Always off
-# when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
+# address (landing/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. The browser
+# driver's own requests are judged too (landing/browser_rules.py; its server redirects only after the fact).
+# Always off when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
 LANDING_ADDRESS_GUARD = True
 # LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
 LANDING_RETRY_AFTER_MAX = 60.0
