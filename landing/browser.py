@@ -26,13 +26,13 @@ DRIVERS = ("http", "browser", "auto")
 def driver(settings) -> str:
     """The driver a crawl uses: LANDING_DRIVER, except that auto without an executable Chromium is http."""
     chosen = settings.get("LANDING_DRIVER")
-    if chosen == "auto" and not chromium_usable(settings):
+    if chosen == "auto" and not chromium_usable(settings.get("LANDING_CHROMIUM")):
         return "http"
     return chosen
 
 
-def chromium_usable(settings) -> bool:
-    chromium = settings.get("LANDING_CHROMIUM")
+def chromium_usable(chromium: str | None) -> bool:
+    """Whether LANDING_CHROMIUM names an executable."""
     return bool(chromium) and os.access(chromium, os.X_OK)
 
 

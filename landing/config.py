@@ -1,10 +1,9 @@
 """Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
-import os
-
+from .browser import DRIVERS, chromium_usable
 from .stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
-           "LANDING_DRIVER": ("http", "browser", "auto")}
+           "LANDING_DRIVER": DRIVERS}
 SOURCES = ("crossref", "datacite")
 
 
@@ -34,7 +33,7 @@ def problems(settings) -> list[str]:
         if problem:
             found.append(problem)
     chromium = settings.get("LANDING_CHROMIUM")
-    if settings.get("LANDING_DRIVER") == "browser" and not (chromium and os.access(chromium, os.X_OK)):
+    if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
         found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
                      "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http")
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]

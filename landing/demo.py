@@ -15,6 +15,7 @@ import boto3
 from . import moto
 from . import settings as project_settings
 from .artifact_files import line_counts
+from .browser import chromium_usable
 from .core.artifacts import current
 from .sandbox.generator import generate
 from .sandbox.scenarios import ALL
@@ -80,7 +81,7 @@ def _summary(seconds: float, blobs: str):
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"\ndemo: {pids:,} DOIs sampled, {len(visited):,} visited in {seconds:.1f} s "
           f"({len(visited) / seconds:.1f} DOIs/s, peak RSS of its largest process {peak:.0f} MB)")
-    if os.access(project_settings.LANDING_CHROMIUM, os.X_OK):
+    if chromium_usable(project_settings.LANDING_CHROMIUM):
         print(f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
               f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it")
     else:
