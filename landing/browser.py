@@ -13,6 +13,7 @@ from scrapy_playwright.page import PageMethod
 
 from .browser_rules import BrowserRules, Stop, stopped
 from .endpoints import resolver_hosts
+from .handlers import keep_alive
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler):
         super().__init__(crawler)
+        keep_alive(self, crawler.settings)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
 
     async def _maybe_launch_in_thread(self) -> None:

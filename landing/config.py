@@ -1,10 +1,13 @@
 """Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
+import re
+
 from .browser import DRIVERS, chromium_usable
 from .stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
            "LANDING_DRIVER": DRIVERS}
 SOURCES = ("crossref", "datacite")
+RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
 
 def _number(settings, name, kind, minimum):
@@ -28,10 +31,19 @@ def problems(settings) -> list[str]:
                                 ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0),
                                 ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0),
                                 ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0),
-                                ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0)):
+                                ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0),
+                                ("LANDING_FRONTIER", int, 1), ("LANDING_KEEPALIVE", float, 0)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)
+    run = settings.get("LANDING_RUN")
+    if not isinstance(run, str) or not RUN_NAME.match(run):
+        found.append(f"LANDING_RUN={run!r}: use auto, new, or a run name of letters, digits and . _ : -")
+    if settings.get("JOBDIR"):
+        # Scrapy's disk queues are not crash-safe (a kill -9 left them unreadable and the crawl hung): the run
+        # resumes from the document store instead.
+        found.append(f"JOBDIR={settings.get('JOBDIR')!r}: not needed, and not safe across a hard kill; drop it: the "
+                     "same command resumes the run from LANDING_DOCS")
     chromium = settings.get("LANDING_CHROMIUM")
     if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
         found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "

@@ -23,3 +23,23 @@ RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
 def resolver_hosts(settings) -> frozenset:
     """Every host name a DOI's chain may pass through before it leaves the resolver."""
     return RESOLVER_HOSTS | {urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname}
+
+
+# The services' published limits, per IP address (README "Full run"): Crossref's REST API allows list queries
+# (a member's sample is one) 3 a second, 3 at once, to clients that name themselves (mailto), and 1 a second, 1 at
+# once, to the rest; DataCite's allows 1,000 requests per 5 minutes (3.3 a second) to identified clients and 500
+# to the rest. A slot's delay spaces its requests, whatever its concurrency.
+CROSSREF_POLITE, CROSSREF_PUBLIC = {"concurrency": 3, "delay": 1 / 3}, {"concurrency": 1, "delay": 1.0}
+DATACITE = {"concurrency": 2, "delay": 0.6}
+
+
+def service_slots(settings) -> dict:
+    """DOWNLOAD_SLOTS with the APIs paced at their published limits; a sandbox, which has none, is not waited on."""
+    slots = dict(settings.getdict("DOWNLOAD_SLOTS"))
+    if settings.get("LANDING_SANDBOX"):
+        return slots
+    for name, pace in (("LANDING_CROSSREF_API", CROSSREF_POLITE if settings.get("LANDING_MAILTO") else CROSSREF_PUBLIC),
+                       ("LANDING_DATACITE_API", DATACITE)):
+        host = urlsplit(endpoint(settings, name)).hostname
+        slots[host] = {**slots.get(host, {}), **pace}
+    return slots

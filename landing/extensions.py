@@ -33,11 +33,14 @@ class Progress:
 
     def report(self):
         get = self.stats.get_value
-        pids, snapshots = get("landing/pids", 0), get("landing/snapshots", 0)
+        visited = get("landing/run/visited_before", 0) + get("landing/visits", 0)
         pages = sum(get(f"landing/correctness/{c}", 0) for c in ("ok", "incorrect", "conflict", "missing"))
-        rate = snapshots / max(time.monotonic() - self.started, 1e-9)
-        logger.info("progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests",
-                    pids, snapshots, pages, snapshots - pages, rate, get("downloader/request_count", 0))
+        failed = sum(v for k, v in self.stats.get_stats().items() if k.startswith("landing/error/"))
+        rate = get("landing/visits", 0) / max(time.monotonic() - self.started, 1e-9)
+        logger.info("progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests; "
+                    "run %s: %d of %s owners sampled", get("landing/run/dois", 0), visited, pages, failed, rate,
+                    get("downloader/request_count", 0), get("landing/run/id", "-"),
+                    get("landing/run/owners_sampled", 0), get("landing/run/owners", "?"))
 
     def closed(self, spider=None, reason=None):
         if self.loop and self.loop.running:

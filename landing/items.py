@@ -12,10 +12,19 @@ class PidItem(dict):
 class SnapshotItem(dict):
     """A visit to a DOI (pid/* and snapshot/* keys); `body` holds the bytes fetched, if any."""
 
-    def __init__(self, *args, body: bytes | None = None, **kwargs):
+    def __init__(self, *args, body: bytes | None = None, visit: tuple[str, dict] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.body = body
+        # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs)
+        self.body, self.visit = body, visit
 
 
 class AnalysisItem(SnapshotItem):
     """A snapshot with what its page says (analysis/* keys added)."""
+
+
+class LedgerItem(dict):
+    """A document of the run's ledger (landing.core.runs: run, sample), stored in order with the crawl's others."""
+
+    def __init__(self, kind: str, doc_id: str, doc: dict):
+        super().__init__(doc)
+        self.kind, self.doc_id = kind, doc_id

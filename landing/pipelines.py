@@ -7,10 +7,13 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from scrapy import signals
+
 from . import unwritten
 from .core import documents
 from .core.reading import read
-from .items import AnalysisItem, PidItem, SnapshotItem
+from .frontier import Frontier
+from .items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
 from .rebuild import rebuild
 from .stores import StoreError, docs_from, open_blobs
 
@@ -18,11 +21,20 @@ logger = logging.getLogger(__name__)
 
 
 class Stores:
-    """The crawl's document and blob stores, opened once and shared by the pipelines."""
+    """The crawl's document and blob stores, opened once and shared by the pipelines and the spider.
+
+    Every call on the document store runs on its one worker thread (`call`), so a store that is slow or retrying
+    never stalls the crawl's event loop, and the store is used from one thread as it requires.
+    """
 
     def __init__(self, settings):
         self.docs = docs_from(settings)
         self.blobs = open_blobs(settings.get("LANDING_BLOBS"))
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
+
+    async def call(self, function, *args):
+        """function(*args) on the document store's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.worker, function, *args)
 
     @classmethod
     def of(cls, crawler):
@@ -61,40 +73,56 @@ class AnalysisPipeline:
 
     def process_item(self, item, spider=None):
         if isinstance(item, SnapshotItem) and not isinstance(item, AnalysisItem):
-            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body)
+            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body, visit=item.visit)
         return item
 
 
 class DocumentPipeline:
-    """Writes pid, snapshot and analysis documents under derived ids; at close, reports and artifacts.
+    """Writes pid, snapshot and analysis documents under derived ids, and the run's ledger; at close, reports and
+    artifacts.
 
-    Store calls run on one worker thread, so a store that is slow or retrying never stalls the crawl's event
-    loop. While the store refuses writes, documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds
-    the crawl stops, and whatever is still unwritten at close is saved to LANDING_UNWRITTEN_DIR.
+    Every store call runs on the store's thread (Stores.call), in the order items arrive, so a DOI's visit record
+    is written after its snapshot and analysis, in the same batch or a later one. While the store refuses writes,
+    documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds the crawl stops, and whatever is still
+    unwritten at close is saved to LANDING_UNWRITTEN_DIR.
     """
 
     def __init__(self, crawler):
         self.crawler, self.stats, settings = crawler, crawler.stats, crawler.settings
-        self.docs = Stores.of(crawler).docs
-        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
+        self.stores = Stores.of(crawler)
+        self.docs, self.worker = self.stores.docs, self.stores.worker
+        self.frontier = Frontier.of(crawler)
         self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
         self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
         self.warned_at, self.stopping = None, None
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler)
+        pipeline = cls(crawler)
+        crawler.signals.connect(pipeline.lost, signal=signals.item_error)
+        crawler.signals.connect(pipeline.lost, signal=signals.item_dropped)
+        return pipeline
 
     async def process_item(self, item, spider=None):
-        if isinstance(item, (PidItem, AnalysisItem)):
-            await asyncio.get_running_loop().run_in_executor(self.worker, self._put, item)
+        if isinstance(item, (PidItem, AnalysisItem, LedgerItem)):
+            await self.stores.call(self._put, item)
+            if getattr(item, "visit", None):
+                self.frontier.leave()
             self._watch_outage()
         return item
+
+    def lost(self, item, response=None, spider=None, failure=None, exception=None):
+        """A DOI's final snapshot that a pipeline failed or dropped still leaves the frontier (it is not recorded
+        as visited, so a resumed run visits it again)."""
+        if getattr(item, "visit", None):
+            self.frontier.leave()
 
     def _put(self, item):
         if isinstance(item, PidItem):
             self.docs.put("pid", documents.pid_id(item), dict(item))
             self.stats.inc_value("landing/pids")
+        elif isinstance(item, LedgerItem):
+            self.docs.put(item.kind, item.doc_id, dict(item))
         else:
             snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
             self.docs.put("snapshot", documents.snapshot_id(snapshot), snapshot)
@@ -102,6 +130,9 @@ class DocumentPipeline:
             self.stats.inc_value("landing/snapshots")
             self.stats.inc_value(f"landing/error/{item['snapshot/error']}" if item["snapshot/error"]
                                  else f"landing/correctness/{item['analysis/meta-tag-correctness']}")
+            if item.visit:  # last: a visit is recorded only once its snapshot and analysis are in the store
+                self.docs.put("visit", *item.visit)
+                self.stats.inc_value("landing/visits")
 
     def _watch_outage(self):
         since = self.docs.failing_since

@@ -59,6 +59,14 @@ LANDING_SAMPLE_MAX = 100
 LANDING_SAMPLE_MIN = 10
 # LANDING_MAILTO: your email, sent to Crossref as `mailto` so requests join its "polite" pool. Set it.
 LANDING_MAILTO = None
+# LANDING_RUN: which run a crawl works on. A run lists every owner once, stores the plan (sample sizes) in
+# LANDING_DOCS, then samples and visits owner by owner, recording each visit; a crawl stopped at any moment
+# (kill -9 included) is resumed by the same command. auto (default): resume the latest unfinished run in the
+# store, or start a new one; new: start a new one; any other name: resume that run, or start one by that name.
+LANDING_RUN = "auto"
+# LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
+# stored); the next owners are sampled as it drains, so memory stays flat however long the run.
+LANDING_FRONTIER = 2000
 
 # --- Visiting -----------------------------------------------------------------------------------------
 # LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one
@@ -88,6 +96,9 @@ LANDING_RESOLVER_ROBOTS = "ignore"
 # driver's own requests are judged too (landing/browser_rules.py; its server redirects only after the fact).
 # Always off when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
 LANDING_ADDRESS_GUARD = True
+# LANDING_KEEPALIVE: seconds an idle connection to a host is kept for its next request (Twisted's own: 240). A
+# full run meets thousands of hosts once or twice each: long-kept connections only hold memory and descriptors.
+LANDING_KEEPALIVE = 10.0
 # LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
 LANDING_RETRY_AFTER_MAX = 60.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
@@ -120,6 +131,7 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {"landing.extensions.Progress": 500}
 
+DOWNLOAD_HANDLERS = {"http": "landing.handlers.HttpHandler", "https": "landing.handlers.HttpHandler"}
 ROBOTSTXT_OBEY = True
 USER_AGENT = "landing/0.1 (scholarly landing-page sampler; +https://github.com/landing/landing)"
 REDIRECT_MAX_TIMES = 10
@@ -127,16 +139,21 @@ DOWNLOAD_MAXSIZE = 2 * 1024 * 1024
 DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
-CONCURRENT_REQUESTS = 32
+# A full run has thousands of hosts in flight at once, each held to a few connections and AutoThrottle's pace.
+CONCURRENT_REQUESTS = 128
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 # The resolver and the APIs are services built for volume; the per-domain limits above are for publishers.
-# AutoThrottle leaves these slots alone (ServiceSlotsMiddleware): their concurrency is their limit.
+# AutoThrottle leaves these slots alone (ServiceSlotsMiddleware): their concurrency and delay are their limit.
+# doi.org publishes no limit: 32 at once, at most 100 a second, is what a full run needs (500,000 DOIs in two
+# hours is 70 a second). The API slots are paced at the services' published limits when the crawl starts
+# (landing.endpoints.service_slots: Crossref 3/s with LANDING_MAILTO, 1/s without; DataCite 500 per 5 minutes),
+# except through LANDING_SANDBOX, which enforces none; the values here are the sandbox's.
 DOWNLOAD_SLOTS = {
-    "doi.org": {"concurrency": 16, "delay": 0},
+    "doi.org": {"concurrency": 32, "delay": 0.01},
     "api.crossref.org": {"concurrency": 4, "delay": 0},
     "api.datacite.org": {"concurrency": 4, "delay": 0},
 }

@@ -6,7 +6,7 @@ from elasticsearch import Elasticsearch
 from tests.elastic_standin import StandIn
 
 _running = {}
-KINDS = ("pid", "snapshot", "analysis", "report")
+KINDS = ("pid", "snapshot", "analysis", "report", "run", "sample", "visit")
 
 
 def standin() -> StandIn:

@@ -27,8 +27,17 @@ class Command(ScrapyCrawl):
                   "documents were saved under LANDING_UNWRITTEN_DIR (see the log's ERROR lines)", file=sys.stderr)
             self.exitcode = 1
             return
-        if stats.get_value("landing/api_failed") and not stats.get_value("landing/pids"):
-            # Every sampling request failed: a "finished" crawl of nothing must not look like success.
-            print(f"crawl: no DOI could be sampled; {stats.get_value('landing/api_failed')} API requests failed "
-                  "(see the log's ERROR lines)", file=sys.stderr)
-            self.exitcode = 1
+        for stat, message in FAILURES:
+            if stats.get_value(stat):
+                print(f"crawl: {message.format(stats.get_value(stat))}", file=sys.stderr)
+                self.exitcode = 1
+                return
+
+
+# A crawl that "finished" without doing its run's work must not look like success.
+FAILURES = (
+    ("landing/run/unreadable", "the run's state in LANDING_DOCS could not be read or started: {}"),
+    ("landing/run/listing_failed", "{} listing requests failed, so no plan was stored; run the same command again "
+                                   "(see the log's ERROR lines)"),
+    ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
+)

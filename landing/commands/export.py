@@ -8,7 +8,7 @@ from scrapy.exceptions import UsageError
 
 from .stores import docs_of
 
-KINDS = ("pid", "snapshot", "analysis", "report")
+KINDS = ("pid", "snapshot", "analysis", "report", "run", "sample", "visit")
 
 
 class Command(ScrapyCommand):

@@ -1,20 +1,26 @@
 """doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
+import asyncio
 import json
 
 import scrapy
+from scrapy import signals
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from .. import browser
-from ..core import documents, failures
+from ..core import documents, failures, runs
+from ..core.runs import RunError
 from ..core.analysis import analyse
 from ..core.reading import read, states_doi
 from ..core.doi import normalise, resolver_path
-from ..core.sampling import sample_size
-from ..endpoints import endpoint, resolver_hosts
+from ..endpoints import endpoint, resolver_hosts, service_slots
 from ..failures import exception_failure
-from ..items import AnalysisItem, PidItem, SnapshotItem
+from ..frontier import Frontier
+from ..items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
+from ..ledger import Ledger
 from ..middlewares import chain_ended
 from ..responses import headers
+from ..pipelines import Stores
+from ..stores import StoreError
 from ..stores.base import content_hash
 from ..sources import crossref, datacite
 
@@ -28,6 +34,7 @@ class DoiSamplerSpider(scrapy.Spider):
     def update_settings(cls, settings):
         super().update_settings(settings)
         browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
+        settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -44,25 +51,85 @@ class DoiSamplerSpider(scrapy.Spider):
         spider.max_hops, spider.maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
         if spider.driver != s.get("LANDING_DRIVER"):
-            crawler.stats.set_value("landing/browser/unavailable", 1)
-            spider.logger.warning(
-                "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
-                "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
-                "to say that is what you want.", s.get("LANDING_CHROMIUM"))
+            crawler.signals.connect(spider._say_browser_unavailable, signal=signals.spider_opened)
         spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
         spider.browser_rules = s.get("PLAYWRIGHT_ABORT_REQUEST")  # a BrowserRules, when browser.configure ran
         unknown = set(spider.sources) - {"crossref", "datacite"}
         if unknown or spider.resource_from not in ("redirect", "handle"):
             raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
                              f"LANDING_RESOURCE_URL_FROM takes redirect|handle (got {spider.resource_from!r})")
-        spider.members, spider.clients, spider.seen = [], {}, set()
+        spider.frontier, spider.stores, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
+        spider.members, spider.clients, spider.listing = [], {}, {}
+        spider.listed = asyncio.Event()
         return spider
 
+    def _say_browser_unavailable(self, spider=None):
+        self.crawler.stats.set_value("landing/browser/unavailable", 1)
+        self.logger.warning(
+            "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
+            "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
+            "to say that is what you want.", self.settings.get("LANDING_CHROMIUM"))
+
+    # The run (landing.ledger): list the owners once and store the plan, then walk it, asking for each owner's
+    # sample and visiting its DOIs only as the bounded frontier drains. A resumed run walks the same plan, and
+    # takes sampled owners' DOIs from their stored sample, skipping those already visited.
     async def start(self):
-        if "crossref" in self.sources:
-            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members)
-        if "datacite" in self.sources:
-            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients)
+        stats = self.crawler.stats
+        try:
+            self.stores = Stores.of(self.crawler)
+            self.ledger = Ledger(self.stores.docs, self.settings.get("LANDING_RUN"), self.sources, self.minimum,
+                                 self.maximum)
+            self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
+        except (StoreError, RunError) as error:
+            stats.set_value("landing/run/unreadable", str(error))
+            self.logger.error("Cannot read or start the run in LANDING_DOCS: %s", error)
+            return
+        run_id = self.run["run/id"]
+        stats.set_value("landing/run/id", run_id)
+        self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,
+                         self.run["run/started"], self.run["run/state"])
+        if self.run["run/state"] == "listing":
+            for request in self._listing_requests():
+                yield request
+            await self.listed.wait()
+            owners = self._owners()
+            if owners is None:
+                return
+            self.run = await self.stores.call(self.ledger.store_plan, self.run, owners, documents.now())
+            self.members, self.clients = [], {}
+        stats.set_value("landing/run/owners", self.run["run/owners"])
+        async for request_or_item in self._walk():
+            yield request_or_item
+        await self.frontier.drained()
+        if not stats.get_value("landing/run/dois"):
+            stats.set_value("landing/run/sampled_nothing", 1)
+            self.logger.error("Run %s has no sampled DOI: every owner's sample failed or came back empty", run_id)
+            return
+        self.run = await self.stores.call(self.ledger.finish, self.run, documents.now())
+        stats.set_value("landing/run/finished", 1)
+        self.logger.info("Run %s finished", run_id)
+
+    async def _walk(self):
+        after, stats = -1, self.crawler.stats
+        while True:
+            chunk = await self.stores.call(self.ledger.chunk, self.run, after)
+            if not chunk:
+                return
+            for sample, visited in chunk:
+                after = sample["sample/order"]
+                if sample["sample/dois"] is None:
+                    await self.frontier.enter(sample["sample/size"])
+                    yield self._sample_request(sample)
+                    continue
+                stats.inc_value("landing/run/owners_sampled")
+                stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+                stats.inc_value("landing/run/visited_before", len(visited))
+                for rank, doi in runs.unvisited(sample, visited):
+                    await self.frontier.enter()
+                    pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"],
+                                                sample["sample/timestamp"]))
+                    yield pid  # again: it may not have reached the store before the crawl stopped
+                    yield self._visit(pid, sample["sample/order"], rank)
 
     def _api(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them.
@@ -71,69 +138,115 @@ class DoiSamplerSpider(scrapy.Spider):
 
     def api_failed(self, failure):
         self.crawler.stats.inc_value("landing/api_failed")
-        self.logger.error("API request failed, its DOIs are not sampled: %s (%s)", failure.request.url,
-                          failure.getErrorMessage())
+        meta = failure.request.meta
+        if "listing" in meta:
+            self.logger.error("Listing request failed, the run's plan cannot be made: %s (%s)", failure.request.url,
+                              failure.getErrorMessage())
+            self.crawler.stats.inc_value("landing/run/listing_failed")
+            self._listed(meta["listing"], failed=True)
+        elif "sample" in meta:
+            self.logger.error("Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
+                              meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], failure.request.url,
+                              failure.getErrorMessage())
+            self.frontier.leave(meta["sample"]["sample/size"])
+        else:
+            self.logger.error("API request failed: %s (%s)", failure.request.url, failure.getErrorMessage())
 
-    # Crossref: all members first (a sample's size depends on the largest member), then one sample each.
+    # Listing: every owner of each source, with its DOI count, before any sample (sizes depend on the largest).
+    def _listing_requests(self):
+        if "crossref" in self.sources:
+            self.listing["crossref"] = 1
+            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members,
+                            listing="crossref")
+        if "datacite" in self.sources:
+            self.listing["datacite"] = 1
+            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients, listing="datacite")
+
+    def _listed(self, source, failed=False, more=0):
+        """One listing request of `source` answered (or failed), `more` of them asked for in its place."""
+        self.listing[source] += more - 1
+        if failed:
+            self.listing[f"{source}-failed"] = True
+        if not any(n for key, n in self.listing.items() if not key.endswith("-failed")):
+            self.listed.set()
+
+    def _owners(self):
+        """[(ra, owner, DOI count)] once listing is over, or None (logged) when it failed or found nobody."""
+        if any(key.endswith("-failed") for key in self.listing):
+            self.logger.error("The owners could not all be listed: no plan is stored, and the same command "
+                              "lists them again")
+            return None
+        owners = [("crossref", m["id"], m["total"]) for m in self.members]
+        owners += [("datacite", client, total) for client, total in self.clients.items()]
+        if not owners:
+            self.crawler.stats.set_value("landing/run/sampled_nothing", 1)
+            self.logger.error("The APIs list no member or client: there is nothing to sample")
+            return None
+        self.logger.info("Listed %d Crossref members and %d DataCite clients", len(self.members), len(self.clients))
+        return owners
+
+    # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
+    # arrive while this callback's output is still being consumed.
     def parse_members(self, response):
         members, cursor, total = crossref.parse_members(json.loads(response.text))
         self.members += members
         if cursor:
-            yield self._api(crossref.members_url(self.crossref_api, self.mailto, cursor), self.parse_members)
-            return
-        if members and len(self.members) < total:
+            url = crossref.members_url(self.crossref_api, self.mailto, cursor)
+        elif members and len(self.members) < total:
             # The route answered without a next-cursor (member cursors are not everywhere): page by offset.
             url = crossref.members_url(self.crossref_api, self.mailto, offset=len(self.members))
-            yield self._api(url, self.parse_members)
-            return
-        largest = max((m["total"] for m in self.members), default=0)
-        self.logger.info("Crossref: %d members, largest has %d DOIs", len(self.members), largest)
-        for member in self.members:
-            size = sample_size(member["total"], largest, self.minimum, self.maximum)
-            if size:
-                url = crossref.sample_url(self.crossref_api, member["id"], size, self.mailto)
-                yield self._api(url, self.parse_sample, ra="crossref", owner=member["id"])
+        else:
+            url = None
+        self._listed("crossref", more=1 if url else 0)
+        if url:
+            yield self._api(url, self.parse_members, listing="crossref")
 
     def parse_clients(self, response):
         clients, following = datacite.parse_clients(json.loads(response.text))
+        self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
-            self.clients[client] = None
-            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client)
+            self.clients[client] = 0
+            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client,
+                            listing="datacite")
         if following:
-            yield self._api(following, self.parse_clients)
+            yield self._api(following, self.parse_clients, listing="datacite")
 
     def parse_count(self, response):
         self.clients[response.meta["owner"]] = datacite.parse_total(json.loads(response.text))
-        if any(total is None for total in self.clients.values()):
-            return
-        largest = max(self.clients.values(), default=0)
-        self.logger.info("DataCite: %d clients, largest has %d DOIs", len(self.clients), largest)
-        for client, total in self.clients.items():
-            size = sample_size(total, largest, self.minimum, self.maximum)
-            if size:
-                url = datacite.sample_url(self.datacite_api, client, size)
-                yield self._api(url, self.parse_sample, ra="datacite", owner=client)
+        self._listed("datacite")
+
+    def _sample_request(self, sample):
+        size, owner = sample["sample/size"], sample["sample/owner"]
+        if sample["sample/ra"] == "crossref":
+            url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
+        else:
+            url = datacite.sample_url(self.datacite_api, owner, size)
+        return self._api(url, self.parse_sample, sample=sample)
 
     def parse_sample(self, response):
+        sample = response.meta["sample"]
         payload = json.loads(response.text)
-        ra, owner = response.meta["ra"], response.meta["owner"]
+        ra, owner, stats = sample["sample/ra"], sample["sample/owner"], self.crawler.stats
         dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
-        timestamp = documents.now()
-        for rank, doi in enumerate(dict.fromkeys(normalise(d) for d in dois)):
-            if doi in self.seen:
-                continue
-            self.seen.add(doi)
-            pid = PidItem(documents.pid(doi, ra, owner, timestamp))
+        sample = runs.sampled(sample, [normalise(d) for d in dois], documents.now())
+        # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
+        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
+        stats.inc_value("landing/run/owners_sampled")
+        stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+        self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))  # the reservation, settled
+        for rank, doi in enumerate(sample["sample/dois"]):
+            pid = PidItem(documents.pid(doi, ra, owner, sample["sample/timestamp"]))
             yield pid
-            yield self._visit(pid, rank)
+            yield self._visit(pid, sample["sample/order"], rank)
 
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
-    def _visit(self, pid, rank):
+    def _visit(self, pid, order, rank):
+        """The first request of a DOI's visit; meta `visit` (plan order, sample rank) names its visit record."""
         if self.driver == "browser":
-            return self._browser_visit(dict(pid), priority=-rank)
+            return self._browser_visit(dict(pid), (order, rank), priority=-rank)
         handle = resolver_path(pid["pid/doi"])
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
-        meta = {"pid": dict(pid), "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
+        meta = {"pid": dict(pid), "visit": (order, rank), "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
         if self.resource_from == "handle":
             return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
                                   errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
@@ -145,9 +258,11 @@ class DoiSamplerSpider(scrapy.Spider):
         values = json.loads(response.text).get("values") or []
         url = next((v["data"]["value"] for v in values if v.get("type") == "URL"), None)
         if not url:
-            yield self._snapshot(response.meta, [], None, error="http-4xx", detail="handle has no URL value")
+            yield self._final(self._snapshot(response.meta, [], None, error="http-4xx",
+                                             detail="handle has no URL value"), response.meta)
             return
-        meta = {"pid": response.meta["pid"], "handle_httpstatus_list": [401], "resource_url": url,
+        meta = {"pid": response.meta["pid"], "visit": response.meta["visit"], "handle_httpstatus_list": [401],
+                "resource_url": url,
                 "cookiejar": response.meta.get("cookiejar")}
         yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
                              dont_filter=True, meta=meta)
@@ -162,21 +277,23 @@ class DoiSamplerSpider(scrapy.Spider):
     def _and_maybe_browser(self, item, meta, priority):
         """The HTTP snapshot, and under LANDING_DRIVER=auto a browser visit when only a browser could do better."""
         if self.driver != "auto":
-            yield item
+            yield self._final(item, meta)
             return
         # Read here rather than in AnalysisPipeline (which passes analysed items on): the class it settles on
         # (js-required, cookie-required ...) is what decides, and the page is parsed once.
         item = AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body)
+        if item["snapshot/error"] not in failures.BROWSER_CLASSES:
+            yield self._final(item, meta)
+            return
         yield item
-        if item["snapshot/error"] in failures.BROWSER_CLASSES:
-            self.crawler.stats.inc_value("landing/browser/sent")
-            yield self._browser_visit(meta["pid"], priority=priority)
+        self.crawler.stats.inc_value("landing/browser/sent")
+        yield self._browser_visit(meta["pid"], meta["visit"], priority=priority)
 
     # The browser driver (landing/browser.py): Chromium follows everything, scripts included.
-    def _browser_visit(self, pid, priority):
+    def _browser_visit(self, pid, visit, priority):
         return scrapy.Request(f"{self.resolver}/{resolver_path(pid['pid/doi'])}", callback=self.parse_browser,
                               errback=self.browser_failed, priority=priority, dont_filter=True,
-                              meta=browser.request_meta(pid, self.sandbox, self.settle_ms))
+                              meta={**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit})
 
     async def parse_browser(self, response):
         meta = response.meta
@@ -189,8 +306,8 @@ class DoiSamplerSpider(scrapy.Spider):
         error = failures.page_failure(status, content_type, found, body)
         if self.maxsize and max(len(body), _length(found)) > self.maxsize:  # Chromium has no DOWNLOAD_MAXSIZE
             error, body = "too-large", None
-        return self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
-                              content_type=content_type, body=body, error=error, driver="browser")
+        return self._final(self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
+                                          content_type=content_type, body=body, error=error, driver="browser"), meta)
 
     async def browser_failed(self, failure):
         meta = failure.request.meta
@@ -200,14 +317,15 @@ class DoiSamplerSpider(scrapy.Spider):
         chain = meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
-        return self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser")
+        return self._final(self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500],
+                                          driver="browser"), meta)
 
     def _browser_stopped(self, meta):
         """The snapshot of a visit that ended where landing.browser_rules kept Chromium out (address, robots)."""
         url, stop = meta["landing_navigation"].stop()
         self.crawler.stats.inc_value(stop.stat)
-        return self._snapshot(meta, meta["landing_navigation"].hops_to(url), url, error=stop.error, detail=stop.detail,
-                              driver="browser")
+        return self._final(self._snapshot(meta, meta["landing_navigation"].hops_to(url), url, error=stop.error,
+                                          detail=stop.detail, driver="browser"), meta)
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
@@ -222,7 +340,8 @@ class DoiSamplerSpider(scrapy.Spider):
         if not url or not url.startswith(("http://", "https://")) or url in urls or url == response.url \
                 or len(urls) >= self.max_hops:
             return None  # no literal target, a loop, or the hop limit: the page is read as it is (js-required)
-        meta = {key: response.meta[key] for key in ("pid", "handle_httpstatus_list", "cookiejar", "resource_url")
+        meta = {key: response.meta[key] for key in ("pid", "visit", "handle_httpstatus_list", "cookiejar",
+                                                    "resource_url")
                 if key in response.meta}
         meta.update(redirect_urls=[*urls, response.url],
                     redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
@@ -263,6 +382,14 @@ class DoiSamplerSpider(scrapy.Spider):
                                  content_hash=content_hash(body) if body is not None else None,
                                  error=error, error_detail=detail)
         return SnapshotItem(doc, body=body)
+
+    def _final(self, item, meta):
+        """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it."""
+        order, rank = meta["visit"]
+        run_id = self.run["run/id"]
+        item.visit = (runs.visit_id(run_id, order, rank),
+                      runs.visit_doc(run_id, order, rank, item["pid/doi"], documents.snapshot_id(item)))
+        return item
 
 
 def _length(found: dict) -> int:

@@ -110,24 +110,29 @@ class DocStore(ABC):
         self.flush()
         return self._count(kind)
 
-    def scan(self, kind: str) -> Iterator[dict]:
+    def scan(self, kind: str, prefix: str = "", after: str = "") -> Iterator[dict]:
         """Every document of a kind in id order, read a chunk at a time; puts may go on meanwhile.
 
-        Each id is yielded once. Documents added during the scan with ids past its position may appear.
+        Only ids that start with `prefix` and sort after `after`, when given. Each id is yielded once; documents
+        added during the scan with ids past its position may appear.
         """
         self._check_open()
         check_kind(kind)
         self.flush()
-        return self._scan(kind)
+        return self._scan(kind, prefix, after)
 
-    def _scan(self, kind: str) -> Iterator[dict]:
-        after = ""
+    def _scan(self, kind: str, prefix: str, after: str) -> Iterator[dict]:
+        # Ids are compared as UTF-8 bytes (code point order) by every backend: every id with the prefix sorts
+        # at or after the prefix and before the prefix with its last character incremented.
+        after = max(after, prefix[:-1] + chr(ord(prefix[-1]) - 1) + "\U0010ffff") if prefix else after
+        before = prefix[:-1] + chr(ord(prefix[-1]) + 1) if prefix else None
         while True:
             self._check_open()
             # Keyset pagination: no cursor stays open between chunks, so writes in between are safe.
-            rows = self._chunk(kind, after, self.scan_chunk)
-            for _, doc in rows:
-                yield doc
+            rows = self._chunk(kind, after, self.scan_chunk, before)
+            for doc_id, doc in rows:
+                if doc_id.startswith(prefix):  # the lower bound admits odd ids just below the prefix
+                    yield doc
             if len(rows) < self.scan_chunk:
                 return
             after = rows[-1][0]
@@ -172,8 +177,8 @@ class DocStore(ABC):
         """Stored documents of a kind."""
 
     @abstractmethod
-    def _chunk(self, kind: str, after: str, limit: int) -> list[tuple[str, dict]]:
-        """Up to `limit` (id, document) pairs with ids greater than `after`, in id order."""
+    def _chunk(self, kind: str, after: str, limit: int, before: str | None = None) -> list[tuple[str, dict]]:
+        """Up to `limit` (id, document) pairs with ids greater than `after` (and less than `before`), in id order."""
 
     @abstractmethod
     def _delete_kind(self, kind: str) -> None:

@@ -185,13 +185,13 @@ class ElasticDocStore(DocStore):
         answer = self._call("count", self.client.count, index=self.index(kind), ignore_unavailable=True)
         return answer["count"] if answer else 0
 
-    def _chunk(self, kind, after, limit):
-        if not after:
+    def _chunk(self, kind, after, limit, before=None):
+        if not after or before is not None:
             self._refresh(kind)
         page = {"search_after": [after]} if after else {}
+        query = {"range": {ID_FIELD: {"lt": before}}} if before is not None else {"match_all": {}}
         answer = self._call("scan", self.client.search, index=self.index(kind), ignore_unavailable=True,
-                            size=limit, sort=[{ID_FIELD: "asc"}], query={"match_all": {}},
-                            track_total_hits=False, **page)
+                            size=limit, sort=[{ID_FIELD: "asc"}], query=query, track_total_hits=False, **page)
         rows = []
         for hit in (answer or {}).get("hits", {}).get("hits", []):
             source = hit["_source"]

@@ -84,10 +84,13 @@ class SqliteDocStore(DocStore):
     def _count(self, kind):
         return self._db.execute("SELECT COUNT(*) FROM docs WHERE kind = ?", (kind,)).fetchone()[0]
 
-    def _chunk(self, kind, after, limit):
-        rows = self._db.execute(
-            "SELECT id, doc FROM docs WHERE kind = ? AND id > ? ORDER BY id LIMIT ?", (kind, after, limit)
-        ).fetchall()
+    def _chunk(self, kind, after, limit, before=None):
+        if before is None:
+            rows = self._db.execute("SELECT id, doc FROM docs WHERE kind = ? AND id > ? ORDER BY id LIMIT ?",
+                                    (kind, after, limit)).fetchall()
+        else:
+            rows = self._db.execute("SELECT id, doc FROM docs WHERE kind = ? AND id > ? AND id < ? ORDER BY id "
+                                    "LIMIT ?", (kind, after, before, limit)).fetchall()
         return [(doc_id, json.loads(text)) for doc_id, text in rows]
 
     def _delete_kind(self, kind):

@@ -1,4 +1,4 @@
-"""`scrapy crawl doi_sampler` refuses bad settings up front and fails loudly when nothing could be sampled."""
+"""`scrapy crawl doi_sampler` refuses bad settings up front and fails loudly when its run could not do its work."""
 import socket
 
 from tests.spiders.crawling import Stores
@@ -25,4 +25,24 @@ def test_a_crawl_that_cannot_reach_the_apis_exits_1_and_says_why(tmp_path):
         "-s", f"LANDING_SANDBOX=http://127.0.0.1:{_closed_port()}", "-s", "RETRY_TIMES=0",
         "-s", "TELNETCONSOLE_ENABLED=False"])
     assert done.returncode == 1
-    assert "crawl: no DOI could be sampled; 2 API requests failed" in done.stderr
+    assert "crawl: 2 listing requests failed, so no plan was stored; run the same command again" in done.stderr
+
+
+def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):
+    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=["-s", f"JOBDIR={tmp_path / 'job'}"])
+    assert done.returncode == 2
+    assert "JOBDIR=" in done.stderr and "the same command resumes the run from LANDING_DOCS" in done.stderr
+
+
+def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
+    from landing.core.runs import run_doc
+    from landing.stores import open_docs
+    stores = Stores(tmp_path)
+    with open_docs(stores.docs) as docs:
+        docs.put("run", "monthly", {**run_doc("monthly", "2026-01-01T00:00:00Z", ["crossref"], 10, 100),
+                                    "run/state": "finished"})
+    done = stores.scrapy("crawl", "doi_sampler", overrides=["-s", "LANDING_RUN=monthly",
+                                                            "-s", "TELNETCONSOLE_ENABLED=False"])
+    assert done.returncode == 1
+    assert "crawl: the run's state in LANDING_DOCS could not be read or started: run 'monthly' is finished" \
+        in done.stderr

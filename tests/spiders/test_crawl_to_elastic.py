@@ -4,11 +4,14 @@ The same world is crawled into SQLite too: the two stores must come out with the
 artifacts. A store that refuses writes stops the crawl with exit 1, and `scrapy load` recovers everything.
 """
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 
 from tests import elastic
-from tests.spiders.crawling import Stores
+from tests.spiders.crawling import PROJECT, Stores
 
 # Timestamps differ between two crawls, and so do cookie-wall chains: with one cookie jar per crawl, how many
 # hops a site's session redirect takes depends on which of its DOIs was visited first.
@@ -71,12 +74,16 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
         small_sandbox, sqlite_crawl, tmp_path):
     server, prefix = elastic.standin(), "outage"
     stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
-    server.reject_bulk_items(10**9)
+    crawl = subprocess.Popen([sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(),
+                              "-s", f"LANDING_SANDBOX={small_sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
+                              "-s", "LANDING_DOCS_RETRIES=0", "-s", "LANDING_DOCS_BATCH_DOCS=10",
+                              "-s", "LANDING_DOCS_OUTAGE_MAX=0"], cwd=PROJECT, stderr=subprocess.PIPE, text=True)
     try:
-        done = stores.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={small_sandbox.proxy}",
-                             "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_DOCS_RETRIES=0",
-                             "-s", "LANDING_DOCS_BATCH_DOCS=10",
-                             "-s", "LANDING_DOCS_OUTAGE_MAX=0")
+        # The outage starts once the run's plan is stored: the crawl is under way.
+        while f"{prefix}-sample" not in server.indices and crawl.poll() is None:
+            time.sleep(0.01)
+        server.reject_bulk_items(10**9)
+        done = subprocess.CompletedProcess(crawl.args, crawl.wait(timeout=300), None, crawl.stderr.read())
     finally:
         server.reject_bulk_items(0)
     try:
@@ -92,9 +99,24 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
         pids, snapshots, analyses = (stores.export(kind) for kind in ("pid", "snapshot", "analysis"))
         # How much the crawl did before it stopped depends on timing (visits in flight are finished); every
         # document it made is kept either way.
-        assert pids and len(snapshots) == len(analyses) <= len(sqlite_crawl[0].export("snapshot"))
+        assert len(snapshots) == len(analyses) <= len(sqlite_crawl[0].export("snapshot"))
         assert server.indices.keys() >= {f"{prefix}-pid"} and "landing-pid" not in server.indices
         assert {d["pid/doi"] for d in snapshots} <= {d["pid/doi"] for d in pids}
-        assert len(pids) + len(snapshots) + len(analyses) == lines
+        assert len(pids) + len(snapshots) + len(analyses) + len(stores.export("visit")) <= lines
     finally:
         elastic.delete_indices(server.url, prefix)
+
+
+def test_a_store_that_refuses_the_runs_first_write_ends_the_crawl_at_once_with_exit_1(small_sandbox, tmp_path):
+    server, prefix = elastic.standin(), "refused"
+    stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
+    server.reject_bulk_items(10**9)
+    try:
+        done = stores.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={small_sandbox.proxy}",
+                             "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_DOCS_RETRIES=0")
+    finally:
+        server.reject_bulk_items(0)
+        elastic.delete_indices(server.url, prefix)
+    assert done.returncode == 1
+    assert "Cannot read or start the run in LANDING_DOCS" in done.stderr
+    assert "'downloader/request_count'" not in done.stderr  # nothing was asked of the web

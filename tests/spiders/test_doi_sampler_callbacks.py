@@ -1,11 +1,11 @@
-"""The spider's callbacks on hand-made responses: paging, sample ranks, what a failure becomes."""
+"""The spider's callbacks on hand-made responses: listing, the sample stored before its visits, sample ranks."""
 import json
 
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
-from landing.items import PidItem
+from landing.items import LedgerItem, PidItem
 from landing.spiders.doi_sampler import DoiSamplerSpider
 
 
@@ -27,45 +27,78 @@ def _members(n, start=0):
     return [{"id": start + i, "primary-name": f"m{i}", "counts": {"total-dois": 10 * (i + 1)}} for i in range(n)]
 
 
+def _listing(spider, **sources):
+    spider.listing = dict(sources)
+    return spider
+
+
 def test_members_without_a_next_cursor_are_paged_by_offset_until_total_results():
-    spider = _spider()
+    spider = _listing(_spider(), crossref=1)
     out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
                                               {"message": {"items": _members(2), "total-results": 3}})))
     assert [r.url for r in out] == ["https://api.crossref.org/members?rows=1000&offset=2"]
+    assert (out[0].meta["listing"], spider.listed.is_set()) == ("crossref", False)
 
 
-def test_the_last_member_page_schedules_one_sample_per_member_sized_by_the_rule():
-    spider = _spider(LANDING_SAMPLE_MIN=10, LANDING_SAMPLE_MAX=100)
+def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count():
+    spider = _listing(_spider(), crossref=1)
     out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
                                               {"message": {"items": _members(3), "total-results": 3}})))
-    assert [r.url.split("?")[1] for r in out] == [
-        "sample=10&filter=member:0&select=DOI", "sample=20&filter=member:1&select=DOI",
-        "sample=30&filter=member:2&select=DOI"]
-    assert all(r.meta["dont_obey_robotstxt"] and r.priority == 100 for r in out)
+    assert out == [] and spider.listed.is_set()
+    assert spider._owners() == [("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)]
 
 
-def test_a_sample_yields_each_new_doi_once_with_priority_minus_its_rank():
+def test_a_client_page_counts_its_count_requests_before_any_can_answer():
+    spider = _listing(_spider(), datacite=1)
+    out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
+    first = next(out)
+    assert spider.listing["datacite"] == 2  # both counts, before the first one is even yielded
+    spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
+    assert not spider.listed.is_set()
+    second = next(out)
+    spider.parse_count(_response(second.url, {"meta": {"total": 0}}, owner="c.d"))
+    assert spider.listed.is_set() and spider._owners() == [("datacite", "a.b", 7), ("datacite", "c.d", 0)]
+
+
+def test_a_failed_listing_request_leaves_no_plan():
+    spider = _listing(_spider(), crossref=1)
+    spider._listed("crossref", failed=True)
+    assert spider.listed.is_set() and spider._owners() is None
+
+
+def _sample_response(dois, order=3, size=3):
+    sample = {"sample/run": "r", "sample/order": order, "sample/ra": "crossref", "sample/owner": "7",
+              "sample/total": 40, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
+    payload = {"message": {"items": [{"DOI": doi} for doi in dois]}}
+    return _response("https://api.crossref.org/works", payload, sample=sample)
+
+
+def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minus_their_rank():
     spider = _spider()
-    payload = {"message": {"items": [{"DOI": "10.1/A"}, {"DOI": "10.1/a"}, {"DOI": "10.1/b"}]}}
-    out = list(spider.parse_sample(_response("https://api.crossref.org/works", payload, ra="crossref", owner="7")))
+    spider.run = {"run/id": "r"}
+    spider.frontier.size = 3  # the sample's reservation
+    out = list(spider.parse_sample(_sample_response(["10.1/A", "10.1/a", "10.1/b"])))
+    assert isinstance(out[0], LedgerItem) and (out[0].kind, out[0].doc_id) == ("sample", "r/0000003")
+    assert out[0]["sample/dois"] == ["10.1/a", "10.1/b"]
     pids = [o for o in out if isinstance(o, PidItem)]
     visits = [o for o in out if isinstance(o, Request)]
     assert [p["pid/doi"] for p in pids] == ["10.1/a", "10.1/b"]
-    assert [(v.url, v.priority, v.dont_filter) for v in visits] == [
-        ("https://doi.org/10.1/a", 0, True), ("https://doi.org/10.1/b", -1, True)]
-    again = list(spider.parse_sample(_response("https://api.crossref.org/works", payload, ra="crossref", owner="7")))
-    assert again == []
+    assert [(v.url, v.priority, v.dont_filter, v.meta["visit"]) for v in visits] == [
+        ("https://doi.org/10.1/a", 0, True, (3, 0)), ("https://doi.org/10.1/b", -1, True, (3, 1))]
+    assert spider.frontier.size == 2  # the reservation settled to the DOIs the sample holds
 
 
 def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
     spider = _spider()
-    payload = {"message": {"items": [{"DOI": "10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"}]}}
-    out = list(spider.parse_sample(_response("https://api.crossref.org/works", payload, ra="crossref", owner="7")))
-    assert out[1].url == "https://doi.org/10.1002/(sici)1097-4636(199706)35:4%3C447::aid-jbm5%3E3.0.co;2-g"
+    spider.run = {"run/id": "r"}
+    out = list(spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"],
+                                                    size=1)))
+    assert out[2].url == "https://doi.org/10.1002/(sici)1097-4636(199706)35:4%3C447::aid-jbm5%3E3.0.co;2-g"
 
 
 def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
     spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "no-chromium"))
+    spider._say_browser_unavailable()  # connected to spider_opened: stats exist only once the crawl starts
     assert spider.driver == "http"
     assert spider.crawler.stats.get_value("landing/browser/unavailable") == 1
     assert "LANDING_DRIVER=auto, but LANDING_CHROMIUM=" in caplog.text

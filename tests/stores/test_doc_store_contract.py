@@ -117,6 +117,21 @@ def test_scan_reads_one_chunk_at_a_time(doc_store, monkeypatch):
     assert [len(chunk) for chunk in chunks] == [3, 3, 3, 1]
 
 
+def test_scan_with_a_prefix_yields_only_ids_that_start_with_it_across_chunks(doc_store):
+    ids = ["run-1/0", "run-1/1", "run-1/2", "run-1/3", "run-10/0", "run-1", "run-0/9", "run-2/0", "run-1/\u00e9"]
+    for doc_id in ids:
+        doc_store.put("sample", doc_id, {"id": doc_id})
+    assert [d["id"] for d in doc_store.scan("sample", prefix="run-1/")] == [
+        "run-1/0", "run-1/1", "run-1/2", "run-1/3", "run-1/\u00e9"]
+
+
+def test_scan_after_an_id_starts_past_it_within_the_prefix(doc_store):
+    for doc_id in ("r/0", "r/1", "r/2", "r/3", "r/4", "s/0"):
+        doc_store.put("sample", doc_id, {"id": doc_id})
+    assert [d["id"] for d in doc_store.scan("sample", prefix="r/", after="r/1")] == ["r/2", "r/3", "r/4"]
+    assert [d["id"] for d in doc_store.scan("sample", after="r/3")] == ["r/4", "s/0"]
+
+
 def test_scanning_one_kind_while_putting_another(doc_store):
     for k in range(10):
         doc_store.put("snapshot", f"10.1/{k}@t", {"pid/doi": f"10.1/{k}"})

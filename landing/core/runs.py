@@ -1,0 +1,101 @@
+"""A run: one sampling pass over every owner, recorded in the document store so that it can be resumed.
+
+Three kinds of document make up the run's ledger, each written before the work it records is trusted:
+- `run` (id: the run id): when it started, its sampling rule, and its state: `listing` (owners being listed),
+  `visiting` (the plan is stored; owners are sampled and their DOIs visited) or `finished`;
+- `sample` (id: `<run>/<order>`): one owner of the plan, its DOI count and sample size, and once sampled the
+  DOIs the API gave (`sample/dois`), in one document, so an owner is either sampled whole or not at all;
+- `visit` (id: `<run>/<order>/<rank>`): the DOI at that rank of that sample has its final snapshot stored.
+Ids sort by plan order, so a resumed run walks its plan and its visits side by side in two streamed scans.
+"""
+import random
+
+from .sampling import sample_size
+
+STATES = ("listing", "visiting", "finished")
+ORDER_DIGITS, RANK_DIGITS = 7, 4  # up to 10 million owners, and the largest API sample (DataCite: 1,000)
+
+
+class RunError(ValueError):
+    """The store's run state cannot be used as asked: an unknown or finished run named, or a document broken."""
+
+
+def run_doc(run_id: str, started: str, sources: list[str], minimum: int, maximum: int) -> dict:
+    """A new run, listing its owners."""
+    return {"run/id": run_id, "run/started": started, "run/state": "listing", "run/sources": list(sources),
+            "run/sample-min": minimum, "run/sample-max": maximum, "run/owners": None, "run/updated": started}
+
+
+def choose(runs: list[dict], wanted: str, now: str) -> tuple[dict, bool]:
+    """(the run to work on, whether it is resumed) given every stored run and LANDING_RUN.
+
+    `auto` resumes the latest unfinished run, or starts one; `new` always starts one; any other value names a
+    run, resumed if it is unfinished and started under that name if it does not exist.
+    """
+    for run in runs:
+        if run.get("run/state") not in STATES or not run.get("run/id") or not run.get("run/started"):
+            raise RunError(f"the stored run document {run.get('run/id')!r} is not a run this version can read")
+    if wanted in ("auto", "new"):
+        open_runs = sorted((r for r in runs if r["run/state"] != "finished"), key=lambda r: r["run/started"])
+        if wanted == "auto" and open_runs:
+            return open_runs[-1], True
+        taken = {r["run/id"] for r in runs}
+        run_id, n = now, 1
+        while run_id in taken:  # two runs started within the same second
+            n += 1
+            run_id = f"{now}-{n}"
+        return {"run/id": run_id}, False
+    named = next((r for r in runs if r["run/id"] == wanted), None)
+    if named is None:
+        return {"run/id": wanted}, False
+    if named["run/state"] == "finished":
+        raise RunError(f"run {wanted!r} is finished; name another run, or use LANDING_RUN=new")
+    return named, True
+
+
+def sample_id(run_id: str, order: int) -> str:
+    return f"{run_id}/{order:0{ORDER_DIGITS}d}"
+
+
+def visit_id(run_id: str, order: int, rank: int) -> str:
+    return f"{sample_id(run_id, order)}/{rank:0{RANK_DIGITS}d}"
+
+
+def order_and_rank(run_id: str, doc_id: str) -> tuple[int, int]:
+    """The plan order and sample rank a visit id names."""
+    order, rank = doc_id[len(run_id) + 1:].split("/")
+    return int(order), int(rank)
+
+
+def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int) -> list[dict]:
+    """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
+
+    Sizes follow landing.core.sampling per registration agency (a sample is proportional to the agency's
+    largest owner). The order is shuffled, with the run id as seed, so that the bounded frontier holds many
+    owners and many hosts at once rather than one agency's listing order; a re-listing gives the same plan.
+    """
+    largest: dict[str, int] = {}
+    for ra, _, total in owners:
+        largest[ra] = max(largest.get(ra, 0), total)
+    sized = sorted((ra, str(owner), total, sample_size(total, largest[ra], minimum, maximum))
+                   for ra, owner, total in owners)
+    sized = [row for row in sized if row[3] > 0]
+    random.Random(run_id).shuffle(sized)
+    return [{"sample/run": run_id, "sample/order": order, "sample/ra": ra, "sample/owner": owner,
+             "sample/total": total, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
+            for order, (ra, owner, total, size) in enumerate(sized)]
+
+
+def sampled(doc: dict, dois: list[str], timestamp: str) -> dict:
+    """The sample document once the API answered: its DOIs, normalised and in the API's order, each once."""
+    return {**doc, "sample/dois": list(dict.fromkeys(dois)), "sample/timestamp": timestamp}
+
+
+def unvisited(doc: dict, visited_ranks: set[int]) -> list[tuple[int, str]]:
+    """(rank, DOI) of a sampled owner's DOIs that have no visit recorded."""
+    return [(rank, doi) for rank, doi in enumerate(doc["sample/dois"] or []) if rank not in visited_ranks]
+
+
+def visit_doc(run_id: str, order: int, rank: int, doi: str, snapshot_id: str) -> dict:
+    return {"visit/run": run_id, "visit/order": order, "visit/rank": rank, "pid/doi": doi,
+            "visit/snapshot": snapshot_id}
