@@ -32,7 +32,8 @@ def problems(settings) -> list[str]:
                                 ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0),
                                 ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0),
                                 ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0),
-                                ("LANDING_FRONTIER", int, 1), ("LANDING_KEEPALIVE", float, 0)):
+                                ("LANDING_FRONTIER", int, 1), ("LANDING_KEEPALIVE", float, 0), ("LANDING_IDLE_CONNECTIONS", int, 0),
+                                ("LANDING_ROBOTS_CACHE", int, 1)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)

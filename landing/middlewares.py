@@ -2,12 +2,15 @@
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import Deferred
 
 from .core.retry import retry_after
 from .endpoints import resolver_hosts
@@ -61,6 +64,40 @@ class RobotsPolicyMiddleware:
             # A hop of a DOI's chain (sampler) or of a matcher fetch; robots.txt fetches are left alone.
             on_resolver = urlsplit(request.url).hostname in self.resolver_hosts
             request.meta["dont_obey_robotstxt"] = on_resolver and not self.obey_resolver
+
+
+class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
+    """Scrapy's RobotsTxtMiddleware, keeping the parsed robots.txt of the LANDING_ROBOTS_CACHE most recent hosts.
+
+    Scrapy's keeps every host's for the whole crawl; a full run meets tens of thousands of hosts, and a parsed
+    robots.txt can weigh tens of kilobytes. A host met again after eviction has its robots.txt fetched again.
+    """
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self._parsers = RecentParsers(crawler.settings.getint("LANDING_ROBOTS_CACHE"))
+
+
+class RecentParsers(OrderedDict):
+    """A mapping that forgets its least recently used entries past `size`, except pending ones (Deferreds)."""
+
+    def __init__(self, size: int):
+        super().__init__()
+        self.size = size
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        self.move_to_end(key)
+        return value
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        if len(self) > self.size:
+            # A pending fetch is still awaited by the middleware under its key: never forget one.
+            old = next((k for k, v in self.items() if not isinstance(v, Deferred)), None)
+            if old is not None and old != key:
+                del self[old]
 
 
 class RetryAfterMiddleware(RetryMiddleware):

@@ -215,3 +215,26 @@ def test_a_request_in_a_named_slot_of_download_slots_is_kept_out_of_autothrottle
     request = Request("https://api.datacite.org/dois", meta={"download_slot": "api.crossref.org"})
     _service_slots().process_request(request)
     assert request.meta["autothrottle_dont_adjust_delay"] is True
+
+
+def test_robots_parsers_are_kept_for_the_most_recently_used_hosts_only():
+    parsers = middlewares.RecentParsers(2)
+    parsers["a"], parsers["b"] = "parser a", "parser b"
+    assert parsers["a"] == "parser a"  # used: b is now the oldest
+    parsers["c"] = "parser c"
+    assert list(parsers) == ["a", "c"]
+
+
+def test_a_robots_txt_still_being_fetched_is_never_forgotten():
+    from twisted.internet.defer import Deferred
+    parsers = middlewares.RecentParsers(1)
+    pending = Deferred()
+    parsers["a"] = pending
+    parsers["b"] = "parser b"
+    parsers["c"] = "parser c"
+    assert list(parsers) == ["a", "c"] and parsers["a"] is pending
+
+
+def test_the_robots_middleware_keeps_landing_robots_cache_hosts():
+    robots_mw = middlewares.RecentRobotsTxtMiddleware.from_crawler(crawler(LANDING_ROBOTS_CACHE=3))
+    assert isinstance(robots_mw._parsers, middlewares.RecentParsers) and robots_mw._parsers.size == 3

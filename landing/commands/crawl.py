@@ -40,4 +40,6 @@ FAILURES = (
     ("landing/run/listing_failed", "{} listing requests failed, so no plan was stored; run the same command again "
                                    "(see the log's ERROR lines)"),
     ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
+    ("landing/run/samples_failed", "{} owners could not be sampled, so the run stays open: run the same command "
+                                   "again to sample them (see the log's ERROR lines)"),
 )

@@ -101,6 +101,10 @@ class DoiSamplerSpider(scrapy.Spider):
         async for request_or_item in self._walk():
             yield request_or_item
         await self.frontier.drained()
+        if stats.get_value("landing/run/samples_failed"):
+            self.logger.error("Run %s stays open: %d owners could not be sampled; the same command samples them",
+                              run_id, stats.get_value("landing/run/samples_failed"))
+            return
         if not stats.get_value("landing/run/dois"):
             stats.set_value("landing/run/sampled_nothing", 1)
             self.logger.error("Run %s has no sampled DOI: every owner's sample failed or came back empty", run_id)
@@ -148,6 +152,7 @@ class DoiSamplerSpider(scrapy.Spider):
             self.logger.error("Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
                               meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], failure.request.url,
                               failure.getErrorMessage())
+            self.crawler.stats.inc_value("landing/run/samples_failed")
             self.frontier.leave(meta["sample"]["sample/size"])
         else:
             self.logger.error("API request failed: %s (%s)", failure.request.url, failure.getErrorMessage())

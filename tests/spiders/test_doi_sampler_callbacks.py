@@ -118,3 +118,15 @@ def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_pa
                                                            "LANDING_CHROMIUM": str(chromium)})
     handlers = crawler.settings.getdict("DOWNLOAD_HANDLERS")
     assert (handlers["http"], handlers["https"]) == ("landing.browser.BrowserHandler",) * 2
+
+
+def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():
+    from twisted.python.failure import Failure
+    spider = _spider()
+    request = _sample_response([], size=30).request
+    spider.frontier.size = 30
+    failure = Failure(ConnectionRefusedError("refused"))
+    failure.request = request
+    spider.api_failed(failure)
+    assert spider.frontier.size == 0
+    assert spider.crawler.stats.get_value("landing/run/samples_failed") == 1

@@ -1,0 +1,54 @@
+"""landing.handlers: the connection pool holds few idle connections, closing the one idle longest first."""
+from types import SimpleNamespace
+
+from scrapy.utils.reactor import install_reactor, is_reactor_installed
+from scrapy.utils.test import get_crawler
+from twisted.internet.task import Clock
+
+import landing.settings
+from landing.handlers import CappedPool, HttpHandler
+
+PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
+
+
+class Connection:
+    state = "QUIESCENT"
+
+    def __init__(self):
+        self.closed = False
+        self.transport = SimpleNamespace(loseConnection=self.close)
+
+    def close(self):
+        self.closed = True
+
+
+def test_past_max_idle_the_connection_idle_longest_is_closed_whatever_its_host():
+    pool = CappedPool(Clock(), max_idle=2)
+    a, b, c = Connection(), Connection(), Connection()
+    pool._putConnection(("https", "a.example", 443), a)
+    pool._putConnection(("https", "b.example", 443), b)
+    pool._putConnection(("https", "a.example", 443), c)
+    assert (a.closed, b.closed, c.closed) == (True, False, False)
+    assert pool._connections[("https", "a.example", 443)] == [c] and len(pool._timeouts) == 2
+
+
+def test_an_idle_connection_is_closed_after_the_keepalive():
+    clock = Clock()
+    pool = CappedPool(clock, max_idle=10)
+    pool.cachedConnectionTimeout = 60
+    a = Connection()
+    pool._putConnection(("https", "a.example", 443), a)
+    clock.advance(59)
+    assert not a.closed
+    clock.advance(1)
+    assert a.closed and not pool._timeouts
+
+
+def test_the_handler_pool_takes_its_limits_from_the_settings():
+    if not is_reactor_installed():  # the handler needs one; the project's, as a crawl installs it
+        install_reactor(PROJECT["TWISTED_REACTOR"])
+    crawler = get_crawler(settings_dict={**PROJECT, "LANDING_KEEPALIVE": 5, "LANDING_IDLE_CONNECTIONS": 7,
+                                         "CONCURRENT_REQUESTS_PER_DOMAIN": 3})
+    pool = HttpHandler(crawler)._pool
+    assert isinstance(pool, CappedPool)
+    assert (pool.cachedConnectionTimeout, pool.max_idle, pool.maxPersistentPerHost) == (5, 7, 3)
