@@ -7,7 +7,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 USAGE = """
-  scrapy sandbox generate OUTDIR --dois N [--seed S] [--scenarios a,b,...|all] [--corpus DIR]
+  scrapy sandbox generate OUTDIR --dois N|--owners N [--seed S] [--scenarios a,b,...|all] [--corpus DIR]
   scrapy sandbox serve WORLD [--port P] [--host H] [--latency-ms L] [--jitter-ms J] [--log]
   scrapy sandbox truth WORLD     (re-walk a world, e.g. a hand-written one, and rewrite truth.jsonl)"""
 
@@ -33,6 +33,10 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser):
         super().add_options(parser)
         parser.add_argument("--dois", type=int, help="generate: number of DOIs in the world")
+        parser.add_argument("--owners", type=int, help="generate, instead of --dois: the real registries' shape, "
+                                                       "N Crossref members and DataCite clients with long-tailed "
+                                                       "sizes, some on shared platform hosts (55000: a full run "
+                                                       "samples 500,000 DOIs)")
         parser.add_argument("--seed", type=int, default=0, help="generate: random seed (default 0)")
         parser.add_argument("--scenarios", help="generate: comma-separated scenarios to give the DOIs in turn, "
                                                 "or 'all' (default: the realistic mix)")
@@ -57,13 +61,13 @@ class Command(ScrapyCommand):
     def _generate(self, outdir, opts):
         from landing.sandbox import scenarios
         from landing.sandbox.generator import generate
-        if opts.dois is None:
-            raise UsageError("generate needs --dois N", print_help=False)
+        if (opts.dois is None) == (opts.owners is None):
+            raise UsageError("generate needs --dois N or --owners N (not both)", print_help=False)
         only = None
         if opts.scenarios:
             only = list(scenarios.ALL) if opts.scenarios == "all" else opts.scenarios.split(",")
         started = time.monotonic()
-        stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress, corpus=opts.corpus)
+        stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress, corpus=opts.corpus, owners=opts.owners)
         print(f"sandbox: wrote {outdir}: {stats['dois']:,} DOIs, {stats['members']} Crossref members, "
               f"{stats['clients']} DataCite clients, {stats['hosts']} sites in {time.monotonic() - started:.1f}s")
         print(f"sandbox: expected failures (truth.jsonl 'error'): {stats['errors']}")
