@@ -22,7 +22,16 @@ $(CHROMIUM):
 		|| echo "make: could not install chromium; browser tests skip, auto works as http"; \
 	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
-test: $(STAMP) $(CHROMIUM)
+# Redis (Debian's redis-server) for the shared frontier's tests (landing/frontier_redis.py), which start their own.
+REDIS := /usr/bin/redis-server
+
+$(REDIS):
+	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null \
+		|| echo "make: could not install redis-server; the shared-frontier tests skip"; \
+	else echo "make: redis-server is missing and cannot be installed here (needs apt-get as root); the shared-frontier tests skip"; fi
+
+test: $(STAMP) $(CHROMIUM) $(REDIS)
 	$(BIN)/python -m pytest -q tests
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
