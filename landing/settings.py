@@ -130,6 +130,15 @@ DOWNLOADER_MIDDLEWARES = {
     "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
     "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
 }
+# Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth to
+# limit, its hops need no Referer (a browser following a DOI from the address bar sends none), its URLs come
+# from the resolver, and its callbacks never share meta dicts by mistake.
+SPIDER_MIDDLEWARES = {
+    "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
+    "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
+}
 ITEM_PIPELINES = {
     "landing.pipelines.AnalysisPipeline": 300,  # first: it may reclassify the snapshot (js-required)
     "landing.pipelines.BlobPipeline": 400,

@@ -136,9 +136,10 @@ class DoiSamplerSpider(scrapy.Spider):
                     yield self._visit(pid, sample["sample/order"], rank)
 
     def _api(self, url, callback, **meta):
-        # APIs are for machines: their terms, not robots.txt, govern them.
+        # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
+        # once (dont_filter: the dupefilter's fingerprints would only grow with the owners).
         return scrapy.Request(url, callback=callback, errback=self.api_failed, priority=API_PRIORITY,
-                              meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
+                              dont_filter=True, meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
 
     def api_failed(self, failure):
         self.crawler.stats.inc_value("landing/api_failed")

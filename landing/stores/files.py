@@ -16,6 +16,7 @@ class FileBlobStore(BlobStore):
     def __init__(self, root, *, fsync: bool = False):
         self.root = Path(root)
         self.fsync = fsync
+        self._made: set[Path] = set()  # fan-out directories known to exist (at most 256 per key prefix)
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -31,17 +32,12 @@ class FileBlobStore(BlobStore):
 
     def _put(self, key, data):
         path = self.path(key)
-        if path.is_file():
-            return False
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # No existence check first: the hard link below refuses an existing name anyway, and a crawl writes
+        # new bodies far more often than it meets old ones. Directories are made once per store.
         # Dot names are never keys, so a temporary file left by a crash is never listed or read.
         temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
         try:
-            with open(temporary, "xb") as file:
-                file.write(data)
-                if self.fsync:
-                    file.flush()
-                    os.fsync(file.fileno())
+            self._write_new(temporary, data)
             try:
                 # A hard link creates the name only if it is free: a concurrent writer's blob is never replaced.
                 os.link(temporary, path)
@@ -49,10 +45,27 @@ class FileBlobStore(BlobStore):
                 return False
             except OSError:
                 # Some filesystems have no hard links; a rename is just as atomic, last writer wins.
+                if path.is_file():
+                    return False
                 os.replace(temporary, path)
             return True
         finally:
             temporary.unlink(missing_ok=True)
+
+    def _write_new(self, temporary: Path, data: bytes) -> None:
+        if temporary.parent not in self._made:
+            temporary.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(temporary.parent)
+        try:
+            file = open(temporary, "xb")
+        except FileNotFoundError:  # its directory was removed behind the store's back: make it again
+            temporary.parent.mkdir(parents=True, exist_ok=True)
+            file = open(temporary, "xb")
+        with file:
+            file.write(data)
+            if self.fsync:
+                file.flush()
+                os.fsync(file.fileno())
 
     def _get(self, key):
         try:
