@@ -66,7 +66,7 @@ LANDING_MAILTO = None
 LANDING_RUN = "auto"
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run.
-LANDING_FRONTIER = 2000
+LANDING_FRONTIER = 1000
 
 # --- Visiting -----------------------------------------------------------------------------------------
 # LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one
@@ -100,7 +100,7 @@ LANDING_ADDRESS_GUARD = True
 # request (Twisted's own: 240), and past this many idle connections in all, the one idle longest is closed. A full
 # run meets thousands of hosts, most for a few requests: idle connections to them only hold memory.
 LANDING_KEEPALIVE = 60.0
-LANDING_IDLE_CONNECTIONS = 256
+LANDING_IDLE_CONNECTIONS = 128
 # LANDING_ROBOTS_CACHE: parsed robots.txt files kept, for the most recently met hosts (Scrapy keeps every one).
 LANDING_ROBOTS_CACHE = 5000
 # LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
