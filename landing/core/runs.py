@@ -61,12 +61,6 @@ def visit_id(run_id: str, order: int, rank: int) -> str:
     return f"{sample_id(run_id, order)}/{rank:0{RANK_DIGITS}d}"
 
 
-def order_and_rank(run_id: str, doc_id: str) -> tuple[int, int]:
-    """The plan order and sample rank a visit id names."""
-    order, rank = doc_id[len(run_id) + 1:].split("/")
-    return int(order), int(rank)
-
-
 def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int) -> list[dict]:
     """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
 

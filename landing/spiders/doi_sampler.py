@@ -74,16 +74,19 @@ class DoiSamplerSpider(scrapy.Spider):
     # sample and visiting its DOIs only as the bounded frontier drains. A resumed run walks the same plan, and
     # takes sampled owners' DOIs from their stored sample, skipping those already visited.
     async def start(self):
-        stats = self.crawler.stats
         try:
-            self.stores = Stores.of(self.crawler)
-            self.ledger = Ledger(self.stores.docs, self.settings.get("LANDING_RUN"), self.sources, self.minimum,
-                                 self.maximum)
-            self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
+            async for request_or_item in self._run():
+                yield request_or_item
         except (StoreError, RunError) as error:
-            stats.set_value("landing/run/unreadable", str(error))
-            self.logger.error("Cannot read or start the run in LANDING_DOCS: %s", error)
-            return
+            self.crawler.stats.set_value("landing/run/unreadable", str(error))
+            self.logger.error("Cannot read or record the run in LANDING_DOCS: %s", error)
+
+    async def _run(self):
+        stats = self.crawler.stats
+        self.stores = Stores.of(self.crawler)
+        self.ledger = Ledger(self.stores.docs, self.settings.get("LANDING_RUN"), self.sources, self.minimum,
+                             self.maximum)
+        self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
         run_id = self.run["run/id"]
         stats.set_value("landing/run/id", run_id)
         self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,

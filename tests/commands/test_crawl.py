@@ -44,5 +44,5 @@ def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
     done = stores.scrapy("crawl", "doi_sampler", overrides=["-s", "LANDING_RUN=monthly",
                                                             "-s", "TELNETCONSOLE_ENABLED=False"])
     assert done.returncode == 1
-    assert "crawl: the run's state in LANDING_DOCS could not be read or started: run 'monthly' is finished" \
+    assert "crawl: the run's state in LANDING_DOCS could not be read or recorded: run 'monthly' is finished" \
         in done.stderr

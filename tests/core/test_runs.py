@@ -67,7 +67,6 @@ def test_ids_sort_in_plan_order_then_rank_order():
     ids = [runs.visit_id("r", order, rank) for order, rank in ((2, 0), (10, 3), (10, 12), (100, 1))]
     assert sorted(ids) == ids
     assert sorted([runs.sample_id("r", 9), runs.sample_id("r", 10)]) == ["r/0000009", "r/0000010"]
-    assert runs.order_and_rank("r", runs.visit_id("r", 10, 12)) == (10, 12)
 
 
 def test_a_sample_keeps_its_dois_in_the_apis_order_each_once():

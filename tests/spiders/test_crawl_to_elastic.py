@@ -118,5 +118,5 @@ def test_a_store_that_refuses_the_runs_first_write_ends_the_crawl_at_once_with_e
         server.reject_bulk_items(0)
         elastic.delete_indices(server.url, prefix)
     assert done.returncode == 1
-    assert "Cannot read or start the run in LANDING_DOCS" in done.stderr
+    assert "Cannot read or record the run in LANDING_DOCS" in done.stderr
     assert "'downloader/request_count'" not in done.stderr  # nothing was asked of the web
