@@ -13,7 +13,7 @@ from scrapy_playwright.page import PageMethod
 
 from .browser_rules import BrowserRules, Stop, stopped
 from .endpoints import resolver_hosts
-from .handlers import keep_alive
+from .handlers import cap_pool
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler):
         super().__init__(crawler)
-        keep_alive(self, crawler.settings)
+        cap_pool(self, crawler.settings)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
 
     async def _maybe_launch_in_thread(self) -> None:

@@ -31,7 +31,7 @@ class CappedPool(HTTPConnectionPool):
             self._removeConnection(self._keys.pop(oldest), oldest)
 
 
-def keep_alive(handler, settings) -> None:
+def cap_pool(handler, settings) -> None:
     """Give `handler` a CappedPool configured as the one Scrapy made."""
     from twisted.internet import reactor
 
@@ -45,4 +45,4 @@ def keep_alive(handler, settings) -> None:
 class HttpHandler(HTTP11DownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
-        keep_alive(self, crawler.settings)
+        cap_pool(self, crawler.settings)

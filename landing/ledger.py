@@ -43,8 +43,9 @@ class Ledger:
                    if s["sample/order"] < run["run/owners"]]  # a longer plan of an earlier listing, left over
         visited: dict[int, set[int]] = {}
         if any(s["sample/dois"] is not None for s in samples):
-            last = samples[-1]["sample/order"]
-            for visit in self.docs.scan("visit", prefix=prefix, after=start):
+            first, last = samples[0]["sample/order"], samples[-1]["sample/order"]
+            # From just before the chunk's first owner: the visits of owners walked already are not read again.
+            for visit in self.docs.scan("visit", prefix=prefix, after=runs.sample_id(run_id, first)):
                 if visit["visit/order"] > last:
                     break
                 visited.setdefault(visit["visit/order"], set()).add(visit["visit/rank"])

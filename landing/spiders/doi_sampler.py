@@ -128,15 +128,13 @@ class DoiSamplerSpider(scrapy.Spider):
                     await self.frontier.enter(sample["sample/size"])
                     yield self._sample_request(sample)
                     continue
-                stats.inc_value("landing/run/owners_sampled")
-                stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+                self._count_sampled(sample)
                 stats.inc_value("landing/run/visited_before", len(visited))
                 for rank, doi in runs.unvisited(sample, visited):
                     await self.frontier.enter()
-                    pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"],
-                                                sample["sample/timestamp"]))
-                    yield pid  # again: it may not have reached the store before the crawl stopped
-                    yield self._visit(pid, sample["sample/order"], rank)
+                    # The pid again: it may not have reached the store before the crawl stopped.
+                    for pid_or_request in self._pid_and_visit(sample, rank, doi):
+                        yield pid_or_request
 
     def _api(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
@@ -235,18 +233,24 @@ class DoiSamplerSpider(scrapy.Spider):
     def parse_sample(self, response):
         sample = response.meta["sample"]
         payload = json.loads(response.text)
-        ra, owner, stats = sample["sample/ra"], sample["sample/owner"], self.crawler.stats
+        ra = sample["sample/ra"]
         dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
         sample = runs.sampled(sample, [normalise(d) for d in dois], documents.now())
         # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
         yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
-        stats.inc_value("landing/run/owners_sampled")
-        stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+        self._count_sampled(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))  # the reservation, settled
         for rank, doi in enumerate(sample["sample/dois"]):
-            pid = PidItem(documents.pid(doi, ra, owner, sample["sample/timestamp"]))
-            yield pid
-            yield self._visit(pid, sample["sample/order"], rank)
+            yield from self._pid_and_visit(sample, rank, doi)
+
+    def _count_sampled(self, sample):
+        self.crawler.stats.inc_value("landing/run/owners_sampled")
+        self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+
+    def _pid_and_visit(self, sample, rank, doi):
+        """The pid of a sampled owner's DOI at `rank`, then the first request of its visit."""
+        pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"], sample["sample/timestamp"]))
+        return pid, self._visit(pid, sample["sample/order"], rank)
 
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
     def _visit(self, pid, order, rank):
