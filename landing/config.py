@@ -33,7 +33,8 @@ def problems(settings) -> list[str]:
                                 ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0),
                                 ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0),
                                 ("LANDING_FRONTIER", int, 1), ("LANDING_KEEPALIVE", float, 0), ("LANDING_IDLE_CONNECTIONS", int, 0),
-                                ("LANDING_ROBOTS_CACHE", int, 1)):
+                                ("LANDING_ROBOTS_CACHE", int, 1), ("LANDING_LEASE_SECONDS", float, 1),
+                                ("LANDING_WORKERS", int, 1)):
         problem = _number(settings, name, kind, minimum)
         if problem:
             found.append(problem)
@@ -45,6 +46,7 @@ def problems(settings) -> list[str]:
         # resumes from the document store instead.
         found.append(f"JOBDIR={settings.get('JOBDIR')!r}: not needed, and not safe across a hard kill; drop it: the "
                      "same command resumes the run from LANDING_DOCS")
+    found += _redis_problems(settings)
     chromium = settings.get("LANDING_CHROMIUM")
     if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
         found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
@@ -58,3 +60,21 @@ def problems(settings) -> list[str]:
         except StoreError as error:
             found.append(str(error))
     return found
+
+
+def _redis_problems(settings) -> list[str]:
+    url = settings.get("LANDING_FRONTIER_REDIS")
+    if not url:
+        return []
+    if not str(url).startswith(("redis://", "rediss://", "unix://")):
+        return [f"LANDING_FRONTIER_REDIS={url!r}: use a URL like redis://host:6379/0"]
+    if settings.get("LANDING_DRIVER") == "browser":
+        # A browser visit's request carries live objects (its navigation record) that cannot be queued in Redis.
+        return ["LANDING_FRONTIER_REDIS works with LANDING_DRIVER=http or auto, not browser"]
+    import redis
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5) as client:
+            client.ping()
+    except (redis.RedisError, ValueError) as error:
+        return [f"LANDING_FRONTIER_REDIS={url!r}: cannot reach Redis ({error})"]
+    return []

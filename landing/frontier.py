@@ -16,8 +16,13 @@ class Frontier:
     def of(cls, crawler):
         """The crawl's one frontier (the spider fills it; DocumentPipeline empties it)."""
         if getattr(crawler, "landing_frontier", None) is None:
-            crawler.landing_frontier = cls(crawler.settings.getint("LANDING_FRONTIER"))
+            bound = crawler.settings.getint("LANDING_FRONTIER")
+            crawler.landing_frontier = SharedFrontier(bound) if crawler.settings.get("LANDING_FRONTIER_REDIS") \
+                else cls(bound)
         return crawler.landing_frontier
+
+    def queued(self) -> None:
+        """A DOI's visit was handed to the scheduler; here it stays in the frontier until its visit is stored."""
 
     async def enter(self, n: int = 1) -> None:
         """Wait for room for n more DOIs (all at once when the frontier is empty, whatever n), then take it."""
@@ -35,3 +40,30 @@ class Frontier:
         while self.size > 0:
             self._changed.clear()
             await self._changed.wait()
+
+
+class SharedFrontier(Frontier):
+    """The bound across the workers of a Redis frontier (landing.frontier_redis): the DOIs queued or leased there,
+    plus the leader's own (samples asked for, visits not yet pushed). A DOI leaves this worker's count once its
+    visit is pushed; the workers' acks take it out of Redis."""
+
+    poll = 0.2  # seconds between looks at Redis while the frontier is full: other workers' acks come from there
+
+    def __init__(self, bound: int):
+        super().__init__(bound)
+        self.shared = None  # () -> (pending, leased): the scheduler's queue lengths, set once it is open
+
+    def _total(self) -> int:
+        return self.size + (sum(self.shared()) if self.shared else 0)
+
+    async def enter(self, n: int = 1) -> None:
+        while (total := self._total()) and total + n > self.bound:
+            await asyncio.sleep(self.poll)
+        self.size += n
+
+    def queued(self) -> None:
+        self.leave()
+
+    async def drained(self) -> None:
+        while self._total() > 0:
+            await asyncio.sleep(self.poll)

@@ -51,9 +51,16 @@ SHARED, LEASE = "landing_shared", "landing_lease"
 # Every script reads the clock as Redis TIME plus ARGV[1], an offset that is 0 except in tests.
 _NOW = "local t = redis.call('TIME') local now = t[1] + t[2] / 1e6 + tonumber(ARGV[1])\n"
 
-# KEYS: pending seq data prio; ARGV: offset payload score
+# A request with a key of its own (ARGV[4], a visit id) is queued once: while that id is pending or leased, a
+# second push of it is a no-op (returns false). Without a key (''), every push gets a fresh numbered id.
+# KEYS: pending seq data prio; ARGV: offset payload score key
 _PUSH = """
-local id = string.format('%015d', redis.call('INCR', KEYS[2]))
+local id = ARGV[4]
+if id == '' then
+  id = string.format('%015d', redis.call('INCR', KEYS[2]))
+elseif redis.call('HEXISTS', KEYS[3], id) == 1 then
+  return false
+end
 redis.call('HSET', KEYS[3], id, ARGV[2])
 redis.call('HSET', KEYS[4], id, ARGV[3])
 redis.call('ZADD', KEYS[1], ARGV[3], id)
@@ -144,10 +151,12 @@ class LeasedQueue(PriorityQueue):
     def _run(self, script, keys, *args):
         return self._scripts[script](keys=[self.keys[k] for k in keys.split()], args=[self.skew, *args])
 
-    def push(self, request):
-        """Store the request under a fresh id in pending; return the id."""
+    def push(self, request, key=""):
+        """Queue the request under `key` (a no-op returning None while that key is queued or leased) or, without
+        one, under a fresh id; return the id."""
         payload = self._encode_request(request)
-        return self._run("push", "pending seq data prio", payload, -request.priority).decode()
+        pushed = self._run("push", "pending seq data prio", payload, -request.priority, key)
+        return pushed.decode() if pushed else None
 
     def lease(self):
         """Lease the best pending request to this worker: (id, payload), or None when pending is empty."""
@@ -174,6 +183,14 @@ class LeasedQueue(PriorityQueue):
     def ack(self, lease_id, token, bury=False):
         """Delete a finished unit (or move it to <q>:dead) if `token` leased it last; return whether it did."""
         return bool(self._run("ack", "pending data prio leased owner dead", lease_id, token, int(bury)))
+
+    def ack_many(self, leases):
+        """ack() for many (id, token) pairs in one round trip; returns whether each was deleted."""
+        pipe = self.server.pipeline(transaction=False)
+        keys = [self.keys[k] for k in "pending data prio leased owner dead".split()]
+        for lease_id, token in leases:
+            self._scripts["ack"](keys=keys, args=[self.skew, lease_id, token, 0], client=pipe)
+        return [bool(done) for done in pipe.execute()]
 
     def extend(self, lease_ids, token):
         """Push the expiry of the leases still held by `token` to now + ttl; return those ids."""
@@ -273,8 +290,12 @@ class Scheduler(RedisScheduler):
         self.queue.clear()
 
     def enqueue_request(self, request):
-        if request.meta.get(SHARED) and LEASE not in request.meta:
-            self.queue.push(request)
+        shared = request.meta.get(SHARED)
+        if shared and LEASE not in request.meta:
+            # A string is the unit's own key (a visit id): the same unit pushed again while queued is dropped.
+            if self.queue.push(request, shared if isinstance(shared, str) else "") is None:
+                self._count("scheduler/enqueued/redis_duplicate")
+                return False
             self._count("scheduler/enqueued/redis")
             return True
         if LEASE not in request.meta and not request.dont_filter and self.df.request_seen(request):
@@ -314,6 +335,19 @@ class Scheduler(RedisScheduler):
         self._count("landing/frontier_redis/acked" if done else "landing/frontier_redis/ack_stale")
         return done
 
+    def ack_many(self, leases):
+        """ack() for many leases (id, token) at once, in one round trip; returns how many were deleted."""
+        if not leases:
+            return 0
+        for lease_id, token in leases:
+            if token == self.queue.token:
+                self.held.discard(lease_id)
+        done = sum(self.queue.ack_many(leases))
+        self._count("landing/frontier_redis/acked", done)
+        if done < len(leases):
+            self._count("landing/frontier_redis/ack_stale", len(leases) - done)
+        return done
+
     def tick(self):
         """Reap expired leases and heartbeat held ones, each when due; errors are logged, not raised."""
         now = self.clock()
@@ -340,7 +374,12 @@ class Scheduler(RedisScheduler):
             self.stats.inc_value(key, n)
 
 
+def scheduler_of(crawler):
+    """The crawl's shared-frontier scheduler, or None when it runs Scrapy's own."""
+    return getattr(crawler, "landing_redis_scheduler", None)
+
+
 def ack(crawler, meta):
     """Ack the leased unit `meta` belongs to, if the crawl runs this scheduler; returns whether it did."""
-    scheduler = getattr(crawler, "landing_redis_scheduler", None)
+    scheduler = scheduler_of(crawler)
     return scheduler is not None and scheduler.ack(meta)

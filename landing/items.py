@@ -12,10 +12,12 @@ class PidItem(dict):
 class SnapshotItem(dict):
     """A visit to a DOI (pid/* and snapshot/* keys); `body` holds the bytes fetched, if any."""
 
-    def __init__(self, *args, body: bytes | None = None, visit: tuple[str, dict] | None = None, **kwargs):
+    def __init__(self, *args, body: bytes | None = None, visit: tuple[str, dict] | None = None,
+                 lease: tuple[str, str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs)
-        self.body, self.visit = body, visit
+        # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs);
+        # lease: the shared frontier's lease on the DOI, acked once that record is written (landing.frontier_redis)
+        self.body, self.visit, self.lease = body, visit, lease
 
 
 class AnalysisItem(SnapshotItem):

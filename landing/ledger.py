@@ -51,6 +51,11 @@ class Ledger:
                 visited.setdefault(visit["visit/order"], set()).add(visit["visit/rank"])
         return [(s, visited.get(s["sample/order"], set())) for s in samples]
 
+    def store(self, kind: str, doc_id: str, doc: dict) -> None:
+        """Write one document of the run now (a sample, before workers sharing the frontier visit its DOIs)."""
+        self.docs.put(kind, doc_id, doc)
+        self.docs.flush()
+
     def finish(self, run: dict, now: str) -> dict:
         run = {**run, "run/state": "finished", "run/updated": now}
         self.docs.put("run", run["run/id"], run)

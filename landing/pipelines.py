@@ -9,7 +9,9 @@ from pathlib import Path
 
 from scrapy import signals
 
-from . import unwritten
+import redis
+
+from . import frontier_redis, unwritten
 from .core import documents
 from .core.reading import read
 from .frontier import Frontier
@@ -73,7 +75,8 @@ class AnalysisPipeline:
 
     def process_item(self, item, spider=None):
         if isinstance(item, SnapshotItem) and not isinstance(item, AnalysisItem):
-            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body, visit=item.visit)
+            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body, visit=item.visit,
+                                lease=item.lease)
         return item
 
 
@@ -82,7 +85,8 @@ class DocumentPipeline:
     artifacts.
 
     Every store call runs on the store's thread (Stores.call), in the order items arrive, so a DOI's visit record
-    is written after its snapshot and analysis, in the same batch or a later one. While the store refuses writes,
+    is written after its snapshot and analysis, in the same batch or a later one; from a shared frontier, the DOI's
+    lease is acked once that batch is written, never before. While the store refuses writes,
     documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds the crawl stops, and whatever is still
     unwritten at close is saved to LANDING_UNWRITTEN_DIR.
     """
@@ -95,6 +99,7 @@ class DocumentPipeline:
         self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
         self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
         self.warned_at, self.stopping = None, None
+        self.unwritten_leases, self.keeper = [], None  # leases whose visit records wait in the store's buffer
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -103,10 +108,15 @@ class DocumentPipeline:
         crawler.signals.connect(pipeline.lost, signal=signals.item_dropped)
         return pipeline
 
+    def open_spider(self, spider=None):
+        if self.crawler.settings.get("LANDING_FRONTIER_REDIS"):
+            # A quiet buffer is written only on the next put: without this the last leases would never be acked.
+            self.keeper = asyncio.get_running_loop().create_task(self._write_for_acks())
+
     async def process_item(self, item, spider=None):
         if isinstance(item, (PidItem, AnalysisItem, LedgerItem)):
-            await self.stores.call(self._put, item)
-            if getattr(item, "visit", None):
+            self._ack(await self.stores.call(self._put, item))
+            if getattr(item, "visit", None) and not item.lease:
                 self.frontier.leave()
             self._watch_outage()
         return item
@@ -115,9 +125,50 @@ class DocumentPipeline:
         """A DOI's final snapshot that a pipeline failed or dropped still leaves the frontier (it is not recorded
         as visited, so a resumed run visits it again)."""
         if getattr(item, "visit", None):
-            self.frontier.leave()
+            if item.lease:
+                self._ack([item.lease])
+            else:
+                self.frontier.leave()
+
+    def _ack(self, leases):
+        if not leases:
+            return
+        try:
+            frontier_redis.scheduler_of(self.crawler).ack_many(leases)
+        except redis.RedisError as error:
+            logger.warning("Cannot ack %d visits in the shared frontier, retrying: %s", len(leases), error)
+            self.worker.submit(self.unwritten_leases.extend, leases)  # back, on the thread that owns the list
+
+    async def _write_for_acks(self):
+        pause = max(self.docs.batch_seconds, 0.5)
+        while True:
+            await asyncio.sleep(pause)
+            self._ack(await self.stores.call(self._flush_written))
+
+    def _flush_written(self):
+        """On the store's thread: write the buffer if leases wait on it; the leases now written."""
+        if self.unwritten_leases:
+            try:
+                self.docs.flush()
+            except StoreError:
+                return []
+        return self._written()
+
+    def _written(self):
+        """On the store's thread: the leases whose visit records are written (all, once the buffer is empty)."""
+        if self.docs.pending or not self.unwritten_leases:
+            return []
+        leases, self.unwritten_leases = self.unwritten_leases, []
+        return leases
 
     def _put(self, item):
+        """Store the item's documents (on the store's thread); returns the leases whose visits are now written."""
+        self._store(item)
+        if getattr(item, "lease", None):
+            self.unwritten_leases.append(item.lease)
+        return self._written()
+
+    def _store(self, item):
         if isinstance(item, PidItem):
             self.docs.put("pid", documents.pid_id(item), dict(item))
             self.stats.inc_value("landing/pids")
@@ -130,6 +181,9 @@ class DocumentPipeline:
             self.stats.inc_value("landing/snapshots")
             self.stats.inc_value(f"landing/error/{item['snapshot/error']}" if item["snapshot/error"]
                                  else f"landing/correctness/{item['analysis/meta-tag-correctness']}")
+            if item.lease:  # from a shared frontier the leader writes no pid: the visiting worker does
+                self.docs.put("pid", documents.pid_id(item), documents.only(item, documents.PID_KEYS))
+                self.stats.inc_value("landing/pids")
             if item.visit:  # last: a visit is recorded only once its snapshot and analysis are in the store
                 self.docs.put("visit", *item.visit)
                 self.stats.inc_value("landing/visits")
@@ -152,14 +206,19 @@ class DocumentPipeline:
                 self.crawler.engine.close_spider_async(reason="docstore_unavailable"))
 
     def close_spider(self, spider=None):
+        if self.keeper is not None:
+            self.keeper.cancel()
         try:
-            self.worker.submit(self._close).result()
+            self._ack(self.worker.submit(self._close).result())
         finally:
             self.worker.shutdown()
 
     def _close(self):
+        """On the store's thread: the last write, the artifacts, the store closed; returns the leases written."""
+        written = []
         try:
             self.docs.flush()
+            written = self._written()
         except StoreError as error:
             self._save_unwritten(error)
         try:
@@ -174,6 +233,7 @@ class DocumentPipeline:
                 self.docs.close()
             finally:
                 Stores.of(self.crawler).blobs.close()
+        return written
 
     def _export(self, settings):
         summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"))

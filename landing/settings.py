@@ -67,6 +67,16 @@ LANDING_RUN = "auto"
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run.
 LANDING_FRONTIER = 1000
+# LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
+# share as one frontier (landing.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
+# each DOI leased to one worker until its visit is stored, so a worker's death loses nothing. All must use the same
+# LANDING_DOCS and LANDING_BLOBS (README "Several workers"). Unset (default): one process, no Redis.
+LANDING_FRONTIER_REDIS = None
+# LANDING_LEASE_SECONDS: how long a dead worker's DOIs (and its lead of the run) wait before another takes them.
+LANDING_LEASE_SECONDS = 120
+# LANDING_WORKERS: how many workers share the frontier; each takes 1/N of the per-host limits (per-domain
+# concurrency, AutoThrottle's target, the resolver's slot), so together they ask a host no more than one would.
+LANDING_WORKERS = 1
 
 # --- Visiting -----------------------------------------------------------------------------------------
 # LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one

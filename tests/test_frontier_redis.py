@@ -5,7 +5,6 @@ test is deterministic.
 """
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -17,41 +16,16 @@ import scrapy
 from scrapy.utils.test import get_crawler
 
 from landing.frontier_redis import Scheduler, ack
+from tests.redis_server import running_redis
 
-REDIS_SERVER = "/usr/bin/redis-server"
 REPO = Path(__file__).resolve().parent.parent
 TTL = 60
 
 
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory):
-    """A throw-away redis-server on a free port, no persistence; yields its URL."""
-    if not os.access(REDIS_SERVER, os.X_OK):
-        pytest.skip(f"{REDIS_SERVER} not installed (apt-get install redis-server)")
-    import redis
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    directory = tmp_path_factory.mktemp("redis")
-    process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no", "--dir", str(directory)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"redis-server did not answer PING on port {port}")
-            time.sleep(0.02)
-    yield url
-    client.close()
-    process.terminate()
-    process.wait(10)
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 @pytest.fixture

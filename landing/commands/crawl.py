@@ -15,13 +15,19 @@ class Command(ScrapyCrawl):
             raise UsageError("\n".join(found), print_help=False)
         if len(args) != 1:
             return super().run(args, opts)
-        crawler = self._create_crawler(args[0])
-        self.crawler_process.crawl(crawler, **opts.spargs)
+        # By name, as Scrapy's own command does: handed a Crawler object, the process would re-apply its settings
+        # over it and undo what the spider's update_settings derived (its API pacing, its shared-frontier scheduler).
+        self.crawler_process.crawl(args[0], **opts.spargs)
+        [crawler] = self.crawler_process.crawlers
         self.crawler_process.start()
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
             return
         stats = crawler.stats
+        if stats.get_value("finish_reason") == "start_error":
+            print("crawl: the crawl could not start its run (see the log's ERROR lines)", file=sys.stderr)
+            self.exitcode = 1
+            return
         if stats.get_value("landing/docs_unwritten") or stats.get_value("landing/docs_outage"):
             print(f"crawl: the document store refused writes; {stats.get_value('landing/docs_unwritten') or 0} "
                   "documents were saved under LANDING_UNWRITTEN_DIR (see the log's ERROR lines)", file=sys.stderr)

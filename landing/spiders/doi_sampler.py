@@ -2,11 +2,12 @@
 import asyncio
 import json
 
+import redis
 import scrapy
 from scrapy import signals
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from .. import browser
+from .. import browser, frontier_redis
 from ..core import documents, failures, runs
 from ..core.runs import RunError
 from ..core.analysis import analyse
@@ -15,8 +16,10 @@ from ..core.doi import normalise, resolver_path
 from ..endpoints import endpoint, resolver_hosts, service_slots
 from ..failures import exception_failure
 from ..frontier import Frontier
+from ..frontier_redis import LEASE, SHARED
 from ..items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
 from ..ledger import Ledger
+from ..shared_run import OVER, RENEWED, TAKEN, SharedRun, share_hosts
 from ..middlewares import chain_ended
 from ..responses import headers
 from ..pipelines import Stores
@@ -35,6 +38,9 @@ class DoiSamplerSpider(scrapy.Spider):
         super().update_settings(settings)
         browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
         settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
+        if settings.get("LANDING_FRONTIER_REDIS"):
+            settings.set("SCHEDULER", "landing.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER"))
+            share_hosts(settings)
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -59,6 +65,8 @@ class DoiSamplerSpider(scrapy.Spider):
             raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
                              f"LANDING_RESOURCE_URL_FROM takes redirect|handle (got {spider.resource_from!r})")
         spider.frontier, spider.stores, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
+        spider.shared = bool(s.get("LANDING_FRONTIER_REDIS"))  # visits go through the workers' Redis frontier
+        spider.leading = True  # False once a worker sharing the frontier took the lead from this one
         spider.members, spider.clients, spider.listing = [], {}, {}
         spider.listed = asyncio.Event()
         return spider
@@ -75,19 +83,60 @@ class DoiSamplerSpider(scrapy.Spider):
     # takes sampled owners' DOIs from their stored sample, skipping those already visited.
     async def start(self):
         try:
-            async for request_or_item in self._run():
+            async for request_or_item in (self._share() if self.shared else self._run()):
                 yield request_or_item
         except (StoreError, RunError) as error:
             self.crawler.stats.set_value("landing/run/unreadable", str(error))
             self.logger.error("Cannot read or record the run in LANDING_DOCS: %s", error)
+        except redis.RedisError as error:
+            self.crawler.stats.set_value("landing/run/unreadable", f"LANDING_FRONTIER_REDIS: {error}")
+            self.logger.error("Cannot reach the shared frontier (LANDING_FRONTIER_REDIS): %s", error)
 
-    async def _run(self):
+    async def _share(self):
+        """With a Redis frontier: lead the run while no other worker does, else visit what the leader pushes."""
+        scheduler = frontier_redis.scheduler_of(self.crawler)
+        shared = SharedRun(scheduler.server, scheduler.queue.key, scheduler.ttl)
+        self.frontier.shared = scheduler.queue.lengths
+        following = False
+        while (status := shared.lead()) != TAKEN:
+            if status == OVER:
+                self.logger.info("The leader ended the run: this worker stops once the shared frontier is empty")
+                return
+            if not following:
+                following = True
+                self.logger.info("Following the worker that leads the run: visiting the DOIs it shares")
+            await asyncio.sleep(1)
+        self.logger.info("Leading the run: this worker lists, plans and samples for every worker")
+        keeper = asyncio.get_running_loop().create_task(self._keep_leading(shared))
+        try:
+            async for request_or_item in self._run(shared.inherited or None, shared.publish):
+                yield request_or_item
+        finally:
+            keeper.cancel()
+            if self.leading:
+                shared.end()
+
+    async def _keep_leading(self, shared):
+        while self.leading:
+            await asyncio.sleep(shared.ttl_ms / 3000)
+            try:
+                if shared.lead() != RENEWED:
+                    self.leading = False
+                    self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
+                    self.logger.error("Another worker took the lead of the run (this one did not renew it within "
+                                      "LANDING_LEASE_SECONDS): this worker stops sampling and only visits")
+            except redis.RedisError as error:
+                self.logger.warning("Cannot renew the lead of the run: %s", error)
+
+    async def _run(self, wanted=None, publish=None):
         stats = self.crawler.stats
         self.stores = Stores.of(self.crawler)
-        self.ledger = Ledger(self.stores.docs, self.settings.get("LANDING_RUN"), self.sources, self.minimum,
-                             self.maximum)
+        self.ledger = Ledger(self.stores.docs, wanted or self.settings.get("LANDING_RUN"), self.sources,
+                             self.minimum, self.maximum)
         self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
         run_id = self.run["run/id"]
+        if publish:
+            publish(run_id)
         stats.set_value("landing/run/id", run_id)
         self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,
                          self.run["run/started"], self.run["run/state"])
@@ -104,6 +153,8 @@ class DoiSamplerSpider(scrapy.Spider):
         async for request_or_item in self._walk():
             yield request_or_item
         await self.frontier.drained()
+        if not self.leading:
+            return
         if stats.get_value("landing/run/samples_failed"):
             self.logger.error("Run %s stays open: %d owners could not be sampled; the same command samples them",
                               run_id, stats.get_value("landing/run/samples_failed"))
@@ -123,6 +174,8 @@ class DoiSamplerSpider(scrapy.Spider):
             if not chunk:
                 return
             for sample, visited in chunk:
+                if not self.leading:
+                    return
                 after = sample["sample/order"]
                 if sample["sample/dois"] is None:
                     await self.frontier.enter(sample["sample/size"])
@@ -135,6 +188,7 @@ class DoiSamplerSpider(scrapy.Spider):
                     # The pid again: it may not have reached the store before the crawl stopped.
                     for pid_or_request in self._pid_and_visit(sample, rank, doi):
                         yield pid_or_request
+                    self.frontier.queued()
 
     def _api(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
@@ -228,20 +282,36 @@ class DoiSamplerSpider(scrapy.Spider):
             url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
         else:
             url = datacite.sample_url(self.datacite_api, owner, size)
-        return self._api(url, self.parse_sample, sample=sample)
+        return self._api(url, self.parse_shared_sample if self.shared else self.parse_sample, sample=sample)
 
     def parse_sample(self, response):
+        sample = self._sampled(response)
+        # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
+        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
+        for rank, doi in enumerate(sample["sample/dois"]):
+            yield from self._pid_and_visit(sample, rank, doi)
+
+    async def parse_shared_sample(self, response):
+        """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
+        leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs)."""
+        sample = self._sampled(response)
+        await self.stores.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
+                               sample)
+        for rank, doi in enumerate(sample["sample/dois"]):
+            for request in self._pid_and_visit(sample, rank, doi):
+                yield request
+            self.frontier.queued()
+
+    def _sampled(self, response):
+        """The owner's sample document with the DOIs the API answered; the frontier's reservation settled."""
         sample = response.meta["sample"]
         payload = json.loads(response.text)
         ra = sample["sample/ra"]
         dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
         sample = runs.sampled(sample, [normalise(d) for d in dois], documents.now())
-        # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
-        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
         self._count_sampled(sample)
-        self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))  # the reservation, settled
-        for rank, doi in enumerate(sample["sample/dois"]):
-            yield from self._pid_and_visit(sample, rank, doi)
+        self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
+        return sample
 
     def _count_sampled(self, sample):
         self.crawler.stats.inc_value("landing/run/owners_sampled")
@@ -250,16 +320,23 @@ class DoiSamplerSpider(scrapy.Spider):
     def _pid_and_visit(self, sample, rank, doi):
         """The pid of a sampled owner's DOI at `rank`, then the first request of its visit."""
         pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"], sample["sample/timestamp"]))
-        return pid, self._visit(pid, sample["sample/order"], rank)
+        request = self._visit(pid, (self.run["run/id"], sample["sample/order"], rank))
+        if self.shared:
+            # To the workers' Redis frontier, queued once under its visit id. The worker that visits the DOI writes
+            # its pid, with its visit record: the leader's buffer may die with it before the pid is written.
+            request.meta[SHARED] = runs.visit_id(*request.meta["visit"])
+            return (request,)
+        return pid, request
 
     # Visiting: the resolver, then every redirect Scrapy follows, to the page.
-    def _visit(self, pid, order, rank):
-        """The first request of a DOI's visit; meta `visit` (plan order, sample rank) names its visit record."""
+    def _visit(self, pid, visit):
+        """The first request of a DOI's visit; meta `visit` (run id, plan order, sample rank) names its record."""
+        rank = visit[2]
         if self.driver == "browser":
-            return self._browser_visit(dict(pid), (order, rank), priority=-rank)
+            return self._browser_visit(dict(pid), visit, priority=-rank)
         handle = resolver_path(pid["pid/doi"])
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
-        meta = {"pid": dict(pid), "visit": (order, rank), "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
+        meta = {"pid": dict(pid), "visit": visit, "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
         if self.resource_from == "handle":
             return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
                                   errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
@@ -274,8 +351,7 @@ class DoiSamplerSpider(scrapy.Spider):
             yield self._final(self._snapshot(response.meta, [], None, error="http-4xx",
                                              detail="handle has no URL value"), response.meta)
             return
-        meta = {"pid": response.meta["pid"], "visit": response.meta["visit"], "handle_httpstatus_list": [401],
-                "resource_url": url,
+        meta = {**_carried(response.meta), "handle_httpstatus_list": [401], "resource_url": url,
                 "cookiejar": response.meta.get("cookiejar")}
         yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
                              dont_filter=True, meta=meta)
@@ -300,13 +376,15 @@ class DoiSamplerSpider(scrapy.Spider):
             return
         yield item
         self.crawler.stats.inc_value("landing/browser/sent")
-        yield self._browser_visit(meta["pid"], meta["visit"], priority=priority)
+        yield self._browser_visit(meta["pid"], meta["visit"], priority=priority, lease=meta.get(LEASE))
 
     # The browser driver (landing/browser.py): Chromium follows everything, scripts included.
-    def _browser_visit(self, pid, visit, priority):
+    def _browser_visit(self, pid, visit, priority, lease=None):
+        meta = {**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit}
+        if lease:
+            meta[LEASE] = lease
         return scrapy.Request(f"{self.resolver}/{resolver_path(pid['pid/doi'])}", callback=self.parse_browser,
-                              errback=self.browser_failed, priority=priority, dont_filter=True,
-                              meta={**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit})
+                              errback=self.browser_failed, priority=priority, dont_filter=True, meta=meta)
 
     async def parse_browser(self, response):
         meta = response.meta
@@ -353,9 +431,9 @@ class DoiSamplerSpider(scrapy.Spider):
         if not url or not url.startswith(("http://", "https://")) or url in urls or url == response.url \
                 or len(urls) >= self.max_hops:
             return None  # no literal target, a loop, or the hop limit: the page is read as it is (js-required)
-        meta = {key: response.meta[key] for key in ("pid", "visit", "handle_httpstatus_list", "cookiejar",
-                                                    "resource_url")
-                if key in response.meta}
+        meta = {**_carried(response.meta), **{key: response.meta[key] for key in
+                                               ("handle_httpstatus_list", "cookiejar", "resource_url")
+                                               if key in response.meta}}
         meta.update(redirect_urls=[*urls, response.url],
                     redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
                     redirect_times=response.meta.get("redirect_times", 0) + 1)
@@ -397,12 +475,18 @@ class DoiSamplerSpider(scrapy.Spider):
         return SnapshotItem(doc, body=body)
 
     def _final(self, item, meta):
-        """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it."""
-        order, rank = meta["visit"]
-        run_id = self.run["run/id"]
+        """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it
+        (and, from a shared frontier, the lease to ack once that record is written)."""
+        run_id, order, rank = meta["visit"]
         item.visit = (runs.visit_id(run_id, order, rank),
                       runs.visit_doc(run_id, order, rank, item["pid/doi"], documents.snapshot_id(item)))
+        item.lease = meta.get(LEASE)
         return item
+
+
+def _carried(meta: dict) -> dict:
+    """What every request of a DOI's visit carries on: its pid, its visit record's name, and its lease, if shared."""
+    return {key: meta[key] for key in ("pid", "visit", LEASE) if key in meta}
 
 
 def _length(found: dict) -> int:

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.spiders.crawling import FIELDS, Stores, disagreements, truth_of
+from tests.spiders.crawling import Stores, disagreements, truth_of
 
 
 @pytest.fixture(scope="module", params=["mixed", "every"])

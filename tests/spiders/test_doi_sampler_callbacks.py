@@ -84,7 +84,7 @@ def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minu
     visits = [o for o in out if isinstance(o, Request)]
     assert [p["pid/doi"] for p in pids] == ["10.1/a", "10.1/b"]
     assert [(v.url, v.priority, v.dont_filter, v.meta["visit"]) for v in visits] == [
-        ("https://doi.org/10.1/a", 0, True, (3, 0)), ("https://doi.org/10.1/b", -1, True, (3, 1))]
+        ("https://doi.org/10.1/a", 0, True, ("r", 3, 0)), ("https://doi.org/10.1/b", -1, True, ("r", 3, 1))]
     assert spider.frontier.size == 2  # the reservation settled to the DOIs the sample holds
 
 

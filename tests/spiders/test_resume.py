@@ -4,7 +4,6 @@ The proof is in the sandbox's request log and the store: every sampled DOI ends 
 and its snapshot; no owner is sampled twice once its sample is stored; and a DOI's resolver is asked again only
 if its visit was not yet recorded when the crawl was killed (it was in flight).
 """
-import json
 import os
 import random
 import re
