@@ -13,10 +13,12 @@
    them (owners in random order, each one's sample), through the same sandbox at the crawl's
    CONCURRENT_REQUESTS: GET https://doi.org/<doi>, Location hops followed by hand (at most 10), meta tags
    parsed. No robots.txt, retries, cookies or stores: what the machine and the sandbox allow.
+With --workers N, N crawl processes share one frontier through a redis-server started here (LANDING_FRONTIER_REDIS,
+LANDING_WORKERS=N) and one store; their figures are summed (RSS and CPU too).
 The sandbox server shares the machine's cores with the crawler; its CPU seconds are printed per phase.
 
     .venv/bin/python bench/fullrun.py [--owners 56000] [--world DIR] [--limit-dois 10000] [--time-limit S]
-                                      [--latency-ms 200] [--set NAME=VALUE ...] [--seed 1] [--keep]
+                                      [--latency-ms 200] [--set NAME=VALUE ...] [--seed 1] [--workers N] [--keep]
 """
 import argparse
 import asyncio
@@ -26,6 +28,7 @@ import re
 import resource
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -167,49 +170,87 @@ def measure(proc: psutil.Process, cpu_seen: dict) -> tuple[int, int, int, float]
     return own, rss, pss, mine
 
 
+def start_redis(directory: Path) -> tuple[subprocess.Popen, str]:
+    """Debian's redis-server on a free port, no persistence: the shared frontier of --workers N."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no", "--dir", str(directory)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+    client, deadline = redis.Redis(port=port), time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            return server, f"redis://127.0.0.1:{port}/0"
+        except redis.ConnectionError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                sys.exit("redis-server did not start (apt-get install redis-server)")
+            time.sleep(0.05)
+
+
 def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_limit: float | None,
-          server: psutil.Process) -> dict:
+          server: psutil.Process, workers: int = 1, redis_url: str | None = None) -> dict:
+    """One crawl process, or `workers` sharing the frontier in Redis at redis_url; figures summed over them."""
     command = scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
                      "-s", f"LANDING_DOCS=sqlite:///{scratch}/landing.db",
                      "-s", f"LANDING_BLOBS=file://{scratch}/blobs",
                      "-s", f"LANDING_ARTIFACTS_DIR={scratch}/artifacts",
                      "-s", f"LANDING_UNWRITTEN_DIR={scratch}/unwritten",
                      "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=5", *extra)
-    print("crawl:", " ".join(command), flush=True)
+    if redis_url:
+        command += ["-s", f"LANDING_FRONTIER_REDIS={redis_url}", "-s", f"LANDING_WORKERS={workers}"]
+    print(f"crawl ({workers} process{'es' if workers > 1 else ''}):", " ".join(command), flush=True)
+    logs = [scratch / f"crawl-{i}.log" for i in range(workers)]
+    streams = [[] for _ in range(workers)]
     events, samples, cpu_seen = [], [], {}
     server_cpu = sum(server.cpu_times()[:2])
     started = time.monotonic()
-    proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    reader = threading.Thread(target=follow_log, args=(proc.stderr, scratch / "crawl.log", events), daemon=True)
-    reader.start()
-    watched, stopped = psutil.Process(proc.pid), None
+    procs = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+             for _ in range(workers)]
+    readers = [threading.Thread(target=follow_log, args=(p.stderr, log, stream), daemon=True)
+               for p, log, stream in zip(procs, logs, streams)]
+    for reader in readers:
+        reader.start()
+    watched, stopped = [psutil.Process(p.pid) for p in procs], None
     try:
-        while proc.poll() is None:
-            memory = measure(watched, cpu_seen)
+        while any(p.poll() is None for p in procs):
             now = time.monotonic()
-            visited, requests = (events[-1][2], events[-1][3]) if events else (0, 0)
-            if memory[0]:
-                samples.append(Sample(now - started, visited, requests, *memory[:3], memory[3],
+            latest = [stream[-1] if stream else (now, 0, 0, 0) for stream in streams]
+            sampled, visited, requests = (sum(e[k] for e in latest) for k in (1, 2, 3))
+            if not events or events[-1][1:] != (sampled, visited, requests):
+                events.append((now, sampled, visited, requests))
+            memory = [measure(w, cpu_seen) for w in watched]
+            if any(m[0] for m in memory):
+                samples.append(Sample(now - started, visited, requests, *(sum(m[k] for m in memory) for k in range(4)),
                                       sum(cpu_seen.values())))
             if stopped is None and ((limit and visited >= limit) or (time_limit and now - started >= time_limit)):
                 stopped = now
-                proc.send_signal(signal.SIGINT)  # one Ctrl-C: Scrapy finishes what is in flight and closes
+                for p in procs:  # one Ctrl-C: Scrapy finishes what is in flight and closes
+                    p.send_signal(signal.SIGINT)
             if stopped is not None and now - stopped > 120:
-                proc.kill()
+                for p in procs:
+                    p.kill()
             time.sleep(1)
     finally:
-        if proc.poll() is None:  # interrupted: leave no crawl behind
-            proc.kill()
-            proc.wait()
-    reader.join(10)
+        for p in procs:
+            if p.poll() is None:  # interrupted: leave no crawl behind
+                p.kill()
+                p.wait()
+    for reader in readers:
+        reader.join(10)
     ended = time.monotonic()
-    log = (scratch / "crawl.log").read_text()
-    errors = re.search(r"'log_count/ERROR': (\d+)", log)
-    browser = re.search(r"'landing/browser/sent': (\d+)", log)
+    texts = [log.read_text() for log in logs]
+
+    def total(pattern):
+        return sum(int(m.group(1)) for text in texts if (m := re.search(pattern, text)))
+
     return {"events": [(t - started, s, v, r) for t, s, v, r in events], "samples": samples,
-            "seconds": ended - started, "stopped": (stopped or ended) - started, "code": proc.returncode,
-            "server_cpu": sum(server.cpu_times()[:2]) - server_cpu, "errors": int(errors.group(1)) if errors else 0,
-            "browser": int(browser.group(1)) if browser else 0, "tail": log[-3000:]}
+            "seconds": ended - started, "stopped": (stopped or ended) - started,
+            "code": max(p.returncode for p in procs), "server_cpu": sum(server.cpu_times()[:2]) - server_cpu,
+            "errors": total(r"'log_count/ERROR': (\d+)"), "browser": total(r"'landing/browser/sent': (\d+)"),
+            "tail": texts[0][-3000:]}
 
 
 def at(events, t: float) -> tuple[float, float]:
@@ -367,13 +408,15 @@ def main():
     parser.add_argument("--time-limit", type=float, help="stop the crawl after this many seconds")
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
+    parser.add_argument("--workers", type=int, default=1, help="crawl processes sharing one frontier in a Redis "
+                                                                  "started here (1: one process, no Redis)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
     opts = parser.parse_args()
     minimum, maximum = int(setting(opts.set, "LANDING_SAMPLE_MIN")), int(setting(opts.set, "LANDING_SAMPLE_MAX"))
     concurrency = int(setting(opts.set, "CONCURRENT_REQUESTS"))
     tmp = Path(tempfile.mkdtemp(prefix="landing-fullrun-"))
     directory = Path(opts.world).resolve() if opts.world else tmp / "world"
-    server = None
+    server = redis = None
     try:
         generated = ensure_world(directory, opts.owners, opts.seed)
         world = shape(directory, minimum, maximum, opts.seed)
@@ -382,7 +425,10 @@ def main():
         watched = psutil.Process(server.pid)
         (tmp / "crawl").mkdir()
         extra = [x for pair in opts.set for x in ("-s", pair)]
-        run = crawl(proxy, tmp / "crawl", extra, opts.limit_dois, opts.time_limit, watched)
+        redis_url = None
+        if opts.workers > 1:
+            redis, redis_url = start_redis(tmp)
+        run = crawl(proxy, tmp / "crawl", extra, opts.limit_dois, opts.time_limit, watched, opts.workers, redis_url)
         steady = report_crawl(run)
         print(f"  sandbox server CPU during the crawl {run['server_cpu']:.0f} s "
               f"({run['server_cpu'] / run['seconds']:.0%} of one core)")
@@ -394,6 +440,8 @@ def main():
     finally:
         if server:
             stop(server, 10)
+        if redis:
+            stop(redis, 10)
         if opts.keep:
             print(f"# kept {tmp}")
         else:

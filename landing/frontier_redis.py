@@ -7,12 +7,13 @@ once the unit's work is stored. Any worker reaps expired leases back into the qu
 worker comes back to the others after at most LANDING_LEASE_SECONDS. Delivery is at-least-once: a unit
 can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI).
 
-Only requests whose meta has ``landing_shared: True`` (the first request of each DOI) go to Redis. A
-popped one carries ``landing_lease`` = (id, token) in its meta; Scrapy copies meta onto redirect and retry
-hops, so every request carrying ``landing_lease`` is a follow-up of a unit this worker holds and stays in
-a local memory queue, as do robots.txt and API requests. The local part behaves like Scrapy's default
-scheduler (its memory priority queue classes and DUPEFILTER_CLASS); shared requests and leased follow-ups
-skip the dupefilter: DOIs are unique per run, hops are dont_filter, and a unit served twice must run again.
+Only requests whose meta has ``landing_shared`` go to Redis: the first request of each DOI, keyed by its visit
+id (a second push of a key still queued or leased is dropped: the frontier is its own dupefilter), or True
+for a fresh numbered id. A popped one carries ``landing_lease`` = (id, token) in its meta, and every
+follow-up of it (hops, retries, a browser visit) carries that on and stays in a local memory queue, as do
+robots.txt and API requests. The local part behaves like Scrapy's default scheduler (its memory priority
+queue classes and DUPEFILTER_CLASS); shared requests and leased follow-ups skip the dupefilter: DOIs are
+unique per run, hops are dont_filter, and a unit served twice must run again.
 
 Settings: LANDING_FRONTIER_REDIS (redis:// URL, passed to scrapy-redis as REDIS_URL; REDIS_PARAMS,
 SCHEDULER_QUEUE_KEY and SCHEDULER_SERIALIZER are honoured) and LANDING_LEASE_SECONDS (default 120; a
@@ -20,13 +21,14 @@ lease covers the time a request waits in the downloader too). SCHEDULER_PERSIST 
 SCHEDULER_FLUSH_ON_START always off: one worker closing or starting must never delete the others' work.
 
 Redis keys, with <q> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:requests``):
-    <q>          ZSET pending ids, score -priority (ids are zero-padded, so equal priorities come out FIFO)
+    <q>          ZSET pending ids, score -priority (equal priorities come out in id order: plan order for visits)
     <q>:seq      counter giving each push a fresh id, so equal payloads never collapse into one member
     <q>:data     HASH id -> serialized request (scrapy-redis's pickle by default: keep Redis private)
     <q>:prio     HASH id -> score, to put a reaped lease back where it was
     <q>:leased   ZSET leased ids, score = expiry in Redis TIME seconds (one clock for all machines)
     <q>:owner    HASH id -> token of the worker that last leased it (fencing for late acks)
     <q>:dead     HASH id -> payloads no worker could deserialize, kept for a person to look at
+    <q>:leader, <q>:run   which worker leads the run (landing.shared_run)
 Every operation is one round trip (a Lua script or a pipeline). Needs one Redis >= 5 (scripts calling
 TIME), not Redis Cluster.
 """

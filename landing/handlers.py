@@ -42,7 +42,22 @@ def cap_pool(handler, settings) -> None:
     handler._pool = pool
 
 
+def one_tls_context(handler) -> None:
+    """Give every TLS connection of `handler` the same OpenSSL context.
+
+    Scrapy's policy builds new certificate options, so a new OpenSSL context, for each connection: about 6% of
+    the crawl's CPU in a profile at 200 ms. A context is safe to share (Twisted sets ALPN per connection), and
+    the options are the same for every host. Certificate verification (DOWNLOAD_VERIFY_CERTIFICATES) does not
+    use these options and keeps Scrapy's path.
+    """
+    factory = handler._contextFactory
+    if hasattr(factory, "_get_cert_options"):
+        options = factory._get_cert_options()
+        factory._get_cert_options = lambda: options
+
+
 class HttpHandler(HTTP11DownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
         cap_pool(self, crawler.settings)
+        one_tls_context(self)
