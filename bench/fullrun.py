@@ -385,8 +385,11 @@ def header(directory: Path, world: dict, generated, opts, minimum, maximum, conc
           flush=True)
 
 
-def report_reference(ref: dict, n: int, concurrency: int, steady):
+def report_reference(ref: dict, n: int, concurrency: int, steady, quiet=False):
     tally, rate = ref["tally"], n / ref["seconds"]
+    if quiet:  # printed once already: only the ratio
+        print(f"crawl/reference: {steady['late'] / rate:.2f}")
+        return
     statuses = ", ".join(f"{k}:{v}" for k, v in sorted((k, v) for k, v in tally.items() if isinstance(k, int)))
     print(f"reference (aiohttp + lxml, concurrency {concurrency}): {n:,} DOIs in {ref['seconds']:.0f} s, "
           f"{rate:.1f} DOIs/s, {tally['requests'] / ref['seconds']:.1f} requests/s, {tally['requests'] / n:.2f} "
@@ -408,8 +411,9 @@ def main():
     parser.add_argument("--time-limit", type=float, help="stop the crawl after this many seconds")
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
-    parser.add_argument("--workers", type=int, default=1, help="crawl processes sharing one frontier in a Redis "
-                                                                  "started here (1: one process, no Redis)")
+    parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier in a Redis started "
+                                                         "here (1: one process, no Redis); a list (1,2) runs each "
+                                                         "in turn on fresh stores and compares them")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
     opts = parser.parse_args()
     minimum, maximum = int(setting(opts.set, "LANDING_SAMPLE_MIN")), int(setting(opts.set, "LANDING_SAMPLE_MAX"))
@@ -423,19 +427,35 @@ def main():
         header(directory, world, generated, opts, minimum, maximum, concurrency, tmp)
         server, proxy = serve(directory, opts.latency_ms, tmp / "serve.log")
         watched = psutil.Process(server.pid)
-        (tmp / "crawl").mkdir()
         extra = [x for pair in opts.set for x in ("-s", pair)]
-        redis_url = None
-        if opts.workers > 1:
-            redis, redis_url = start_redis(tmp)
-        run = crawl(proxy, tmp / "crawl", extra, opts.limit_dois, opts.time_limit, watched, opts.workers, redis_url)
-        steady = report_crawl(run)
-        print(f"  sandbox server CPU during the crawl {run['server_cpu']:.0f} s "
-              f"({run['server_cpu'] / run['seconds']:.0%} of one core)")
-        visited = run["events"][-1][2] if run["events"] else 0
+        rates, visited = {}, 0
+        for workers in [int(w) for w in opts.workers.split(",")]:
+            scratch, redis_url = tmp / f"crawl-{workers}", None
+            scratch.mkdir()
+            if workers > 1:
+                redis, redis_url = start_redis(scratch)
+            run = crawl(proxy, scratch, extra, opts.limit_dois, opts.time_limit, watched, workers, redis_url)
+            if redis:
+                stop(redis, 10)
+                redis = None
+            steady = report_crawl(run)
+            print(f"  sandbox server CPU during the crawl {run['server_cpu']:.0f} s "
+                  f"({run['server_cpu'] / run['seconds']:.0%} of one core)")
+            if steady:
+                rates[workers] = steady
+            visited = max(visited, run["events"][-1][2] if run["events"] else 0)
         if visited:
             dois = plan(directory, world, visited)
-            report_reference(run_reference(proxy, dois, concurrency, watched), len(dois), concurrency, steady)
+            reference = run_reference(proxy, dois, concurrency, watched)
+            for workers, steady in rates.items():
+                print(f"{workers} process{'es' if workers > 1 else ''}:", end=" ")
+                report_reference(reference, len(dois), concurrency, steady, quiet=workers != min(rates))
+        if len(rates) > 1:
+            one = min(rates)
+            for workers, steady in rates.items():
+                if workers != one:
+                    print(f"{workers} processes / {one}: {steady['late'] / rates[one]['late']:.2f} times the "
+                          f"DOIs/s (last halves)")
         print(f"# load average at the end {os.getloadavg()[0]:.1f}")
     finally:
         if server:

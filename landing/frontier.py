@@ -16,9 +16,10 @@ class Frontier:
     def of(cls, crawler):
         """The crawl's one frontier (the spider fills it; DocumentPipeline empties it)."""
         if getattr(crawler, "landing_frontier", None) is None:
-            bound = crawler.settings.getint("LANDING_FRONTIER")
-            crawler.landing_frontier = SharedFrontier(bound) if crawler.settings.get("LANDING_FRONTIER_REDIS") \
-                else cls(bound)
+            settings, bound = crawler.settings, crawler.settings.getint("LANDING_FRONTIER")
+            # Shared, the bound is per worker: N workers hold N times the DOIs, each as many as one process would.
+            crawler.landing_frontier = SharedFrontier(bound * max(1, settings.getint("LANDING_WORKERS"))) \
+                if settings.get("LANDING_FRONTIER_REDIS") else cls(bound)
         return crawler.landing_frontier
 
     def queued(self) -> None:

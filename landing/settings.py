@@ -65,7 +65,8 @@ LANDING_MAILTO = None
 # store, or start a new one; new: start a new one; any other name: resume that run, or start one by that name.
 LANDING_RUN = "auto"
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
-# stored); the next owners are sampled as it drains, so memory stays flat however long the run.
+# stored); the next owners are sampled as it drains, so memory stays flat however long the run. With
+# LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many.
 LANDING_FRONTIER = 1000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
 # share as one frontier (landing.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,

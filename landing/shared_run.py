@@ -1,10 +1,12 @@
-"""Which of the workers sharing a Redis frontier leads the run: lists the owners, stores the plan, samples.
+"""Which of the workers sharing a Redis frontier leads the run (lists the owners, stores the plan, samples), and
+how they split the per-host limits.
 
 The leader is whoever holds a lock in Redis (``<q>:leader``, expiring after LANDING_LEASE_SECONDS unless renewed);
-every other worker visits what the leader pushes. A leader that dies stops renewing, and the first worker to find
-the lock free leads next: it resumes the run from the document store, as a restarted single crawl would, and the
-visit ids the frontier is keyed by keep it from queueing a DOI twice. ``<q>:run`` says what the last leadership
-did (its number, run id and state, ``leading`` or ``ended``), so a worker knows when the run it joined is over.
+every worker, the leader too, visits what the leader shares. A leader that dies stops renewing, and the first
+worker to find the lock free leads next: it resumes the run the dead one had published, from the document store,
+as a restarted single crawl would; the visit ids the frontier is keyed by keep it from queueing a DOI twice.
+``<q>:run`` holds the last leadership's number, run id and state (``leading`` or ``ended``), so a worker knows
+when the run it joined is over and never starts another one after it.
 """
 import uuid
 from urllib.parse import urlsplit

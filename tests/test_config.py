@@ -64,3 +64,26 @@ def test_the_default_driver_is_auto(tmp_path):
 
 def test_the_http_driver_does_not_need_chromium(tmp_path):
     assert problems(_settings(tmp_path, LANDING_DRIVER="http", LANDING_CHROMIUM=str(tmp_path / "none"))) == []
+
+
+def test_a_shared_frontier_url_that_is_not_redis_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_FRONTIER_REDIS="localhost:6379")) == [
+        "LANDING_FRONTIER_REDIS='localhost:6379': use a URL like redis://host:6379/0"]
+
+
+def test_an_unreachable_shared_frontier_is_a_problem(tmp_path):
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"redis://127.0.0.1:{closed.getsockname()[1]}/0"
+    [found] = problems(_settings(tmp_path, LANDING_FRONTIER_REDIS=url))
+    assert found.startswith(f"LANDING_FRONTIER_REDIS={url!r}: cannot reach Redis")
+
+
+def test_a_shared_frontier_with_the_browser_driver_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_FRONTIER_REDIS="redis://127.0.0.1:1/0", LANDING_DRIVER="browser",
+                              LANDING_CHROMIUM="/bin/true")) == [
+        "LANDING_FRONTIER_REDIS works with LANDING_DRIVER=http or auto, not browser"]
+
+
+def test_a_lease_under_one_second_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_LEASE_SECONDS="0.5")) == ["LANDING_LEASE_SECONDS=0.5 must be at least 1"]
