@@ -7,7 +7,7 @@ import scrapy
 from scrapy import signals
 from scrapy.spidermiddlewares.httperror import HttpError
 
-from .. import browser, frontier_redis
+from .. import browser
 from ..core import documents, failures, runs
 from ..core.runs import RunError
 from ..core.analysis import analyse
@@ -19,18 +19,20 @@ from ..frontier import Frontier
 from ..frontier_redis import LEASE, SHARED
 from ..items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
 from ..ledger import Ledger
-from ..shared_run import OVER, RENEWED, TAKEN, SharedRun, share_hosts
+from ..shared_run import share_hosts
 from ..middlewares import chain_ended
 from ..responses import headers
 from ..pipelines import Stores
 from ..stores import StoreError
+from .leading import SharedLead
+from .listing import OwnerListing
 from ..stores.base import content_hash
 from ..sources import crossref, datacite
 
 API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
 
 
-class DoiSamplerSpider(scrapy.Spider):
+class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
     name = "doi_sampler"
 
     @classmethod
@@ -91,42 +93,6 @@ class DoiSamplerSpider(scrapy.Spider):
         except redis.RedisError as error:
             self.crawler.stats.set_value("landing/run/unreadable", f"LANDING_FRONTIER_REDIS: {error}")
             self.logger.error("Cannot reach the shared frontier (LANDING_FRONTIER_REDIS): %s", error)
-
-    async def _share(self):
-        """With a Redis frontier: lead the run while no other worker does, else visit what the leader pushes."""
-        scheduler = frontier_redis.scheduler_of(self.crawler)
-        shared = SharedRun(scheduler.server, scheduler.queue.key, scheduler.ttl)
-        self.frontier.shared = scheduler.queue.lengths
-        following = False
-        while (status := shared.lead()) != TAKEN:
-            if status == OVER:
-                self.logger.info("The leader ended the run: this worker stops once the shared frontier is empty")
-                return
-            if not following:
-                following = True
-                self.logger.info("Following the worker that leads the run: visiting the DOIs it shares")
-            await asyncio.sleep(1)
-        self.logger.info("Leading the run: this worker lists, plans and samples for every worker")
-        keeper = asyncio.get_running_loop().create_task(self._keep_leading(shared))
-        try:
-            async for request_or_item in self._run(shared.inherited or None, shared.publish):
-                yield request_or_item
-        finally:
-            keeper.cancel()
-            if self.leading:
-                shared.end()
-
-    async def _keep_leading(self, shared):
-        while self.leading:
-            await asyncio.sleep(shared.ttl_ms / 3000)
-            try:
-                if shared.lead() != RENEWED:
-                    self.leading = False
-                    self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
-                    self.logger.error("Another worker took the lead of the run (this one did not renew it within "
-                                      "LANDING_LEASE_SECONDS): this worker stops sampling and only visits")
-            except redis.RedisError as error:
-                self.logger.warning("Cannot renew the lead of the run: %s", error)
 
     async def _run(self, wanted=None, publish=None):
         stats = self.crawler.stats
@@ -213,69 +179,6 @@ class DoiSamplerSpider(scrapy.Spider):
         else:
             self.logger.error("API request failed: %s (%s)", failure.request.url, failure.getErrorMessage())
 
-    # Listing: every owner of each source, with its DOI count, before any sample (sizes depend on the largest).
-    def _listing_requests(self):
-        if "crossref" in self.sources:
-            self.listing["crossref"] = 1
-            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members,
-                            listing="crossref")
-        if "datacite" in self.sources:
-            self.listing["datacite"] = 1
-            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients, listing="datacite")
-
-    def _listed(self, source, failed=False, more=0):
-        """One listing request of `source` answered (or failed), `more` of them asked for in its place."""
-        self.listing[source] += more - 1
-        if failed:
-            self.listing[f"{source}-failed"] = True
-        if not any(n for key, n in self.listing.items() if not key.endswith("-failed")):
-            self.listed.set()
-
-    def _owners(self):
-        """[(ra, owner, DOI count)] once listing is over, or None (logged) when it failed or found nobody."""
-        if any(key.endswith("-failed") for key in self.listing):
-            self.logger.error("The owners could not all be listed: no plan is stored, and the same command "
-                              "lists them again")
-            return None
-        owners = [("crossref", m["id"], m["total"]) for m in self.members]
-        owners += [("datacite", client, total) for client, total in self.clients.items()]
-        if not owners:
-            self.crawler.stats.set_value("landing/run/sampled_nothing", 1)
-            self.logger.error("The APIs list no member or client: there is nothing to sample")
-            return None
-        self.logger.info("Listed %d Crossref members and %d DataCite clients", len(self.members), len(self.clients))
-        return owners
-
-    # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
-    # arrive while this callback's output is still being consumed.
-    def parse_members(self, response):
-        members, cursor, total = crossref.parse_members(json.loads(response.text))
-        self.members += members
-        if cursor:
-            url = crossref.members_url(self.crossref_api, self.mailto, cursor)
-        elif members and len(self.members) < total:
-            # The route answered without a next-cursor (member cursors are not everywhere): page by offset.
-            url = crossref.members_url(self.crossref_api, self.mailto, offset=len(self.members))
-        else:
-            url = None
-        self._listed("crossref", more=1 if url else 0)
-        if url:
-            yield self._api(url, self.parse_members, listing="crossref")
-
-    def parse_clients(self, response):
-        clients, following = datacite.parse_clients(json.loads(response.text))
-        self._listed("datacite", more=len(clients) + (1 if following else 0))
-        for client in clients:
-            self.clients[client] = 0
-            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client,
-                            listing="datacite")
-        if following:
-            yield self._api(following, self.parse_clients, listing="datacite")
-
-    def parse_count(self, response):
-        self.clients[response.meta["owner"]] = datacite.parse_total(json.loads(response.text))
-        self._listed("datacite")
-
     def _sample_request(self, sample):
         size, owner = sample["sample/size"], sample["sample/owner"]
         if sample["sample/ra"] == "crossref":
@@ -318,7 +221,7 @@ class DoiSamplerSpider(scrapy.Spider):
         self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
 
     def _pid_and_visit(self, sample, rank, doi):
-        """The pid of a sampled owner's DOI at `rank`, then the first request of its visit."""
+        """The pid of a sampled owner's DOI at `rank`, then the first request of its visit (only that, shared)."""
         pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"], sample["sample/timestamp"]))
         request = self._visit(pid, (self.run["run/id"], sample["sample/order"], rank))
         if self.shared:
