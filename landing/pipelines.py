@@ -57,8 +57,8 @@ class BlobPipeline:
 
     async def process_item(self, item, spider=None):
         if isinstance(item, SnapshotItem) and item.body is not None:
-            # In a worker thread: a remote store's round trips (S3) must not stall the crawl's event loop.
-            if await asyncio.to_thread(self._put, item):
+            # In a worker thread when the store may block (S3's round trips), so the crawl's event loop never does.
+            if await asyncio.to_thread(self._put, item) if self.blobs.blocking else self._put(item):
                 self.stats.inc_value("landing/blobs_written")
         return item
 

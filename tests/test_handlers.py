@@ -52,3 +52,37 @@ def test_the_handler_pool_takes_its_limits_from_the_settings():
     pool = HttpHandler(crawler)._pool
     assert isinstance(pool, CappedPool)
     assert (pool.cachedConnectionTimeout, pool.max_idle, pool.maxPersistentPerHost) == (5, 7, 3)
+
+
+def _handler(**settings):
+    if not is_reactor_installed():
+        install_reactor(PROJECT["TWISTED_REACTOR"])
+    return HttpHandler(get_crawler(settings_dict={**PROJECT, **settings}))
+
+
+def _connection(handler, host):
+    """The TLS options Scrapy's agent would use for host, and the OpenSSL connection they make."""
+    from OpenSSL import SSL
+    from twisted.internet.protocol import ClientFactory, Protocol
+    from twisted.protocols.tls import TLSMemoryBIOFactory, TLSMemoryBIOProtocol
+    creator = handler._contextFactory.creatorForNetloc(host, 443)
+    protocol = TLSMemoryBIOProtocol(TLSMemoryBIOFactory(creator, True, ClientFactory()), Protocol())
+    return creator, creator.clientConnectionForTLS(protocol), SSL
+
+
+def test_tls_connections_to_different_hosts_share_one_openssl_context():
+    handler = _handler()
+    (_, a, _), (_, b, _) = _connection(handler, b"a.example"), _connection(handler, b"b.example")
+    assert a.get_context() is b.get_context()
+
+
+def test_without_certificate_verification_a_connection_checks_nothing_but_still_names_its_host():
+    _, connection, SSL = _connection(_handler(), b"a.example")
+    assert connection.get_verify_mode() == SSL.VERIFY_NONE
+    assert connection.get_servername() == b"a.example"  # SNI: virtual hosts still serve the right site
+
+
+def test_with_certificate_verification_scrapys_checking_connection_is_kept():
+    creator, connection, SSL = _connection(_handler(DOWNLOAD_VERIFY_CERTIFICATES=True), b"a.example")
+    assert type(creator).__name__ != "_UncheckedTLSOptions"
+    assert connection.get_verify_mode() & SSL.VERIFY_PEER

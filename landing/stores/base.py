@@ -192,6 +192,9 @@ class DocStore(ABC):
 class BlobStore(ABC):
     """Immutable byte blobs by key (`snapshot/<sha256hex>`); a key, once written, is never rewritten."""
 
+    # Whether a put may block for long (a network round trip, a disk flush): the crawl then writes from a thread.
+    blocking = True
+
     def put(self, key: str, data: bytes) -> bool:
         """Store the blob; False, and no write, when the key already exists."""
         check_key(key)
