@@ -158,7 +158,11 @@ class Sample(NamedTuple):
 def measure(proc: psutil.Process, cpu_seen: dict) -> tuple[int, int, int, float]:
     """(RSS, tree RSS, tree PSS, own CPU) now; cpu_seen keeps each tree member's latest CPU seconds."""
     rss = pss = own = mine = 0
-    for member in [proc, *proc.children(recursive=True)]:
+    try:
+        members = [proc, *proc.children(recursive=True)]
+    except psutil.Error:  # the process has ended (one of several workers stops before the others)
+        return 0, 0, 0, cpu_seen.get(proc.pid, 0.0)
+    for member in members:
         try:
             memory, times = member.memory_full_info(), member.cpu_times()
         except psutil.Error:
@@ -414,6 +418,7 @@ def main():
     parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier in a Redis started "
                                                          "here (1: one process, no Redis); a list (1,2) runs each "
                                                          "in turn on fresh stores and compares them")
+    parser.add_argument("--no-reference", action="store_true", help="skip the aiohttp reference loop")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
     opts = parser.parse_args()
     minimum, maximum = int(setting(opts.set, "LANDING_SAMPLE_MIN")), int(setting(opts.set, "LANDING_SAMPLE_MAX"))
@@ -444,7 +449,7 @@ def main():
             if steady:
                 rates[workers] = steady
             visited = max(visited, run["events"][-1][2] if run["events"] else 0)
-        if visited:
+        if visited and not opts.no_reference:
             dois = plan(directory, world, visited)
             reference = run_reference(proxy, dois, concurrency, watched)
             for workers, steady in rates.items():
