@@ -10,6 +10,8 @@ from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import NotConfigured
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from .core.retry import retry_after
@@ -76,6 +78,24 @@ class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
     def __init__(self, crawler):
         super().__init__(crawler)
         self._parsers = RecentParsers(crawler.settings.getint("LANDING_ROBOTS_CACHE"))
+
+    async def robot_parser(self, request):
+        pending = self._parsers.get(urlparse_cached(request).netloc)
+        if isinstance(pending, Deferred):
+            # Scrapy awaits the host's one pending Deferred through Deferred.asFuture, whose callback returns None:
+            # every request after the first that waits on a robots.txt in flight read None, "no robots.txt", and
+            # was fetched however robots.txt ruled. Each waiter gets a Deferred of its own, passed the parser.
+            own = Deferred()
+            pending.addBoth(_relay(own))
+            return await maybe_deferred_to_future(own)
+        return await super().robot_parser(request)
+
+
+def _relay(own):
+    def relay(result):
+        own.callback(result)
+        return result  # on down the chain, for the next waiter
+    return relay
 
 
 class RecentParsers(OrderedDict):

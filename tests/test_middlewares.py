@@ -238,3 +238,29 @@ def test_a_robots_txt_still_being_fetched_is_never_forgotten():
 def test_the_robots_middleware_keeps_landing_robots_cache_hosts():
     robots_mw = middlewares.RecentRobotsTxtMiddleware.from_crawler(crawler(LANDING_ROBOTS_CACHE=3))
     assert isinstance(robots_mw._parsers, middlewares.RecentParsers) and robots_mw._parsers.size == 3
+
+
+def test_every_request_that_waits_on_a_robots_txt_in_flight_is_held_to_it():
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.http import TextResponse
+    from scrapy.utils.reactor import install_reactor, is_reactor_installed
+    if not is_reactor_installed():  # maybe_deferred_to_future hands out asyncio futures only under it
+        install_reactor(PROJECT["TWISTED_REACTOR"])
+    robots_mw = middlewares.RecentRobotsTxtMiddleware.from_crawler(crawler())
+
+    async def visit_four_pages_of_one_host():
+        answered = asyncio.Event()
+
+        async def download_async(request):
+            await answered.wait()  # robots.txt stays in flight until every page request waits on it
+            return TextResponse(request.url, body=b"User-agent: *\nDisallow: /\n", encoding="utf-8")
+
+        robots_mw.crawler.engine = SimpleNamespace(download_async=download_async)
+        pages = [asyncio.ensure_future(robots_mw.process_request(Request(f"https://a.example/{n}"))) for n in range(4)]
+        while robots_mw._parsers.get("a.example") is None:
+            await asyncio.sleep(0)
+        answered.set()
+        return await asyncio.gather(*pages, return_exceptions=True)
+
+    outcomes = asyncio.run(visit_four_pages_of_one_host())
+    assert [type(outcome) for outcome in outcomes] == [IgnoreRequest] * 4
