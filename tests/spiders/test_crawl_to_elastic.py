@@ -77,7 +77,10 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
     crawl = subprocess.Popen([sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(),
                               "-s", f"LANDING_SANDBOX={small_sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
                               "-s", "LANDING_DOCS_RETRIES=0", "-s", "LANDING_DOCS_BATCH_DOCS=10",
-                              "-s", "LANDING_DOCS_OUTAGE_MAX=0"], cwd=PROJECT, stderr=subprocess.PIPE, text=True)
+                              # Few requests at once: the small world must still be mid-crawl when the outage
+                              # begins (at 256 it was sometimes all visited first, and ended "finished").
+                              "-s", "LANDING_DOCS_OUTAGE_MAX=0", "-s", "CONCURRENT_REQUESTS=8"],
+                             cwd=PROJECT, stderr=subprocess.PIPE, text=True)
     try:
         # The outage starts once the run's plan is stored: the crawl is under way.
         while f"{prefix}-sample" not in server.indices and crawl.poll() is None:
