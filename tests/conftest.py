@@ -3,6 +3,7 @@ import pytest
 
 from landing.sandbox.generator import generate
 from landing.sandbox.server import RunningSandbox
+from tests.redis_server import running_redis
 from tests.spiders.crawling import Stores
 
 
@@ -99,3 +100,10 @@ def match_crawl(match_world, match_sandbox, tmp_path_factory):
     """The match world crawled once: its store and the artifacts the matcher verifies against."""
     stores = Stores(tmp_path_factory.mktemp("match-crawl"))
     return stores, stores.crawl(match_sandbox.proxy)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A redis-server for the shared-frontier tests (skipped where Debian's is not installed); yields its URL."""
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url

@@ -16,16 +16,9 @@ import scrapy
 from scrapy.utils.test import get_crawler
 
 from landing.frontier_redis import Scheduler, ack
-from tests.redis_server import running_redis
 
 REPO = Path(__file__).resolve().parent.parent
 TTL = 60
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    with running_redis(tmp_path_factory.mktemp("redis")) as url:
-        yield url
 
 
 @pytest.fixture

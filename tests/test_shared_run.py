@@ -4,15 +4,8 @@ from scrapy.settings import Settings
 
 from landing import settings as defaults
 from landing.shared_run import FOLLOWING, OVER, RENEWED, TAKEN, SharedRun, share_hosts
-from tests.redis_server import running_redis
 
 KEY = "doi_sampler:requests"
-
-
-@pytest.fixture(scope="module")
-def redis_server(tmp_path_factory):
-    with running_redis(tmp_path_factory.mktemp("redis")) as url:
-        yield url
 
 
 @pytest.fixture

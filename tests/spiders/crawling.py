@@ -1,6 +1,8 @@
 """Run the real doi_sampler crawl (and the project's commands) in a subprocess against a running sandbox."""
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,22 @@ PROJECT = Path(__file__).resolve().parents[2]
 # Analysis fields and their truth.jsonl names.
 FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
           ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
+
+
+# The sandbox's request log: a DOI's resolver request, and an owner's sample request (Crossref or DataCite).
+RESOLVER = re.compile(r"GET https://doi\.org/(\S+) -> ")
+SAMPLE = re.compile(r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
+                    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true")
+PLANNED = "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs WHERE kind = 'sample'"
+
+
+def count(db, sql) -> int:
+    """A count read from a crawl's SQLite store while it runs; 0 before the store exists."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            return con.execute(sql).fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
 
 
 class Stores:

@@ -6,7 +6,6 @@ if its visit was not yet recorded when the crawl was killed (it was in flight).
 """
 import os
 import random
-import re
 import signal
 import sqlite3
 import subprocess
@@ -19,28 +18,17 @@ import pytest
 
 from landing.sandbox.generator import generate
 from landing.sandbox.server import RunningSandbox
-from tests.spiders.crawling import PROJECT, Stores
+from tests.spiders.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, count
 
 SEED = int(os.environ.get("LANDING_TEST_KILL_SEED", "2026"))
 SETTINGS = ["-s", "LANDING_SAMPLE_MIN=100", "-s", "LANDING_SAMPLE_MAX=100", "-s", "LANDING_FRONTIER=300",
             "-s", "LANDING_DRIVER=http", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=1",
             "-s", "LANDING_DOCS_BATCH_SECONDS=0.5"]
-RESOLVER = re.compile(r"GET https://doi\.org/(\S+) -> ")
-SAMPLE = re.compile(r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
-                    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true")
 
-
-def _count(db, sql) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-            return con.execute(sql).fetchone()[0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def _planned(db) -> int:
-    return _count(db, "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs "
-                      "WHERE kind = 'sample'")
+    return count(db, PLANNED)
 
 
 def _visits(db) -> set[str]:
@@ -76,9 +64,9 @@ def killed_and_resumed(tmp_path_factory):
     rng = random.Random(SEED)
     # First as soon as the run is stored (listing or the first samples), then at random shares of the visits.
     shares = sorted(rng.uniform(0.05, 0.95) for _ in range(3))
-    points = [lambda db: _count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0]
+    points = [lambda db: count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0]
     points += [lambda db, share=share: (_planned(db) > 0
-                                        and _count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'")
+                                        and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'")
                                         >= share * _planned(db)) for share in shares]
     segments, recorded = [], []  # the request log's length at each kill, and the visits stored by then
     try:

@@ -6,7 +6,6 @@ the run from the store and finishes it. The proof is in the sandbox's request lo
 """
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -18,24 +17,14 @@ import pytest
 from landing.sandbox.generator import generate
 from landing.sandbox.server import RunningSandbox
 from tests.redis_server import running_redis
-from tests.spiders.crawling import PROJECT, Stores
+from tests.spiders.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, count
 
 LEASE = 3  # seconds: how long A's work and lead wait before B takes them
 FRONTIER = 200  # per worker: the two share a frontier of 400 DOIs
 SETTINGS = ["-s", "LANDING_SAMPLE_MIN=50", "-s", "LANDING_SAMPLE_MAX=50", "-s", f"LANDING_FRONTIER={FRONTIER}",
             "-s", "LANDING_DRIVER=http", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=1",
             "-s", "LANDING_DOCS_BATCH_SECONDS=0.5", "-s", f"LANDING_LEASE_SECONDS={LEASE}", "-s", "LANDING_WORKERS=2"]
-RESOLVER = re.compile(r"GET https://doi\.org/(\S+) -> ")
-SAMPLE = re.compile(r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
-                    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true")
 
-
-def _count(db, sql) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-            return con.execute(sql).fetchone()[0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def _wait(process, ready, timeout=240):
@@ -61,12 +50,11 @@ def leader_killed(tmp_path_factory):
         try:
             a = subprocess.Popen(command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL,
                                  stderr=open(logs / "a.log", "w"))
-            _wait(a, lambda: _count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0)
+            _wait(a, lambda: count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0)
             b = subprocess.Popen(command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL,
                                  stderr=open(logs / "b.log", "w"))
-            planned = "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs WHERE kind = 'sample'"
-            _wait(a, lambda: _count(db, planned) > 0
-                  and _count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'") >= _count(db, planned) / 3)
+            _wait(a, lambda: count(db, PLANNED) > 0
+                  and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'") >= count(db, PLANNED) / 3)
             a.send_signal(signal.SIGKILL)
             a.wait()
             killed_at = len(requests)
