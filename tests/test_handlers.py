@@ -1,12 +1,13 @@
 """landing.handlers: the connection pool holds few idle connections, closing the one idle longest first."""
 from types import SimpleNamespace
 
+from scrapy.settings import Settings
 from scrapy.utils.reactor import install_reactor, is_reactor_installed
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
 import landing.settings
-from landing.handlers import CappedPool, HttpHandler
+from landing.handlers import CappedPool, HttpHandler, persistent_per_host
 
 PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 
@@ -48,10 +49,24 @@ def test_the_handler_pool_takes_its_limits_from_the_settings():
     if not is_reactor_installed():  # the handler needs one; the project's, as a crawl installs it
         install_reactor(PROJECT["TWISTED_REACTOR"])
     crawler = get_crawler(settings_dict={**PROJECT, "LANDING_KEEPALIVE": 5, "LANDING_IDLE_CONNECTIONS": 7,
-                                         "CONCURRENT_REQUESTS_PER_DOMAIN": 3})
+                                         "CONCURRENT_REQUESTS_PER_DOMAIN": 3, "DOWNLOAD_SLOTS": {}})
     pool = HttpHandler(crawler)._pool
     assert isinstance(pool, CappedPool)
-    assert (pool.cachedConnectionTimeout, pool.max_idle, pool.maxPersistentPerHost) == (5, 7, 3)
+    assert (pool.cachedConnectionTimeout, pool.max_idle, pool.maxPersistentPerHost) == (5, 7, 6)
+
+
+def test_a_host_keeps_twice_its_largest_slot_of_idle_connections():
+    settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+                         "DOWNLOAD_SLOTS": {"doi.org": {"concurrency": 32, "delay": 0}, "a.example": {"delay": 1}}})
+    assert persistent_per_host(settings) == 64
+
+
+def test_a_host_reuses_its_most_recently_returned_connection_first():
+    pool = CappedPool(Clock(), max_idle=10)
+    a, b = Connection(), Connection()
+    pool._putConnection(("https", "a.example", 443), a)
+    pool._putConnection(("https", "a.example", 443), b)
+    assert pool._connections[("https", "a.example", 443)] == [b, a]  # Twisted takes the first
 
 
 def _handler(**settings):
