@@ -14,11 +14,13 @@
    CONCURRENT_REQUESTS: GET https://doi.org/<doi>, Location hops followed by hand (at most 10), meta tags
    parsed. No robots.txt, retries, cookies or stores: what the machine and the sandbox allow.
 With --workers N, N crawl processes share one frontier through a redis-server started here (LANDING_FRONTIER_REDIS,
-LANDING_WORKERS=N) and one store; their figures are summed (RSS and CPU too).
+LANDING_WORKERS=N) and one store; their figures are summed (RSS and CPU too). With --cpu-per-worker C, each crawl
+process is held to C cores in a cgroup of its own, so N workers are measured as N machines of C cores would be.
 The sandbox server shares the machine's cores with the crawler; its CPU seconds are printed per phase.
 
     .venv/bin/python bench/fullrun.py [--owners 56000] [--world DIR] [--limit-dois 10000] [--time-limit S]
                                       [--latency-ms 200] [--set NAME=VALUE ...] [--seed 1] [--workers N] [--keep]
+                                      [--cpu-per-worker CORES] [--no-reference]
 """
 import argparse
 import asyncio
@@ -194,8 +196,35 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen, str]:
             time.sleep(0.05)
 
 
+CGROUP_CPU = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller; v2 puts cpu.max in the unified tree
+
+
+def cpu_cap(name: str, cores: float):
+    """A cgroup whose processes share at most `cores` CPUs: (its folder, a preexec_fn that moves the child into it).
+
+    Each worker is held to the same share of the machine, as if each had a machine of that size: with the sandbox
+    server on the same 2 cores, uncapped workers measure how the machine is shared rather than how the crawl
+    scales. Needs root and a writable cgroup tree (v1 or v2)."""
+    period = 100_000
+    if (CGROUP_CPU / "cpu.cfs_quota_us").exists():
+        group = CGROUP_CPU / name
+        group.mkdir(exist_ok=True)
+        (group / "cpu.cfs_period_us").write_text(str(period))
+        (group / "cpu.cfs_quota_us").write_text(str(int(cores * period)))
+    else:
+        group = Path("/sys/fs/cgroup") / name
+        group.mkdir(exist_ok=True)
+        (group / "cpu.max").write_text(f"{int(cores * period)} {period}")
+    procs = str(group / "cgroup.procs")
+
+    def join():
+        with open(procs, "w") as out:
+            out.write(str(os.getpid()))
+    return group, join
+
+
 def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_limit: float | None,
-          server: psutil.Process, workers: int = 1, redis_url: str | None = None) -> dict:
+          server: psutil.Process, workers: int = 1, redis_url: str | None = None, cores: float | None = None) -> dict:
     """One crawl process, or `workers` sharing the frontier in Redis at redis_url; figures summed over them."""
     command = scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
                      "-s", f"LANDING_DOCS=sqlite:///{scratch}/landing.db",
@@ -211,8 +240,9 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
     events, samples, cpu_seen = [], [], {}
     server_cpu = sum(server.cpu_times()[:2])
     started = time.monotonic()
-    procs = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-             for _ in range(workers)]
+    caps = [cpu_cap(f"landing-bench-{os.getpid()}-{i}", cores) if cores else None for i in range(workers)]
+    procs = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=cap[1] if cap else None) for cap in caps]
     readers = [threading.Thread(target=follow_log, args=(p.stderr, log, stream), daemon=True)
                for p, log, stream in zip(procs, logs, streams)]
     for reader in readers:
@@ -242,6 +272,12 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
             if p.poll() is None:  # interrupted: leave no crawl behind
                 p.kill()
                 p.wait()
+        for cap in caps:
+            if cap:
+                try:
+                    cap[0].rmdir()  # empty once its processes have ended
+                except OSError as error:
+                    print(f"# could not remove {cap[0]}: {error}", flush=True)
     for reader in readers:
         reader.join(10)
     ended = time.monotonic()
@@ -384,7 +420,8 @@ def header(directory: Path, world: dict, generated, opts, minimum, maximum, conc
           f"{world['hosts']:,} hosts, {world['dois']:,} DOIs; a full run samples {world['sample']:,} "
           f"(min {minimum} / max {maximum}); {mb(disk(directory))} on disk"
           + (f"; generated in {generated:.0f} s" if generated else " (reused)"))
-    print(f"# sandbox latency {opts.latency_ms:g} ms; CONCURRENT_REQUESTS {concurrency}; limit "
+    print(f"# sandbox latency {opts.latency_ms:g} ms; CONCURRENT_REQUESTS {concurrency}; "
+          f"{f'each crawl process held to {opts.cpu_per_worker:g} cores; ' if opts.cpu_per_worker else ''}limit "
           f"{opts.limit_dois or 'none'} DOIs, {opts.time_limit or 'no'} time limit; --set {opts.set or 'none'}",
           flush=True)
 
@@ -418,6 +455,9 @@ def main():
     parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier in a Redis started "
                                                          "here (1: one process, no Redis); a list (1,2) runs each "
                                                          "in turn on fresh stores and compares them")
+    parser.add_argument("--cpu-per-worker", type=float, metavar="CORES",
+                        help="hold each crawl process (and its children) to this many cores, in a cgroup of its "
+                             "own: scale-out measured as N machines of that size would see it (needs root)")
     parser.add_argument("--no-reference", action="store_true", help="skip the aiohttp reference loop")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
     opts = parser.parse_args()
@@ -439,7 +479,8 @@ def main():
             scratch.mkdir()
             if workers > 1:
                 redis, redis_url = start_redis(scratch)
-            run = crawl(proxy, scratch, extra, opts.limit_dois, opts.time_limit, watched, workers, redis_url)
+            run = crawl(proxy, scratch, extra, opts.limit_dois, opts.time_limit, watched, workers, redis_url,
+                        opts.cpu_per_worker)
             if redis:
                 stop(redis, 10)
                 redis = None

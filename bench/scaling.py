@@ -42,8 +42,9 @@ def _rss(process) -> int:
     return total
 
 
-def serve(world: Path):
-    server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(world), "--port", "0"],
+def serve(world: Path, latency_ms: float = 0):
+    server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(world), "--port", "0",
+                               "--latency-ms", str(latency_ms)],
                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     return server, server.stdout.readline().strip()
 

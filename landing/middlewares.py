@@ -6,6 +6,7 @@ from collections import OrderedDict
 from urllib.parse import urlsplit
 
 from scrapy import signals
+from scrapy.downloadermiddlewares import redirect
 from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
@@ -138,6 +139,25 @@ class RetryAfterMiddleware(RetryMiddleware):
             if wait:
                 await asyncio.sleep(min(wait, self.wait_max))
         return super().process_response(request, response)
+
+
+class _NoReferer:
+    """Redirect hops carry no Referer, as a browser following a DOI from its address bar sends none
+    (RefererMiddleware is off, settings.py); Scrapy's redirect middlewares warned of that at every start."""
+
+    def handle_referer(self, request, response):
+        request.headers.pop("Referer", None)
+
+    def _engine_started(self):
+        """Scrapy's looks up RefererMiddleware here only for handle_referer, and warns when it is missing."""
+
+
+class RedirectMiddleware(_NoReferer, redirect.RedirectMiddleware):
+    pass
+
+
+class MetaRefreshMiddleware(_NoReferer, redirect.MetaRefreshMiddleware):
+    pass
 
 
 class ServiceSlotsMiddleware:

@@ -264,3 +264,22 @@ def test_every_request_that_waits_on_a_robots_txt_in_flight_is_held_to_it():
 
     outcomes = asyncio.run(visit_four_pages_of_one_host())
     assert [type(outcome) for outcome in outcomes] == [IgnoreRequest] * 4
+
+
+# RedirectMiddleware, MetaRefreshMiddleware: Scrapy's, without a Referer
+
+
+@pytest.mark.parametrize("kind", [middlewares.RedirectMiddleware, middlewares.MetaRefreshMiddleware])
+def test_a_redirect_hop_carries_no_referer_and_the_start_logs_no_warning(kind, caplog):
+    made = crawler()
+    middleware = kind.from_crawler(made)
+    with caplog.at_level("WARNING"):
+        middleware._engine_started()
+    first = Request("https://doi.org/10.1234/abc", headers={"Referer": "https://elsewhere.example/"})
+    if kind is middlewares.RedirectMiddleware:
+        response = HtmlResponse(first.url, status=302, headers={"Location": "https://pub.example/a"}, request=first)
+    else:
+        response = HtmlResponse(first.url, body=b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">',
+                                request=first)
+    hop = middleware.process_response(first, response)
+    assert (hop.url, hop.headers.get("Referer"), caplog.records) == ("https://pub.example/a", None, [])

@@ -1,0 +1,134 @@
+"""Benchmark: at real-web latency, how close does the sampler come to what its own politeness limits allow?
+
+    .venv/bin/python bench/limits.py [--dois 100000] [--worlds DIR] [--latency-ms 200] [--set NAME=VALUE ...]
+
+Crawls the --dois world of bench/scaling.py (100,000 DOIs, 1,000 sites, seed 1) served at --latency-ms, as a
+user does, with `scrapy crawl doi_sampler`. Then reads the crawl's own record (every snapshot's hops, from its
+store) and works out the shortest time the crawl's limits allow for exactly those requests, at that latency:
+
+- the resolver's slot: its requests x latency / its concurrency (DOWNLOAD_SLOTS);
+- the global limit: every request x latency / CONCURRENT_REQUESTS;
+- each publisher host: AutoThrottle sends one request per delay, the delay starting at AUTOTHROTTLE_START_DELAY
+  and halving its way to latency / AUTOTHROTTLE_TARGET_CONCURRENCY (its rule), after the host's robots.txt; and at
+  most CONCURRENT_REQUESTS_PER_DOMAIN at once. The busiest host bounds the crawl;
+- the frontier: LANDING_FRONTIER DOIs at once, each one's hops one after another (Little's law).
+
+The limits allow N DOIs in the longest of these; the crawl's visiting rate (progress lines, listing excluded) is
+printed against that rate, and against the crawl's CPU: with a core's worth of CPU per DOI, a process cannot go
+faster whatever its limits allow.
+"""
+import argparse
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from scaling import crawl, serve  # noqa: E402
+
+from landing import settings as defaults  # noqa: E402
+from landing.endpoints import RESOLVER_HOSTS  # noqa: E402
+
+PROGRESS = re.compile(r"^(\S+ \S+) \[landing.extensions\] INFO: progress: \d+ DOIs sampled, (\d+) visited")
+
+
+def setting(pairs: list[str], name: str):
+    values = [p.split("=", 1)[1] for p in pairs if p.startswith(name + "=")]
+    return type(getattr(defaults, name))(values[-1]) if values else getattr(defaults, name)
+
+
+def hops(store: Path) -> list[list[str]]:
+    """Every snapshot's hop URLs, in order, from the crawl's SQLite store."""
+    import json
+    db = sqlite3.connect(store)
+    chains = [[hop["url"] for hop in json.loads(doc)["snapshot/urls"] if hop.get("url")]
+              for (doc,) in db.execute("SELECT doc FROM docs WHERE kind = 'snapshot'")]
+    db.close()
+    return chains
+
+
+def host_seconds(n: int, latency: float, start: float, target: float, per_host: int) -> float:
+    """The shortest time a host's slot takes for n requests under AutoThrottle (and its concurrency)."""
+    delay, paced = start, 0.0
+    for _ in range(n - 1):
+        paced += delay
+        delay = max(target, (delay + target) / 2)
+    return max(paced + latency, n * latency / per_host)
+
+
+def allowed(chains: list[list[str]], requests: int, latency: float, pairs: list[str]) -> dict:
+    """Seconds each limit needs, at least, for these chains (and `requests` requests in all)."""
+    per_host = Counter(urlsplit(url).hostname for chain in chains for url in chain)
+    resolver = sum(n for host, n in per_host.items() if host in RESOLVER_HOSTS)
+    slots = setting(pairs, "DOWNLOAD_SLOTS") if any(p.startswith("DOWNLOAD_SLOTS=") for p in pairs) \
+        else defaults.DOWNLOAD_SLOTS
+    target = latency / setting(pairs, "AUTOTHROTTLE_TARGET_CONCURRENCY")
+    hosts = {host: host_seconds(n + 1, latency, setting(pairs, "AUTOTHROTTLE_START_DELAY"), target,
+                                setting(pairs, "CONCURRENT_REQUESTS_PER_DOMAIN"))  # + 1: its robots.txt
+             for host, n in per_host.items() if host not in RESOLVER_HOSTS}
+    busiest = max(hosts, key=hosts.get)
+    return {"resolver": resolver * latency / slots["doi.org"]["concurrency"],
+            "global": requests * latency / setting(pairs, "CONCURRENT_REQUESTS"),
+            f"busiest host ({busiest}, {per_host[busiest]} requests)": hosts[busiest],
+            "frontier": sum(len(c) for c in chains) * latency / setting(pairs, "LANDING_FRONTIER")}
+
+
+def visiting(log: str) -> tuple[float, int]:
+    """(seconds, DOIs) between the first progress line with a visit and the last one."""
+    lines = [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"), int(m.group(2)))
+             for m in map(PROGRESS.match, log.splitlines()) if m]
+    lines = [line for line in lines if line[1] > 0]
+    (t0, v0), (t1, v1) = lines[0], lines[-1]
+    return (t1 - t0).total_seconds(), v1 - v0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dois", type=int, default=100000)
+    parser.add_argument("--worlds", help="keep the world here and reuse it (bench/scaling.py's folder)")
+    parser.add_argument("--latency-ms", type=float, default=200)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        world = Path(args.worlds or tmp) / f"w{args.dois}"
+        if not (world / "truth.jsonl").exists():
+            print(f"generating a {args.dois:,}-DOI world ...", flush=True)
+            subprocess.run([sys.executable, "-m", "scrapy", "sandbox", "generate", str(world), "--dois",
+                            str(args.dois), "--seed", "1"], cwd=REPO, check=True, capture_output=True)
+        server, proxy = serve(world, args.latency_ms)
+        scratch = Path(tmp) / "crawl"
+        scratch.mkdir()
+        try:
+            result = crawl(proxy, scratch, [x for pair in args.set for x in ("-s", pair)], server)
+        finally:
+            server.terminate()
+            server.wait()
+        log = (scratch / "crawl.log").read_text()
+        requests = int(re.findall(r"'downloader/request_count': (\d+)", log)[-1])
+        seconds, dois = visiting(log)
+        chains = hops(scratch / "landing.db")
+    latency = args.latency_ms / 1000
+    bounds = allowed(chains, requests, latency, args.set)
+    limit = max(bounds.values())
+    rate, cpu_rate = dois / seconds, result["dois"] / result["cpu"]
+    print(f"{result['dois']:,} DOIs, {requests:,} requests, {len(chains):,} snapshots at {args.latency_ms:g} ms; "
+          f"settings: {' '.join(args.set) or 'defaults'}")
+    for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<60} needs {needed:7.1f} s: {result['dois'] / needed:7.1f} DOIs/s")
+    print(f"the limits allow {result['dois'] / limit:.1f} DOIs/s; the crawl visited {rate:.1f} DOIs/s "
+          f"({dois:,} DOIs in {seconds:.0f} s, listing excluded): {rate / (result['dois'] / limit):.0%} of it")
+    print(f"the crawl's CPU: {result['cpu'] * 1000 / result['dois']:.1f} ms per DOI, so one core allows "
+          f"{cpu_rate:.1f} DOIs/s; the crawl made {rate / min(cpu_rate, result['dois'] / limit):.0%} of the lower "
+          f"of the two")
+
+
+if __name__ == "__main__":
+    main()
