@@ -67,6 +67,11 @@ class SharedRun:
             self.inherited = run.decode() if isinstance(run, bytes) else run
         return int(status)
 
+    def published(self) -> str:
+        """The run the current leadership said it works on ('' until it has)."""
+        run = self.server.hget(self.keys[1], "run")
+        return run.decode() if isinstance(run, bytes) else (run or "")
+
     def publish(self, run_id: str) -> None:
         """Say which run this leadership works on, for a worker that takes over if this one dies."""
         self.server.hset(self.keys[1], "run", run_id)

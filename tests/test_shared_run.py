@@ -24,6 +24,15 @@ def test_the_first_worker_takes_the_lead_and_the_second_follows(server):
     assert a.lead() == RENEWED
 
 
+def test_a_follower_reads_the_run_the_leader_published(server):
+    a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
+    a.lead()
+    b.lead()
+    assert b.published() == ""
+    a.publish("2026-11-24T00:00:00Z")
+    assert b.published() == "2026-11-24T00:00:00Z"
+
+
 def test_a_follower_learns_the_run_is_over_once_the_leader_ends_it(server):
     a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
     a.lead()

@@ -22,7 +22,11 @@ class SharedLead:
             if not following:
                 following = True
                 self.logger.info("Following the worker that leads the run: visiting the DOIs it shares")
+            self.crawler.stats.set_value("landing/run/following", 1)  # the progress line says so
+            if run := shared.published():
+                self.crawler.stats.set_value("landing/run/id", run)
             await asyncio.sleep(1)
+        self.crawler.stats.set_value("landing/run/following", 0)
         self.logger.info("Leading the run: this worker lists, plans and samples for every worker")
         keeper = asyncio.get_running_loop().create_task(self._keep_leading(shared))
         try:
