@@ -156,9 +156,16 @@ class LeasedQueue(PriorityQueue):
     def push(self, request, key=""):
         """Queue the request under `key` (a no-op returning None while that key is queued or leased) or, without
         one, under a fresh id; return the id."""
-        payload = self._encode_request(request)
-        pushed = self._run("push", "pending seq data prio", payload, -request.priority, key)
-        return pushed.decode() if pushed else None
+        return self.push_many([(request, key)])[0]
+
+    def push_many(self, requests):
+        """push() for each (request, key), in one round trip to Redis; the ids, None for each one dropped."""
+        pipe = self.server.pipeline(transaction=False)
+        keys = [self.keys[k] for k in ("pending", "seq", "data", "prio")]
+        for request, key in requests:
+            self._scripts["push"](keys=keys, args=[self.skew, self._encode_request(request), -request.priority, key],
+                                  client=pipe)
+        return [pushed.decode() if pushed else None for pushed in pipe.execute()]
 
     def lease(self):
         """Lease the best pending request to this worker: (id, payload), or None when pending is empty."""
@@ -292,19 +299,25 @@ class Scheduler(RedisScheduler):
         self.queue.clear()
 
     def enqueue_request(self, request):
-        shared = request.meta.get(SHARED)
-        if shared and LEASE not in request.meta:
-            # A string is the unit's own key (a visit id): the same unit pushed again while queued is dropped.
-            if self.queue.push(request, shared if isinstance(shared, str) else "") is None:
-                self._count("scheduler/enqueued/redis_duplicate")
-                return False
-            self._count("scheduler/enqueued/redis")
-            return True
+        if request.meta.get(SHARED) and LEASE not in request.meta:
+            return self.share([request]) == 1
         if LEASE not in request.meta and not request.dont_filter and self.df.request_seen(request):
             return False
         self.local.push(request)
         self._count("scheduler/enqueued/memory")
         return True
+
+    def share(self, requests) -> int:
+        """Push requests for the shared frontier (meta SHARED) in one round trip; how many were queued.
+
+        A string SHARED is the unit's own key (a visit id): the same unit pushed again while queued is dropped."""
+        ids = self.queue.push_many([(r, r.meta[SHARED] if isinstance(r.meta[SHARED], str) else "") for r in requests])
+        queued = sum(1 for i in ids if i is not None)
+        if queued:
+            self._count("scheduler/enqueued/redis", queued)
+        if len(ids) - queued:
+            self._count("scheduler/enqueued/redis_duplicate", len(ids) - queued)
+        return queued
 
     def next_request(self):
         self.tick()

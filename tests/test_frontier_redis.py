@@ -71,6 +71,22 @@ def test_equal_payloads_are_all_kept_and_pop_best_priority_first(redis_url):
     assert scheduler.queue.lengths() == (0, 4)
 
 
+def test_share_queues_a_batch_once_per_key_and_counts_what_it_queued(redis_url):
+    scheduler = worker(redis_url)
+    assert scheduler.enqueue_request(shared("https://doi.org/10.1/a", landing_shared="run/1/0")) is True
+    batch = [shared("https://doi.org/10.1/a", landing_shared="run/1/0"),  # queued already: dropped
+             shared("https://doi.org/10.1/b", priority=3, landing_shared="run/1/1"),
+             shared("https://doi.org/10.1/c", landing_shared="run/1/2"),
+             shared("https://doi.org/10.1/c", landing_shared="run/1/2")]  # twice in the batch: once
+    assert scheduler.share(batch) == 2
+    stats = scheduler.crawler.stats
+    queued, dropped = (stats.get_value(f"scheduler/enqueued/{k}") for k in ("redis", "redis_duplicate"))
+    assert (queued, dropped) == (3, 2)
+    assert [(r.url, r.meta["landing_lease"][0]) for r in drain(scheduler)] == [
+        ("https://doi.org/10.1/b", "run/1/1"), ("https://doi.org/10.1/a", "run/1/0"),
+        ("https://doi.org/10.1/c", "run/1/2")]
+
+
 def test_popped_request_is_leased_and_comes_back_to_another_worker_after_expiry(redis_url):
     first, second = worker(redis_url), worker(redis_url)
     first.enqueue_request(shared("https://doi.org/10.1/a"))

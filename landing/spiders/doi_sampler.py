@@ -16,7 +16,7 @@ from ..core.doi import normalise, resolver_path
 from ..endpoints import endpoint, resolver_hosts, service_slots
 from ..failures import exception_failure
 from ..frontier import Frontier
-from ..frontier_redis import LEASE, SHARED
+from ..frontier_redis import LEASE, SHARED, scheduler_of
 from ..items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
 from ..ledger import Ledger
 from ..shared_run import share_hosts
@@ -196,13 +196,16 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
 
     async def parse_shared_sample(self, response):
         """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
-        leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs)."""
+        leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
+        Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
+        (12% of the leader's time in a profile)."""
         sample = self._sampled(response)
         await self.stores.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
                                sample)
-        for rank, doi in enumerate(sample["sample/dois"]):
-            for request in self._pid_and_visit(sample, rank, doi):
-                yield request
+        visits = [request for rank, doi in enumerate(sample["sample/dois"])
+                  for request in self._pid_and_visit(sample, rank, doi)]
+        scheduler_of(self.crawler).share(visits)
+        for _ in visits:
             self.frontier.queued()
 
     def _sampled(self, response):
