@@ -28,8 +28,9 @@ class CappedPool(HTTPConnectionPool):
         # Twisted hands out a host's idle connections oldest first, which keeps every one of them in rotation.
         # Newest first (it is now at the front), a busy host reuses a few hot connections and the spare ones age
         # out under the cap, rather than holding a busy host's share of it.
-        idle = self._connections[key]
-        idle.insert(0, idle.pop())
+        idle = self._connections.get(key)
+        if idle and idle[-1] is connection:  # Twisted refuses a connection that is not quiescent
+            idle.insert(0, idle.pop())
         self._keys[connection] = key
         # _timeouts holds one entry per idle connection, oldest first (dicts keep insertion order).
         while len(self._timeouts) > self.max_idle:

@@ -101,3 +101,14 @@ def test_with_certificate_verification_scrapys_checking_connection_is_kept():
     creator, connection, SSL = _connection(_handler(DOWNLOAD_VERIFY_CERTIFICATES=True), b"a.example")
     assert type(creator).__name__ != "_UncheckedTLSOptions"
     assert connection.get_verify_mode() & SSL.VERIFY_PEER
+
+
+def test_a_connection_twisted_refuses_leaves_the_hosts_idle_ones_as_they_were():
+    pool = CappedPool(Clock(), max_idle=10)
+    a, busy = Connection(), Connection()
+    busy.state = "TRANSMITTING"
+    pool._putConnection(("https", "a.example", 443), a)
+    pool._putConnection(("https", "a.example", 443), busy)
+    pool._putConnection(("https", "b.example", 443), busy)
+    assert (pool._connections[("https", "a.example", 443)], ("https", "b.example", 443) in pool._connections) == \
+        ([a], False)

@@ -204,9 +204,11 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
                                sample)
         visits = [request for rank, doi in enumerate(sample["sample/dois"])
                   for request in self._pid_and_visit(sample, rank, doi)]
-        scheduler_of(self.crawler).share(visits)
-        for _ in visits:
-            self.frontier.queued()
+        try:
+            scheduler_of(self.crawler).share(visits)
+        finally:  # pushed or not, they leave this worker's count (unpushed, a resumed lead pushes them again)
+            for _ in visits:
+                self.frontier.queued()
 
     def _sampled(self, response):
         """The owner's sample document with the DOIs the API answered; the frontier's reservation settled."""
