@@ -253,12 +253,13 @@ class Request:
 
 
 class StandIn:
-    """The server and its state. Test hooks: requests, fail_next, reject_bulk_items, down, indices,
+    """The server and its state. Test hooks: requests, fail_next, reject_bulk_items(_after), down, indices,
     require_auth. `requests` holds (method, path with query, headers with lower-cased names)."""
 
     def __init__(self):
         self.indices, self.requests, self.down, self.url = {}, [], False, None
         self._lock, self._failures, self._rejections, self._auth = threading.Lock(), (0, 503), 0, None
+        self._reject_after = None
         self._server = self._thread = None
 
     def fail_next(self, n, status=503):
@@ -268,6 +269,11 @@ class StandIn:
     def reject_bulk_items(self, n):
         """The next n bulk items fail alone with 429, as when the write thread pool's queue is full."""
         self._rejections = n
+
+    def reject_bulk_items_after(self, index):
+        """Every bulk item after the first one written to `index` fails alone with 429: an outage that begins at
+        a point of the crawl, whatever its speed."""
+        self._reject_after = index
 
     def require_auth(self, header_value):
         """Answer 401 unless the Authorization header is exactly this (None: no authentication)."""
@@ -438,6 +444,8 @@ class StandIn:
                 target = self.indices.get(index) or self._create(index)  # action.auto_create_index is on
                 status, item = target.write(op, doc_id, source)
                 touched.add(target)
+                if index == self._reject_after:  # the outage begins with this write, in the same request
+                    self._rejections, self._reject_after = 10**9, None
             except EsError as e:  # one item fails; the request and the other items go on
                 status, item = e.status, {"_index": index, "_id": doc_id, "error": e.cause}
             items.append({op: {**item, "status": status}})
