@@ -49,6 +49,7 @@ from yarl import URL
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from cgroups import cpu_cap  # noqa: E402
 from landing import settings as defaults  # noqa: E402
 from landing.core.sampling import sample_size  # noqa: E402
 from landing.sandbox.generator import FULL_OWNERS  # noqa: E402
@@ -194,33 +195,6 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen, str]:
             if server.poll() is not None or time.monotonic() > deadline:
                 sys.exit("redis-server did not start (apt-get install redis-server)")
             time.sleep(0.05)
-
-
-CGROUP_CPU = Path("/sys/fs/cgroup/cpu")  # cgroup v1's cpu controller; v2 puts cpu.max in the unified tree
-
-
-def cpu_cap(name: str, cores: float):
-    """A cgroup whose processes share at most `cores` CPUs: (its folder, a preexec_fn that moves the child into it).
-
-    Each worker is held to the same share of the machine, as if each had a machine of that size: with the sandbox
-    server on the same 2 cores, uncapped workers measure how the machine is shared rather than how the crawl
-    scales. Needs root and a writable cgroup tree (v1 or v2)."""
-    period = 100_000
-    if (CGROUP_CPU / "cpu.cfs_quota_us").exists():
-        group = CGROUP_CPU / name
-        group.mkdir(exist_ok=True)
-        (group / "cpu.cfs_period_us").write_text(str(period))
-        (group / "cpu.cfs_quota_us").write_text(str(int(cores * period)))
-    else:
-        group = Path("/sys/fs/cgroup") / name
-        group.mkdir(exist_ok=True)
-        (group / "cpu.max").write_text(f"{int(cores * period)} {period}")
-    procs = str(group / "cgroup.procs")
-
-    def join():
-        with open(procs, "w") as out:
-            out.write(str(os.getpid()))
-    return group, join
 
 
 def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_limit: float | None,

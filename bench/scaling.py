@@ -42,6 +42,16 @@ def _rss(process) -> int:
     return total
 
 
+def ensure_world(root: Path, size: int) -> Path:
+    """The size-DOI world (seed 1) under root, generated unless it is there already."""
+    world = root / f"w{size}"
+    if not (world / "truth.jsonl").exists():
+        print(f"generating a {size:,}-DOI world ...", flush=True)
+        subprocess.run([sys.executable, "-m", "scrapy", "sandbox", "generate", str(world), "--dois", str(size),
+                        "--seed", "1"], cwd=REPO, check=True, capture_output=True)
+    return world
+
+
 def serve(world: Path, latency_ms: float = 0):
     server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(world), "--port", "0",
                                "--latency-ms", str(latency_ms)],
@@ -89,11 +99,7 @@ def main():
         root = Path(args.worlds or tmp)
         worlds = {}
         for size in (args.small, args.large):
-            worlds[size] = root / f"w{size}"
-            if not (worlds[size] / "truth.jsonl").exists():
-                print(f"generating a {size:,}-DOI world ...", flush=True)
-                subprocess.run([sys.executable, "-m", "scrapy", "sandbox", "generate", str(worlds[size]),
-                                "--dois", str(size), "--seed", "1"], cwd=REPO, check=True, capture_output=True)
+            worlds[size] = ensure_world(root, size)
         servers = {size: serve(world) for size, world in worlds.items()}
         results = {size: [] for size in worlds}
         print(f"{'world':>10} {'DOIs':>7} {'seconds':>8} {'DOIs/s':>7} {'CPU ms/DOI':>11} {'peak RSS':>9} "
