@@ -58,6 +58,8 @@ from landing.sandbox.world import World  # noqa: E402
 PROGRESS = re.compile(r"progress: (\d+) DOIs sampled, (\d+) visited \((\d+) pages, (\d+) failed\), "
                       r"[\d.]+ DOIs/s, (\d+) requests")
 FULL_RUN = 500_000
+# The real web's pace: under a sandbox a crawl starts its hosts at no delay (landing.endpoints.sandbox_pace).
+REAL_PACE = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}"]
 REDIRECTS = (301, 302, 303, 307, 308)
 
 
@@ -205,7 +207,7 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
                      "-s", f"LANDING_BLOBS=file://{scratch}/blobs",
                      "-s", f"LANDING_ARTIFACTS_DIR={scratch}/artifacts",
                      "-s", f"LANDING_UNWRITTEN_DIR={scratch}/unwritten",
-                     "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=5", *extra)
+                     "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=5", *REAL_PACE, *extra)
     if redis_url:
         command += ["-s", f"LANDING_FRONTIER_REDIS={redis_url}", "-s", f"LANDING_WORKERS={workers}"]
     print(f"crawl ({workers} process{'es' if workers > 1 else ''}):", " ".join(command), flush=True)

@@ -1,6 +1,8 @@
 """API and resolver endpoints from settings, adjusted when a sandbox stands in for the web."""
 from urllib.parse import urlsplit
 
+from scrapy.settings import SETTINGS_PRIORITIES
+
 NAMES = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 
 
@@ -43,3 +45,15 @@ def service_slots(settings) -> dict:
         host = urlsplit(endpoint(settings, name)).hostname
         slots[host] = {**slots.get(host, {}), **pace}
     return slots
+
+
+def sandbox_pace(settings) -> None:
+    """Under a sandbox, publisher hosts start at no delay unless AUTOTHROTTLE_START_DELAY was set on purpose.
+
+    A sandbox is one local process: its sites have no one to be polite to, and at a 1 s start a 30-site world spent
+    100 s on 650 DOIs waiting out AutoThrottle. Concurrency per host and AutoThrottle itself stay as configured;
+    benchmarks that model the real web's pace set the start delay explicitly (bench/limits.py, bench/fullrun.py).
+    """
+    chosen = settings.getpriority("AUTOTHROTTLE_START_DELAY") > SETTINGS_PRIORITIES["project"]
+    if settings.get("LANDING_SANDBOX") and not chosen:
+        settings.set("AUTOTHROTTLE_START_DELAY", 0.0, priority="spider")

@@ -30,9 +30,10 @@ _COOKIE_NOTICE = re.compile(
     r"\b(?:enable|accept|allow|turn on|support)s?\b(?:\W+\w+){0,3}?\W+cookies\b"
     r"|\bcookies\b(?:\W+\w+){0,2}?\W+(?:disabled|blocked|required|turned off|not enabled|not supported)\b", re.I)
 # Byte-level tests that rule a page out before it is parsed (most pages, on every visit): no script element, no
-# `location` word. A UTF-16 page cannot be ruled out on its bytes, so it is always parsed.
-_SCRIPT = re.compile(rb"<script\b", re.I)
-_LOCATION = re.compile(rb"location", re.I)
+# `location` word. A UTF-16 page (a BOM, or NUL bytes) cannot be ruled out on its bytes, so it is always parsed. Words are
+# looked for in a lower-cased copy: a case-blind regex scans a 14 KB page that lacks the word in ~140 us, the copy and a search ~20.
+_SCRIPT = b"<script"
+_LOCATION = b"location"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _TITLE = re.compile(rb"<title[^>]*>\s*(just a moment|attention required|checking your browser)", re.I)
 
@@ -89,7 +90,7 @@ def js_required(body: bytes, content_type: str | None = None) -> bool:
 
     Callers first rule out pages that state a DOI: a head-only landing page is still a landing page.
     """
-    if not _may_hold(_SCRIPT, body):
+    if not may_hold(body, _SCRIPT):
         return False
     scripts, words = _scripts_and_words(body, content_type)
     if not scripts:
@@ -97,8 +98,12 @@ def js_required(body: bytes, content_type: str | None = None) -> bool:
     return words == 0 or (words <= 30 and any(_JS_LOCATION.search(s) for s in scripts))
 
 
-def _may_hold(pattern: re.Pattern, body: bytes) -> bool:
-    return body.startswith(_UTF16_BOMS) or bool(pattern.search(body))
+def may_hold(body: bytes, *words: bytes) -> bool:
+    """Whether the page's text may contain all of `words` (lower-case ASCII); False only when its bytes rule it out."""
+    if body.startswith(_UTF16_BOMS) or b"\x00" in body:
+        return True
+    lowered = body.lower()
+    return all(word in lowered for word in words)
 
 
 def _document(body: bytes, content_type: str | None):
@@ -130,7 +135,7 @@ def script_location(body: bytes, content_type: str | None) -> str | None:
     at most 30 visible words, and only a string literal, never a computed URL. Callers first rule out pages
     that state their DOI.
     """
-    if not (_may_hold(_SCRIPT, body) and _may_hold(_LOCATION, body)):
+    if not may_hold(body, _SCRIPT, _LOCATION):
         return None
     scripts, words = _scripts_and_words(body, content_type)
     for script in scripts if words <= 30 else ():

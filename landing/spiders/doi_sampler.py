@@ -13,7 +13,7 @@ from ..core.runs import RunError
 from ..core.analysis import analyse
 from ..core.reading import read, states_doi
 from ..core.doi import normalise, resolver_path
-from ..endpoints import endpoint, resolver_hosts, service_slots
+from ..endpoints import endpoint, resolver_hosts, sandbox_pace, service_slots
 from ..failures import exception_failure
 from ..frontier import Frontier
 from ..frontier_redis import LEASE, SHARED, scheduler_of
@@ -40,6 +40,7 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         super().update_settings(settings)
         browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
         settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
+        sandbox_pace(settings)
         if settings.get("LANDING_FRONTIER_REDIS"):
             settings.set("SCHEDULER", "landing.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER"))
             share_hosts(settings)
