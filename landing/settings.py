@@ -140,9 +140,9 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
-    "landing.middlewares.MetaRefreshMiddleware": 580,  # Scrapy's, without its Referer warning
+    "landing.middlewares.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
-    "landing.middlewares.RedirectMiddleware": 600,  # Scrapy's, without its Referer warning
+    "landing.middlewares.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
     "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
 }
 # Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth to
