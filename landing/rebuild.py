@@ -10,13 +10,13 @@ def rebuild(docs, artifacts_dir, progress=None) -> dict:
         aggregate.add(doc)
         if progress and count % 50000 == 0:
             progress(f"aggregated {count:,} analyses")
-    reports = aggregate.reports()
     docs.delete_kind("report")
-    for report in reports:
+    reports = 0
+    for reports, report in enumerate(aggregate.reports(), 1):
         docs.put("report", report_id(report), report)
     docs.flush()
     previous = artifact_files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
     version = artifact_files.export(artifacts_dir, fresh)
-    return {"analyses": count, "reports": len(reports), "version": str(version),
+    return {"analyses": count, "reports": reports, "version": str(version),
             "added": diff(previous, fresh), "lines": artifact_files.line_counts(artifacts_dir)}

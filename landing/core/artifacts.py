@@ -36,6 +36,9 @@ class Artifacts:
 class _Tally:
     """Counts and related-key sets for one report key; sized by distinct pairs, not by docs."""
 
+    # A full run keeps one per prefix, domain and member (~130,000), all at once while the crawl closes.
+    __slots__ = ("dois", "correctness", "errors", "good", "bad", "confirmed")
+
     def __init__(self):
         self.dois = 0
         self.correctness = Counter()
@@ -111,19 +114,18 @@ class Aggregate:
         return Artifacts(frozenset(good), frozenset(bad), frozenset(self.ras.items()),
                          frozenset(recognised), frozenset(confirmed))
 
-    def reports(self) -> list[dict]:
-        """Per prefix, per domain, per member report documents, each group sorted by key."""
-        out = []
+    def reports(self) -> Iterator[dict]:
+        """Per prefix, per domain, per member report documents, each group sorted by key, made as they are read
+        (a full run has ~130,000: as a list they would all be in memory at once)."""
         for prefix in sorted(self.by_prefix):
             report = self.by_prefix[prefix].report("prefix", prefix, "domains")
-            out.append({**report, "report/ra": self.ras[prefix]})
+            yield {**report, "report/ra": self.ras[prefix]}
         for domain in sorted(self.by_domain):
-            out.append(self.by_domain[domain].report("domain", domain, "prefixes"))
+            yield self.by_domain[domain].report("domain", domain, "prefixes")
         for member in sorted(self.by_member):
             ra, member_id = self.members[member]
             report = self.by_member[member].report("member", member, "domains")
-            out.append({**report, "report/ra": ra, "report/member-id": member_id})
-        return out
+            yield {**report, "report/ra": ra, "report/member-id": member_id}
 
 
 def _accumulate(analyses: Iterable[dict]) -> Aggregate:
@@ -140,7 +142,7 @@ def aggregate(analyses: Iterable[dict]) -> Artifacts:
 
 def reports(analyses: Iterable[dict]) -> list[dict]:
     """Report documents from a stream of analysis documents, in one pass."""
-    return _accumulate(analyses).reports()
+    return list(_accumulate(analyses).reports())
 
 
 def report_id(doc: dict) -> str:

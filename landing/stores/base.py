@@ -132,10 +132,15 @@ class DocStore(ABC):
             rows = self._chunk(kind, after, self.scan_chunk, before)
             for doc_id, doc in rows:
                 if doc_id.startswith(prefix):  # the lower bound admits odd ids just below the prefix
-                    yield doc
+                    yield self._decoded(doc)
             if len(rows) < self.scan_chunk:
                 return
             after = rows[-1][0]
+
+    @staticmethod
+    def _decoded(doc):
+        """A document of a chunk as `_chunk` gave it, as a dict."""
+        return doc
 
     def delete_kind(self, kind: str) -> None:
         """Delete every document of a kind, buffered ones included."""

@@ -1,5 +1,6 @@
 """landing.core.artifacts: good/bad/recognised/confirmed rules, reports, merge, render/parse, diff."""
 import json
+from collections.abc import Iterator
 
 from landing.core.artifacts import (
     BAD_CSV,
@@ -199,6 +200,14 @@ def test_reports_and_artifacts_come_from_one_accumulator():
     assert [report_id(r) for r in acc.reports()] == [
         "prefix:10.1371", "prefix:10.2", "domain:journals.plos.org", "member:crossref/340",
     ]
+
+
+def test_an_aggregate_makes_its_reports_as_they_are_read():
+    acc = Aggregate()
+    acc.add(doc(meta="non-url", correctness="ok"))
+    made = acc.reports()
+    assert isinstance(made, Iterator)
+    assert report_id(next(made)) == "prefix:10.1371"
 
 
 def test_merge_never_removes_an_entry():

@@ -117,6 +117,17 @@ def test_scan_reads_one_chunk_at_a_time(doc_store, monkeypatch):
     assert [len(chunk) for chunk in chunks] == [3, 3, 3, 1]
 
 
+def test_scan_decodes_a_chunk_one_document_at_a_time(doc_store, monkeypatch):
+    for k in range(3):
+        doc_store.put("pid", f"10.1/{k}", pid(f"10.1/{k}"))
+    decoded = []
+    decode = doc_store._decoded
+    monkeypatch.setattr(doc_store, "_decoded", lambda doc: decoded.append(decode(doc)) or decoded[-1])
+    scan = doc_store.scan("pid")
+    assert next(scan)["pid/doi"] == "10.1/0"
+    assert len(decoded) == 1
+
+
 def test_scan_with_a_prefix_yields_only_ids_that_start_with_it_across_chunks(doc_store):
     ids = ["run-1/0", "run-1/1", "run-1/2", "run-1/3", "run-10/0", "run-1", "run-0/9", "run-2/0", "run-1/\u00e9"]
     for doc_id in ids:
