@@ -6,7 +6,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from ..core import documents
-from ..core.reading import read
+from ..core.reading import as_crawled, read
 from .stores import blobs_of, docs_of
 
 
@@ -30,9 +30,7 @@ class Command(ScrapyCommand):
             if digest and body is None:
                 counts["missing-body"] += 1  # recorded, not guessed at: the old analysis stays
                 continue
-            # Re-read from the snapshot as crawled: a reclassification (js-required) is the analysis's to make.
-            crawled = {**snapshot, "snapshot/error": None} if snapshot.get("snapshot/error") == "js-required" else snapshot
-            fresh = read(crawled, body, timestamp)
+            fresh = read(as_crawled(snapshot), body, timestamp)  # a reclassification is the reading's to make
             key = documents.analysis_id(snapshot)
             old = docs.get("analysis", key) or {}
             if any(old.get(k) != fresh.get(k) for k in documents.ANALYSIS_KEYS[:-1] + ("snapshot/error",)):

@@ -4,6 +4,10 @@ from .analysis import analyse
 from .failures import cookie_check, cookie_notice, js_required
 
 
+# What `not_landing` may call a reached page; `as_crawled` undoes exactly these.
+RECLASSES = ("cookie-required", "js-required")
+
+
 def states_doi(found: dict) -> bool:
     """Whether an analysis found any DOI meta tag or the DOI anywhere on the page."""
     return bool(found.get("analysis/meta-tags")) or any(
@@ -18,8 +22,16 @@ def not_landing(found: dict, body: bytes, content_type: str | None, final_url: s
     if states_doi(found):
         return None
     if (final_url and cookie_check(final_url)) or cookie_notice(body, content_type):
-        return "cookie-required"
-    return "js-required" if js_required(body, content_type) else None
+        return RECLASSES[0]
+    return RECLASSES[1] if js_required(body, content_type) else None
+
+
+def as_crawled(snapshot_doc: dict) -> dict:
+    """The snapshot as the crawl reached it, before reading reclassified its page (`not_landing`), so it can be read
+    again. A chain that failed (no body stored) keeps its class: a cookie check can also end a redirect chain."""
+    if snapshot_doc.get("snapshot/error") in RECLASSES and snapshot_doc.get("snapshot/content-hash"):
+        return {**snapshot_doc, "snapshot/error": None}
+    return snapshot_doc
 
 
 def read(snapshot_doc: dict, body: bytes | None, timestamp: str) -> dict:

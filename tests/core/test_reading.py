@@ -1,7 +1,7 @@
 """landing.core.reading.read: a snapshot and its body to the analysis document, js-required included."""
 from landing.core import documents
 from landing.core.documents import ANALYSIS_KEYS
-from landing.core.reading import read
+from landing.core.reading import RECLASSES, as_crawled, read
 
 DOI = "10.1234/abc.5"
 TS = "2024-05-06T10:00:00Z"
@@ -19,10 +19,23 @@ COOKIE_ABSENT = (b"<html><head><title>Cookies disabled</title></head>"
 SILENT = b"<html><head><title>Session</title></head><body><p>One moment.</p></body></html>"
 
 
-def a_snapshot(error=None, content_type=HTML, final_url="https://pub.example/a"):
+def a_snapshot(error=None, content_type=HTML, final_url="https://pub.example/a", content_hash=None):
     pid = documents.pid(DOI, "crossref", "98", TS)
     return documents.snapshot(pid, timestamp=TS, driver="http", final_url=final_url, status=200,
-                              content_type=content_type, error=error)
+                              content_type=content_type, error=error, content_hash=content_hash)
+
+
+def test_every_class_reading_gives_a_page_is_undone_before_it_is_read_again():
+    for body in (COOKIE_ABSENT, SCRIPT_REDIRECT):
+        read_once = read(a_snapshot(content_hash="ab" * 32), body, TS)
+        assert read_once["snapshot/error"] in RECLASSES
+        assert as_crawled(read_once)["snapshot/error"] is None
+        assert read(as_crawled(read_once), body, TS)["snapshot/error"] == read_once["snapshot/error"]
+
+
+def test_a_chain_that_failed_at_a_cookie_check_keeps_its_class():
+    failed = a_snapshot(error="cookie-required", final_url="https://pub.example/action/cookieAbsent")
+    assert as_crawled(failed) == failed
 
 
 def test_page_asking_for_cookies_without_a_doi_becomes_cookie_required():

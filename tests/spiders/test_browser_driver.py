@@ -179,12 +179,15 @@ def test_browser_agrees_with_the_browser_truth_for_every_doi(browser_crawl):
 
 def test_the_browser_records_every_hop_redirects_and_client_side_moves(browser_crawl):
     truth, stores, _ = browser_crawl
+    moved = Counter()
     for doc in stores.export("snapshot"):
         scenario, hops = truth[doc["pid/doi"]]["scenario"], doc["snapshot/urls"]
         assert hops[0]["url"].startswith("https://doi.org/") and hops[0]["status"] == 302
         if scenario in ("js-redirect", "js-computed", "meta-refresh") and doc["snapshot/error"] is None:
             assert [hop.get("kind") for hop in hops].count("client-redirect") == 1, hops
             assert hops[-1]["url"] == doc["snapshot/final-url"]
+            moved[scenario] += 1
+    assert set(moved) == {"js-redirect", "js-computed", "meta-refresh"}, moved  # each kind of move was checked
 
 
 def test_each_doi_gets_its_own_browser_context_and_every_one_is_closed(browser_crawl):

@@ -172,9 +172,11 @@ def test_a_real_doi_on_a_domain_the_artifact_does_not_know_is_no_match(matched):
     assert matched["absent-domain"]["doi"] is None
 
 
-def test_every_result_records_its_attempts_as_evidence(matched):
+def test_every_result_records_its_attempts_as_evidence(matched, cases):
+    assert set(matched) == set(cases)
     for got in matched.values():
         assert set(got) == {"input", "doi", "method", "verification", "url", "subj_id", "evidence"}
+        assert got["evidence"], got["input"]
         for attempt in got["evidence"]:
             assert set(attempt) == {"step", "candidate", "outcome", "requests"}
 
