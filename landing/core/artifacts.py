@@ -52,8 +52,9 @@ class _Tally:
         correctness = doc.get("analysis/meta-tag-correctness")
         if correctness is not None:
             self.correctness[correctness] = self.correctness.get(correctness, 0) + 1
-        if doc.get("snapshot/error") is not None:
-            self.errors[doc["snapshot/error"]] = self.errors.get(doc["snapshot/error"], 0) + 1
+        error = doc.get("snapshot/error")
+        if error is not None:
+            self.errors[error] = self.errors.get(error, 0) + 1
         if reached and other is not None:
             flags = (_GOOD if found else _BAD) | (_CONFIRMED if correctness == "ok" else 0)
             self.related[other] = self.related.get(other, 0) | flags
