@@ -161,7 +161,9 @@ ITEM_PIPELINES = {
     "landing.pipelines.BlobPipeline": 400,
     "landing.pipelines.DocumentPipeline": 500,
 }
-EXTENSIONS = {"landing.extensions.Progress": 500}
+# Progress: the progress line. LevelGate: the root logger at LOG_LEVEL while the engine runs (no debug records made
+# only to be dropped).
+EXTENSIONS = {"landing.extensions.Progress": 500, "landing.extensions.LevelGate": 500}
 STATS_CLASS = "landing.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
 DOWNLOAD_HANDLERS = {"http": "landing.handlers.HttpHandler", "https": "landing.handlers.HttpHandler"}
