@@ -22,7 +22,7 @@ $(CHROMIUM):
 		|| echo "make: could not install chromium; browser tests skip, auto works as http"; \
 	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
-# Redis (Debian's redis-server) for the shared frontier's tests (landing/frontier_redis.py), which start their own.
+# Redis (Debian's redis-server) for the shared frontier's tests (landing/sampler/frontier_redis.py), which start their own.
 REDIS := /usr/bin/redis-server
 
 $(REDIS):
@@ -36,15 +36,15 @@ test: $(STAMP) $(CHROMIUM) $(REDIS)
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
 demo: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m landing.demo
+	$(BIN)/python -m landing_dev.demo
 
 # The same, with the snapshots (bodies and their JSON) in S3: moto's S3 server, started on a free port.
 demo-s3: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m landing.demo --s3
+	$(BIN)/python -m landing_dev.demo --s3
 
 # A tour of the sandbox alone: its APIs through the proxy and what its truth says.
 sandbox-demo: $(STAMP)
-	$(BIN)/python -m landing.sandbox.demo
+	$(BIN)/python -m landing_dev.sandbox.demo
 
 bench: $(STAMP)
 	$(BIN)/python bench/sandbox_scale.py

@@ -52,13 +52,13 @@ sys.path.insert(0, str(REPO))
 from cgroups import cpu_cap  # noqa: E402
 from landing import settings as defaults  # noqa: E402
 from landing.core.sampling import sample_size  # noqa: E402
-from landing.sandbox.generator import FULL_OWNERS  # noqa: E402
-from landing.sandbox.world import World  # noqa: E402
+from landing_dev.sandbox.generator import FULL_OWNERS  # noqa: E402
+from landing_dev.sandbox.world import World  # noqa: E402
 
 PROGRESS = re.compile(r"progress: (\d+) DOIs sampled, (\d+) visited \((\d+) pages, (\d+) failed\), "
                       r"[\d.]+ DOIs/s, (\d+) requests")
 FULL_RUN = 500_000
-# The real web's pace: under a sandbox a crawl starts its hosts at no delay (landing.endpoints.sandbox_pace).
+# The real web's pace: under a sandbox a crawl starts its hosts at no delay (landing.crawl.endpoints.sandbox_pace).
 REAL_PACE = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}"]
 REDIRECTS = (301, 302, 303, 307, 308)
 

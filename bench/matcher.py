@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from landing.sandbox.generator import generate  # noqa: E402
-from landing.sandbox.server import RunningSandbox  # noqa: E402
+from landing_dev.sandbox.generator import generate  # noqa: E402
+from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[1]
 JUNK = ("", "/abstract", "?utm_source=twitter&utm_medium=social", "#references")

@@ -25,9 +25,9 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from landing.core.artifacts import current  # noqa: E402
-from landing.sandbox.generator import generate  # noqa: E402
-from landing.sandbox.scenarios import ALL  # noqa: E402
-from landing.sandbox.server import RunningSandbox  # noqa: E402
+from landing_dev.sandbox.generator import generate  # noqa: E402
+from landing_dev.sandbox.scenarios import ALL  # noqa: E402
+from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
 from landing.stores import open_docs  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[1]

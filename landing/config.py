@@ -1,8 +1,8 @@
 """Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
 import re
 
-from .browser import DRIVERS, chromium_usable
-from .stores import StoreError, docs_from, open_blobs
+from landing.browser.driver import DRIVERS, chromium_usable
+from landing.stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
            "LANDING_DRIVER": DRIVERS}

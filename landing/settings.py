@@ -4,8 +4,8 @@ README "Settings" lists the same table; Scrapy's own settings changed from their
 """
 
 BOT_NAME = "landing"
-SPIDER_MODULES = ["landing.spiders"]
-NEWSPIDER_MODULE = "landing.spiders"
+SPIDER_MODULES = ["landing.sampler.spider", "landing.match.spider"]
+NEWSPIDER_MODULE = "landing.sampler"
 COMMANDS_MODULE = "landing.commands"
 
 # --- Where things are -----------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ LANDING_RUN = "auto"
 # (with CONCURRENT_REQUESTS 256) visited 63 DOIs/s with the CPU 77% busy; 2,000 (with 512) 89, CPU-bound.
 LANDING_FRONTIER = 2000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
-# share as one frontier (landing.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
+# share as one frontier (landing.sampler.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
 # each DOI leased to one worker until its visit is stored, so a worker's death loses nothing. All must use the same
 # LANDING_DOCS and LANDING_BLOBS (README "Several workers"). Unset (default): one process, no Redis.
 LANDING_FRONTIER_REDIS = None
@@ -105,8 +105,8 @@ LANDING_BROWSER_SETTLE = 5.0
 LANDING_RESOLVER_ROBOTS = "ignore"
 # LANDING_ADDRESS_GUARD: refuse every request (redirect hops and robots.txt fetches included) whose host is, or
 # resolves to, a loopback, private, shared (100.64/10), link-local, multicast, reserved or cloud-metadata
-# address (landing/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. The browser
-# driver's own requests are judged too (landing/browser_rules.py; its server redirects only after the fact).
+# address (landing/crawl/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. The browser
+# driver's own requests are judged too (landing/browser/rules.py; its server redirects only after the fact).
 # Always off when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
 LANDING_ADDRESS_GUARD = True
 # LANDING_KEEPALIVE / LANDING_IDLE_CONNECTIONS: an idle connection is kept this many seconds for its host's next
@@ -132,20 +132,20 @@ LANDING_MATCH_CONCURRENCY = 100
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
-    "landing.guard.AddressGuardMiddleware": 80,  # before robots.txt: a refused host gets no request at all
-    "landing.middlewares.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
-    "landing.middlewares.ServiceSlotsMiddleware": 95,
+    "landing.crawl.guard.AddressGuardMiddleware": 80,  # before robots.txt: a refused host gets no request at all
+    "landing.crawl.robots.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
+    "landing.crawl.slots.ServiceSlotsMiddleware": 95,
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "landing.middlewares.RecentRobotsTxtMiddleware": 100,  # where RobotsTxtMiddleware was: a bounded cache
+    "landing.crawl.robots.RecentRobotsTxtMiddleware": 100,  # where RobotsTxtMiddleware was: a bounded cache
     "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
-    "landing.middlewares.ChainCookiesMiddleware": 700,  # where CookiesMiddleware was: one jar per DOI chain
+    "landing.crawl.cookies.ChainCookiesMiddleware": 700,  # where CookiesMiddleware was: one jar per DOI chain
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "landing.middlewares.RetryAfterMiddleware": 550,  # where RetryMiddleware was
+    "landing.crawl.retry.RetryAfterMiddleware": 550,  # where RetryMiddleware was
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
-    "landing.middlewares.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
+    "landing.crawl.redirects.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
-    "landing.middlewares.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
-    "landing.middlewares.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
+    "landing.crawl.redirects.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
+    "landing.crawl.proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
 }
 # Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth to
 # limit, its hops need no Referer (a browser following a DOI from the address bar sends none), its URLs come
@@ -157,16 +157,16 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
 ITEM_PIPELINES = {
-    "landing.pipelines.AnalysisPipeline": 300,  # first: it may reclassify the snapshot (js-required)
-    "landing.pipelines.BlobPipeline": 400,
-    "landing.pipelines.DocumentPipeline": 500,
+    "landing.sampler.pipelines.AnalysisPipeline": 300,  # first: it may reclassify the snapshot (js-required)
+    "landing.sampler.pipelines.BlobPipeline": 400,
+    "landing.sampler.pipelines.DocumentPipeline": 500,
 }
 # Progress: the progress line. LevelGate: the root logger at LOG_LEVEL while the engine runs (no debug records made
 # only to be dropped).
-EXTENSIONS = {"landing.extensions.Progress": 500, "landing.extensions.LevelGate": 500}
-STATS_CLASS = "landing.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
+EXTENSIONS = {"landing.sampler.progress.Progress": 500, "landing.crawl.log_level.LevelGate": 500}
+STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
-DOWNLOAD_HANDLERS = {"http": "landing.handlers.HttpHandler", "https": "landing.handlers.HttpHandler"}
+DOWNLOAD_HANDLERS = {"http": "landing.crawl.handlers.HttpHandler", "https": "landing.crawl.handlers.HttpHandler"}
 ROBOTSTXT_OBEY = True
 USER_AGENT = "landing/0.1 (scholarly landing-page sampler; +https://github.com/landing/landing)"
 REDIRECT_MAX_TIMES = 10
@@ -180,9 +180,9 @@ RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 # publisher hops were paced by their own hosts (not the resolver's slot), 512 (see LANDING_FRONTIER).
 CONCURRENT_REQUESTS = 512
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
-# Every hop of a DOI's chain is paced by its own host's slot (landing.middlewares: Scrapy's redirects kept the
+# Every hop of a DOI's chain is paced by its own host's slot (landing.crawl.redirects: Scrapy's redirects kept the
 # resolver's). Through LANDING_SANDBOX, whose sites have no one to be polite to, hosts start at no delay unless
-# AUTOTHROTTLE_START_DELAY is set explicitly (landing.endpoints.sandbox_pace).
+# AUTOTHROTTLE_START_DELAY is set explicitly (landing.crawl.endpoints.sandbox_pace).
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
@@ -192,7 +192,7 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 # doi.org publishes no limit: 32 at once is what a full run needs (500,000 DOIs in two hours is 70 a second).
 # No delay: a slot with one sends a single request per delay whatever its concurrency, and the timer's
 # granularity made 0.01 s (a nominal 100/s) about 25 requests a second. The API slots are paced at the services' published limits when the crawl starts
-# (landing.endpoints.service_slots: Crossref 3/s with LANDING_MAILTO, 1/s without; DataCite 500 per 5 minutes),
+# (landing.crawl.endpoints.service_slots: Crossref 3/s with LANDING_MAILTO, 1/s without; DataCite 500 per 5 minutes),
 # except through LANDING_SANDBOX, which enforces none; the values here are the sandbox's.
 DOWNLOAD_SLOTS = {
     "doi.org": {"concurrency": 32, "delay": 0},

@@ -1,10 +1,10 @@
 """Shared fixtures: generated worlds and a running sandbox server on a free port."""
 import pytest
 
-from landing.sandbox.generator import generate
-from landing.sandbox.server import RunningSandbox
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.server import RunningSandbox
 from tests.redis_server import running_redis
-from tests.spiders.crawling import Stores
+from tests.sampler.crawling import Stores
 
 
 @pytest.fixture(scope="session")
@@ -18,7 +18,7 @@ def mixed_world(tmp_path_factory):
 @pytest.fixture(scope="session")
 def every_scenario_world(tmp_path_factory):
     """A world whose DOIs take every scenario in turn (8 DOIs each)."""
-    from landing.sandbox import scenarios
+    from landing_dev.sandbox import scenarios
     directory = tmp_path_factory.mktemp("every")
     generate(directory, 8 * len(scenarios.ALL), seed=11, only=list(scenarios.ALL))
     return directory

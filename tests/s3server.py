@@ -1,7 +1,7 @@
-"""This test session's moto S3 server (landing.moto), started on first use and stopped at exit."""
+"""This test session's moto S3 server (landing_dev.local_s3), started on first use and stopped at exit."""
 import atexit
 
-from landing import moto
+from landing_dev import local_s3 as moto
 
 _running = {}
 

@@ -54,7 +54,7 @@ def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path
 
 
 def test_the_auto_driver_without_chromium_is_no_problem(tmp_path):
-    # It works as http and warns (tests/spiders/test_doi_sampler_callbacks.py).
+    # It works as http and warns (tests/sampler/test_spider_callbacks.py).
     assert problems(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "none"))) == []
 
 

@@ -1,8 +1,8 @@
 """Scrapyd end to end: a real Scrapyd, the project deployed with scrapyd-deploy, doi_sampler scheduled on a sandbox.
 
 Scrapyd runs from the .venv (so its jobs import the same dependencies) in a temporary directory with its own
-scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, setup.py and
-the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
+scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, landing_dev/, setup.py
+and the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
 """
 import configparser
 import json
@@ -22,7 +22,7 @@ import pytest
 
 from landing.core.sampling import sample_size
 from landing.stores import open_docs
-from tests.spiders.crawling import PROJECT, truth_of
+from tests.sampler.crawling import PROJECT, truth_of
 
 BIN = Path(sys.executable).parent
 SAMPLE_MIN, SAMPLE_MAX = 2, 10
@@ -144,7 +144,8 @@ def scrapyd(tmp_path_factory):
 def deployed(scrapyd, tmp_path_factory):
     """The project deployed with `scrapyd-deploy test` from a copy; (the egg Scrapyd stored, deploy output)."""
     copy = tmp_path_factory.mktemp("project")
-    shutil.copytree(PROJECT / "landing", copy / "landing", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for package in ("landing", "landing_dev"):  # the checkout a user deploys from has both
+        shutil.copytree(PROJECT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy(PROJECT / "setup.py", copy)
     config = (PROJECT / "scrapy.cfg").read_text()
     (copy / "scrapy.cfg").write_text(f"{config}\n[deploy:test]\nurl = {scrapyd.url}\n")  # project from [deploy]
@@ -174,6 +175,7 @@ def test_the_egg_holds_every_file_of_the_landing_package_and_names_the_settings(
               if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
     assert wanted - names == set(), "files under landing/ missing from the egg (package_data in setup.py?)"
     assert "[scrapy]\nsettings = landing.settings" in entry_points
+    assert sorted({name.split("/")[0] for name in names}) == ["EGG-INFO", "landing"]  # no sandbox, demo, local S3
     assert "\nName: landing\n" in info  # built from the repo's setup.py, not one scrapyd-deploy wrote ("project")
 
 

@@ -5,9 +5,9 @@ import time
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..core import documents
-from ..core.reading import as_crawled, read
-from .stores import blobs_of, docs_of
+from landing.core import documents
+from landing.core.reading import as_crawled, read
+from landing.commands.stores import blobs_of, docs_of
 
 
 class Command(ScrapyCommand):

@@ -4,8 +4,8 @@ import sys
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..rebuild import rebuild
-from .stores import docs_of
+from landing.artifacts.rebuild import rebuild
+from landing.commands.stores import docs_of
 
 
 class Command(ScrapyCommand):

@@ -4,7 +4,7 @@ import sys
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
-from ..config import problems
+from landing.config import problems
 
 
 class Command(ScrapyCrawl):

@@ -6,7 +6,7 @@ import sys
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from .stores import docs_of
+from landing.commands.stores import docs_of
 
 KINDS = ("pid", "snapshot", "analysis", "report", "run", "sample", "visit")
 

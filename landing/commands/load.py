@@ -4,9 +4,9 @@ import sys
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from .. import unwritten
-from ..stores import StoreError
-from .stores import docs_of
+from landing.stores import unwritten
+from landing.stores import StoreError
+from landing.commands.stores import docs_of
 
 
 class Command(ScrapyCommand):

@@ -8,11 +8,11 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from ..core.decisions import Decisions
-from ..core.evaluation import tabulate, render_table
-from ..matcher import ARTIFACT, ArtifactError, load_artifact
-from ..spiders.matcher import MatcherSpider
-from .stores import docs_of
+from landing.core.decisions import Decisions
+from landing.core.evaluation import tabulate, render_table
+from landing.match.api import ARTIFACT, ArtifactError, load_artifact
+from landing.match.spider import MatcherSpider
+from landing.commands.stores import docs_of
 
 
 class Command(ScrapyCommand):

@@ -51,7 +51,11 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if len(args) != 2 or args[0] not in ("generate", "serve", "truth"):
             raise UsageError("expected: " + USAGE.strip(), print_help=False)
-        from landing.sandbox.world import WorldError
+        try:
+            from landing_dev.sandbox.world import WorldError
+        except ImportError:  # a Scrapyd egg ships landing/ only: the sandbox lives in the checkout (landing_dev/)
+            raise UsageError("the sandbox is a development tool: run it from a checkout of the project, where "
+                             "landing_dev/ is", print_help=False) from None
         try:
             getattr(self, "_" + args[0])(args[1], opts)
         except (WorldError, ValueError, OSError) as error:
@@ -59,8 +63,8 @@ class Command(ScrapyCommand):
             self.exitcode = 2
 
     def _generate(self, outdir, opts):
-        from landing.sandbox import scenarios
-        from landing.sandbox.generator import generate
+        from landing_dev.sandbox import scenarios
+        from landing_dev.sandbox.generator import generate
         if (opts.dois is None) == (opts.owners is None):
             raise UsageError("generate needs --dois N or --owners N (not both)", print_help=False)
         only = None
@@ -73,8 +77,8 @@ class Command(ScrapyCommand):
         print(f"sandbox: expected failures (truth.jsonl 'error'): {stats['errors']}")
 
     def _serve(self, directory, opts):
-        from landing.sandbox.server import serve_forever
-        from landing.sandbox.world import World
+        from landing_dev.sandbox.server import serve_forever
+        from landing_dev.sandbox.world import World
         world = World(directory)
 
         def announce(url):
@@ -84,6 +88,6 @@ class Command(ScrapyCommand):
                       log=_progress if opts.log else None)
 
     def _truth(self, directory, opts):
-        from landing.sandbox.truth import write_truth
+        from landing_dev.sandbox.truth import write_truth
         stats = write_truth(directory, progress=_progress)
         print(f"sandbox: wrote {directory}/truth.jsonl; failures: {stats['errors']}")

@@ -4,7 +4,7 @@ A helper module, not a command: it defines no ScrapyCommand, so `scrapy` lists n
 """
 from scrapy.exceptions import UsageError
 
-from ..stores import StoreError, docs_from, open_blobs
+from landing.stores import StoreError, docs_from, open_blobs
 
 
 def docs_of(settings):

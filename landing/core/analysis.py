@@ -2,7 +2,7 @@
 from lxml import etree
 from w3lib.encoding import html_to_unicode
 
-from .doi import best_expression, find_expressions, normalise, split_expression
+from landing.core.doi import best_expression, find_expressions, normalise, split_expression
 
 # Meta names (compared lower-case) whose content states the page's own DOI, with the evidence for each.
 # The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are ../shared/corpus pages.

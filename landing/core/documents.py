@@ -2,7 +2,7 @@
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
-from .doi import normalise, prefix
+from landing.core.doi import normalise, prefix
 
 PID_KEYS = ("pid/doi", "pid/doi-prefix", "pid/ra", "pid/member-id", "pid/global-member-id", "pid/timestamp")
 SNAPSHOT_KEYS = ("snapshot/resource-url", "snapshot/timestamp", "snapshot/urls", "snapshot/final-url",

@@ -1,7 +1,7 @@
 """`scrapy match --evaluate`: how many labelled URLs each method and verification matched rightly or wrongly."""
 from collections import Counter
 
-from .matching import METHODS, VERIFICATIONS
+from landing.core.matching import METHODS, VERIFICATIONS
 
 
 def tabulate(pairs) -> list[tuple]:

@@ -2,8 +2,8 @@
 import re
 from urllib.parse import unquote
 
-from .analysis import DOI_META_NAMES
-from .doi import normalise, prefix, split_expression
+from landing.core.analysis import DOI_META_NAMES
+from landing.core.doi import normalise, prefix, split_expression
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")

@@ -1,7 +1,7 @@
 """From a snapshot and its body to its analysis document: the one path the crawl and `scrapy analyze` share."""
-from . import documents
-from .analysis import analyse
-from .failures import cookie_check, cookie_notice, js_required
+from landing.core import documents
+from landing.core.analysis import analyse
+from landing.core.failures import cookie_check, cookie_notice, js_required
 
 
 # What `not_landing` may call a reached page; `as_crawled` undoes exactly these.

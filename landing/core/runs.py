@@ -10,7 +10,7 @@ Ids sort by plan order, so a resumed run walks its plan and its visits side by s
 """
 import random
 
-from .sampling import sample_size
+from landing.core.sampling import sample_size
 
 STATES = ("listing", "visiting", "finished")
 ORDER_DIGITS, RANK_DIGITS = 7, 4  # up to 10 million owners, and the largest API sample (DataCite: 1,000)

@@ -5,7 +5,7 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 
 from w3lib.url import safe_url_string, url_query_cleaner
 
-from .documents import domain as domain  # re-exported: the artifacts' host rule, kept in one place
+from landing.core.documents import domain as domain  # re-exported: the artifacts' host rule, kept in one place
 
 # Query parameters that only say how a visitor arrived, never which content to serve.
 # Compared case-insensitively, after percent-decoding the name.

@@ -5,14 +5,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
-from landing.stores.checks import (
-    StoreError,
-    check_id,
-    check_key,
-    check_kind,
-    check_prefix,
-    encode,
-)
+from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
 __all__ = ["BlobStore", "DocStore", "StoreError", "content_hash"]
 

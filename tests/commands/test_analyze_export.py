@@ -4,7 +4,7 @@ import shutil
 import pytest
 
 from landing.stores import open_blobs, open_docs
-from tests.spiders.crawling import Stores
+from tests.sampler.crawling import Stores
 
 STRIP = ("analysis/timestamp",)
 

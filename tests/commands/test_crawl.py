@@ -1,7 +1,7 @@
 """`scrapy crawl doi_sampler` refuses bad settings up front and fails loudly when its run could not do its work."""
 import socket
 
-from tests.spiders.crawling import Stores
+from tests.sampler.crawling import Stores
 
 
 def _closed_port() -> int:

@@ -1,7 +1,7 @@
 """`scrapy load FILE...` puts saved documents into the configured store and names every line it skips."""
-from landing import unwritten
+from landing.stores import unwritten
 from landing.stores import open_docs
-from tests.spiders.crawling import Stores
+from tests.sampler.crawling import Stores
 
 
 def test_saved_documents_are_loaded_into_the_store(tmp_path):

@@ -4,10 +4,10 @@ import json
 import pytest
 
 from landing.core.analysis import DOI_META_NAMES, analyse
-from landing.sandbox.analysis_truth import DOI_META_NAMES as SANDBOX_META_NAMES
-from landing.sandbox.http import Request
-from landing.sandbox.web import State, respond
-from landing.sandbox.world import World
+from landing_dev.sandbox.analysis_truth import DOI_META_NAMES as SANDBOX_META_NAMES
+from landing_dev.sandbox.http import Request
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.world import World
 
 DOI = "10.5555/1234"
 NOTHING = {"analysis/meta-tags": [], "analysis/meta-tag-correctness": "missing", "analysis/doi-in-text": None,

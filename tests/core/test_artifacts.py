@@ -2,20 +2,7 @@
 import json
 from collections.abc import Iterator
 
-from landing.core.artifacts import (
-    BAD_CSV,
-    DECISIONS_JSON,
-    GOOD_CSV,
-    Aggregate,
-    Artifacts,
-    aggregate,
-    diff,
-    merge,
-    parse,
-    render,
-    report_id,
-    reports,
-)
+from landing.core.artifacts import (BAD_CSV, DECISIONS_JSON, GOOD_CSV, Aggregate, Artifacts, aggregate, diff, merge, parse, render, report_id, reports)
 
 
 def doc(doi="10.1371/a", domain="journals.plos.org", error=None, correctness="missing",

@@ -1,16 +1,7 @@
 """landing.core.doi: normalising DOIs, their prefixes, and the expressions a page writes them in."""
 import pytest
 
-from landing.core.doi import (
-    EXPRESSIONS,
-    best_expression,
-    express,
-    find_dois,
-    find_expressions,
-    normalise,
-    prefix,
-    split_expression,
-)
+from landing.core.doi import (EXPRESSIONS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression)
 
 DOI = "10.1371/journal.pone.0160617"
 

@@ -3,8 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure,
-                                   redirect_failure, script_location, status_failure)
+from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure, redirect_failure, script_location, status_failure)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 

@@ -1,19 +1,7 @@
 """landing.core.matching: literal DOIs and shortDOIs, PIIs, URL candidates, page rankings, the result shape."""
 import pytest
 
-from landing.core.matching import (
-    MAX_URL_CANDIDATES,
-    METHODS,
-    VERIFICATIONS,
-    attempt,
-    literal,
-    pii,
-    pii_variants,
-    rank_meta_dois,
-    rank_text_dois,
-    result,
-    url_candidates,
-)
+from landing.core.matching import (MAX_URL_CANDIDATES, METHODS, VERIFICATIONS, attempt, literal, pii, pii_variants, rank_meta_dois, rank_text_dois, result, url_candidates)
 
 DOI = "10.1371/journal.pone.0160617"
 SICI = "10.1002/(sici)1097-4636(199706)35:4<447::aid-jbm5>3.0.co;2-g"

@@ -1,18 +1,7 @@
 """landing.core.urls: tracking removal, exact and basic URL equality, and the subject URL of a page."""
 import pytest
 
-from landing.core.urls import (
-    TRACKING_PARAMETERS,
-    TRACKING_PREFIXES,
-    basic_key,
-    domain,
-    exact_key,
-    is_tracking,
-    same_basic,
-    same_exact,
-    strip_tracking,
-    subject_url,
-)
+from landing.core.urls import (TRACKING_PARAMETERS, TRACKING_PREFIXES, basic_key, domain, exact_key, is_tracking, same_basic, same_exact, strip_tracking, subject_url)
 
 ARTICLE = "https://journals.plos.org/plosone/article"
 

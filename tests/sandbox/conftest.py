@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from landing.sandbox.server import RunningSandbox
+from landing_dev.sandbox.server import RunningSandbox
 
 
 def read_jsonl(path):

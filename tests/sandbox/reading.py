@@ -1,6 +1,6 @@
 """An independent reading of a served HTML page with lxml: what it says about a DOI.
 
-Follows the rules landing/sandbox/analysis_truth.py states for the truth fields, but works from the HTML
+Follows the rules landing_dev/sandbox/analysis_truth.py states for the truth fields, but works from the HTML
 the sandbox sends rather than from the page spec it was rendered from:
 - DOI meta tags are <meta name=...> whose name (lower-cased) is one of the DOI meta names;
 - hyperlinks are <a href>;
@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import lxml.html
 
-from landing.sandbox.analysis_truth import DOI_META_NAMES
+from landing_dev.sandbox.analysis_truth import DOI_META_NAMES
 
 # Best first (DESIGN.md); each with the start it writes before the bare DOI.
 EXPRESSIONS = (("https-doi", "https://doi.org/"), ("https-dx-doi", "https://dx.doi.org/"),

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from landing.sandbox.generator import generate
-from landing.sandbox.web import State, respond
-from landing.sandbox.http import Request
-from landing.sandbox.world import World
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.http import Request
+from landing_dev.sandbox.world import World
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no landing-page corpus at {CORPUS}")

@@ -5,8 +5,8 @@ from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
 
 import pytest
 
-from landing.sandbox import scenarios
-from landing.sandbox.platforms import PLACEHOLDER_DOI
+from landing_dev.sandbox import scenarios
+from landing_dev.sandbox.platforms import PLACEHOLDER_DOI
 from tests.sandbox import reading
 from tests.sandbox.client import REDIRECTS, follow, get, meta_refresh_target
 

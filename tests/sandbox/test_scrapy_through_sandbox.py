@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from landing.sandbox.server import RunningSandbox
+from landing_dev.sandbox.server import RunningSandbox
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from landing.sandbox import scenarios
-from landing.sandbox.server import RunningSandbox
+from landing_dev.sandbox import scenarios
+from landing_dev.sandbox.server import RunningSandbox
 from tests.sandbox import reading
 from tests.sandbox.client import RETRY_STATUSES, follow, get
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from landing.sandbox.generator import generate
-from landing.sandbox.world import FORMAT, World, WorldError
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.world import FORMAT, World, WorldError
 from tests.sandbox.client import get
 
 PROJECT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """The hand-written example world (tests/worlds/example, described in docs/sandbox.md) answers as written.
 
-Pure: the router (landing.sandbox.web.respond) is called directly, no server. The world is copied to a
+Pure: the router (landing_dev.sandbox.web.respond) is called directly, no server. The world is copied to a
 temporary directory first, because loading a world builds its SQLite index beside it.
 """
 import json
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from landing.sandbox.analysis_truth import page_truth
-from landing.sandbox.http import Request
-from landing.sandbox.truth import BROWSER, COOKIES, HTTP, walk
-from landing.sandbox.web import State, respond
-from landing.sandbox.world import World
+from landing_dev.sandbox.analysis_truth import page_truth
+from landing_dev.sandbox.http import Request
+from landing_dev.sandbox.truth import BROWSER, COOKIES, HTTP, walk
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.world import World
 
 EXAMPLE = Path(__file__).parent / "example"
 W = "https://www.harbour-lane.example"

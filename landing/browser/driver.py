@@ -1,0 +1,196 @@
+"""The browser driver: scrapy-playwright driving the system's Chromium, configured only when LANDING_DRIVER asks.
+
+`playwright install` is never needed: Chromium is Debian's (LANDING_CHROMIUM). Each DOI gets its own browser
+context (cookies, storage), closed when its visit ends, as ChainCookiesMiddleware does for the HTTP driver.
+"""
+import asyncio
+import logging
+import os
+
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+from scrapy_playwright.page import PageMethod
+
+from landing.browser.rules import BrowserRules, Stop, stopped
+from landing.crawl.endpoints import resolver_hosts
+from landing.crawl.handlers import cap_pool
+
+logger = logging.getLogger(__name__)
+
+HANDLER = "landing.browser.driver.BrowserHandler"
+# Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
+# Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
+# renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (100 browser visits:
+# 65 s of CPU before, 50 s after, pages read alike), which is most of what auto costs on a full run.
+ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
+        "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync", "--disable-extensions",
+        "--renderer-process-limit=2", "--disable-site-isolation-trials",
+        "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
+        "--blink-settings=imagesEnabled=false", "--disable-remote-fonts"]
+DRIVERS = ("http", "browser", "auto")
+
+
+def driver(settings) -> str:
+    """The driver a crawl uses: LANDING_DRIVER, except that auto without an executable Chromium is http."""
+    chosen = settings.get("LANDING_DRIVER")
+    if chosen == "auto" and not chromium_usable(settings.get("LANDING_CHROMIUM")):
+        return "http"
+    return chosen
+
+
+def chromium_usable(chromium: str | None) -> bool:
+    """Whether LANDING_CHROMIUM names an executable."""
+    return bool(chromium) and os.access(chromium, os.X_OK)
+
+
+def configure(settings) -> None:
+    """Install the Playwright download handler and Chromium's options, unless the driver is plain HTTP."""
+    if driver(settings) not in ("browser", "auto"):
+        return
+    handlers = {**settings.getdict("DOWNLOAD_HANDLERS"), "http": HANDLER, "https": HANDLER}
+    settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
+    launch = {"executable_path": settings.get("LANDING_CHROMIUM"), "headless": True, "args": ARGS}
+    if settings.get("LANDING_SANDBOX"):
+        launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
+    settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
+    settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
+    # An object, not a path: scrapy-playwright's load_object takes callables as they are.
+    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings, resolver_hosts(settings)),
+                 priority="spider")
+    settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
+    settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
+                 priority="spider")
+
+
+class BrowserHandler(ScrapyPlaywrightDownloadHandler):
+    """scrapy-playwright's handler, once per crawl for both schemes, starting Playwright at the first browser visit.
+
+    Scrapy builds one handler per scheme, and each of scrapy-playwright's starts its own Playwright (and later its
+    own Chromium) when the engine starts. Under LANDING_DRIVER=auto most crawls need no browser, or need it for a
+    handful of DOIs: one shared handler that starts on demand makes auto cost nothing until a DOI needs it.
+    Requests without `playwright` meta go through Scrapy's HTTP/1.1 handler, which this one extends.
+    """
+
+    lazy = False
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        shared = getattr(crawler, "_landing_browser_handler", None)
+        if shared is None:
+            shared = crawler._landing_browser_handler = cls(crawler)
+        return shared
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        cap_pool(self, crawler.settings)
+        self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
+
+    async def _maybe_launch_in_thread(self) -> None:
+        """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
+
+    async def _download_request(self, request, spider=None):
+        async with self.start_lock:
+            if not self.started:
+                await self._launch()
+                self.started = True
+        return await super()._download_request(request, spider)
+
+    async def close(self) -> None:
+        if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
+            self.closed = True
+            await super().close()
+
+
+class Navigation:
+    """The main frame's responses during one visit, in order: every redirect and every page it moved through."""
+
+    def __init__(self):
+        self.responses: list[tuple[str, int, dict]] = []
+        self.failed: str | None = None  # the main frame's last navigation, when it failed after every response
+        self.late: tuple[str, Stop] | None = None  # a redirect Chromium followed that the rules forbid
+
+    async def __call__(self, response):
+        request = response.request
+        if request.is_navigation_request() and response.frame == response.frame.page.main_frame:
+            self.responses.append((response.url, response.status, response.headers))
+            self.failed = None
+
+    async def request_failed(self, request):
+        if request.is_navigation_request() and request.frame == request.frame.page.main_frame:
+            self.failed = request.url
+
+    def stop(self) -> tuple[str, Stop] | None:
+        """(URL, why) when landing.browser.rules kept this visit from a URL, or judged a redirect to it after the
+        fact; None otherwise."""
+        if self.late:
+            return self.late
+        found = stopped(self.failed)
+        return (self.failed, found) if found else None
+
+    def hops_to(self, url: str) -> list[dict]:
+        """The hops before url, then url itself, not fetched (status None): the chain of a stopped visit."""
+        chain = []
+        for hop in self.hops():
+            if hop["url"] == url:
+                break
+            chain.append(hop)
+        return chain + [{"url": url, "status": None}]
+
+    def hops(self) -> list[dict]:
+        """[{url, status}] like the HTTP driver's; a page that moved on by itself is `kind: client-redirect`."""
+        chain = []
+        for n, (url, status, _) in enumerate(self.responses):
+            hop = {"url": url, "status": status}
+            if n < len(self.responses) - 1 and not 300 <= status < 400:
+                hop["kind"] = "client-redirect"  # a meta refresh or a script: the browser does not say which
+            chain.append(hop)
+        return chain
+
+    def last(self) -> tuple[str | None, int | None, dict]:
+        return self.responses[-1] if self.responses else (None, None, {})
+
+
+def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
+    """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
+    meta = {
+        "pid": pid, "playwright": True, "playwright_include_page": True,
+        "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
+        "playwright_context": f"doi {pid['pid/doi']}", "handle_httpstatus_all": True,
+        "landing_navigation": Navigation(),
+        "playwright_page_methods": [PageMethod(settle, settle_ms)],
+    }
+    navigation = meta["landing_navigation"]
+    meta["playwright_page_event_handlers"] = {"response": navigation, "requestfailed": navigation.request_failed}
+    if sandbox:
+        meta["playwright_context_kwargs"] = {"ignore_https_errors": True}  # the sandbox's certificate is self-signed
+    return meta
+
+
+async def settle(page, settle_ms: float) -> None:
+    """After `load`, let scripts move on (challenges, computed redirects) until the network is quiet, for at most
+    settle_ms. Many real pages never go quiet (analytics beacons, long polling): they are read as they are then."""
+    try:
+        await page.wait_for_load_state("networkidle", timeout=settle_ms)
+    except PlaywrightTimeoutError:
+        logger.debug("%s: the network was still busy after %.0f ms; read as it is", page.url, settle_ms)
+
+
+async def end(meta: dict, rules: BrowserRules | None) -> None:
+    """End a visit: judge the redirects Chromium followed by itself (BrowserRules.after_the_fact), then close."""
+    page, navigation = meta.get("playwright_page"), meta["landing_navigation"]
+    if page is not None and isinstance(rules, BrowserRules) and navigation.stop() is None:
+        try:
+            navigation.late = await rules.after_the_fact(navigation.hops(), page.context)
+        except Exception as error:  # a context that went away: the robots.txt question cannot be asked
+            logger.debug("judging the redirects of %s: %r", meta["pid"]["pid/doi"], error)
+    await close(meta)
+
+
+async def close(meta: dict) -> None:
+    """Close the visit's browser context (and with it the page and its cookies)."""
+    page = meta.get("playwright_page")
+    if page is not None:
+        try:
+            await page.context.close()
+        except Exception as error:  # a browser that already went away has nothing left to close
+            logger.debug("closing the browser context of %s: %r", meta["pid"]["pid/doi"], error)

@@ -1,0 +1,143 @@
+"""What Chromium may fetch by itself during a browser visit (scrapy-playwright's PLAYWRIGHT_ABORT_REQUEST).
+
+Scrapy's middlewares see only the request that starts a visit; Chromium then follows redirects, runs scripts that
+navigate, and fetches subresources on its own. These rules hold it to what the HTTP driver is held to: no
+pictures, media, fonts or styles (a landing page is read, not looked at); no host the address guard refuses
+(subresources included: a page's script could otherwise reach the metadata service from the crawling machine);
+and no page navigation robots.txt disallows, under the same policy as RobotsPolicyMiddleware.
+
+Why the visit stopped is kept by URL (`stopped`), for the visit's Navigation to name its class.
+
+What these rules cannot stop: Playwright routes only the first request of an HTTP redirect chain, so Chromium
+follows a server's 3xx without asking them (even a 3xx fulfilled from a route). `after_the_fact` judges those
+hops once the visit has ended: the page is then discarded and the visit classed as if it had been stopped,
+but the request itself has been made.
+"""
+import asyncio
+import logging
+from collections import OrderedDict
+from typing import NamedTuple
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+from landing.crawl.guard import judge, lookup
+
+logger = logging.getLogger(__name__)
+
+SKIPPED = frozenset({"image", "media", "font", "stylesheet"})
+LOOKUP_TIMEOUT = 10.0
+ROBOTS_TIMEOUT_MS = 10_000
+_REMEMBERED = 4096  # hosts, origins and stopped URLs kept; the oldest go first
+
+
+class Stop(NamedTuple):
+    """Why Chromium was kept from a URL: a failure class, what to say, and the stat to count it under."""
+    error: str
+    detail: str
+    stat: str
+
+
+_STOPPED: OrderedDict[str, Stop] = OrderedDict()
+
+
+def stopped(url: str | None) -> Stop | None:
+    """Why the rules kept Chromium from url, if they did."""
+    return _STOPPED.get(url) if url else None
+
+
+class BrowserRules:
+    """The callable scrapy-playwright asks about every request Chromium makes: True aborts it."""
+
+    def __init__(self, guard: bool, robots: bool, resolver_hosts: frozenset = frozenset(), obey_resolver=False,
+                 user_agent: str = "*"):
+        self.guard, self.robots, self.user_agent = guard, robots, user_agent
+        self.resolver_hosts, self.obey_resolver = resolver_hosts, obey_resolver
+        self.answers: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self.robots_files: OrderedDict[str, asyncio.Future] = OrderedDict()
+
+    @classmethod
+    def from_settings(cls, settings, resolver_hosts: frozenset) -> "BrowserRules":
+        return cls(guard=not settings.get("LANDING_SANDBOX") and settings.getbool("LANDING_ADDRESS_GUARD", True),
+                   robots=settings.getbool("ROBOTSTXT_OBEY"), resolver_hosts=resolver_hosts,
+                   obey_resolver=settings.get("LANDING_RESOLVER_ROBOTS") == "obey",
+                   user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*")
+
+    def __repr__(self):  # as the crawl's settings log shows it
+        return f"BrowserRules(guard={self.guard}, robots={self.robots}, obey_resolver={self.obey_resolver})"
+
+    async def __call__(self, request) -> bool:
+        if request.resource_type in SKIPPED:
+            return True
+        navigation = request.is_navigation_request()
+        context = request.frame.page.context if navigation and self.robots else None  # navigations have frames
+        stop = await self.verdict(request.url, context, navigation)
+        if stop:
+            logger.warning("browser %s: %s", request.resource_type, stop.detail)
+            return _stop(request.url, stop)
+        return False
+
+    async def verdict(self, url: str, context, navigation: bool) -> Stop | None:
+        """Why Chromium must not fetch url, or None; robots.txt is asked (through context) for navigations only."""
+        if self.guard:
+            refusal = await judge(url, self._answers)
+            if refusal:
+                return Stop("refused-address", str(refusal), f"landing/refused/{refusal.reason}")
+        if self.robots and navigation and not await self._allowed(url, context):
+            return Stop("robots", f"Forbidden by robots.txt: {url}", "landing/browser/robots")
+        return None
+
+    async def after_the_fact(self, hops: list[dict], context) -> tuple[str, Stop] | None:
+        """The first redirect target of a visit's hops that the rules would have stopped, and why."""
+        for before, hop in zip(hops, hops[1:]):
+            if 300 <= (before.get("status") or 0) < 400:
+                stop = await self.verdict(hop["url"], context, navigation=True)
+                if stop:
+                    logger.warning("browser followed a redirect the rules forbid (%s); the visit is discarded",
+                                   stop.detail)
+                    return hop["url"], stop
+        return None
+
+    async def _answers(self, host: str) -> tuple[str, ...]:
+        if host not in self.answers:
+            found = await lookup(host, LOOKUP_TIMEOUT)
+            if not found:
+                return found  # failures are not cached: they may be transient
+            _remember(self.answers, host, found)
+        return self.answers[host]
+
+    async def _allowed(self, url: str, context) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or (parts.hostname in self.resolver_hosts and not self.obey_resolver):
+            return True
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self.robots_files:  # one fetch per origin, shared by every visit that asks meanwhile
+            _remember(self.robots_files, origin, asyncio.ensure_future(_robots(context, origin)))
+        try:
+            rules = await asyncio.shield(self.robots_files[origin])
+        except Exception as error:  # Playwright's errors, a context closed while asking: allowed, and asked again
+            logger.debug("robots.txt of %s: %r", origin, error)
+            self.robots_files.pop(origin, None)
+            return True
+        return rules is None or rules.can_fetch(url, self.user_agent)
+
+
+async def _robots(context, origin: str) -> Protego | None:
+    """The origin's robots.txt as Scrapy's default parser reads it; None (all allowed) unless it answers 200,
+    as Scrapy's RobotsTxtMiddleware treats a missing or failing robots.txt."""
+    response = await context.request.get(f"{origin}/robots.txt", timeout=ROBOTS_TIMEOUT_MS, max_redirects=5)
+    if response.status != 200:
+        return None
+    return Protego.parse(await response.text())
+
+
+def _stop(url: str, stop: Stop) -> bool:
+    _remember(_STOPPED, url, stop)
+    return True
+
+
+def _remember(table: OrderedDict, key: str, value) -> None:
+    table[key] = value
+    table.move_to_end(key)
+    if len(table) > _REMEMBERED:
+        table.popitem(last=False)

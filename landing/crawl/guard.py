@@ -1,0 +1,119 @@
+"""Refuse every request whose host is, or resolves to, a loopback, private, link-local or cloud-metadata address.
+
+A crawler follows redirects chosen by strangers: without this, a publisher's 302 to http://169.254.169.254/ or to
+an intranet name would make the crawl fetch (and store) what only the crawling machine can reach.
+"""
+import asyncio
+import logging
+import socket
+from collections import OrderedDict
+from urllib.parse import urlsplit
+
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.resolver import dnscache
+
+from landing.core.addresses import forbidden, literal_address, local_name
+
+logger = logging.getLogger(__name__)
+_SCRAPY_RESOLVER = "scrapy.resolver.CachingThreadedResolver"
+
+
+class ForbiddenAddress(IgnoreRequest):
+    """A request refused because its host is, or resolves to, an address a crawler must not reach."""
+
+    def __init__(self, host: str, address: str | None, reason: str, via: str = "resolves to"):
+        self.host, self.address, self.reason = host, address, reason
+        where = host if address in (None, host) else f"{host} {via} {address}"
+        super().__init__(f"refused: {where} ({reason})")
+
+
+class AddressGuardMiddleware:
+    """Check every hop (redirects come back through process_request) before it reaches robots.txt or the network.
+
+    DNS rebinding: Scrapy resolves the host again when it connects, and a hostile name server may answer
+    differently then. Two things close most of that gap. Answers are cached per host for the crawl (bounded LRU),
+    so one host is judged by one answer. And with Scrapy's default resolver (CachingThreadedResolver, DNS cache
+    on), the checked IPv4 answer is written into Scrapy's DNS cache, which is what the connection uses; an entry
+    already there is checked too. What remains: another resolver (TWISTED_DNS_RESOLVER, DNSCACHE_ENABLED=False,
+    the httpx/aiohttp download handlers), or Scrapy's cache evicting the pin (FIFO, DNSCACHE_SIZE hosts) between
+    this check and the connection; requests through a proxy are resolved by the proxy, on its network.
+    """
+
+    def __init__(self, stats, cache_size: int, timeout: float, pin: bool):
+        self.stats, self.cache_size, self.timeout, self.pin = stats, max(cache_size, 1), timeout, pin
+        self.cache: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        settings = crawler.settings
+        # The sandbox is a proxy on 127.0.0.1 serving an offline world: refusing local addresses would refuse it all.
+        if settings.get("LANDING_SANDBOX") or not settings.getbool("LANDING_ADDRESS_GUARD", True):
+            raise NotConfigured
+        pin = settings.getbool("DNSCACHE_ENABLED") and settings.get("TWISTED_DNS_RESOLVER") == _SCRAPY_RESOLVER
+        return cls(crawler.stats, settings.getint("DNSCACHE_SIZE"), settings.getfloat("DNS_TIMEOUT"), pin)
+
+    async def process_request(self, request, spider=None):
+        refusal = await judge(request.url, self._addresses)
+        if refusal:
+            self._refuse(refusal)
+        return None
+
+    def _refuse(self, refusal: ForbiddenAddress):
+        self.stats.inc_value(f"landing/refused/{refusal.reason}")
+        logger.warning(str(refusal))
+        raise refusal
+
+    async def _addresses(self, host: str) -> tuple[str, ...]:
+        """Every A and AAAA answer for `host` (none when resolution fails: the download then fails as DNS does),
+        plus the address Scrapy's DNS cache will connect to."""
+        addresses = self.cache.get(host)
+        if addresses is None:
+            addresses = await self._lookup(host)
+            if addresses:  # failures are not cached: they may be transient
+                self.cache[host] = addresses
+                if len(self.cache) > self.cache_size:
+                    self.cache.popitem(last=False)
+        else:
+            self.cache.move_to_end(host)
+        if not self.pin:
+            return addresses
+        pinned = dnscache.get(host)
+        if isinstance(pinned, str):
+            return (*addresses, pinned)
+        first_v4 = next((a for a in addresses if ":" not in a), None)
+        if first_v4 and pinned is None:
+            dnscache[host] = first_v4  # CachingThreadedResolver.getHostByName answers from here when connecting
+        return addresses
+
+    async def _lookup(self, host: str) -> tuple[str, ...]:
+        return await lookup(host, self.timeout)
+
+
+async def judge(url: str, addresses) -> ForbiddenAddress | None:
+    """The refusal of a URL whose host is a local name, a forbidden literal, or has a forbidden answer, else None.
+
+    `addresses(host)` awaits the host's answers.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None  # data:, file:, s3: ... name no host this guard can judge
+    host = parts.hostname
+    reason = local_name(host)
+    if reason:
+        return ForbiddenAddress(host, None, reason)
+    literal = literal_address(host)
+    for address in (literal,) if literal else await addresses(host):
+        reason = forbidden(address)
+        if reason:
+            return ForbiddenAddress(host, address, reason, via="is" if literal else "resolves to")
+    return None
+
+
+async def lookup(host: str, timeout: float) -> tuple[str, ...]:
+    """Every A and AAAA answer for host, in order; none when resolution fails."""
+    loop = asyncio.get_running_loop()
+    try:
+        found = await asyncio.wait_for(loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), timeout)
+    except (OSError, UnicodeError, asyncio.TimeoutError):
+        return ()
+    return tuple(dict.fromkeys(info[4][0] for info in found))

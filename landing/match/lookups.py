@@ -1,0 +1,109 @@
+"""The matcher's network questions, asked through Scrapy's engine and cached: does a DOI exist, what does a
+shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."""
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import scrapy
+
+from landing.core.doi import normalise, resolver_path
+from landing.crawl.failures import exception_failure
+from landing.crawl.signals import chain_ended
+from landing.crawl.responses import headers
+
+
+@dataclass
+class Fetched:
+    """A URL followed to its end: the last URL, its status and body, the hops taken, or the failure class."""
+    url: str
+    final_url: str | None = None
+    status: int | None = None
+    headers: dict | None = None
+    body: bytes | None = None
+    hops: int = 0
+    error: str | None = None
+
+
+class Lookups:
+    """One cache per crawl; concurrent askers of the same question share one request."""
+
+    def __init__(self, engine, resolver: str, crossref_api: str, mailto=None):
+        self.engine, self.resolver, self.crossref_api, self.mailto = engine, resolver, crossref_api, mailto
+        self.cache: dict = {}
+        self.jars = itertools.count()
+
+    async def _once(self, key, make):
+        """make()'s (value, requests) the first time key is asked; (value, 0) from the cache after that."""
+        if key in self.cache:
+            value, _ = await asyncio.shield(self.cache[key])
+            return value, 0
+        self.cache[key] = asyncio.ensure_future(make())
+        return await asyncio.shield(self.cache[key])
+
+    async def fetch(self, url: str, **meta) -> Fetched:
+        """GET url, following redirects and meta refreshes with Scrapy's middlewares.
+
+        Each fetch has its own cookie jar, dropped when it ends, as each of the sampler's DOIs has: what one
+        input's chain was given never carries another past a cookie wall.
+        """
+        jar = f"fetch {next(self.jars)}"
+        request = scrapy.Request(url, dont_filter=True, meta={"landing_chain": True, "cookiejar": jar, **meta})
+        try:
+            response = await self.engine.download_async(request)
+        except Exception as error:  # every download failure becomes a class (robots, dns...), as in the sampler
+            return Fetched(url, error=exception_failure(error, [url]))
+        finally:
+            self.engine.crawler.signals.send_catch_log(chain_ended, jar=jar)
+        hops = len(response.meta.get("redirect_urls", [])) + 1
+        return Fetched(url, response.url, response.status, headers(response), response.body, hops)
+
+    async def handle(self, handle: str) -> tuple[dict | None, int]:
+        """The Handle API's record for a handle, or None when it is not registered; (record, requests made)."""
+        async def ask():
+            url = f"{self.resolver}/api/handles/{resolver_path(handle)}"
+            got = await self.fetch(url, landing_api=True)
+            if got.status == 200 and got.body:
+                payload = json.loads(got.body)
+                return (payload if payload.get("responseCode") == 1 else None), got.hops
+            return None, got.hops
+        return await self._once(("handle", handle.lower()), ask)
+
+    async def exists(self, doi: str) -> tuple[bool, int]:
+        record, requests = await self.handle(doi)
+        return record is not None, requests
+
+    async def alias(self, short: str) -> tuple[str | None, int]:
+        """The DOI a shortDOI stands for (its HS_ALIAS value), or None."""
+        record, requests = await self.handle(short)
+        for value in (record or {}).get("values", []):
+            if value.get("type") == "HS_ALIAS":
+                return normalise(value["data"]["value"]), requests
+        return None, requests
+
+    async def pii(self, variants: list[str]) -> tuple[list[str], int]:
+        """DOIs whose Crossref alternative-id is one of the PII's written forms (first form that finds any)."""
+        requests = 0
+        for variant in variants:
+            async def ask(variant=variant):
+                query = f"filter=alternative-id:{quote(variant, safe='')}&select=DOI&rows=5"
+                if self.mailto:
+                    query += f"&mailto={quote(self.mailto)}"
+                got = await self.fetch(f"{self.crossref_api}/works?{query}", landing_api=True)
+                if got.status != 200 or not got.body:
+                    return [], got.hops
+                items = (json.loads(got.body).get("message") or {}).get("items") or []
+                return sorted({normalise(i["DOI"]) for i in items if i.get("DOI")}), got.hops
+            found, made = await self._once(("pii", variant), ask)
+            requests += made
+            if found:
+                return found, requests
+        return [], requests
+
+    async def resolve(self, doi: str) -> tuple[Fetched, int]:
+        """Where resolving the DOI leads: the chain followed from the resolver to its end; (fetched, requests)."""
+        async def ask():
+            got = await self.fetch(f"{self.resolver}/{resolver_path(doi)}")
+            return got, got.hops
+        return await self._once(("resolve", doi), ask)

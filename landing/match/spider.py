@@ -1,0 +1,146 @@
+"""matcher: turn URLs seen on the web into DOIs, cheapest method first, saying how each match was verified.
+
+The decisions are landing.core.matching, .decisions and .urls; this spider only asks the network
+(landing.match.lookups) what those decisions need, and records every attempt as evidence.
+"""
+import asyncio
+
+import scrapy
+
+from landing.core import matching
+from landing.core.analysis import read_page
+from landing.core.decisions import domain_verification, prefixes_on
+from landing.core.doi import find_dois, prefix
+from landing.core.failures import page_failure
+from landing.core.urls import domain, same_basic, same_exact, subject_url
+from landing.crawl.endpoints import endpoint
+from landing.match.lookups import Lookups
+from landing import settings as project_settings
+
+INPUTS = "matcher-inputs"
+
+
+class MatcherSpider(scrapy.Spider):
+    name = "matcher"
+    # The sampler's pipelines and progress lines are not the matcher's; its output is the JSON it prints.
+    # Inputs enter through their own download slot: AutoThrottle's start delay must not pace them.
+    custom_settings = {"ITEM_PIPELINES": {}, "LANDING_PROGRESS_INTERVAL": 0, "LOG_LEVEL": "WARNING",
+                       "DOWNLOAD_SLOTS": {**project_settings.DOWNLOAD_SLOTS, INPUTS: {"concurrency": 64, "delay": 0}}}
+
+    def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
+        super().__init__(**kwargs)
+        self.inputs, self.decisions, self.fetch = list(inputs), decisions, fetch
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        s = crawler.settings
+        spider.lookups = None
+        spider.endpoints = (endpoint(s, "LANDING_DOI_RESOLVER"), endpoint(s, "LANDING_CROSSREF_API"),
+                            s.get("LANDING_MAILTO"))
+        spider.text_cap = s.getint("LANDING_MATCH_TEXT_CANDIDATES")
+        return spider
+
+    async def start(self):
+        self.lookups = Lookups(self.crawler.engine, *self.endpoints)
+        self.running = asyncio.Semaphore(self.crawler.settings.getint("LANDING_MATCH_CONCURRENCY"))
+        for number, text in enumerate(self.inputs):
+            # A data: URL costs no network: it only hands each input to a callback inside the engine.
+            yield scrapy.Request(f"data:,{number}", callback=self.match, dont_filter=True,
+                                 meta={"input": text, "number": number, "download_slot": INPUTS})
+
+    async def match(self, response):
+        text, evidence = response.meta["input"].strip(), []
+        try:
+            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
+                found = await self._match(text, evidence)
+        except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
+            self.logger.exception("matching %r failed", text)
+            evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
+            found = matching.result(text, None, None, None, None, None, evidence)
+        yield {"number": response.meta["number"], **found}
+
+    async def _match(self, text, evidence):
+        url = text if text.lower().startswith(("http://", "https://")) else None
+        literal = matching.literal(text)
+        if literal:
+            return await self._literal(text, literal, evidence)
+        pii = matching.pii(text)
+        if pii:
+            dois, requests = await self.lookups.pii(matching.pii_variants(pii))
+            evidence.append(matching.attempt("pii", pii, f"found {len(dois)}", requests))
+            if len(dois) == 1:  # a PII shared by several DOIs says nothing trustworthy
+                return matching.result(text, dois[0], "pii", "lookup", None, None, evidence)
+        if url is None:
+            return matching.result(text, None, None, None, None, None, evidence)
+        found = await self._url(text, evidence)
+        if found:
+            return found
+        if not self.fetch:
+            return matching.result(text, None, None, None, None, None, evidence)
+        return await self._page(text, evidence)
+
+    async def _literal(self, text, literal, evidence):
+        kind, value = literal
+        if kind == "short":
+            doi, requests = await self.lookups.alias(value)
+            evidence.append(matching.attempt("doi-literal", value, "alias" if doi else "unknown-short-doi", requests))
+        else:
+            exists, requests = await self.lookups.exists(value)
+            doi = value if exists else None
+            evidence.append(matching.attempt("doi-literal", value, "exists" if exists else "not-found", requests))
+        return matching.result(text, doi, "doi-literal" if doi else None, "literal" if doi else None, None, None,
+                               evidence)
+
+    async def _url(self, text, evidence):
+        """landing-page-url: the first candidate DOI in the URL that exists, verified or no match."""
+        for candidate in matching.url_candidates(text):
+            exists, requests = await self.lookups.exists(candidate)
+            if not exists:
+                evidence.append(matching.attempt("landing-page-url", candidate, "not-found", requests))
+                continue
+            verification = await self._checked(candidate, [text], evidence, "landing-page-url") if self.fetch else None
+            verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
+                                                               allow_domain_only=True)
+            evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))
+            if verification:  # the page itself was not fetched: its subject is the input, tracking removed
+                return matching.result(text, candidate, "landing-page-url", verification, None,
+                                       subject_url(text, text, []), evidence)
+            return None  # the URL's own DOI exists but nothing vouches for it here: read the page instead
+        return None
+
+    async def _checked(self, doi, urls, evidence, step):
+        """checked-url-exact / -basic when resolving the DOI leads back to one of urls, else None."""
+        resolved, requests = await self.lookups.resolve(doi)
+        outcome = None
+        if resolved.final_url and not resolved.error:
+            if any(same_exact(resolved.final_url, u) for u in urls):
+                outcome = "checked-url-exact"
+            elif any(same_basic(resolved.final_url, u) for u in urls):
+                outcome = "checked-url-basic"
+        evidence.append(matching.attempt(step, doi, f"resolves to {resolved.final_url or resolved.error}", requests))
+        return outcome
+
+    async def _page(self, text, evidence):
+        """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
+        page = await self.lookups.fetch(text)
+        failure = page.error or page_failure(page.status, (page.headers or {}).get("content-type"), page.headers or {},
+                                             page.body or b"")
+        evidence.append(matching.attempt("fetch", text, failure or f"{page.status} {page.final_url}", page.hops))
+        if failure:
+            return matching.result(text, None, None, None, page.final_url, None, evidence)
+        read = read_page(page.body, page.headers.get("content-type"))
+        subj = subject_url(text, page.final_url, read["canonicals"])
+        here, urls = domain(page.final_url), [text, page.final_url]
+        for doi in matching.rank_meta_dois(read["meta-tags"]):
+            verification = await self._checked(doi, urls, evidence, "landing-page-meta-tag")
+            verification = verification or domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)
+            evidence.append(matching.attempt("landing-page-meta-tag", doi, verification or "unverified", 0))
+            if verification:
+                return matching.result(text, doi, "landing-page-meta-tag", verification, page.final_url, subj, evidence)
+        known = prefixes_on(self.decisions, here)
+        for doi in matching.rank_text_dois(find_dois(read["text"]), known, self.text_cap):
+            verification = await self._checked(doi, urls, evidence, "landing-page-page-text")
+            if verification:  # no domain fallback: reference lists are full of other works' DOIs
+                return matching.result(text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence)
+        return matching.result(text, None, None, None, page.final_url, subj, evidence)

@@ -1,0 +1,70 @@
+"""The bounded frontier: how many sampled DOIs may be in the crawl at once, so memory does not grow with the run.
+
+A DOI enters when its visit is scheduled (or its owner's sample is asked for, reserving the sample's size) and
+leaves when its final snapshot is stored, so the scheduler, the downloader and the pipelines together never
+hold more than LANDING_FRONTIER DOIs' requests and bodies. The spider asks for the next owners as it drains.
+"""
+import asyncio
+
+
+class Frontier:
+    def __init__(self, bound: int):
+        self.bound, self.size = bound, 0
+        self._changed = asyncio.Event()
+
+    @classmethod
+    def of(cls, crawler):
+        """The crawl's one frontier (the spider fills it; DocumentPipeline empties it)."""
+        if getattr(crawler, "landing_frontier", None) is None:
+            settings, bound = crawler.settings, crawler.settings.getint("LANDING_FRONTIER")
+            # Shared, the bound is per worker: N workers hold N times the DOIs, each as many as one process would.
+            crawler.landing_frontier = SharedFrontier(bound * max(1, settings.getint("LANDING_WORKERS"))) \
+                if settings.get("LANDING_FRONTIER_REDIS") else cls(bound)
+        return crawler.landing_frontier
+
+    def queued(self) -> None:
+        """A DOI's visit was handed to the scheduler; here it stays in the frontier until its visit is stored."""
+
+    async def enter(self, n: int = 1) -> None:
+        """Wait for room for n more DOIs (all at once when the frontier is empty, whatever n), then take it."""
+        while self.size and self.size + n > self.bound:
+            self._changed.clear()
+            await self._changed.wait()
+        self.size += n
+
+    def leave(self, n: int = 1) -> None:
+        self.size -= n
+        self._changed.set()
+
+    async def drained(self) -> None:
+        """Wait until every DOI that entered has left."""
+        while self.size > 0:
+            self._changed.clear()
+            await self._changed.wait()
+
+
+class SharedFrontier(Frontier):
+    """The bound across the workers of a Redis frontier (landing.sampler.frontier_redis): the DOIs queued or leased there,
+    plus the leader's own (samples asked for, visits not yet pushed). A DOI leaves this worker's count once its
+    visit is pushed; the workers' acks take it out of Redis."""
+
+    poll = 0.2  # seconds between looks at Redis while the frontier is full: other workers' acks come from there
+
+    def __init__(self, bound: int):
+        super().__init__(bound)
+        self.shared = None  # () -> (pending, leased): the scheduler's queue lengths, set once it is open
+
+    def _total(self) -> int:
+        return self.size + (sum(self.shared()) if self.shared else 0)
+
+    async def enter(self, n: int = 1) -> None:
+        while (total := self._total()) and total + n > self.bound:
+            await asyncio.sleep(self.poll)
+        self.size += n
+
+    def queued(self) -> None:
+        self.leave()
+
+    async def drained(self) -> None:
+        while self._total() > 0:
+            await asyncio.sleep(self.poll)

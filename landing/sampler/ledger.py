@@ -1,0 +1,63 @@
+"""The run's ledger in the document store (rules in landing.core.runs): open or resume a run, store its plan, walk it.
+
+Every method blocks on the store: the crawl calls them on the document store's own thread (pipelines.Stores),
+the one that also writes the crawl's documents, so reads see every document the crawl has put.
+"""
+from itertools import islice
+
+from landing.core import runs
+
+CHUNK = 500  # sample documents read at a time while walking a plan (each holds up to 100 DOIs)
+
+
+class Ledger:
+    def __init__(self, docs, wanted: str, sources: list[str], minimum: int, maximum: int):
+        self.docs, self.wanted, self.sources, self.minimum, self.maximum = docs, wanted, sources, minimum, maximum
+
+    def open(self, now: str) -> tuple[dict, bool]:
+        """(the run document, resumed?): LANDING_RUN's run, or a new one, stored before any work starts."""
+        run, resumed = runs.choose(list(self.docs.scan("run")), self.wanted, now)
+        if resumed:
+            return run, True
+        run = runs.run_doc(run["run/id"], now, self.sources, self.minimum, self.maximum)
+        self.docs.put("run", run["run/id"], run)
+        self.docs.flush()
+        return run, False
+
+    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], now: str) -> dict:
+        """Store the plan's sample documents, then the run as `visiting`; returns the run document."""
+        samples = runs.plan(run["run/id"], owners, run["run/sample-min"], run["run/sample-max"])
+        for sample in samples:
+            self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)
+        run = {**run, "run/state": "visiting", "run/owners": len(samples), "run/updated": now}
+        # After its samples, in the same ordered buffer: a run is `visiting` only once its whole plan is stored.
+        self.docs.put("run", run["run/id"], run)
+        self.docs.flush()
+        return run
+
+    def chunk(self, run: dict, after: int) -> list[tuple[dict, set[int]]]:
+        """The next plan entries past order `after` (-1: from the start), each with the ranks already visited."""
+        run_id, prefix = run["run/id"], f"{run['run/id']}/"
+        start = runs.sample_id(run_id, after) if after >= 0 else ""
+        samples = [s for s in islice(self.docs.scan("sample", prefix=prefix, after=start), CHUNK)
+                   if s["sample/order"] < run["run/owners"]]  # a longer plan of an earlier listing, left over
+        visited: dict[int, set[int]] = {}
+        if any(s["sample/dois"] is not None for s in samples):
+            first, last = samples[0]["sample/order"], samples[-1]["sample/order"]
+            # From just before the chunk's first owner: the visits of owners walked already are not read again.
+            for visit in self.docs.scan("visit", prefix=prefix, after=runs.sample_id(run_id, first)):
+                if visit["visit/order"] > last:
+                    break
+                visited.setdefault(visit["visit/order"], set()).add(visit["visit/rank"])
+        return [(s, visited.get(s["sample/order"], set())) for s in samples]
+
+    def store(self, kind: str, doc_id: str, doc: dict) -> None:
+        """Write one document of the run now (a sample, before workers sharing the frontier visit its DOIs)."""
+        self.docs.put(kind, doc_id, doc)
+        self.docs.flush()
+
+    def finish(self, run: dict, now: str) -> dict:
+        run = {**run, "run/state": "finished", "run/updated": now}
+        self.docs.put("run", run["run/id"], run)
+        self.docs.flush()
+        return run

@@ -1,0 +1,72 @@
+"""Listing, the first step of a run: every owner of each source with its DOI count, before any sample (sample
+sizes depend on the largest owner). A mixin of the doi_sampler spider, which provides `_api`, the endpoints and
+the `listing` counts, `members`, `clients` and `listed` state.
+"""
+import json
+
+from landing.core.sources import crossref, datacite
+
+
+class OwnerListing:
+    def _listing_requests(self):
+        if "crossref" in self.sources:
+            self.listing["crossref"] = 1
+            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members,
+                            listing="crossref")
+        if "datacite" in self.sources:
+            self.listing["datacite"] = 1
+            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients, listing="datacite")
+
+    def _listed(self, source, failed=False, more=0):
+        """One listing request of `source` answered (or failed), `more` of them asked for in its place."""
+        self.listing[source] += more - 1
+        if failed:
+            self.listing[f"{source}-failed"] = True
+        if not any(n for key, n in self.listing.items() if not key.endswith("-failed")):
+            self.listed.set()
+
+    def _owners(self):
+        """[(ra, owner, DOI count)] once listing is over, or None (logged) when it failed or found nobody."""
+        if any(key.endswith("-failed") for key in self.listing):
+            self.logger.error("The owners could not all be listed: no plan is stored, and the same command "
+                              "lists them again")
+            return None
+        owners = [("crossref", m["id"], m["total"]) for m in self.members]
+        owners += [("datacite", client, total) for client, total in self.clients.items()]
+        if not owners:
+            self.crawler.stats.set_value("landing/run/sampled_nothing", 1)
+            self.logger.error("The APIs list no member or client: there is nothing to sample")
+            return None
+        self.logger.info("Listed %d Crossref members and %d DataCite clients", len(self.members), len(self.clients))
+        return owners
+
+    # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
+    # arrive while this callback's output is still being consumed.
+    def parse_members(self, response):
+        members, cursor, total = crossref.parse_members(json.loads(response.text))
+        self.members += members
+        if cursor:
+            url = crossref.members_url(self.crossref_api, self.mailto, cursor)
+        elif members and len(self.members) < total:
+            # The route answered without a next-cursor (member cursors are not everywhere): page by offset.
+            url = crossref.members_url(self.crossref_api, self.mailto, offset=len(self.members))
+        else:
+            url = None
+        self._listed("crossref", more=1 if url else 0)
+        if url:
+            yield self._api(url, self.parse_members, listing="crossref")
+
+    def parse_clients(self, response):
+        clients, following = datacite.parse_clients(json.loads(response.text))
+        self._listed("datacite", more=len(clients) + (1 if following else 0))
+        for client in clients:
+            self.clients[client] = 0
+            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client,
+                            listing="datacite")
+        if following:
+            yield self._api(following, self.parse_clients, listing="datacite")
+
+    def parse_count(self, response):
+        self.clients[response.meta["owner"]] = datacite.parse_total(json.loads(response.text))
+        self._listed("datacite")
+

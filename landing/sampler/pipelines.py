@@ -1,0 +1,258 @@
+"""Item pipelines: page to its analysis, body to the blob store, documents to the store, artifacts at close."""
+import asyncio
+import json
+import logging
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from scrapy import signals
+
+import redis
+
+from landing.sampler import frontier_redis
+from landing.stores import unwritten
+from landing.core import documents
+from landing.core.reading import read
+from landing.sampler.frontier import Frontier
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
+from landing.artifacts.rebuild import rebuild
+from landing.stores import StoreError, docs_from, open_blobs
+
+logger = logging.getLogger(__name__)
+
+
+class Stores:
+    """The crawl's document and blob stores, opened once and shared by the pipelines and the spider.
+
+    Every call on the document store runs on its one worker thread (`call`), so a store that is slow or retrying
+    never stalls the crawl's event loop, and the store is used from one thread as it requires.
+    """
+
+    def __init__(self, settings):
+        self.docs = docs_from(settings)
+        self.blobs = open_blobs(settings.get("LANDING_BLOBS"))
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
+
+    async def call(self, function, *args):
+        """function(*args) on the document store's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self.worker, function, *args)
+
+    @classmethod
+    def of(cls, crawler):
+        if getattr(crawler, "landing_stores", None) is None:
+            crawler.landing_stores = cls(crawler.settings)
+        return crawler.landing_stores
+
+
+class BlobPipeline:
+    """Stores a snapshot's body under its sha256, and the snapshot's JSON beside it."""
+
+    def __init__(self, crawler):
+        self.blobs, self.stats = Stores.of(crawler).blobs, crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_item(self, item, spider=None):
+        if isinstance(item, SnapshotItem) and item.body is not None:
+            # In a worker thread when the store may block (S3's round trips), so the crawl's event loop never does.
+            if await asyncio.to_thread(self._put, item) if self.blobs.blocking else self._put(item):
+                self.stats.inc_value("landing/blobs_written")
+        return item
+
+    def _put(self, item) -> bool:
+        digest = item["snapshot/content-hash"]
+        written = self.blobs.put(f"snapshot/{digest}", item.body)
+        snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
+        self.blobs.put(f"snapshot/{digest}.json", json.dumps(snapshot, sort_keys=True).encode())
+        return written
+
+
+class AnalysisPipeline:
+    """Turns a snapshot into its analysis (landing.core.reading)."""
+
+    def process_item(self, item, spider=None):
+        if isinstance(item, SnapshotItem) and not isinstance(item, AnalysisItem):
+            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body, visit=item.visit,
+                                lease=item.lease)
+        return item
+
+
+class DocumentPipeline:
+    """Writes pid, snapshot and analysis documents under derived ids, and the run's ledger; at close, reports and
+    artifacts.
+
+    Every store call runs on the store's thread (Stores.call), in the order items arrive, so a DOI's visit record
+    is written after its snapshot and analysis, in the same batch or a later one; from a shared frontier, the DOI's
+    lease is acked once that batch is written, never before. While the store refuses writes,
+    documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds the crawl stops, and whatever is still
+    unwritten at close is saved to LANDING_UNWRITTEN_DIR.
+    """
+
+    def __init__(self, crawler):
+        self.crawler, self.stats, settings = crawler, crawler.stats, crawler.settings
+        self.stores = Stores.of(crawler)
+        self.docs, self.worker = self.stores.docs, self.stores.worker
+        self.frontier = Frontier.of(crawler)
+        self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
+        self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
+        self.warned_at, self.stopping = None, None
+        self.unwritten_leases, self.keeper = [], None  # leases whose visit records wait in the store's buffer
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        pipeline = cls(crawler)
+        crawler.signals.connect(pipeline.lost, signal=signals.item_error)
+        crawler.signals.connect(pipeline.lost, signal=signals.item_dropped)
+        return pipeline
+
+    def open_spider(self, spider=None):
+        if self.crawler.settings.get("LANDING_FRONTIER_REDIS"):
+            # A quiet buffer is written only on the next put: without this the last leases would never be acked.
+            self.keeper = asyncio.get_running_loop().create_task(self._write_for_acks())
+
+    async def process_item(self, item, spider=None):
+        if isinstance(item, (PidItem, AnalysisItem, LedgerItem)):
+            self._ack(await self.stores.call(self._put, item))
+            if getattr(item, "visit", None) and not item.lease:
+                self.frontier.leave()
+            self._watch_outage()
+        return item
+
+    def lost(self, item, response=None, spider=None, failure=None, exception=None):
+        """A DOI's final snapshot that a pipeline failed or dropped still leaves the frontier (it is not recorded
+        as visited, so a resumed run visits it again)."""
+        if getattr(item, "visit", None):
+            if item.lease:
+                self._ack([item.lease])
+            else:
+                self.frontier.leave()
+
+    def _ack(self, leases):
+        if not leases:
+            return
+        try:
+            frontier_redis.scheduler_of(self.crawler).ack_many(leases)
+        except redis.RedisError as error:
+            logger.warning("Cannot ack %d visits in the shared frontier, retrying: %s", len(leases), error)
+            self.worker.submit(self.unwritten_leases.extend, leases)  # back, on the thread that owns the list
+
+    async def _write_for_acks(self):
+        pause = max(self.docs.batch_seconds, 0.5)
+        while True:
+            await asyncio.sleep(pause)
+            self._ack(await self.stores.call(self._flush_written))
+
+    def _flush_written(self):
+        """On the store's thread: write the buffer if leases wait on it; the leases now written."""
+        if self.unwritten_leases:
+            try:
+                self.docs.flush()
+            except StoreError:
+                return []
+        return self._written()
+
+    def _written(self):
+        """On the store's thread: the leases whose visit records are written (all, once the buffer is empty)."""
+        if self.docs.pending or not self.unwritten_leases:
+            return []
+        leases, self.unwritten_leases = self.unwritten_leases, []
+        return leases
+
+    def _put(self, item):
+        """Store the item's documents (on the store's thread); returns the leases whose visits are now written."""
+        self._store(item)
+        if getattr(item, "lease", None):
+            self.unwritten_leases.append(item.lease)
+        return self._written()
+
+    def _store(self, item):
+        if isinstance(item, PidItem):
+            self.docs.put("pid", documents.pid_id(item), dict(item))
+            self.stats.inc_value("landing/pids")
+        elif isinstance(item, LedgerItem):
+            self.docs.put(item.kind, item.doc_id, dict(item))
+        else:
+            snapshot = documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
+            self.docs.put("snapshot", documents.snapshot_id(snapshot), snapshot)
+            self.docs.put("analysis", documents.analysis_id(item), dict(item))
+            self.stats.inc_value("landing/snapshots")
+            self.stats.inc_value(f"landing/error/{item['snapshot/error']}" if item["snapshot/error"]
+                                 else f"landing/correctness/{item['analysis/meta-tag-correctness']}")
+            if item.lease:  # from a shared frontier the leader writes no pid: the visiting worker does
+                self.docs.put("pid", documents.pid_id(item), documents.only(item, documents.PID_KEYS))
+                self.stats.inc_value("landing/pids")
+            if item.visit:  # last: a visit is recorded only once its snapshot and analysis are in the store
+                self.docs.put("visit", *item.visit)
+                self.stats.inc_value("landing/visits")
+
+    def _watch_outage(self):
+        since = self.docs.failing_since
+        if since is None:
+            self.warned_at = None
+            return
+        now = time.monotonic()
+        if self.warned_at is None or now - self.warned_at >= 30:
+            self.warned_at = now
+            logger.warning("The document store refuses writes (%s); %d documents kept in memory for %.0f s so far, "
+                           "retrying", self.docs.last_error, self.docs.pending, now - since)
+        if now - since > self.outage_max and self.stopping is None:
+            logger.error("The document store has refused writes for over %.0f s (LANDING_DOCS_OUTAGE_MAX): "
+                         "stopping the crawl", self.outage_max)
+            self.stats.set_value("landing/docs_outage", True)
+            self.stopping = asyncio.get_running_loop().create_task(
+                self.crawler.engine.close_spider_async(reason="docstore_unavailable"))
+
+    def close_spider(self, spider=None):
+        if self.keeper is not None:
+            self.keeper.cancel()
+        try:
+            self._ack(self.worker.submit(self._close).result())
+        finally:
+            self.worker.shutdown()
+
+    def _close(self):
+        """On the store's thread: the last write, the artifacts, the store closed; returns the leases written."""
+        written = []
+        try:
+            self.docs.flush()
+            written = self._written()
+        except StoreError as error:
+            self._save_unwritten(error)
+        try:
+            settings = self.crawler.settings
+            if settings.getbool("LANDING_EXPORT_ON_CLOSE") and self.stats.get_value("landing/snapshots"):
+                if self.docs.pending:
+                    logger.error("Artifacts not exported: the document store is missing documents of this crawl")
+                else:
+                    self._export(settings)
+        finally:
+            try:
+                self.docs.close()
+            finally:
+                Stores.of(self.crawler).blobs.close()
+        return written
+
+    def _export(self, settings):
+        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"))
+        for name, value in summary["lines"].items():
+            self.stats.set_value(f"landing/artifacts/{name}", value)
+        logger.info("Artifacts exported to %s (%s)", summary["version"],
+                    ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
+
+    def _save_unwritten(self, error):
+        count = self.docs.pending
+        self.stats.set_value("landing/docs_unwritten", count)
+        path = self.unwritten_dir / f"docs-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}.jsonl"
+        try:
+            unwritten.save(path, self.docs.unwritten())
+        except OSError as save_error:
+            logger.critical("%d documents are lost: the document store refused them (%s) and %s could not be "
+                            "written (%s)", count, error, path, save_error)
+            return
+        self.docs.abandon()
+        logger.error("The document store refused %d documents (%s); they are saved in %s: "
+                     "run `scrapy load %s` once the store is back", count, error, path, path)

@@ -1,0 +1,102 @@
+"""Which of the workers sharing a Redis frontier leads the run (lists the owners, stores the plan, samples), and
+how they split the per-host limits.
+
+The leader is whoever holds a lock in Redis (``<q>:leader``, expiring after LANDING_LEASE_SECONDS unless renewed);
+every worker, the leader too, visits what the leader shares. A leader that dies stops renewing, and the first
+worker to find the lock free leads next: it resumes the run the dead one had published, from the document store,
+as a restarted single crawl would; the visit ids the frontier is keyed by keep it from queueing a DOI twice.
+``<q>:run`` holds the last leadership's number, run id and state (``leading`` or ``ended``), so a worker knows
+when the run it joined is over and never starts another one after it.
+"""
+import uuid
+from urllib.parse import urlsplit
+
+from landing.crawl.endpoints import endpoint
+
+# KEYS: leader run; ARGV: token ttl_ms floor. Returns {status, floor, run}: status 1 renewed, 2 taken (a new
+# leadership; run is the id an unended one before it was on, to resume), 3 over (a leadership numbered above
+# `floor` has ended), 0 another worker leads. floor -1 (a worker's first call) is computed here, atomically
+# with the look: the last leadership that had ended when the worker came.
+_LEAD = """
+local n = tonumber(redis.call('HGET', KEYS[2], 'leadership') or '0')
+local state = redis.call('HGET', KEYS[2], 'state')
+local floor = tonumber(ARGV[3])
+if floor < 0 then
+  if state == 'ended' then floor = n else floor = n - 1 end
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1, floor, ''}
+end
+if state == 'ended' and n > floor then return {3, floor, ''} end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  local run = ''
+  if state == 'leading' then run = redis.call('HGET', KEYS[2], 'run') or '' end
+  redis.call('HSET', KEYS[2], 'leadership', n + 1, 'state', 'leading', 'run', run)
+  return {2, floor, run}
+end
+return {0, floor, ''}
+"""
+
+# KEYS: leader run; ARGV: token. Ends the leadership only if it is still this worker's.
+_END = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[2], 'state', 'ended')
+redis.call('DEL', KEYS[1])
+return 1
+"""
+
+
+FOLLOWING, RENEWED, TAKEN, OVER = 0, 1, 2, 3
+
+
+class SharedRun:
+    def __init__(self, server, key: str, ttl: float):
+        self.server, self.ttl_ms = server, int(ttl * 1000)
+        self.token = uuid.uuid4().hex
+        self.keys = [f"{key}:leader", f"{key}:run"]
+        self._lead, self._end = server.register_script(_LEAD), server.register_script(_END)
+        self.floor = -1  # the last leadership that had ended when this worker came: a previous crawl's
+        self.inherited = ""  # the run a leader that died was on, when this worker took over from it
+
+    def lead(self) -> int:
+        """Take the lead if it is free, or renew it: TAKEN, RENEWED, FOLLOWING (another leads) or OVER (a
+        leadership this worker followed has ended: the run's work is done)."""
+        status, self.floor, run = self._lead(keys=self.keys, args=[self.token, self.ttl_ms, self.floor])
+        if status == TAKEN:
+            self.inherited = run.decode() if isinstance(run, bytes) else run
+        return int(status)
+
+    def published(self) -> str:
+        """The run the current leadership said it works on ('' until it has)."""
+        run = self.server.hget(self.keys[1], "run")
+        return run.decode() if isinstance(run, bytes) else (run or "")
+
+    def publish(self, run_id: str) -> None:
+        """Say which run this leadership works on, for a worker that takes over if this one dies."""
+        self.server.hset(self.keys[1], "run", run_id)
+
+    def end(self) -> bool:
+        """The leader is done with the run (finished, or stopped for good in this crawl): the followers may stop."""
+        return bool(self._end(keys=self.keys, args=[self.token]))
+
+
+def share_hosts(settings) -> None:
+    """Split the per-host limits among LANDING_WORKERS workers, so together they ask a host no more than one would.
+
+    The resolver's slot is split too; the APIs' are not: only the leader asks them.
+    """
+    workers = settings.getint("LANDING_WORKERS")
+    if workers <= 1:
+        return
+    for name in ("CONCURRENT_REQUESTS_PER_DOMAIN", "CONCURRENT_REQUESTS_PER_IP"):
+        if settings.getint(name):
+            settings.set(name, max(1, settings.getint(name) // workers), priority=settings.getpriority(name))
+    target = settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
+    settings.set("AUTOTHROTTLE_TARGET_CONCURRENCY", max(1.0, target / workers),
+                 priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"))
+    slots = settings.getdict("DOWNLOAD_SLOTS")
+    resolver = urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname
+    if resolver in slots:
+        slots[resolver] = {**slots[resolver], "concurrency": max(1, slots[resolver].get("concurrency", 1) // workers)}
+        settings.set("DOWNLOAD_SLOTS", slots, priority=settings.getpriority("DOWNLOAD_SLOTS"))

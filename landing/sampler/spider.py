@@ -1,0 +1,406 @@
+"""doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
+import asyncio
+import json
+
+import redis
+import scrapy
+from scrapy import signals
+from scrapy.spidermiddlewares.httperror import HttpError
+
+from landing.browser import driver as browser
+from landing.core import documents, failures, runs
+from landing.core.runs import RunError
+from landing.core.analysis import analyse
+from landing.core.reading import read, states_doi
+from landing.core.doi import normalise, resolver_path
+from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, service_slots
+from landing.crawl.failures import exception_failure
+from landing.sampler.frontier import Frontier
+from landing.sampler.frontier_redis import LEASE, SHARED, scheduler_of
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
+from landing.sampler.ledger import Ledger
+from landing.sampler.shared_run import share_hosts
+from landing.crawl.signals import chain_ended
+from landing.crawl.responses import headers
+from landing.sampler.pipelines import Stores
+from landing.stores import StoreError
+from landing.sampler.leading import SharedLead
+from landing.sampler.listing import OwnerListing
+from landing.stores.base import content_hash
+from landing.core.sources import crossref, datacite
+
+API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
+
+
+class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
+    name = "doi_sampler"
+
+    @classmethod
+    def update_settings(cls, settings):
+        super().update_settings(settings)
+        browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
+        settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
+        sandbox_pace(settings)
+        if settings.get("LANDING_FRONTIER_REDIS"):
+            settings.set("SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER"))
+            share_hosts(settings)
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        s = crawler.settings
+        spider.crossref_api = endpoint(s, "LANDING_CROSSREF_API")
+        spider.datacite_api = endpoint(s, "LANDING_DATACITE_API")
+        spider.resolver = endpoint(s, "LANDING_DOI_RESOLVER")
+        spider.resolver_hosts = resolver_hosts(s)
+        spider.sources = [x.strip() for x in s.get("LANDING_SOURCES", "crossref,datacite").split(",") if x.strip()]
+        spider.mailto = s.get("LANDING_MAILTO")
+        spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
+        spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
+        spider.max_hops, spider.maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
+        spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
+        if spider.driver != s.get("LANDING_DRIVER"):
+            crawler.signals.connect(spider._say_browser_unavailable, signal=signals.spider_opened)
+        spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
+        spider.browser_rules = s.get("PLAYWRIGHT_ABORT_REQUEST")  # a BrowserRules, when browser.configure ran
+        unknown = set(spider.sources) - {"crossref", "datacite"}
+        if unknown or spider.resource_from not in ("redirect", "handle"):
+            raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
+                             f"LANDING_RESOURCE_URL_FROM takes redirect|handle (got {spider.resource_from!r})")
+        spider.frontier, spider.stores, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
+        spider.shared = bool(s.get("LANDING_FRONTIER_REDIS"))  # visits go through the workers' Redis frontier
+        spider.leading = True  # False once a worker sharing the frontier took the lead from this one
+        spider.members, spider.clients, spider.listing = [], {}, {}
+        spider.listed = asyncio.Event()
+        return spider
+
+    def _say_browser_unavailable(self, spider=None):
+        self.crawler.stats.set_value("landing/browser/unavailable", 1)
+        self.logger.warning(
+            "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
+            "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
+            "to say that is what you want.", self.settings.get("LANDING_CHROMIUM"))
+
+    # The run (landing.sampler.ledger): list the owners once and store the plan, then walk it, asking for each owner's
+    # sample and visiting its DOIs only as the bounded frontier drains. A resumed run walks the same plan, and
+    # takes sampled owners' DOIs from their stored sample, skipping those already visited.
+    async def start(self):
+        try:
+            async for request_or_item in (self._share() if self.shared else self._run()):
+                yield request_or_item
+        except (StoreError, RunError) as error:
+            self.crawler.stats.set_value("landing/run/unreadable", str(error))
+            self.logger.error("Cannot read or record the run in LANDING_DOCS: %s", error)
+        except redis.RedisError as error:
+            self.crawler.stats.set_value("landing/run/unreadable", f"LANDING_FRONTIER_REDIS: {error}")
+            self.logger.error("Cannot reach the shared frontier (LANDING_FRONTIER_REDIS): %s", error)
+
+    async def _run(self, wanted=None, publish=None):
+        stats = self.crawler.stats
+        self.stores = Stores.of(self.crawler)
+        self.ledger = Ledger(self.stores.docs, wanted or self.settings.get("LANDING_RUN"), self.sources,
+                             self.minimum, self.maximum)
+        self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
+        run_id = self.run["run/id"]
+        if publish:
+            publish(run_id)
+        stats.set_value("landing/run/id", run_id)
+        self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,
+                         self.run["run/started"], self.run["run/state"])
+        if self.run["run/state"] == "listing":
+            for request in self._listing_requests():
+                yield request
+            await self.listed.wait()
+            owners = self._owners()
+            if owners is None:
+                return
+            self.run = await self.stores.call(self.ledger.store_plan, self.run, owners, documents.now())
+            self.members, self.clients = [], {}
+        stats.set_value("landing/run/owners", self.run["run/owners"])
+        async for request_or_item in self._walk():
+            yield request_or_item
+        await self.frontier.drained()
+        if not self.leading:
+            return
+        if stats.get_value("landing/run/samples_failed"):
+            self.logger.error("Run %s stays open: %d owners could not be sampled; the same command samples them",
+                              run_id, stats.get_value("landing/run/samples_failed"))
+            return
+        if not stats.get_value("landing/run/dois"):
+            stats.set_value("landing/run/sampled_nothing", 1)
+            self.logger.error("Run %s has no sampled DOI: every owner's sample failed or came back empty", run_id)
+            return
+        self.run = await self.stores.call(self.ledger.finish, self.run, documents.now())
+        stats.set_value("landing/run/finished", 1)
+        self.logger.info("Run %s finished", run_id)
+
+    async def _walk(self):
+        after, stats = -1, self.crawler.stats
+        while True:
+            chunk = await self.stores.call(self.ledger.chunk, self.run, after)
+            if not chunk:
+                return
+            for sample, visited in chunk:
+                if not self.leading:
+                    return
+                after = sample["sample/order"]
+                if sample["sample/dois"] is None:
+                    await self.frontier.enter(sample["sample/size"])
+                    yield self._sample_request(sample)
+                    continue
+                self._count_sampled(sample)
+                stats.inc_value("landing/run/visited_before", len(visited))
+                for rank, doi in runs.unvisited(sample, visited):
+                    await self.frontier.enter()
+                    # The pid again: it may not have reached the store before the crawl stopped.
+                    for pid_or_request in self._pid_and_visit(sample, rank, doi):
+                        yield pid_or_request
+                    self.frontier.queued()
+
+    def _api(self, url, callback, **meta):
+        # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
+        # once (dont_filter: the dupefilter's fingerprints would only grow with the owners).
+        return scrapy.Request(url, callback=callback, errback=self.api_failed, priority=API_PRIORITY,
+                              dont_filter=True, meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
+
+    def api_failed(self, failure):
+        self.crawler.stats.inc_value("landing/api_failed")
+        meta = failure.request.meta
+        if "listing" in meta:
+            self.logger.error("Listing request failed, the run's plan cannot be made: %s (%s)", failure.request.url,
+                              failure.getErrorMessage())
+            self.crawler.stats.inc_value("landing/run/listing_failed")
+            self._listed(meta["listing"], failed=True)
+        elif "sample" in meta:
+            self.logger.error("Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
+                              meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], failure.request.url,
+                              failure.getErrorMessage())
+            self.crawler.stats.inc_value("landing/run/samples_failed")
+            self.frontier.leave(meta["sample"]["sample/size"])
+        else:
+            self.logger.error("API request failed: %s (%s)", failure.request.url, failure.getErrorMessage())
+
+    def _sample_request(self, sample):
+        size, owner = sample["sample/size"], sample["sample/owner"]
+        if sample["sample/ra"] == "crossref":
+            url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
+        else:
+            url = datacite.sample_url(self.datacite_api, owner, size)
+        return self._api(url, self.parse_shared_sample if self.shared else self.parse_sample, sample=sample)
+
+    def parse_sample(self, response):
+        sample = self._sampled(response)
+        # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
+        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
+        for rank, doi in enumerate(sample["sample/dois"]):
+            yield from self._pid_and_visit(sample, rank, doi)
+
+    async def parse_shared_sample(self, response):
+        """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
+        leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
+        Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
+        (12% of the leader's time in a profile)."""
+        sample = self._sampled(response)
+        await self.stores.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
+                               sample)
+        visits = [request for rank, doi in enumerate(sample["sample/dois"])
+                  for request in self._pid_and_visit(sample, rank, doi)]
+        try:
+            scheduler_of(self.crawler).share(visits)
+        finally:  # pushed or not, they leave this worker's count (unpushed, a resumed lead pushes them again)
+            for _ in visits:
+                self.frontier.queued()
+
+    def _sampled(self, response):
+        """The owner's sample document with the DOIs the API answered; the frontier's reservation settled."""
+        sample = response.meta["sample"]
+        payload = json.loads(response.text)
+        ra = sample["sample/ra"]
+        dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
+        sample = runs.sampled(sample, [normalise(d) for d in dois], documents.now())
+        self._count_sampled(sample)
+        self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
+        return sample
+
+    def _count_sampled(self, sample):
+        self.crawler.stats.inc_value("landing/run/owners_sampled")
+        self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+
+    def _pid_and_visit(self, sample, rank, doi):
+        """The pid of a sampled owner's DOI at `rank`, then the first request of its visit (only that, shared)."""
+        pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"], sample["sample/timestamp"]))
+        request = self._visit(pid, (self.run["run/id"], sample["sample/order"], rank))
+        if self.shared:
+            # To the workers' Redis frontier, queued once under its visit id. The worker that visits the DOI writes
+            # its pid, with its visit record: the leader's buffer may die with it before the pid is written.
+            request.meta[SHARED] = runs.visit_id(*request.meta["visit"])
+            return (request,)
+        return pid, request
+
+    # Visiting: the resolver, then every redirect Scrapy follows, to the page.
+    def _visit(self, pid, visit):
+        """The first request of a DOI's visit; meta `visit` (run id, plan order, sample rank) names its record."""
+        rank = visit[2]
+        if self.driver == "browser":
+            return self._browser_visit(dict(pid), visit, priority=-rank)
+        handle = resolver_path(pid["pid/doi"])
+        # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
+        meta = {"pid": dict(pid), "visit": visit, "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
+        if self.resource_from == "handle":
+            return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
+                                  errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
+        # dont_filter: two DOIs may share a page, and a loop must reach the redirect limit, not the dupefilter.
+        return scrapy.Request(f"{self.resolver}/{handle}", callback=self.parse_page, errback=self.visit_failed,
+                              priority=-rank, dont_filter=True, meta=meta)
+
+    def parse_handle(self, response):
+        values = json.loads(response.text).get("values") or []
+        url = next((v["data"]["value"] for v in values if v.get("type") == "URL"), None)
+        if not url:
+            yield self._final(self._snapshot(response.meta, [], None, error="http-4xx",
+                                             detail="handle has no URL value"), response.meta)
+            return
+        meta = {**_carried(response.meta), "handle_httpstatus_list": [401], "resource_url": url,
+                "cookiejar": response.meta.get("cookiejar")}
+        yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
+                             dont_filter=True, meta=meta)
+
+    def parse_page(self, response):
+        hop = self._script_hop(response)
+        if hop is not None:
+            yield hop
+            return
+        yield from self._and_maybe_browser(self._page(response), response.meta, response.request.priority)
+
+    def _and_maybe_browser(self, item, meta, priority):
+        """The HTTP snapshot, and under LANDING_DRIVER=auto a browser visit when only a browser could do better."""
+        if self.driver != "auto":
+            yield self._final(item, meta)
+            return
+        # Read here rather than in AnalysisPipeline (which passes analysed items on): the class it settles on
+        # (js-required, cookie-required ...) is what decides, and the page is parsed once.
+        item = AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body)
+        if item["snapshot/error"] not in failures.BROWSER_CLASSES:
+            yield self._final(item, meta)
+            return
+        yield item
+        self.crawler.stats.inc_value("landing/browser/sent")
+        yield self._browser_visit(meta["pid"], meta["visit"], priority=priority, lease=meta.get(LEASE))
+
+    # The browser driver (landing/browser/driver.py): Chromium follows everything, scripts included.
+    def _browser_visit(self, pid, visit, priority, lease=None):
+        meta = {**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit}
+        if lease:
+            meta[LEASE] = lease
+        return scrapy.Request(f"{self.resolver}/{resolver_path(pid['pid/doi'])}", callback=self.parse_browser,
+                              errback=self.browser_failed, priority=priority, dont_filter=True, meta=meta)
+
+    async def parse_browser(self, response):
+        meta = response.meta
+        await browser.end(meta, self.browser_rules)
+        if meta["landing_navigation"].stop():  # a script or a redirect moved the page where the rules forbid
+            return self._browser_stopped(meta)
+        url, status, found = meta["landing_navigation"].last()
+        url, status = url or response.url, status or response.status
+        content_type, body = found.get("content-type"), response.body
+        error = failures.page_failure(status, content_type, found, body)
+        if self.maxsize and max(len(body), _length(found)) > self.maxsize:  # Chromium has no DOWNLOAD_MAXSIZE
+            error, body = "too-large", None
+        return self._final(self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
+                                          content_type=content_type, body=body, error=error, driver="browser"), meta)
+
+    async def browser_failed(self, failure):
+        meta = failure.request.meta
+        await browser.end(meta, self.browser_rules)
+        if meta["landing_navigation"].stop():
+            return self._browser_stopped(meta)
+        chain = meta["landing_navigation"].hops()
+        url = chain[-1]["url"] if chain else failure.request.url
+        error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
+        return self._final(self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500],
+                                          driver="browser"), meta)
+
+    def _browser_stopped(self, meta):
+        """The snapshot of a visit that ended where landing.browser.rules kept Chromium out (address, robots)."""
+        url, stop = meta["landing_navigation"].stop()
+        self.crawler.stats.inc_value(stop.stat)
+        return self._final(self._snapshot(meta, meta["landing_navigation"].hops_to(url), url, error=stop.error,
+                                          detail=stop.detail, driver="browser"), meta)
+
+    def _script_hop(self, response):
+        """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
+        content_type = headers(response).get("content-type")
+        if not 200 <= response.status < 300 or not failures.is_html(content_type, response.body):
+            return None
+        target = failures.script_location(response.body, content_type)
+        if target and states_doi(analyse(response.body, response.meta["pid"]["pid/doi"], content_type)):
+            target = None  # a landing page that also scripts a move is still a landing page
+        url = response.urljoin(target) if target else None
+        urls = response.meta.get("redirect_urls", [])
+        if not url or not url.startswith(("http://", "https://")) or url in urls or url == response.url \
+                or len(urls) >= self.max_hops:
+            return None  # no literal target, a loop, or the hop limit: the page is read as it is (js-required)
+        meta = {**_carried(response.meta), **{key: response.meta[key] for key in
+                                               ("handle_httpstatus_list", "cookiejar", "resource_url")
+                                               if key in response.meta}}
+        meta.update(redirect_urls=[*urls, response.url],
+                    redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
+                    redirect_times=response.meta.get("redirect_times", 0) + 1)
+        return scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, dont_filter=True,
+                              priority=response.request.priority, meta=meta)
+
+    def visit_failed(self, failure):
+        request = failure.request
+        response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
+        if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
+            yield from self._and_maybe_browser(self._page(response, default="http-4xx"), request.meta,
+                                               request.priority)
+            return
+        meta = request.meta
+        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []), None, None)
+        error = exception_failure(failure.value, [h["url"] for h in chain] + [request.url])
+        chain.append({"url": request.url, "status": None})
+        item = self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
+        yield from self._and_maybe_browser(item, meta, request.priority)
+
+    def _page(self, response, default=None):
+        meta, found = response.meta, headers(response)
+        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
+                               response.url, response.status)
+        content_type = found.get("content-type")
+        error = failures.page_failure(response.status, content_type, found, response.body) or default
+        return self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
+                              body=response.body, error=error)
+
+    def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None,
+                  driver="http"):
+        self.crawler.signals.send_catch_log(chain_ended, jar=meta.get("cookiejar"))  # the chain ends here
+        resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
+        doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
+                                 final_url=final_url, status=status, content_type=content_type,
+                                 content_length=len(body) if body is not None else None, driver=driver,
+                                 content_hash=content_hash(body) if body is not None else None,
+                                 error=error, error_detail=detail)
+        return SnapshotItem(doc, body=body)
+
+    def _final(self, item, meta):
+        """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it
+        (and, from a shared frontier, the lease to ack once that record is written)."""
+        run_id, order, rank = meta["visit"]
+        item.visit = (runs.visit_id(run_id, order, rank),
+                      runs.visit_doc(run_id, order, rank, item["pid/doi"], documents.snapshot_id(item)))
+        item.lease = meta.get(LEASE)
+        return item
+
+
+def _carried(meta: dict) -> dict:
+    """What every request of a DOI's visit carries on: its pid, its visit record's name, and its lease, if shared."""
+    return {key: meta[key] for key in ("pid", "visit", LEASE) if key in meta}
+
+
+def _length(found: dict) -> int:
+    """The Content-Length a response declared, or 0: what the page weighed on the wire, before rendering."""
+    try:
+        return int(found.get("content-length") or 0)
+    except ValueError:
+        return 0

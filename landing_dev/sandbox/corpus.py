@@ -1,0 +1,46 @@
+"""Real captured landing pages as part of a world: routes whose body is the page file, read at serve time.
+
+The pages stay where they are (../shared/corpus is third-party material and never enters the repo): a world
+refers to them by absolute path.
+"""
+import csv
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from landing_dev.sandbox import crossref, datacite, resolver
+
+_SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)
+
+MEMBER_BASE = 990000  # Crossref-style numeric ids for the corpus' prefixes, far from generated ones
+
+
+def corpus_entries(corpus_dir) -> list[dict]:
+    """One entry per manifest row that names a DOI: doi, page URL (synthesised when unknown), file path."""
+    corpus_dir = Path(corpus_dir).resolve()
+    manifest = corpus_dir / "manifest.csv"
+    if not manifest.is_file():
+        raise ValueError(f"{corpus_dir}: no manifest.csv here; expected a landing-page corpus folder")
+    entries, seen = [], set()
+    with manifest.open(newline="", encoding="utf-8") as rows:
+        for row in csv.DictReader(rows):
+            doi = (row.get("doi") or "").strip()
+            if not doi or doi.lower() in seen:
+                continue
+            seen.add(doi.lower())
+            url = (row.get("page_url") or "").strip()
+            if not url or urlsplit(url).hostname in _SERVICE_HOSTS:  # captured at the resolver itself
+                url = f"https://corpus.example/{Path(row['file']).stem}"
+            entries.append({"doi": doi, "url": url, "file": str(corpus_dir / row["file"]),
+                            "manifest": {k: row.get(k) for k in ("doi_in_meta", "doi_in_links", "doi_in_text")}})
+    return entries
+
+
+def corpus_members(entries, taken: set) -> list[dict]:
+    """One Crossref member per DOI prefix of the corpus."""
+    prefixes = sorted({e["doi"].split("/", 1)[0].lower() for e in entries} - taken)
+    return [{"id": str(MEMBER_BASE + i), "primary-name": f"Corpus {p}", "prefixes": [p], "location": "",
+             "platform": "corpus"} for i, p in enumerate(prefixes)]
+
+
+def corpus_route(entry) -> dict:
+    return {"url": entry["url"], "body_file": entry["file"]}

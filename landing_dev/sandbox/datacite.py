@@ -1,0 +1,121 @@
+"""api.datacite.org: the part of the DataCite REST API the project uses, in its JSON:API envelope."""
+import math
+from urllib.parse import unquote, urlencode
+
+from landing_dev.sandbox.http import Reply, json_reply
+
+HOSTS = ("api.datacite.org",)
+MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE = 1000, 25
+_TYPE = "application/vnd.api+json; charset=utf-8"
+
+
+def _reply(status, value) -> Reply:
+    return json_reply(status, value, content_type=_TYPE)
+
+
+def _not_found() -> Reply:
+    return _reply(404, {"errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]})
+
+
+def _bad(title: str) -> Reply:
+    return _reply(400, {"errors": [{"status": "400", "title": title}]})
+
+
+def _paging(query):
+    size, number = query.get("page[size]", str(DEFAULT_PAGE_SIZE)), query.get("page[number]", "1")
+    if not size.isdigit() or not number.isdigit() or int(number) < 1:
+        raise ValueError("page[size] and page[number] must be positive integers")
+    return min(int(size), MAX_PAGE_SIZE), int(number)
+
+
+def _doi(record) -> dict:
+    doi = record["doi"].lower()
+    return {"id": doi, "type": "dois",
+            "attributes": {"doi": doi, "prefix": record["prefix"], "suffix": doi.split("/", 1)[1],
+                           "identifiers": [], "url": record["url"], "state": "findable",
+                           "types": {"resourceTypeGeneral": "Dataset"}},
+            "relationships": {"client": {"data": {"id": record["owner"], "type": "clients"}}}}
+
+
+def _links(request, query, number, pages):
+    base = request.parts._replace(query="", fragment="").geturl()
+    links = {"self": request.url}
+    if number < pages:
+        links["next"] = base + "?" + urlencode({**query, "page[number]": number + 1})
+    return links
+
+
+def _dois(world, request, query, state) -> Reply:
+    size, number = _paging(query)
+    client, prefix = query.get("client-id"), query.get("prefix")
+    if client is not None and client not in world.clients:
+        client = "\0unknown"
+    total = world.count("datacite", client, prefix)
+    if query.get("random") == "true":
+        records = world.sample(state.rng, "datacite", client, prefix, size)
+        number = 1
+    else:
+        records = world.page("datacite", client, prefix, (number - 1) * size, size)
+    pages = math.ceil(total / size) if size else 0
+    meta = {"total": total, "totalPages": pages, "page": number}
+    if client is None and prefix is None:
+        facets = sorted(((world.count("datacite", c), c) for c in world.clients), reverse=True)[:10]
+        meta["clients"] = [{"id": c, "title": world.clients[c].get("name", c), "count": n} for n, c in facets]
+        counts = sorted(((world.prefix_count(p), p) for c in world.clients.values() for p in c.get("prefixes", [])),
+                        reverse=True)[:10]
+        meta["prefixes"] = [{"id": p, "title": p, "count": n} for n, p in counts]
+    return _reply(200, {"data": [_doi(r) for r in records], "meta": meta,
+                        "links": _links(request, query, number, pages)})
+
+
+def _client(world, client) -> dict:
+    return {"id": client["id"], "type": "clients",
+            "attributes": {"name": client.get("name", client["id"]), "symbol": client["id"].upper(),
+                           "clientType": client.get("clientType", "repository"), "url": client.get("url")},
+            "relationships": {"provider": {"data": {"id": client["id"].split(".")[0], "type": "providers"}},
+                              "prefixes": {"data": [{"id": p, "type": "prefixes"}
+                                                    for p in client.get("prefixes", [])]}}}
+
+
+def _prefix(world, prefix: str) -> dict:
+    owners = [c["id"] for c in world.clients.values() if prefix in c.get("prefixes", [])]
+    return {"id": prefix, "type": "prefixes", "attributes": {"prefix": prefix},
+            "relationships": {"clients": {"data": [{"id": c, "type": "clients"} for c in owners]}}}
+
+
+def _listing(request, query, items) -> Reply:
+    size, number = _paging(query)
+    pages = math.ceil(len(items) / size) if size else 0
+    chosen = items[(number - 1) * size: number * size]
+    return _reply(200, {"data": chosen, "meta": {"total": len(items), "totalPages": pages, "page": number},
+                        "links": _links(request, query, number, pages)})
+
+
+def _prefixes(world) -> list[str]:
+    return sorted({p for c in world.clients.values() for p in c.get("prefixes", [])})
+
+
+def respond(world, request, state) -> Reply:
+    parts = unquote(request.parts.path).strip("/").split("/")
+    query = request.query
+    try:
+        if parts == ["dois"]:
+            return _dois(world, request, query, state)
+        if parts[0] == "dois" and len(parts) > 1:
+            record = world.doi("/".join(parts[1:]))
+            if record is None or record["ra"] != "datacite":
+                return _not_found()
+            return _reply(200, {"data": _doi(record)})
+        if parts == ["clients"]:
+            return _listing(request, query, [_client(world, c) for c in world.clients.values()])
+        if parts[0] == "clients" and len(parts) == 2:
+            client = world.clients.get(parts[1])
+            return _reply(200, {"data": _client(world, client)}) if client else _not_found()
+        if parts == ["prefixes"]:
+            return _listing(request, query, [_prefix(world, p) for p in _prefixes(world)])
+        if parts[0] == "prefixes" and len(parts) == 2:
+            known = parts[1] in _prefixes(world)
+            return _reply(200, {"data": _prefix(world, parts[1])}) if known else _not_found()
+    except ValueError as error:
+        return _bad(str(error))
+    return _not_found()

@@ -1,0 +1,324 @@
+"""Deterministic world generator: members, clients, DOIs, sites, routes and page specs, then the truth.
+
+Two shapes: `dois=N` (about one owner per 100 DOIs, every owner on its own hosts), or `owners=N`, the
+proportions of the real registries (docs/sandbox.md, "Generated worlds").
+"""
+import json
+import math
+import os
+import random
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from landing_dev.sandbox import scenarios
+from landing_dev.sandbox.corpus import corpus_entries, corpus_members, corpus_route
+from landing_dev.sandbox.platforms import (CROSSREF_HABITS, DATACITE_HABITS, META_NAMES, PLATFORMS, VALUE_FORMS, doi_value)
+from landing_dev.sandbox.world import FORMAT, INDEX_NAME, build_index
+
+_NAMES = ("Aurora Boreal Cedar Delta Ember Fjord Granite Harbor Iris Juniper Kestrel Lumen Meridian Nimbus "
+          "Orchid Prairie Quartz Riverside Summit Tundra Umber Vertex Willow Xylem Yarrow Zephyr").split()
+_KINDS = ("Press", "Society", "Publishing", "Academic", "University Press", "Institute")
+_WORDS = ("adaptive coastal neural soil quantum urban marine cellular thermal genomic seismic lunar "
+          "microbial dynamic sparse robust").split()
+DATACITE_SHARE = 0.15
+DOIS_PER_OWNER = 100
+OWN_SCENARIO_SHARE = 0.8
+SHORT_DOI_SHARE = 0.05
+
+# The owners= shape. Real registries: ~20,000 Crossref members and ~3,000 DataCite clients, each sampled at
+# least LANDING_SAMPLE_MIN (10) times, so a real full run samples ~230,000 DOIs; the default here has more
+# members so that a full run samples 500,000 (sum of sample_size at 10/100), while DataCite keeps ~3,000.
+FULL_OWNERS = 56_000
+FULL_DATACITE_SHARE = 0.055
+# Owner sizes: a log-normal body (floor + lognormal(median, sigma): a handful to a few hundred DOIs) under a
+# Zipf head (rank r holds largest / r**1.1). The real largest hold millions (Elsevier ~20M): scaled down to
+# these, which keeps every share of the largest above 5% (the owners sampled above the minimum) as it is.
+FULL_BODY = (4, 7, 0.8)
+FULL_HEAD_EXPONENT = 1.1
+FULL_LARGEST = {"crossref": 10_000, "datacite": 5_000}
+# Shared platform hosts (platform, habit, host, share of the agency's owners): one host serving many owners,
+# like a national journal portal (DergiPark, J-STAGE, SciELO), Atypon or HighWire serving hundreds of
+# societies, or a data repository hosting institutions' clients. Everyone else has hosts of their own.
+FULL_SHARED_HOSTS = {
+    "crossref": (("ojs", "direct", "journals.national-portal.example", 0.05),
+                 ("ojs", "direct", "revistas.regional-portal.example", 0.03),
+                 ("ojs", "placeholder-doi", "ojs.journal-hosting.example", 0.01),
+                 ("atypon", "cookie-wall", "www.society-platform.example", 0.02),
+                 ("atypon", "direct", "pubs.press-platform.example", 0.015),
+                 ("highwire", "http-to-https", "content.hosted-journals.example", 0.01),
+                 ("elsevier", "multi-hop", "www.science-library.example", 0.005),
+                 ("springer", "direct", "link.big-publisher.example", 0.01)),
+    "datacite": (("repository", "direct", "data.repository-hub.example", 0.1),
+                 ("dataverse", "http-to-https", "dataverse.university-consortium.example", 0.05)),
+}
+
+
+def _base32(n: int) -> str:
+    digits = "abcdefghjkmnpqrstvwxyz0123456789"
+    out = ""
+    while n:
+        n, r = divmod(n, 32)
+        out = digits[r] + out
+    return out
+
+
+def _allocate(total: int, owners: int, rng) -> list[int]:
+    """Zipf-like sizes summing to total, each at least 1: a few large owners, a long tail of small ones."""
+    if owners == 0:
+        return []
+    weights = [1 / (i + 1) ** 1.1 for i in range(owners)]
+    rng.shuffle(weights)
+    spare = total - owners
+    raw = [w / sum(weights) * spare for w in weights]
+    sizes = [1 + int(r) for r in raw]
+    for i in sorted(range(owners), key=lambda i: raw[i] - int(raw[i]), reverse=True)[: total - sum(sizes)]:
+        sizes[i] += 1
+    return sizes
+
+
+def _owners(rng, ra: str, count: int, habits, taken: set, prefix_top: int = 99999) -> list[dict]:
+    owners = []
+    choices, weights = [h[:2] for h in habits], [h[2] for h in habits]
+    for i in range(count):
+        name = f"{rng.choice(_NAMES)} {rng.choice(_NAMES)} {rng.choice(_KINDS)}"
+        slug = "-".join(name.lower().split()[:2]) + f"-{i}"
+        prefixes = []
+        while len(prefixes) < (2 if rng.random() < 0.2 else 1):
+            candidate = f"10.{rng.randrange(1000, prefix_top)}"
+            if candidate not in taken and candidate != "10.5555":
+                taken.add(candidate)
+                prefixes.append(candidate)
+        platform, default = rng.choices(choices, weights)[0]
+        journal = "".join(w[0] for w in name.lower().split()) + _NAMES[i % len(_NAMES)][:2].lower()
+        owner = {"ra": ra, "name": name, "slug": slug, "prefixes": prefixes, "platform": platform,
+                 "scenario": default, "journal": journal}
+        if ra == "crossref":
+            owner["id"] = str(rng.randrange(100, 50000) * 7 + i % 7)
+        else:
+            owner["id"] = f"{slug.split('-')[0]}.{slug.split('-')[1]}{i}"
+        owners.append(owner)
+    return owners
+
+
+def _page_spec(rng, owner, doi, number) -> dict:
+    platform = PLATFORMS[owner["platform"]]
+    meta = [[name, doi_value(doi, form), attrs] if attrs else [name, doi_value(doi, form)]
+            for name, form, attrs in platform.meta]
+    if meta and rng.random() < 0.15:  # real sites drift: another spelling or value form now and then
+        meta[0] = [rng.choice(META_NAMES), doi_value(doi, rng.choice(VALUE_FORMS))]
+    links = [[doi_value(doi, platform.link)] * 2] if platform.link else []
+    text = [platform.text.format(doi)] if platform.text else []
+    low, high = platform.refs
+    refs = {"count": rng.randrange(low, high + 1)} if high else {}
+    if refs and rng.random() < 0.2:
+        refs["near"] = doi
+    title = " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(4, 9))).capitalize()
+    return {"title": title, "meta": meta, "links": links, "text": text, "refs": refs,
+            "refs_in_meta": platform.refs_in_meta, "seed": number, "paragraphs": rng.randrange(3, 9),
+            "canonical": None}
+
+
+def _host(owner, scenario: str, forced: bool) -> str:
+    # Asked-for scenarios get clean hosts: a site-wide habit of the member must not leak into them.
+    if scenario in scenarios.SITE_WIDE and (forced or scenario != owner["scenario"]):
+        return f"{scenarios.SITE_WIDE[scenario]}.{owner['slug']}.example"
+    if "host" in owner:
+        return owner["host"]  # a shared platform host (owners= shape)
+    pattern = PLATFORMS[owner["platform"]].hosts[0]
+    return f"{pattern.format(j=owner['journal'])}.{owner['slug']}.example"
+
+
+def _site_routes(host: str, kinds: set) -> list[dict]:
+    disallow = "Disallow: /\n" if "robots-disallowed" in kinds else "Disallow: /search\n"
+    routes = [{"url": f"https://{host}/robots.txt", "content_type": "text/plain",
+               "body": f"User-agent: *\n{disallow}"}]
+    if "cookie-wall" in kinds:
+        routes.append({"url": f"https://{host}/action/getSharedSiteSession", "handler": "shared-session",
+                       "cookie": scenarios.SESSION_COOKIE, "rounds": 10, "absent": "/action/cookieAbsent"})
+        routes.append({"url": f"https://{host}/action/cookieAbsent", "role": "cookie-absent",
+                       "page": {"title": "Cookies disabled", "paragraphs": 1, "seed": 0,
+                                "text": ["Your browser must accept cookies to use this site."]}})
+    return routes
+
+
+def _choose_scenario(rng, owner, index, forced):
+    if forced:
+        return forced[index % len(forced)]
+    if rng.random() < OWN_SCENARIO_SHARE:
+        return owner["scenario"]
+    return rng.choices(list(scenarios.PER_DOI), list(scenarios.PER_DOI.values()))[0]
+
+
+def _add_corpus(corpus, taken, dois_out, routes_out):
+    """Add a corpus' real pages to the world being written; returns (members, DOIs added)."""
+    entries, added = corpus_entries(corpus), 0
+    members = corpus_members(entries, taken)
+    by_prefix = {m["prefixes"][0]: m["id"] for m in members}
+    for entry in entries:
+        pfx = entry["doi"].split("/", 1)[0].lower()
+        if pfx not in by_prefix:
+            continue  # a generated member already owns this prefix: keep the worlds apart
+        dois_out.write(json.dumps({"doi": entry["doi"], "ra": "crossref", "member": by_prefix[pfx],
+                                   "url": entry["url"], "scenario": "corpus", "landing_url": entry["url"],
+                                   "corpus": entry["manifest"]}) + "\n")
+        routes_out.write(json.dumps(corpus_route(entry)) + "\n")
+        added += 1
+    return members, added
+
+
+def _pii(rng, number):
+    return f"S{rng.randrange(10000000, 99999999)}{rng.randrange(0, 99):02d}{number % 100000:05d}{rng.randrange(10)}"
+
+
+def _long_tail(count: int, largest: int, rng) -> list[int]:
+    """Owner sizes, in random order: the log-normal body under the Zipf head (FULL_BODY, FULL_HEAD_EXPONENT)."""
+    floor, median, sigma = FULL_BODY
+    body = sorted((floor + round(rng.lognormvariate(math.log(median), sigma)) for _ in range(count)), reverse=True)
+    sizes = [max(size, round(largest / rank ** FULL_HEAD_EXPONENT)) for rank, size in enumerate(body, 1)]
+    rng.shuffle(sizes)
+    return sizes
+
+
+def _share_hosts(rng, owners, shared):
+    """Move each owner onto a shared host with that host's probability, taking its platform and habit."""
+    for owner in owners:
+        draw = rng.random()
+        for platform, habit, host, share in shared:
+            if draw < share:
+                owner.update(platform=platform, scenario=habit, host=host)
+                break
+            draw -= share
+
+
+def _full_owners(rng, owners: int, taken: set):
+    """(members, clients, sizes) of the owners= shape."""
+    n_dc = round(owners * FULL_DATACITE_SHARE) if owners > 1 else 0
+    # 10.1000-10.999999: the 5-digit range alone is too small for tens of thousands of owners.
+    members = _owners(rng, "crossref", owners - n_dc, CROSSREF_HABITS, taken, prefix_top=999999)
+    clients = _owners(rng, "datacite", n_dc, DATACITE_HABITS, taken, prefix_top=999999)
+    for member, number in zip(members, rng.sample(range(100, 10 * len(members) + 1000), len(members))):
+        member["id"] = str(number)  # _owners' ids collide by the tens of thousands
+    _share_hosts(rng, members, FULL_SHARED_HOSTS["crossref"])
+    _share_hosts(rng, clients, FULL_SHARED_HOSTS["datacite"])
+    sizes = _long_tail(len(members), FULL_LARGEST["crossref"], rng) + \
+        _long_tail(len(clients), FULL_LARGEST["datacite"], rng)
+    return members, clients, sizes
+
+
+def _truth_in_shards(out: Path, workers: int) -> dict:
+    """write_truth over `workers` slices of dois.jsonl at once, joined in order: the same truth.jsonl, sooner."""
+    from landing_dev.sandbox.truth import write_truth
+    with open(out / "dois.jsonl", "rb") as lines:
+        total = sum(1 for _ in lines)
+    shards = [out / f".truth-shard-{i}" for i in range(workers)]
+    built = (out / INDEX_NAME).stat().st_mtime
+    with open(out / "dois.jsonl", "rb") as lines:
+        for i, shard in enumerate(shards):
+            shutil.rmtree(shard, ignore_errors=True)
+            shard.mkdir()
+            with open(shard / "dois.jsonl", "wb") as part:
+                for _ in range(total * (i + 1) // workers - total * i // workers):
+                    part.write(next(lines))
+            for name in ("world.json", "routes.jsonl", INDEX_NAME):
+                (shard / name).symlink_to((out / name).resolve())
+            os.utime(shard / "dois.jsonl", (built, built))  # no newer than the shared index, or World rebuilds it
+    with ProcessPoolExecutor(workers) as pool:
+        counts = list(pool.map(write_truth, shards))
+    errors: dict = {}
+    with open(out / "truth.jsonl", "wb") as joined:
+        for shard, count in zip(shards, counts):
+            with open(shard / "truth.jsonl", "rb") as part:
+                shutil.copyfileobj(part, joined)
+            for error, n in count["errors"].items():
+                errors[error] = errors.get(error, 0) + n
+            shutil.rmtree(shard)
+    return {"errors": dict(sorted(errors.items()))}
+
+
+def _write_dois(rng, owners, sizes, only, dois_out, routes_out, hosts, progress) -> int:
+    """Write every owner's DOIs and their routes; returns how many."""
+    index, total = 0, sum(sizes)
+    for owner, size in zip(owners, sizes):
+        for k in range(size):
+            number = index + 1
+            platform = PLATFORMS[owner["platform"]]
+            doi = f"{rng.choice(owner['prefixes'])}/{platform.suffix(rng, owner['journal'], number)}"
+            scenario = _choose_scenario(rng, owner, index, only)
+            host = _host(owner, scenario, bool(only))
+            hosts.setdefault(host, set()).add(scenario)
+            pii = _pii(rng, number) if owner["platform"] == "elsevier" else None
+            landing = platform.landing_url(host, doi, owner["journal"], number, pii)
+            page = _page_spec(rng, owner, doi, number)
+            if platform.canonical:
+                page["canonical"] = landing
+            ctx = scenarios.Context(doi, host, owner["slug"], number, landing, page, rng)
+            resource = scenarios.build(scenario, ctx)
+            record = {"doi": doi, "ra": owner["ra"], ("member" if owner["ra"] == "crossref" else "client"):
+                      owner["id"], "url": resource, "scenario": scenario, "landing_url": landing}
+            if pii:
+                record["pii"] = pii
+            if rng.random() < SHORT_DOI_SHARE:
+                record["short"] = "10/" + _base32(number * 7 + 100000)
+            dois_out.write(json.dumps(record) + "\n")
+            for route in ctx.routes:
+                routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
+            index += 1
+            if progress and index % 10000 == 0:
+                progress(f"generated {index:,}/{total:,} DOIs")
+    return index
+
+
+def generate(outdir, dois: int | None = None, seed: int = 0, only=None, progress=None, corpus=None,
+             owners: int | None = None) -> dict:
+    """Write a world to outdir (world.json, dois.jsonl, routes.jsonl, truth.jsonl): `dois` DOIs, or `owners`.
+
+    `owners`: instead of `dois`, the real registries' shape: that many owners (FULL_DATACITE_SHARE of them
+    DataCite clients) with long-tailed sizes, some on shared platform hosts (FULL_* above); the DOI count follows.
+    `corpus`: a landing-page corpus folder whose real pages join the world, served from where they lie.
+    """
+    if (dois is None) == (owners is None):
+        raise ValueError("give a number of DOIs or a number of owners, not both")
+    if (dois if owners is None else owners) < 1:
+        raise ValueError("a world needs at least one DOI" if owners is None else "a world needs at least one owner")
+    unknown = set(only or ()) - set(scenarios.ALL)
+    if unknown:
+        raise ValueError(f"unknown scenario(s): {', '.join(sorted(unknown))}; known: {', '.join(scenarios.ALL)}")
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    taken: set = set()
+    if owners is None:
+        n_dc = round(dois * DATACITE_SHARE) if dois > 1 else 0
+        n_cr = dois - n_dc
+        members = _owners(rng, "crossref", max(min(3, n_cr), math.ceil(n_cr / DOIS_PER_OWNER)), CROSSREF_HABITS, taken)
+        clients = _owners(rng, "datacite", max(min(2, n_dc), math.ceil(n_dc / DOIS_PER_OWNER)), DATACITE_HABITS, taken)
+        sizes = _allocate(n_cr, len(members), rng) + _allocate(n_dc, len(clients), rng)
+    else:
+        members, clients, sizes = _full_owners(rng, owners, taken)
+    hosts: dict = {}
+    with (out / "dois.jsonl").open("w") as dois_out, (out / "routes.jsonl").open("w") as routes_out:
+        index = _write_dois(rng, members + clients, sizes, only, dois_out, routes_out, hosts, progress)
+        for host, kinds in hosts.items():
+            for route in _site_routes(host, kinds):
+                routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
+        extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out) if corpus else ([], 0)
+    total = index + added
+    world = {"format": FORMAT, "seed": seed, "dois": total, "scenarios": list(only) if only else "mixed",
+             "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"],
+                          "location": "Example City", "platform": m["platform"]} for m in members] + extra_members,
+             "clients": [{"id": c["id"], "name": c["name"], "prefixes": c["prefixes"], "platform": c["platform"]}
+                         for c in clients]}
+    if owners is not None:
+        world["owners"] = owners
+    (out / "world.json").write_text(json.dumps(world, indent=1) + "\n")
+    build_index(out)
+    from landing_dev.sandbox.truth import write_truth
+    workers = min(os.cpu_count() or 1, 4)
+    if owners is not None and workers > 1:  # the walk is most of the time: every core takes a share of it
+        if progress:
+            progress(f"truth for {total:,} DOIs in {workers} processes")
+        counts = _truth_in_shards(out, workers)
+    else:
+        counts = write_truth(out, progress=progress)
+    return {"dois": total, "members": len(members), "clients": len(clients), "hosts": len(hosts), **counts}

@@ -1,0 +1,180 @@
+"""The sandbox's one HTTP server process, reached as an HTTP proxy and routed by the request's host.
+
+asyncio streams with h11 rather than a web framework: the server has to answer CONNECT and then speak TLS
+on the same socket (https URLs through a proxy), which frameworks hide; h11 leaves the bytes to us.
+"""
+import asyncio
+import datetime
+import ipaddress
+import random
+import ssl
+import sys
+import tempfile
+import threading
+from http import HTTPStatus
+from pathlib import Path
+
+import h11
+
+from landing_dev.sandbox.http import Request, Reply
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.world import World
+
+MAX_HEADER = 64 * 1024
+
+
+def _certificate(directory: Path) -> ssl.SSLContext:
+    """A self-signed certificate made at start-up: clients reach https sites through the proxy unverified."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "landing sandbox")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=365))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / "sandbox.crt", directory / "sandbox.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_path, key_path)
+    return context
+
+
+class SandboxServer:
+    def __init__(self, world, latency_ms=0, jitter_ms=0, seed=None, log=None, watch=None):
+        # log: called with one line per request; watch: called with each Request itself (headers included).
+        self.world, self.watch = world, watch
+        self.state = State(seed)
+        self.latency_ms, self.jitter_ms = latency_ms, jitter_ms
+        self.jitter = random.Random(seed)
+        self.log = log
+        self._tmp = tempfile.TemporaryDirectory(prefix="landing-sandbox-")
+        self.tls = _certificate(Path(self._tmp.name))
+        self.requests = 0
+
+    async def start(self, host="127.0.0.1", port=0):
+        self.server = await asyncio.start_server(self._connection, host, port, limit=MAX_HEADER)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def _connection(self, reader, writer):
+        try:
+            await self._serve(reader, writer, scheme="http", authority=None)
+        except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, h11.ProtocolError):
+            pass
+        finally:
+            writer.close()
+
+    async def _next_event(self, conn, reader):
+        while True:
+            event = conn.next_event()
+            if event is h11.NEED_DATA:
+                data = await reader.read(65536)
+                conn.receive_data(data)
+                if not data and conn.their_state is not h11.DONE:
+                    return h11.ConnectionClosed()
+                continue
+            return event
+
+    async def _serve(self, reader, writer, scheme, authority):
+        conn = h11.Connection(h11.SERVER)
+        while True:
+            event = await self._next_event(conn, reader)
+            if not isinstance(event, h11.Request):
+                return
+            method = event.method.decode("ascii")
+            target = event.target.decode("latin-1")
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in event.headers}
+            if method == "CONNECT":
+                writer.write(conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established")))
+                await writer.drain()
+                await writer.start_tls(self.tls)
+                return await self._serve(reader, writer, "https", target.rsplit(":", 1)[0])
+            while not isinstance(await self._next_event(conn, reader), h11.EndOfMessage):
+                pass  # request bodies are not used by any route
+            url = target if "://" in target else f"{scheme}://{headers.get('host', authority or '')}{target}"
+            reply = self._respond(Request(method, url, headers))
+            await self._send(conn, writer, method, reply)
+            if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                return
+            conn.start_next_cycle()
+
+    def _respond(self, request) -> Reply:
+        self.requests += 1
+        if self.watch:
+            self.watch(request)
+        try:
+            reply = respond(self.world, request, self.state)
+        except Exception as error:  # one bad route must not take the server down
+            print(f"sandbox: error answering {request.url}: {error!r}", file=sys.stderr)
+            reply = Reply(500, [("Content-Type", "text/plain")], b"sandbox error\n")
+        if self.log:
+            self.log(f"{request.method} {request.url} -> {reply.status}")
+        return reply
+
+    async def _send(self, conn, writer, method, reply: Reply):
+        delay = reply.delay_ms + self.latency_ms + (self.jitter.uniform(0, self.jitter_ms) if self.jitter_ms else 0)
+        if delay:
+            await asyncio.sleep(delay / 1000)
+        headers = [("Server", "landing-sandbox"), *reply.headers, ("Content-Length", str(len(reply.body)))]
+        try:
+            reason = HTTPStatus(reply.status).phrase.encode()
+        except ValueError:
+            reason = b""
+        writer.write(conn.send(h11.Response(status_code=reply.status, headers=headers, reason=reason)))
+        if method != "HEAD" and reply.body:
+            writer.write(conn.send(h11.Data(data=reply.body)))
+        writer.write(conn.send(h11.EndOfMessage()))
+        await writer.drain()
+
+    async def close(self):
+        self.server.close()
+        await self.server.wait_closed()
+        self._tmp.cleanup()
+
+
+def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, announce=print, log=None):
+    """Serve until interrupted; announce() gets the proxy URL once listening."""
+    async def main():
+        server = SandboxServer(world, latency_ms, jitter_ms, log=log)
+        bound = await server.start(host, port)
+        announce(f"http://{host}:{bound}")
+        try:
+            await server.server.serve_forever()
+        finally:
+            await server.close()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+
+
+class RunningSandbox:
+    """A world served on its own event-loop thread and a free port; `proxy` is the URL to give clients.
+
+    What the demo, the benchmarks and the tests use to run a sandbox beside the process that drives it.
+    """
+
+    def __init__(self, directory, host="127.0.0.1", **options):
+        self.world = World(directory)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.server = SandboxServer(self.world, **options)
+        port = asyncio.run_coroutine_threadsafe(self.server.start(host, 0), self.loop).result(10)
+        self.proxy = f"http://{host}:{port}"
+
+    def close(self):
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.world.close()

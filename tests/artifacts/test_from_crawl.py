@@ -1,0 +1,88 @@
+"""Artifacts and re-runs: what the crawl exports equals what truth.jsonl implies, and nothing is ever lost."""
+import csv
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from tests.sampler.crawling import Stores, truth_of
+from tests.sampler.test_spider import expected as reached
+
+
+def _expected(truth: dict, sampled: set) -> dict:
+    """The artifacts' rules applied to truth for the sampled DOIs, written independently of landing.core."""
+    good, bad, prefixes, recognised, confirmed = set(), set(), {}, set(), set()
+    for doi in sampled:
+        t = truth[doi]
+        prefixes[t["prefix"]] = t["ra"]
+        final_url, error = reached(t)
+        if error is not None:
+            continue
+        domain = urlsplit(final_url).hostname
+        recognised.add((domain, t["prefix"]))
+        if t["meta_tag_correctness"] == "ok":
+            confirmed.add((domain, t["prefix"]))
+        found = t["doi_in_text"] or t["doi_in_hyperlinks"] or t["doi_in_meta_tags"]
+        (good if found else bad).add((t["prefix"], domain, t["ra"]))
+    good_lines = {",".join(g) for g in good}
+    good_lines |= {f"{p},,{ra}" for p, ra in prefixes.items() if not any(g[0] == p for g in good)}
+    return {"good": good_lines, "bad": {",".join(b) for b in bad}, "prefixes": set(prefixes),
+            "recognised": recognised, "confirmed": confirmed}
+
+
+def _read(directory: Path) -> dict:
+    def lines(name):
+        return {",".join(row) for row in csv.reader(open(directory / name))}
+    decisions = json.loads((directory / "domain-decision-structure.json").read_text())
+    pairs = [(d, p, v) for d, ps in decisions["domains-prefixes"].items() for p, v in ps.items()]
+    return {"good": lines("prefixes-domains.csv"), "bad": lines("prefixes-domains-bad.csv"),
+            "prefixes": set(decisions["prefixes"]),
+            "recognised": {(d, p) for d, p, v in pairs if v["domain-recognised"]},
+            "confirmed": {(d, p) for d, p, v in pairs if v["domain-confirmed"]}}
+
+
+def test_exported_artifacts_equal_artifacts_computed_from_truth(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    sampled = {p["pid/doi"] for p in stores.export("pid")}
+    assert _read(stores.artifacts) == _expected(truth_of(every_scenario_world), sampled)
+
+
+def test_mixed_world_artifacts_equal_artifacts_computed_from_truth(mixed_crawl, mixed_world):
+    stores, _ = mixed_crawl
+    sampled = {p["pid/doi"] for p in stores.export("pid")}
+    assert _read(stores.artifacts) == _expected(truth_of(mixed_world), sampled)
+
+
+def test_second_crawl_of_the_same_world_adds_no_duplicate_documents(small_sandbox, tmp_path):
+    stores = Stores(tmp_path)
+    stores.crawl(small_sandbox.proxy)
+    first = {kind: stores.export(kind) for kind in ("pid", "snapshot", "analysis")}
+    stores.crawl(small_sandbox.proxy)
+    for kind in ("pid", "snapshot", "analysis"):
+        docs = stores.export(kind)
+        assert len(docs) == len({d["pid/doi"] for d in docs}), kind  # one per DOI: same day, same driver
+        assert {d["pid/doi"] for d in first[kind]} <= {d["pid/doi"] for d in docs}, kind
+
+
+def test_artifacts_stay_additive_across_crawls_of_two_worlds(small_sandbox, every_sandbox, tmp_path):
+    artifacts = tmp_path / "artifacts"
+    one, two = Stores(tmp_path / "one", artifacts), Stores(tmp_path / "two", artifacts)
+    one.crawl(small_sandbox.proxy)
+    after_one = _read(artifacts)
+    two.crawl(every_sandbox.proxy)
+    after_two = _read(artifacts)
+    for key in after_one:
+        assert after_one[key] <= after_two[key], key
+    versions = sorted((artifacts / "versions").iterdir())
+    assert len(versions) == 2
+    assert _read(versions[0]) == after_one and _read(versions[1]) == after_two
+    assert {line.split(",")[0] for line in after_two["good"]} == after_two["prefixes"]
+
+
+def test_artifacts_command_rebuilds_the_same_artifacts_without_crawling(every_crawl, tmp_path):
+    stores, _ = every_crawl
+    rebuilt = Stores(stores.root, tmp_path / "rebuilt")
+    done = rebuilt.scrapy("artifacts")
+    assert done.returncode == 0, done.stderr
+    assert _read(tmp_path / "rebuilt") == _read(stores.artifacts)
+    reports = rebuilt.export("report")
+    assert {r["report/kind"] for r in reports} == {"prefix", "domain", "member"}

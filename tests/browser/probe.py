@@ -1,0 +1,71 @@
+"""Visit URLs with the browser driver's own pieces (landing.browser.driver) and a real Chromium, in a subprocess.
+
+Scrapy installs its reactor once per process, hence the subprocess. Prints one JSON line per visit.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+needs_chromium = pytest.mark.skipif(
+    not os.access(CHROMIUM, os.X_OK),
+    reason=f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium where apt-get runs as root; here it "
+           "could not")
+
+SCRIPT = """
+import json, sys
+import scrapy
+from scrapy.crawler import AsyncCrawlerProcess
+import landing.settings as project
+from landing.browser import driver as browser
+
+class Probe(scrapy.Spider):
+    name = "probe"
+
+    @classmethod
+    def update_settings(cls, settings):
+        super().update_settings(settings)
+        browser.configure(settings)
+
+    async def start(self):
+        for url in sys.argv[2:]:
+            meta = browser.request_meta({"pid/doi": url}, False, self.settings.getfloat("LANDING_BROWSER_SETTLE") * 1000)
+            yield scrapy.Request(url, meta=meta, callback=self.visited, errback=self.failed, dont_filter=True)
+
+    async def visited(self, response):
+        await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        response.meta["text"] = " ".join(response.xpath("//body//p//text()").getall())
+        self.report(response.meta, "visited")
+
+    async def failed(self, failure):
+        await browser.end(failure.request.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        self.report(failure.request.meta, "failed")
+
+    def report(self, meta, how):
+        stop = meta["landing_navigation"].stop()
+        print(json.dumps({"url": meta["pid"]["pid/doi"], "how": how, "hops": meta["landing_navigation"].hops(),
+                          "stop": stop and [stop[0], stop[1].error, stop[1].detail],
+                          "text": meta.get("text")}))
+
+settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
+settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
+                LANDING_DRIVER="browser", ROBOTSTXT_OBEY=False)
+settings.update(json.loads(sys.argv[1]))
+process = AsyncCrawlerProcess(settings)
+process.crawl(Probe)
+process.start()
+"""
+
+
+def visit(urls: list[str], **settings) -> dict:
+    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text}} for each URL, with these
+    settings."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {line["url"]: line for line in map(json.loads, done.stdout.splitlines())}

@@ -1,0 +1,140 @@
+"""landing.browser.rules: what Chromium may fetch by itself is judged as Scrapy's own requests are."""
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+
+from landing.browser.rules import BrowserRules, stopped
+from landing.settings import DOWNLOADER_MIDDLEWARES
+from tests.browser.probe import needs_chromium, visit
+from tests.local_http import serving
+
+
+def _aborts(url, resource_type="document", **rules):
+    request = SimpleNamespace(url=url, resource_type=resource_type, is_navigation_request=lambda: True, frame=None)
+    return asyncio.run(BrowserRules(**{"guard": True, "robots": False, **rules})(request))
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data/",
+                                 "http://localhost/", "https://10.0.0.7/x", "http://[::1]/", "http://metadata.google.internal/"])
+def test_a_browser_request_to_a_forbidden_host_is_aborted(url):
+    assert _aborts(url) is True
+
+
+def test_an_aborted_request_says_why_for_the_visit_to_name():
+    _aborts("http://169.254.169.254/latest/meta-data/")
+    assert stopped("http://169.254.169.254/latest/meta-data/") == (
+        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata")
+
+
+def test_a_redirect_to_the_metadata_service_is_found_after_the_fact():
+    hops = [{"url": "https://93.184.215.14/doi/1", "status": 302}, {"url": "http://169.254.169.254/latest/", "status": 200}]
+    found = asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None))
+    assert found == ("http://169.254.169.254/latest/", (
+        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata"))
+
+
+def test_a_page_a_script_moved_on_from_is_not_judged_after_the_fact():
+    # Only a server's 3xx escapes the rules; a script's navigation was asked about when it happened.
+    hops = [{"url": "https://93.184.215.14/doi/1", "status": 200, "kind": "client-redirect"},
+            {"url": "http://169.254.169.254/latest/", "status": 200}]
+    assert asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None)) is None
+
+
+def test_a_browser_request_to_a_public_literal_address_goes_ahead():
+    assert _aborts("https://93.184.215.14/article") is False
+
+
+def test_without_the_guard_a_local_address_goes_ahead():
+    assert _aborts("http://127.0.0.1:8080/", guard=False) is False
+
+
+def test_a_picture_is_skipped_wherever_it_is():
+    assert _aborts("https://93.184.215.14/figure.png", resource_type="image", guard=False) is True
+
+
+def test_a_script_fetch_to_the_metadata_service_is_aborted_too():
+    assert _aborts("http://169.254.169.254/latest/api/token", resource_type="fetch") is True
+
+
+# A real Chromium, driven by scrapy-playwright, with Scrapy's own guard taken out so that only the browser's can
+# stop the visit; a local server stands for the sites.
+
+FORWARD = (b"<html><body><p>Moving on.</p><script>setTimeout(function () { location.href = '/private/page'; }, 10)"
+           b"</script></body></html>")
+
+
+def _site(path):
+    if path == "/robots.txt":
+        return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /private/\n"
+    if path == "/forward":
+        return 200, {"Content-Type": "text/html"}, FORWARD
+    if path == "/jump":
+        return 302, {"Location": "/private/page"}, b""
+    return 200, {"Content-Type": "text/html"}, b"<html><body><p>Only the crawling machine can see this.</p></body></html>"
+
+
+@pytest.fixture
+def local_server():
+    with serving(_site) as served:
+        yield served
+
+
+@needs_chromium
+def test_chromium_never_reaches_a_local_server_and_the_visit_names_the_refusal(local_server):
+    port, hits = local_server
+    urls = [f"http://127.0.0.1:{port}/page", f"http://localhost:{port}/page"]
+    visits = visit(urls, DOWNLOADER_MIDDLEWARES={**DOWNLOADER_MIDDLEWARES, "landing.crawl.guard.AddressGuardMiddleware": None})
+    assert visits[urls[0]]["how"] == "failed"
+    assert visits[urls[0]]["stop"] == [urls[0], "refused-address", "refused: 127.0.0.1 (loopback)"]
+    assert visits[urls[1]]["stop"] == [urls[1], "refused-address", "refused: localhost (loopback)"]
+    assert hits == []
+
+
+@needs_chromium
+def test_a_script_navigation_robots_txt_forbids_is_stopped_and_named_robots(local_server):
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/forward"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
+    private = f"http://127.0.0.1:{port}/private/page"
+    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
+    assert "/robots.txt" in hits and not any(hit.startswith("/private/") for hit in hits)
+
+
+@needs_chromium
+def test_a_server_redirect_chromium_follows_unasked_is_judged_after_the_fact_and_the_page_discarded(local_server):
+    # Playwright routes only a redirect chain's first request: the rules see the 302's target only afterwards.
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/jump"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
+    private = f"http://127.0.0.1:{port}/private/page"
+    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
+
+
+@needs_chromium
+def test_without_robots_txt_obeyed_the_script_navigation_goes_ahead(local_server):
+    port, hits = local_server
+    url = f"http://127.0.0.1:{port}/forward"
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=False)
+    assert visits[url]["stop"] is None
+    assert visits[url]["hops"][-1] == {"url": f"http://127.0.0.1:{port}/private/page", "status": 200}
+
+
+def _settings(**values):
+    from scrapy.settings import Settings
+
+    from landing import settings as project
+    settings = Settings()
+    settings.setmodule(project)
+    settings.setdict(values)
+    return settings
+
+
+def test_rules_from_the_project_settings_guard_addresses_and_obey_robots_txt():
+    rules = BrowserRules.from_settings(_settings(), frozenset({"doi.org"}))
+    assert (rules.guard, rules.robots, rules.obey_resolver) == (True, True, False)
+    assert rules.user_agent.startswith("landing/")
+
+
+def test_rules_under_the_sandbox_do_not_guard_addresses():
+    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1"), frozenset()).guard is False

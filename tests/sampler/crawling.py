@@ -1,0 +1,95 @@
+"""Run the real doi_sampler crawl (and the project's commands) in a subprocess against a running sandbox."""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+PROJECT = Path(__file__).resolve().parents[2]
+# Analysis fields and their truth.jsonl names.
+FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
+          ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
+
+
+# The sandbox's request log: a DOI's resolver request, and an owner's sample request (Crossref or DataCite).
+RESOLVER = re.compile(r"GET https://doi\.org/(\S+) -> ")
+SAMPLE = re.compile(r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
+                    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true")
+PLANNED = "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs WHERE kind = 'sample'"
+
+
+def count(db, sql) -> int:
+    """A count read from a crawl's SQLite store while it runs; 0 before the store exists."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            return con.execute(sql).fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+class Stores:
+    """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
+
+    def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None,
+                 docs: str | None = None, extra: tuple[str, ...] = ()):
+        self.root, self.extra = root, list(extra)  # extra: more `-s NAME=VALUE` for every command
+        self.docs = docs or f"sqlite:///{root / 'landing.db'}"
+        self.artifacts = artifacts or root / "artifacts"
+        self.blobs = blobs or f"file://{root / 'blobs'}"
+        self.env = {**os.environ, **(env or {})}
+
+    def settings(self) -> list[str]:
+        return ["-s", f"LANDING_DOCS={self.docs}", "-s", f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
+                "-s", f"LANDING_BLOBS={self.blobs}",
+                "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}", *self.extra]
+
+    def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
+        """Run a scrapy command on these stores; `overrides` come last, so they win."""
+        return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides], cwd=PROJECT,
+                              capture_output=True, text=True, timeout=timeout, env=self.env)
+
+    def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
+        """A crawl with the http driver unless `extra` names another: the truth comparisons are the plain client's
+        (tests/browser/test_driver_crawl.py is where auto and browser are compared with the browser's truth)."""
+        done = self.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
+                           "-s", "LANDING_PROGRESS_INTERVAL=1", "-s", "LANDING_DRIVER=http", *extra)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "'finish_reason': 'finished'" in done.stderr, done.stderr[-3000:]
+        return done
+
+    def export(self, kind: str) -> list[dict]:
+        out = self.root / f"{kind}.jsonl"
+        done = self.scrapy("export", kind, "-o", str(out))
+        assert done.returncode == 0, done.stderr
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def truth_of(world: Path) -> dict:
+    return {t["doi"]: t for t in map(json.loads, open(world / "truth.jsonl"))}
+
+
+def disagreements(docs, truth, expect, reachable: bool) -> list[tuple]:
+    """(scenario, doi, got, want) for analysis docs that differ from `expect(truth)` = (final URL, error).
+
+    reachable: compare the DOIs truth says reach a page (final URL, its domain and the analysis fields), or the
+    others (their failure class).
+    """
+    wrong = []
+    for doc in docs:
+        t = truth[doc["pid/doi"]]
+        final_url, error = expect(t)
+        if (error is None) != reachable:
+            continue
+        if reachable:
+            got = [doc["snapshot/final-url"], doc["snapshot/final-url-domain"], doc["snapshot/error"]]
+            want = [final_url, urlsplit(final_url).hostname, None]
+            got += [doc[mine] for mine, _ in FIELDS]
+            want += [t[theirs] for _, theirs in FIELDS]
+        else:
+            got, want = [doc["snapshot/error"]], [error]
+        if got != want:
+            wrong.append((t["scenario"], doc["pid/doi"], got, want))
+    return wrong

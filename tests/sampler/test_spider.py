@@ -1,0 +1,156 @@
+"""The sampler end to end: a real crawl of a generated world agrees with the world's truth.jsonl.
+
+The HTTP driver keeps one cookie jar per DOI chain, so the truth to compare with is the cookie-keeping
+reference client's (`cookie_final_url`, `cookie_error`); except that it also follows script redirects to a
+literal URL, so for those pages it is the browser's (`browser_final_url`, `browser_error`).
+"""
+from collections import Counter
+import json
+import re
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from tests.sampler.crawling import Stores, disagreements, truth_of
+
+
+@pytest.fixture(scope="module", params=["mixed", "every"])
+def crawled(request, mixed_world, every_scenario_world):
+    """(analysis docs, truth by DOI, stores) of one crawled world."""
+    if request.param == "mixed":
+        stores, _ = request.getfixturevalue("mixed_crawl")
+        world = mixed_world
+    else:
+        stores, _ = request.getfixturevalue("every_crawl")
+        world = every_scenario_world
+    return stores.export("analysis"), truth_of(world), stores
+
+
+def expected(t: dict) -> tuple[str | None, str | None]:
+    """(final URL, error class) the HTTP driver should reach for a DOI of truth."""
+    client = "browser" if t["scenario"] == "js-redirect" else "cookie"
+    return t[f"{client}_final_url"], t[f"{client}_error"]
+
+
+def _disagreements(docs, truth, reachable: bool):
+    return disagreements(docs, truth, expected, reachable)
+
+
+def test_every_sampled_doi_has_one_pid_one_snapshot_and_one_analysis(crawled):
+    docs, truth, stores = crawled
+    pids = stores.export("pid")
+    assert len(pids) == len({p["pid/doi"] for p in pids}) == len(docs) == len({d["pid/doi"] for d in docs})
+    assert len(stores.export("snapshot")) == len(docs)
+    assert {d["pid/doi"] for d in docs} <= set(truth)
+
+
+def test_pid_documents_carry_the_registration_agency_and_member_of_truth(crawled):
+    docs, truth, stores = crawled
+    for pid in stores.export("pid"):
+        t = truth[pid["pid/doi"]]
+        assert (pid["pid/ra"], pid["pid/member-id"], pid["pid/doi-prefix"]) == (t["ra"], t["member_id"], t["prefix"])
+        assert pid["pid/global-member-id"] == f"{t['ra']}/{t['member_id']}"
+
+
+def test_reachable_pages_agree_with_truth_on_final_url_domain_and_analysis(crawled):
+    docs, truth, _ = crawled
+    assert sum(expected(truth[d["pid/doi"]])[1] is None for d in docs) > 0
+    assert _disagreements(docs, truth, reachable=True) == []
+
+
+def test_unreachable_pages_carry_the_failure_class_truth_expects(crawled):
+    docs, truth, _ = crawled
+    assert _disagreements(docs, truth, reachable=False) == []
+
+
+def test_every_scenario_is_sampled_and_checked(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    truth = truth_of(every_scenario_world)
+    scenarios = Counter(truth[d["pid/doi"]]["scenario"] for d in stores.export("analysis"))
+    assert set(scenarios) == {t["scenario"] for t in truth.values()}
+
+
+def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
+    docs, truth, _ = crawled
+    checked = 0
+    for doc in docs:
+        t = truth[doc["pid/doi"]]
+        if t["error"] is not None or t["retried"]:  # truth keeps the cookie-less client's chain
+            continue
+        checked += 1
+        urls = [hop["url"] for hop in doc["snapshot/urls"]]
+        assert urlsplit(urls[0]).hostname == "doi.org"
+        assert doc["snapshot/resource-url"] == t["resource_url"]
+        assert urls[-1] == doc["snapshot/final-url"]
+        assert doc["snapshot/urls"][-1]["status"] == t["final_status"]
+        hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/urls"]]
+        assert hops[-len(t["urls"]):] == t["urls"]
+        assert doc["snapshot/driver"] == "http" and len(doc["snapshot/content-hash"]) == 64
+    assert checked >= len(docs) // 2  # the filter leaves most of the sample to check
+
+
+def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    classes = {d["snapshot/error"] for d in stores.export("analysis")} - {None}
+    assert classes == {"http-4xx", "http-5xx", "redirect-loop", "too-many-redirects", "too-large", "not-html",
+                       "robots", "challenge", "js-required"}
+
+
+def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
+    _, done = every_crawl
+    assert done.stderr.count("progress: ") >= 2
+
+
+def test_visits_interleave_owners_rather_than_crawling_one_owner_back_to_back(mixed_crawl, mixed_world):
+    owner = {r["doi"].lower(): r.get("member", r.get("client")) for r in map(json.loads, open(mixed_world / "dois.jsonl"))}
+    stores, _ = mixed_crawl
+    visits = [owner[unquote(m.group(1)).lower()] for line in stores.requests
+              if (m := re.match(r"GET https://doi\.org/(\S+) -> ", line))]
+    # Runs count only while another owner still has DOIs waiting: at the tail, one owner's is all there is.
+    left = Counter(visits)
+    longest, run, previous = 1, 0, None
+    for visit in visits:
+        others_waiting = any(n for o, n in left.items() if o != visit)
+        run = run + 1 if visit == previous and others_waiting else 1
+        longest, previous = max(longest, run), visit
+        left[visit] -= 1
+    assert len(set(visits)) > 5 and longest <= 3
+
+
+def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):
+    requests = []
+    small_sandbox.server.log = requests.append
+    try:
+        Stores(tmp_path).crawl(small_sandbox.proxy, "-s", "LANDING_MAILTO=ops@example.org", "-s", "LANDING_SOURCES=crossref")
+    finally:
+        small_sandbox.server.log = None
+    api = [line for line in requests if "api.crossref.org" in line]
+    assert api and all("mailto=ops%40example.org" in line for line in api)
+    assert not any("api.datacite.org" in line for line in requests)
+
+
+def test_no_doi_arrives_at_a_cookie_wall_with_another_dois_cookies(every_crawl, every_sandbox, every_scenario_world):
+    truth = truth_of(every_scenario_world)
+    walled = {t["resource_url"] for t in truth.values() if t["scenario"] == "cookie-wall"}
+    first = {}
+    for request in every_sandbox.seen:
+        first.setdefault(request.url, request.headers.get("cookie"))
+    visited = walled & set(first)
+    # One jar per DOI: each chain meets the wall without a cookie, gets one, and comes back with it.
+    assert visited and {url: first[url] for url in visited} == {url: None for url in visited}
+
+
+def test_every_cookie_jar_is_dropped_when_its_chain_ends(every_crawl):
+    _, done = every_crawl
+    assert "'landing/cookie_jars_left': 0," in done.stderr
+
+
+def test_a_script_redirect_to_a_literal_url_is_followed_and_recorded_as_a_js_location_hop(every_crawl, every_scenario_world):
+    stores, _ = every_crawl
+    truth = truth_of(every_scenario_world)
+    scripted = [d for d in stores.export("snapshot") if truth[d["pid/doi"]]["scenario"] == "js-redirect"]
+    assert scripted
+    for doc in scripted:
+        kinds = [hop.get("kind") for hop in doc["snapshot/urls"]]
+        assert kinds.count("js-location") == 1 and doc["snapshot/error"] is None, doc["snapshot/urls"]
+        assert doc["snapshot/final-url"] == truth[doc["pid/doi"]]["browser_final_url"]

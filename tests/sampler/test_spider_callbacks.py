@@ -1,0 +1,132 @@
+"""The spider's callbacks on hand-made responses: listing, the sample stored before its visits, sample ranks."""
+import json
+
+from scrapy.http import Request, TextResponse
+from scrapy.utils.test import get_crawler
+
+from landing import settings as project_settings
+from landing.sampler.items import LedgerItem, PidItem
+from landing.sampler.spider import DoiSamplerSpider
+
+
+PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
+
+
+def _spider(**overrides):
+    crawler = get_crawler(settings_dict={**PROJECT, **overrides})
+    crawler.spider = DoiSamplerSpider.from_crawler(crawler)
+    crawler.stats.open_spider()
+    return crawler.spider
+
+
+def _response(url, payload, **meta):
+    return TextResponse(url, body=json.dumps(payload).encode(), encoding="utf-8", request=Request(url, meta=meta))
+
+
+def _members(n, start=0):
+    return [{"id": start + i, "primary-name": f"m{i}", "counts": {"total-dois": 10 * (i + 1)}} for i in range(n)]
+
+
+def _listing(spider, **sources):
+    spider.listing = dict(sources)
+    return spider
+
+
+def test_members_without_a_next_cursor_are_paged_by_offset_until_total_results():
+    spider = _listing(_spider(), crossref=1)
+    out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
+                                              {"message": {"items": _members(2), "total-results": 3}})))
+    assert [r.url for r in out] == ["https://api.crossref.org/members?rows=1000&offset=2"]
+    assert (out[0].meta["listing"], spider.listed.is_set()) == ("crossref", False)
+
+
+def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count():
+    spider = _listing(_spider(), crossref=1)
+    out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
+                                              {"message": {"items": _members(3), "total-results": 3}})))
+    assert out == [] and spider.listed.is_set()
+    assert spider._owners() == [("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)]
+
+
+def test_a_client_page_counts_its_count_requests_before_any_can_answer():
+    spider = _listing(_spider(), datacite=1)
+    out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
+    first = next(out)
+    assert spider.listing["datacite"] == 2  # both counts, before the first one is even yielded
+    spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
+    assert not spider.listed.is_set()
+    second = next(out)
+    spider.parse_count(_response(second.url, {"meta": {"total": 0}}, owner="c.d"))
+    assert spider.listed.is_set() and spider._owners() == [("datacite", "a.b", 7), ("datacite", "c.d", 0)]
+
+
+def test_a_failed_listing_request_leaves_no_plan():
+    spider = _listing(_spider(), crossref=1)
+    spider._listed("crossref", failed=True)
+    assert spider.listed.is_set() and spider._owners() is None
+
+
+def _sample_response(dois, order=3, size=3):
+    sample = {"sample/run": "r", "sample/order": order, "sample/ra": "crossref", "sample/owner": "7",
+              "sample/total": 40, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
+    payload = {"message": {"items": [{"DOI": doi} for doi in dois]}}
+    return _response("https://api.crossref.org/works", payload, sample=sample)
+
+
+def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minus_their_rank():
+    spider = _spider()
+    spider.run = {"run/id": "r"}
+    spider.frontier.size = 3  # the sample's reservation
+    out = list(spider.parse_sample(_sample_response(["10.1/A", "10.1/a", "10.1/b"])))
+    assert isinstance(out[0], LedgerItem) and (out[0].kind, out[0].doc_id) == ("sample", "r/0000003")
+    assert out[0]["sample/dois"] == ["10.1/a", "10.1/b"]
+    pids = [o for o in out if isinstance(o, PidItem)]
+    visits = [o for o in out if isinstance(o, Request)]
+    assert [p["pid/doi"] for p in pids] == ["10.1/a", "10.1/b"]
+    assert [(v.url, v.priority, v.dont_filter, v.meta["visit"]) for v in visits] == [
+        ("https://doi.org/10.1/a", 0, True, ("r", 3, 0)), ("https://doi.org/10.1/b", -1, True, ("r", 3, 1))]
+    assert spider.frontier.size == 2  # the reservation settled to the DOIs the sample holds
+
+
+def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
+    spider = _spider()
+    spider.run = {"run/id": "r"}
+    out = list(spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"],
+                                                    size=1)))
+    assert out[2].url == "https://doi.org/10.1002/(sici)1097-4636(199706)35:4%3C447::aid-jbm5%3E3.0.co;2-g"
+
+
+def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
+    spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "no-chromium"))
+    spider._say_browser_unavailable()  # connected to spider_opened: stats exist only once the crawl starts
+    assert spider.driver == "http"
+    assert spider.crawler.stats.get_value("landing/browser/unavailable") == 1
+    assert "LANDING_DRIVER=auto, but LANDING_CHROMIUM=" in caplog.text
+
+
+def test_auto_without_chromium_installs_no_browser_handler(tmp_path):
+    crawler = get_crawler(DoiSamplerSpider, settings_dict={
+        **PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(tmp_path / "no-chromium")})
+    assert "landing.browser.driver" not in str(crawler.settings.getdict("DOWNLOAD_HANDLERS"))
+
+
+def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_path):
+    chromium = tmp_path / "chromium"
+    chromium.write_text("#!/bin/sh\n")
+    chromium.chmod(0o755)
+    crawler = get_crawler(DoiSamplerSpider, settings_dict={**PROJECT, "LANDING_DRIVER": "auto",
+                                                           "LANDING_CHROMIUM": str(chromium)})
+    handlers = crawler.settings.getdict("DOWNLOAD_HANDLERS")
+    assert (handlers["http"], handlers["https"]) == ("landing.browser.driver.BrowserHandler",) * 2
+
+
+def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():
+    from twisted.python.failure import Failure
+    spider = _spider()
+    request = _sample_response([], size=30).request
+    spider.frontier.size = 30
+    failure = Failure(ConnectionRefusedError("refused"))
+    failure.request = request
+    spider.api_failed(failure)
+    assert spider.frontier.size == 0
+    assert spider.crawler.stats.get_value("landing/run/samples_failed") == 1
