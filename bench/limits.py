@@ -38,7 +38,7 @@ from scaling import crawl, ensure_world, serve  # noqa: E402
 from scrapy.settings import Settings  # noqa: E402
 
 from landing import settings as defaults  # noqa: E402
-from landing.crawl.endpoints import RESOLVER_HOSTS  # noqa: E402
+from landing.core.doi import RESOLVER_HOSTS  # noqa: E402
 
 PROGRESS = re.compile(r"^(\S+ \S+) \[landing.sampler.progress\] INFO: progress: \d+ DOIs sampled, (\d+) visited")
 

@@ -1,43 +1,77 @@
-"""Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback."""
+"""Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback.
+
+Each check is here once: `problems` runs them all before `scrapy crawl`; the spider and middlewares read what they
+check through `choice`, `number` and `sources`, so a crawler built any other way is refused in the same words.
+"""
+import os
 import re
 
-from landing.browser.driver import DRIVERS, chromium_usable
 from landing.stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
-           "LANDING_DRIVER": DRIVERS}
+           "LANDING_DRIVER": ("http", "browser", "auto")}
+NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LANDING_RETRY_AFTER_MAX": (float, 0),
+           "LANDING_PROGRESS_INTERVAL": (float, 0), "LANDING_DOCS_RETRIES": (int, 0),
+           "LANDING_DOCS_OUTAGE_MAX": (float, 0), "LANDING_DOCS_BATCH_DOCS": (int, 1),
+           "LANDING_DOCS_BATCH_SECONDS": (float, 0), "LANDING_BROWSER_PAGES": (int, 1),
+           "LANDING_BROWSER_SETTLE": (float, 0), "LANDING_FRONTIER": (int, 1), "LANDING_KEEPALIVE": (float, 0),
+           "LANDING_IDLE_CONNECTIONS": (int, 0), "LANDING_ROBOTS_CACHE": (int, 1), "LANDING_LEASE_SECONDS": (float, 1),
+           "LANDING_WORKERS": (int, 1), "LANDING_MATCH_TEXT_CANDIDATES": (int, 0), "LANDING_MATCH_CONCURRENCY": (int, 1)}
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
 
-def _number(settings, name, kind, minimum):
+class SettingsError(ValueError):
+    """A setting the crawl cannot run with; the message says what to set instead."""
+
+
+def choice(settings, name: str) -> str:
+    """The value of a setting that takes one of CHOICES[name]."""
+    value, allowed = settings.get(name), CHOICES[name]
+    if value not in allowed:
+        raise SettingsError(f"{name}={value!r}: use {' or '.join(allowed)}")
+    return value
+
+
+def number(settings, name: str) -> int | float:
+    """The value of a setting that takes a number of NUMBERS[name]'s kind, at least its minimum."""
+    kind, minimum = NUMBERS[name]
     try:
         value = kind(settings.get(name))
     except (TypeError, ValueError):
-        return f"{name}={settings.get(name)!r} is not a number"
-    return f"{name}={value} must be at least {minimum}" if value < minimum else None
+        raise SettingsError(f"{name}={settings.get(name)!r} is not a number") from None
+    if value < minimum:
+        raise SettingsError(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def sources(settings) -> list[str]:
+    """The registration agencies LANDING_SOURCES names, in its order."""
+    named = [s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip()]
+    if not named or set(named) - set(SOURCES):
+        raise SettingsError(f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of "
+                            "crossref,datacite")
+    return named
+
+
+def chromium_usable(chromium: str | None) -> bool:
+    """Whether LANDING_CHROMIUM names an executable."""
+    return bool(chromium) and os.access(chromium, os.X_OK)
+
+
+def value_problems(settings) -> list[str]:
+    """Every setting whose value is not one it takes, each a sentence saying what to set instead."""
+    found = _refused(sources, settings)
+    for name in CHOICES:
+        found += _refused(choice, settings, name)
+    for name in NUMBERS:
+        found += _refused(number, settings, name)
+    return found
 
 
 def problems(settings) -> list[str]:
-    """Every problem with the sampler's settings, each a sentence saying what to set instead."""
-    found = []
-    sources = [s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip()]
-    if not sources or set(sources) - set(SOURCES):
-        found.append(f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of crossref,datacite")
-    for name, allowed in CHOICES.items():
-        if settings.get(name) not in allowed:
-            found.append(f"{name}={settings.get(name)!r}: use {' or '.join(allowed)}")
-    for name, kind, minimum in (("LANDING_SAMPLE_MIN", int, 1), ("LANDING_SAMPLE_MAX", int, 1),
-                                ("LANDING_RETRY_AFTER_MAX", float, 0), ("LANDING_PROGRESS_INTERVAL", float, 0),
-                                ("LANDING_DOCS_RETRIES", int, 0), ("LANDING_DOCS_OUTAGE_MAX", float, 0),
-                                ("LANDING_DOCS_BATCH_DOCS", int, 1), ("LANDING_DOCS_BATCH_SECONDS", float, 0),
-                                ("LANDING_BROWSER_PAGES", int, 1), ("LANDING_BROWSER_SETTLE", float, 0),
-                                ("LANDING_FRONTIER", int, 1), ("LANDING_KEEPALIVE", float, 0), ("LANDING_IDLE_CONNECTIONS", int, 0),
-                                ("LANDING_ROBOTS_CACHE", int, 1), ("LANDING_LEASE_SECONDS", float, 1),
-                                ("LANDING_WORKERS", int, 1)):
-        problem = _number(settings, name, kind, minimum)
-        if problem:
-            found.append(problem)
+    """Every problem with the sampler's settings (values, run, Redis, Chromium, stores), each a sentence."""
+    found = value_problems(settings)
     run = settings.get("LANDING_RUN")
     if not isinstance(run, str) or not RUN_NAME.match(run):
         found.append(f"LANDING_RUN={run!r}: use auto, new, or a run name of letters, digits and . _ : -")
@@ -60,6 +94,14 @@ def problems(settings) -> list[str]:
         except StoreError as error:
             found.append(str(error))
     return found
+
+
+def _refused(check, *args) -> list[str]:
+    try:
+        check(*args)
+    except SettingsError as error:
+        return [str(error)]
+    return []
 
 
 def _redis_problems(settings) -> list[str]:

@@ -1,6 +1,6 @@
 """Scrapy settings of the landing project. Every LANDING_* setting is documented here, once, with its default.
 
-README "Settings" lists the same table; Scrapy's own settings changed from their defaults come last.
+README "Settings" lists the names only; Scrapy's own settings changed from their defaults come last.
 """
 
 BOT_NAME = "landing"
@@ -20,7 +20,7 @@ LANDING_DATACITE_API = "https://api.datacite.org"
 LANDING_DOI_RESOLVER = "https://doi.org"
 
 # LANDING_DOCS: the document store (pid, snapshot, analysis and report documents): sqlite:///relative.db,
-# sqlite:////absolute.db, or an Elasticsearch cluster, http(s)://host:9200 (README "Elasticsearch").
+# sqlite:////absolute.db, or an Elasticsearch cluster, http(s)://host:9200 (docs/production.md "Documents in Elasticsearch").
 LANDING_DOCS = "sqlite:///data/landing.db"
 # LANDING_DOCS_BATCH_DOCS / LANDING_DOCS_BATCH_SECONDS: documents are written in batches of this many, or
 # when the oldest waiting one is this many seconds old, whichever comes first.
@@ -73,7 +73,7 @@ LANDING_FRONTIER = 2000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
 # share as one frontier (landing.sampler.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
 # each DOI leased to one worker until its visit is stored, so a worker's death loses nothing. All must use the same
-# LANDING_DOCS and LANDING_BLOBS (README "Several workers"). Unset (default): one process, no Redis.
+# LANDING_DOCS and LANDING_BLOBS (docs/production.md "Several workers"). Unset (default): one process, no Redis.
 LANDING_FRONTIER_REDIS = None
 # LANDING_LEASE_SECONDS: how long a dead worker's DOIs (and its lead of the run) wait before another takes them.
 LANDING_LEASE_SECONDS = 120
@@ -82,8 +82,9 @@ LANDING_LEASE_SECONDS = 120
 LANDING_WORKERS = 1
 
 # --- Visiting -----------------------------------------------------------------------------------------
-# LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, one
-# request per DOI fewer than handle, which asks the Handle API first (README "Resource URL" measures both).
+# LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, as a browser
+# meets it; handle asks the Handle API first, in place of the resolver hop (docs/crawl.md "Resource URL": both
+# 2.77 requests per DOI).
 LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
 # redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
@@ -157,7 +158,6 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
 ITEM_PIPELINES = {
-    "landing.sampler.pipelines.AnalysisPipeline": 300,  # first: it may reclassify the snapshot (js-required)
     "landing.sampler.pipelines.BlobPipeline": 400,
     "landing.sampler.pipelines.DocumentPipeline": 500,
 }

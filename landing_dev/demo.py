@@ -15,7 +15,7 @@ import boto3
 from landing_dev import local_s3 as moto
 from landing import settings as project_settings
 from landing.artifacts.files import line_counts
-from landing.browser.driver import chromium_usable
+from landing.config import chromium_usable
 from landing.core.artifacts import current
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.scenarios import ALL

@@ -1,10 +1,11 @@
 """The settings check names every problem and accepts the project's defaults."""
 import socket
 
+import pytest
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
-from landing.config import problems
+from landing.config import SettingsError, choice, number, problems, sources
 
 
 def _settings(tmp_path, **overrides):
@@ -87,3 +88,21 @@ def test_a_shared_frontier_with_the_browser_driver_is_a_problem(tmp_path):
 
 def test_a_lease_under_one_second_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_LEASE_SECONDS="0.5")) == ["LANDING_LEASE_SECONDS=0.5 must be at least 1"]
+
+
+def test_a_setting_read_through_its_check_is_refused_in_the_words_problems_uses(tmp_path):
+    # What the spider and middlewares read through these, a crawler built without `scrapy crawl` refuses alike.
+    settings = _settings(tmp_path, LANDING_RESOLVER_ROBOTS="maybe", LANDING_LEASE_SECONDS="0.5",
+                         LANDING_SOURCES="crossref,orcid")
+    refusals = []
+    for check, *names in ((choice, "LANDING_RESOLVER_ROBOTS"), (number, "LANDING_LEASE_SECONDS"), (sources,)):
+        with pytest.raises(SettingsError) as refused:
+            check(settings, *names)
+        refusals.append(str(refused.value))
+    assert sorted(refusals) == sorted(problems(settings))
+
+
+def test_a_good_setting_read_through_its_check_is_its_value(tmp_path):
+    settings = _settings(tmp_path, LANDING_SOURCES=" datacite, crossref", LANDING_LEASE_SECONDS="30")
+    assert (sources(settings), number(settings, "LANDING_LEASE_SECONDS"), choice(settings, "LANDING_DRIVER")) == (
+        ["datacite", "crossref"], 30.0, "auto")

@@ -2,22 +2,17 @@
 
 `playwright install` is never needed: Chromium is Debian's (LANDING_CHROMIUM). Each DOI gets its own browser
 context (cookies, storage), closed when its visit ends, as ChainCookiesMiddleware does for the HTTP driver.
+Playwright and scrapy-playwright load only once a browser visit is made (landing.browser.handler, `request_meta`),
+so an HTTP crawl never loads them.
 """
-import asyncio
 import logging
-import os
-
-from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
-from scrapy_playwright.page import PageMethod
 
 from landing.browser.rules import BrowserRules, Stop, stopped
-from landing.crawl.endpoints import resolver_hosts
-from landing.crawl.handlers import cap_pool
+from landing.config import chromium_usable
 
 logger = logging.getLogger(__name__)
 
-HANDLER = "landing.browser.driver.BrowserHandler"
+HANDLER = "landing.browser.handler.BrowserHandler"
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
 # Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
 # renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (100 browser visits:
@@ -27,7 +22,6 @@ ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-
         "--renderer-process-limit=2", "--disable-site-isolation-trials",
         "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
         "--blink-settings=imagesEnabled=false", "--disable-remote-fonts"]
-DRIVERS = ("http", "browser", "auto")
 
 
 def driver(settings) -> str:
@@ -36,11 +30,6 @@ def driver(settings) -> str:
     if chosen == "auto" and not chromium_usable(settings.get("LANDING_CHROMIUM")):
         return "http"
     return chosen
-
-
-def chromium_usable(chromium: str | None) -> bool:
-    """Whether LANDING_CHROMIUM names an executable."""
-    return bool(chromium) and os.access(chromium, os.X_OK)
 
 
 def configure(settings) -> None:
@@ -55,50 +44,10 @@ def configure(settings) -> None:
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
     # An object, not a path: scrapy-playwright's load_object takes callables as they are.
-    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings, resolver_hosts(settings)),
-                 priority="spider")
+    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings), priority="spider")
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
     settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
                  priority="spider")
-
-
-class BrowserHandler(ScrapyPlaywrightDownloadHandler):
-    """scrapy-playwright's handler, once per crawl for both schemes, starting Playwright at the first browser visit.
-
-    Scrapy builds one handler per scheme, and each of scrapy-playwright's starts its own Playwright (and later its
-    own Chromium) when the engine starts. Under LANDING_DRIVER=auto most crawls need no browser, or need it for a
-    handful of DOIs: one shared handler that starts on demand makes auto cost nothing until a DOI needs it.
-    Requests without `playwright` meta go through Scrapy's HTTP/1.1 handler, which this one extends.
-    """
-
-    lazy = False
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        shared = getattr(crawler, "_landing_browser_handler", None)
-        if shared is None:
-            shared = crawler._landing_browser_handler = cls(crawler)
-        return shared
-
-    def __init__(self, crawler):
-        super().__init__(crawler)
-        cap_pool(self, crawler.settings)
-        self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
-
-    async def _maybe_launch_in_thread(self) -> None:
-        """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
-
-    async def _download_request(self, request, spider=None):
-        async with self.start_lock:
-            if not self.started:
-                await self._launch()
-                self.started = True
-        return await super()._download_request(request, spider)
-
-    async def close(self) -> None:
-        if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
-            self.closed = True
-            await super().close()
 
 
 class Navigation:
@@ -152,6 +101,8 @@ class Navigation:
 
 def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
+    from scrapy_playwright.page import PageMethod  # here, not at load: the driver may never visit with a browser
+
     meta = {
         "pid": pid, "playwright": True, "playwright_include_page": True,
         "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
@@ -169,6 +120,8 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
 async def settle(page, settle_ms: float) -> None:
     """After `load`, let scripts move on (challenges, computed redirects) until the network is quiet, for at most
     settle_ms. Many real pages never go quiet (analytics beacons, long polling): they are read as they are then."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeoutError  # the handler loaded it already
+
     try:
         await page.wait_for_load_state("networkidle", timeout=settle_ms)
     except PlaywrightTimeoutError:

@@ -4,7 +4,7 @@ Scrapy's middlewares see only the request that starts a visit; Chromium then fol
 navigate, and fetches subresources on its own. These rules hold it to what the HTTP driver is held to: no
 pictures, media, fonts or styles (a landing page is read, not looked at); no host the address guard refuses
 (subresources included: a page's script could otherwise reach the metadata service from the crawling machine);
-and no page navigation robots.txt disallows, under the same policy as RobotsPolicyMiddleware.
+and no page navigation robots.txt disallows, under the same policy as Scrapy's requests (landing.core.robots).
 
 Why the visit stopped is kept by URL (`stopped`), for the visit's Navigation to name its class.
 
@@ -15,13 +15,15 @@ but the request itself has been made.
 """
 import asyncio
 import logging
-from collections import OrderedDict
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from protego import Protego
 
+from landing.core.recent import Recent
+from landing.core.robots import RobotsPolicy
 from landing.crawl.guard import judge, lookup
+from landing.crawl.robots import robots_policy
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +40,7 @@ class Stop(NamedTuple):
     stat: str
 
 
-_STOPPED: OrderedDict[str, Stop] = OrderedDict()
+_STOPPED: Recent = Recent(_REMEMBERED)  # url -> why Chromium was kept from it
 
 
 def stopped(url: str | None) -> Stop | None:
@@ -49,28 +51,26 @@ def stopped(url: str | None) -> Stop | None:
 class BrowserRules:
     """The callable scrapy-playwright asks about every request Chromium makes: True aborts it."""
 
-    def __init__(self, guard: bool, robots: bool, resolver_hosts: frozenset = frozenset(), obey_resolver=False,
-                 user_agent: str = "*"):
+    def __init__(self, guard: bool, robots: RobotsPolicy, user_agent: str = "*"):
         self.guard, self.robots, self.user_agent = guard, robots, user_agent
-        self.resolver_hosts, self.obey_resolver = resolver_hosts, obey_resolver
-        self.answers: OrderedDict[str, tuple[str, ...]] = OrderedDict()
-        self.robots_files: OrderedDict[str, asyncio.Future] = OrderedDict()
+        self.answers: Recent = Recent(_REMEMBERED)  # host -> its addresses
+        self.robots_files: Recent = Recent(_REMEMBERED)  # origin -> its robots.txt rules, fetched or being fetched
 
     @classmethod
-    def from_settings(cls, settings, resolver_hosts: frozenset) -> "BrowserRules":
+    def from_settings(cls, settings) -> "BrowserRules":
         return cls(guard=not settings.get("LANDING_SANDBOX") and settings.getbool("LANDING_ADDRESS_GUARD", True),
-                   robots=settings.getbool("ROBOTSTXT_OBEY"), resolver_hosts=resolver_hosts,
-                   obey_resolver=settings.get("LANDING_RESOLVER_ROBOTS") == "obey",
+                   robots=robots_policy(settings),
                    user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*")
 
     def __repr__(self):  # as the crawl's settings log shows it
-        return f"BrowserRules(guard={self.guard}, robots={self.robots}, obey_resolver={self.obey_resolver})"
+        return f"BrowserRules(guard={self.guard}, robots={self.robots.obey}, obey_resolver={self.robots.obey_resolver})"
 
     async def __call__(self, request) -> bool:
         if request.resource_type in SKIPPED:
             return True
         navigation = request.is_navigation_request()
-        context = request.frame.page.context if navigation and self.robots else None  # navigations have frames
+        asks = navigation and self.robots.governs(request.url)
+        context = request.frame.page.context if asks else None  # navigations have frames
         stop = await self.verdict(request.url, context, navigation)
         if stop:
             logger.warning("browser %s: %s", request.resource_type, stop.detail)
@@ -83,7 +83,7 @@ class BrowserRules:
             refusal = await judge(url, self._answers)
             if refusal:
                 return Stop("refused-address", str(refusal), f"landing/refused/{refusal.reason}")
-        if self.robots and navigation and not await self._allowed(url, context):
+        if navigation and self.robots.governs(url) and not await self._allowed(url, context):
             return Stop("robots", f"Forbidden by robots.txt: {url}", "landing/browser/robots")
         return None
 
@@ -103,16 +103,14 @@ class BrowserRules:
             found = await lookup(host, LOOKUP_TIMEOUT)
             if not found:
                 return found  # failures are not cached: they may be transient
-            _remember(self.answers, host, found)
+            self.answers[host] = found
         return self.answers[host]
 
     async def _allowed(self, url: str, context) -> bool:
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or (parts.hostname in self.resolver_hosts and not self.obey_resolver):
-            return True
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self.robots_files:  # one fetch per origin, shared by every visit that asks meanwhile
-            _remember(self.robots_files, origin, asyncio.ensure_future(_robots(context, origin)))
+            self.robots_files[origin] = asyncio.ensure_future(_robots(context, origin))
         try:
             rules = await asyncio.shield(self.robots_files[origin])
         except Exception as error:  # Playwright's errors, a context closed while asking: allowed, and asked again
@@ -132,12 +130,5 @@ async def _robots(context, origin: str) -> Protego | None:
 
 
 def _stop(url: str, stop: Stop) -> bool:
-    _remember(_STOPPED, url, stop)
+    _STOPPED[url] = stop
     return True
-
-
-def _remember(table: OrderedDict, key: str, value) -> None:
-    table[key] = value
-    table.move_to_end(key)
-    if len(table) > _REMEMBERED:
-        table.popitem(last=False)

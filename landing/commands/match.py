@@ -8,6 +8,7 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing.config import value_problems
 from landing.core.decisions import Decisions
 from landing.core.evaluation import tabulate, render_table
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
@@ -35,6 +36,9 @@ class Command(ScrapyCommand):
                                                                     "tabulate right / wrong / no match")
 
     def run(self, args, opts):
+        found = value_problems(self.settings)
+        if found:
+            raise UsageError("\n".join(found), print_help=False)
         decisions = self._decisions(opts)
         expected = None
         if opts.evaluate:

@@ -57,7 +57,7 @@ def _meta_tags(root) -> list[list[str]]:
     return tags
 
 
-def _visible_text(root) -> str:
+def visible_text(root) -> str:
     """Body text as a reader sees it: the text of the root's document, blocks on lines of their own."""
     return str(_VISIBLE_TEXT(root))
 
@@ -90,7 +90,7 @@ def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
     tags, hrefs, text = [], [], ""
     if root is not None:
         tags, hrefs = _meta_tags(root), [a.get("href") or "" for a in root.iter("a")]
-        text = _visible_text(root)
+        text = visible_text(root)
     in_tags = [found for found in map(split_expression, (content for _, content in tags)) if found]
     # A page links dozens of other works' DOIs: only an href naming this one (maybe %-encoded) is worth a look.
     in_links = [split_expression(href) for href in hrefs if "%" in href or own in href.lower()]
@@ -111,4 +111,4 @@ def read_page(body: bytes, content_type: str | None = None) -> dict:
     tags = _meta_tags(root)
     canonicals = [link.get("href") or "" for link in root.iter("link")
                   if "canonical" in (link.get("rel") or "").lower().split()]
-    return {"meta-tags": tags, "canonicals": canonicals, "text": _visible_text(root)}
+    return {"meta-tags": tags, "canonicals": canonicals, "text": visible_text(root)}

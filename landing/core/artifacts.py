@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from landing.core.decisions import Decisions, load_decisions
 from landing.core.doi import prefix as doi_prefix
 
 GOOD_CSV = "prefixes-domains.csv"
@@ -217,19 +218,16 @@ def parse(files: dict[str, str]) -> Artifacts:
     """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough."""
     good_rows = _rows(files.get(GOOD_CSV, ""))
     bad = frozenset(_rows(files.get(BAD_CSV, "")))
-    decisions = json.loads(files.get(DECISIONS_JSON) or "{}")
-    table = decisions.get("domains-prefixes", {})
-    recognised = {(d, p) for d, row in table.items() for p, v in row.items() if v.get("domain-recognised")}
-    confirmed = {(d, p) for d, row in table.items() for p, v in row.items() if v.get("domain-confirmed")}
-    # CSV lines carry the ra; the JSON's prefix list only names prefixes, so its ra is unknown ("").
+    decisions = load_decisions(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else Decisions()
+    # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
     known = [(p, ra) for p, _, ra in good_rows] + [(p, ra) for p, _, ra in sorted(bad)]
-    known += [(p, "") for p in decisions.get("prefixes", [])]
+    known += [(p, "") for p in sorted(decisions.prefixes)]
     return Artifacts(
         good=frozenset(row for row in good_rows if row[1]),
         bad=bad,
         prefixes=_one_ra_per_prefix(known),
-        recognised=frozenset(recognised),
-        confirmed=frozenset(confirmed),
+        recognised=decisions.recognised,
+        confirmed=decisions.confirmed,
     )
 
 

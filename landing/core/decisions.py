@@ -1,4 +1,5 @@
-"""The domain-decision-structure artifact as the matcher reads it: which prefixes a domain is trusted for.
+"""The domain-decision-structure artifact's one reader (the matcher's and artifacts.parse's): which prefixes a
+domain is trusted for.
 
 Shape (this project's artifacts.render and the original Percolator's resources/artifacts file alike):
 {"domains": [...], "prefixes": [...], "domains-prefixes": {domain: {prefix: {"domain-recognised": bool,

@@ -1,4 +1,5 @@
 """The pid, snapshot and analysis documents: namespaced keys, derived ids, each stage a superset of the last."""
+import hashlib
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
@@ -14,6 +15,11 @@ ANALYSIS_KEYS = ("analysis/meta-tags", "analysis/meta-tag-correctness", "analysi
 
 def now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def content_hash(data: bytes) -> str:
+    """SHA-256 of a page's content, lower-case hex: its snapshot's content hash, and its blob's name."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def pid(doi: str, ra: str, member_id: str, timestamp: str) -> dict:

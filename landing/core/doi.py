@@ -1,6 +1,12 @@
-"""DOI rules: normalise, prefix, and the expressions a page may use to state a DOI."""
+"""DOI rules: the resolver's host names, normalise, prefix, and the expressions a page may use to state a DOI."""
 import re
 from urllib.parse import quote, unquote
+
+# The resolver's public host names: publishers and people link through any of them.
+RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
+# Any one of them, as a pattern to build regexes with.
+RESOLVER_HOST = "(?:" + "|".join(map(re.escape, sorted(RESOLVER_HOSTS))) + ")"
+_RESOLVER_URL = re.compile(rf"https?://{RESOLVER_HOST}/", re.IGNORECASE)
 
 # Best first, as DESIGN.md ranks them.
 EXPRESSIONS = ("https-doi", "https-dx-doi", "http-doi", "http-dx-doi", "doi-scheme", "non-url")
@@ -16,27 +22,38 @@ _RESOLVER_PREFIXES = {
 
 
 def normalise(doi: str) -> str:
-    """Bare, lower-case, percent-decoded form of a DOI given in any common form."""
-    value = unquote(doi.strip())
-    lowered = value.lower()
-    for start in ("https://", "http://"):
-        if lowered.startswith(start):
-            rest = lowered[len(start):]
-            for host in ("doi.org/", "dx.doi.org/"):
-                if rest.startswith(host):
-                    return rest[len(host):]
+    """Bare, lower-case, percent-decoded form of a DOI given in any common form.
+
+    >>> normalise("https://doi.org/10.1371/JOURNAL.PONE.0160617")
+    '10.1371/journal.pone.0160617'
+    >>> normalise("doi: 10.1002%2FAnie.201915678")
+    '10.1002/anie.201915678'
+    """
+    lowered = unquote(doi.strip()).lower()
+    if resolver := _RESOLVER_URL.match(lowered):
+        return lowered[resolver.end():]
     if lowered.startswith("doi:"):
         return lowered[4:].strip()
     return lowered
 
 
 def prefix(doi: str) -> str:
-    """The registrant prefix of a DOI (`10.1371` of `10.1371/journal.pone.0160617`)."""
+    """The registrant prefix of a DOI.
+
+    >>> prefix("https://doi.org/10.1371/journal.pone.0160617")
+    '10.1371'
+    """
     return normalise(doi).split("/", 1)[0]
 
 
 def express(doi: str, expression: str, encoded: bool = False) -> str:
-    """Write a DOI the way `expression` names; `encoded` percent-encodes its suffix."""
+    """Write a DOI the way `expression` names; `encoded` percent-encodes its suffix.
+
+    >>> express("10.1371/journal.pone.0160617", "https-dx-doi")
+    'https://dx.doi.org/10.1371/journal.pone.0160617'
+    >>> express("10.1002/(SICI)1097-4636", "doi-scheme", encoded=True)
+    'doi:10.1002%2F%28SICI%291097-4636'
+    """
     bare = doi
     if encoded:
         head, _, tail = doi.partition("/")
@@ -45,31 +62,48 @@ def express(doi: str, expression: str, encoded: bool = False) -> str:
 
 
 def best_expression(found) -> str | None:
-    """The best of several expressions (DESIGN.md order), or None if there are none."""
+    """The best of several expressions (DESIGN.md order), or None if there are none.
+
+    >>> best_expression(["non-url", "http-dx-doi", "doi-scheme"])
+    'http-dx-doi'
+    """
     found = set(found)
     ranked = [e for e in EXPRESSIONS if e in found]
     return ranked[0] if ranked else None
 
 
 # A value that is one DOI: an optional lead (resolver URL, `doi:` scheme, `DOI:` label, `info:doi/`), then the DOI.
-_VALUE = re.compile(r"(?P<lead>https?://(?:dx\.)?doi\.org/|doi\s*:\s*|doi\s+|info:doi/)?(?P<bare>10\.\d{4,9}/\S+)",
+_VALUE = re.compile(rf"(?P<lead>https?://{RESOLVER_HOST}/|doi\s*:\s*|doi\s+|info:doi/)?(?P<bare>10\.\d{{4,9}}/\S+)",
                     re.IGNORECASE)
 _SHAPE = re.compile(r"10\.\d{4,9}/\S+")
 # In running text a DOI starts on a boundary (not inside 110.5555/...) and runs to whitespace or a quote.
 _CANDIDATE = re.compile(r"(?<![\w.\-])10\.\d{4,9}/[^\s\"'\u201c\u201d\u2018\u2019\u00ab\u00bb]+")
 _BY_LEAD = {lead: name for name, lead in _RESOLVER_PREFIXES.items() if lead}
-_TRAILING = ".,;:!?"
-_CLOSERS = {")": "(", "]": "[", "}": "{"}
+# A lead that ends just before a DOI in running text.
+_LEAD_BEFORE = re.compile(rf"(?:https?://{RESOLVER_HOST}/|doi:)\Z", re.IGNORECASE)
+# A DOI never starts with these, so any of them in front is wrapping; at the end only unbalanced closers are.
+_OPENERS = "\"'([{<\u201c\u2018\u00ab \t\r\n"
+_TRAILING = ".,;:!?\"'\u201d\u2019\u00bb \t\r\n"
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 def _lead_expression(lead: str | None) -> str:
     # `doi:` glued to the DOI is the URI scheme; `doi: 10.x`, `DOI 10.x` and `info:doi/` are labels (non-url):
-    # info:doi/ is a retired URI namespace that no browser or resolver follows.
-    return _BY_LEAD.get(lead.lower(), "non-url") if lead else "non-url"
+    # info:doi/ is a retired URI namespace that no browser or resolver follows. www.doi.org is doi.org by
+    # another name, so its URLs are doi.org's expressions.
+    return _BY_LEAD.get(lead.lower().replace("://www.", "://", 1), "non-url") if lead else "non-url"
 
 
 def split_expression(value: str) -> tuple[str, str] | None:
-    """(expression, bare lower-case DOI) when value is exactly one DOI in some form, else None."""
+    """(expression, bare lower-case DOI) when value is exactly one DOI in some form, else None.
+
+    >>> split_expression("https://dx.doi.org/10.1371/Journal.pone.0160617")
+    ('https-dx-doi', '10.1371/journal.pone.0160617')
+    >>> split_expression("DOI: 10.1371/journal.pone.0160617")
+    ('non-url', '10.1371/journal.pone.0160617')
+    >>> split_expression("https://example.org/10.1371/journal.pone.0160617") is None
+    True
+    """
     if "%" in value:
         value = unquote(value)
     if "10." not in value:
@@ -78,8 +112,15 @@ def split_expression(value: str) -> tuple[str, str] | None:
     return (_lead_expression(match["lead"]), match["bare"].lower()) if match else None
 
 
-def _trim(found: str) -> str:
-    """Drop sentence punctuation and unbalanced closing brackets from the end of a DOI found in text."""
+def unwrap(written: str) -> str:
+    """A DOI as written, without the brackets, quotes, space and punctuation around it; a bracket it opened stays.
+
+    >>> unwrap("(doi:10.1234/abc(1)).")
+    'doi:10.1234/abc(1)'
+    >>> unwrap("\u201c10.1371/journal.pone.0160617\u201d,")
+    '10.1371/journal.pone.0160617'
+    """
+    found = written.lstrip(_OPENERS)
     while found and (found[-1] in _TRAILING or
                      (found[-1] in _CLOSERS and found.count(found[-1]) > found.count(_CLOSERS[found[-1]]))):
         found = found[:-1]
@@ -87,26 +128,38 @@ def _trim(found: str) -> str:
 
 
 def find_dois(text: str) -> list[str]:
-    """Every distinct DOI in text, normalised, first seen first; `10.5555/1234.supp` is not `10.5555/1234`."""
+    """Every distinct DOI in text, normalised, first seen first; `10.5555/1234.supp` is not `10.5555/1234`.
+
+    >>> find_dois("See 10.5555/1234.supp (and doi:10.5555/1234).")
+    ['10.5555/1234.supp', '10.5555/1234']
+    """
     decoded = unquote(text) if "%" in text else text
-    found = (_trim(match.group()) for match in _CANDIDATE.finditer(decoded))
+    found = (unwrap(match.group()) for match in _CANDIDATE.finditer(decoded))
     return list(dict.fromkeys(doi.lower() for doi in found if _SHAPE.fullmatch(doi)))
 
 
 def find_expressions(text: str, doi: str) -> list[str]:
-    """The expression of each occurrence of doi in text, from what immediately precedes it."""
+    """The expression of each occurrence of doi in text, from what immediately precedes it.
+
+    >>> find_expressions("doi:10.5555/1 is https://www.doi.org/10.5555/1, not 10.5555/12", "10.5555/1")
+    ['doi-scheme', 'https-doi']
+    """
     decoded = unquote(text) if "%" in text else text
     own = normalise(doi)
     out = []
     # Only where doi itself starts can a DOI equal to it start: no need to scan every reference.
     for start in (m.start() for m in re.finditer(re.escape(own), decoded, re.IGNORECASE)):
         match = _CANDIDATE.match(decoded, start)
-        if match and _trim(match.group()).lower() == own:
-            head = decoded[max(0, start - 20):start].lower()
-            out.append(next((name for lead, name in _BY_LEAD.items() if head.endswith(lead)), "non-url"))
+        if match and unwrap(match.group()).lower() == own:
+            lead = _LEAD_BEFORE.search(decoded, max(0, start - 20), start)
+            out.append(_lead_expression(lead and lead.group()))
     return out
 
 
 def resolver_path(doi: str) -> str:
-    """A DOI as the path of a resolver URL: `?`, `#`, `%`, `<>` and spaces escaped, the characters DOIs use kept."""
+    """A DOI as the path of a resolver URL: `?`, `#`, `%`, `<>` and spaces escaped, the characters DOIs use kept.
+
+    >>> resolver_path("10.1002/(sici)1097-4636(199706)35:4<481::aid-jbm8>3.0.co;2-d")
+    '10.1002/(sici)1097-4636(199706)35:4%3C481::aid-jbm8%3E3.0.co;2-d'
+    """
     return quote(doi, safe="/:;()[]")

@@ -19,7 +19,7 @@ def tabulate(pairs) -> list[tuple]:
 
 
 def render_table(rows) -> str:
-    """A Markdown table with totals, ready for the README."""
+    """A Markdown table with totals, ready for the docs (docs/matching.md "Accuracy")."""
     none = rows[-1][3]  # the last row is ("no match", "", 0, count)
     total = sum(r + w for _, _, r, w in rows[:-1]) + none
     lines = ["| method | verification | right DOI | wrong DOI | share of inputs |", "|---|---|---:|---:|---:|"]

@@ -6,7 +6,9 @@ import lxml.etree
 import lxml.html
 from w3lib.encoding import html_to_unicode
 
-# Every class a snapshot may carry in `snapshot/error` (docs in README "Data model").
+from landing.core.analysis import visible_text
+
+# Every class a snapshot may carry in `snapshot/error` (docs in docs/data.md "Failure classes").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
            "too-large", "not-html", "robots", "challenge", "js-required", "cookie-required", "refused-address")
 # The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
@@ -55,7 +57,8 @@ def cookie_check(url: str) -> bool:
 
 def cookie_notice(body: bytes, content_type: str | None = None) -> bool:
     """A short page (at most 60 visible words) that asks for cookies. Callers first rule out pages stating a DOI."""
-    text = _visible_text(body, content_type)
+    doc = _document(body, content_type)
+    text = "" if doc is None else visible_text(doc)
     return len(text.split()) <= 60 and bool(_COOKIE_NOTICE.search(text))
 
 
@@ -113,19 +116,12 @@ def _document(body: bytes, content_type: str | None):
         return None  # what does not parse as HTML shows nothing and runs nothing
 
 
-def _visible_text(body: bytes, content_type: str | None, doc=None) -> str:
-    doc = _document(body, content_type) if doc is None else doc
-    if doc is None:
-        return ""
-    return " ".join(doc.xpath("//body//text()[not(ancestor::script or ancestor::style or ancestor::noscript)]"))
-
-
 def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
     # A page's script texts and how many words it shows.
     doc = _document(body, content_type)
     if doc is None:
         return [], 0
-    return [s.text_content() for s in doc.iter("script")], len(_visible_text(body, content_type, doc).split())
+    return [s.text_content() for s in doc.iter("script")], len(visible_text(doc).split())
 
 
 def script_location(body: bytes, content_type: str | None) -> str | None:

@@ -3,7 +3,7 @@ import re
 from urllib.parse import unquote
 
 from landing.core.analysis import DOI_META_NAMES
-from landing.core.doi import normalise, prefix, split_expression
+from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression, unwrap
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
@@ -14,28 +14,24 @@ RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evid
 _WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")
 
 # --- literal -------------------------------------------------------------------------------------------------
-# A DOI never starts with these, so any of them in front is wrapping; at the end only unbalanced closers are.
-_OPENERS = "\"'([{<\u201c\u2018\u00ab \t\r\n"
-_TRAILING = ".,;:!?\"'\u201d\u2019\u00bb \t\r\n"
-_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 # A shortDOI is the handle 10/<code>; written with its `10/` any case is fine (the handle is case-insensitive).
-_SHORT = re.compile(r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi\s*:\s*)?10/(?P<code>[a-z0-9]+)", re.IGNORECASE)
+_SHORT = re.compile(rf"(?:(?:https?://)?{RESOLVER_HOST}/|doi\s*:\s*)?10/(?P<code>[a-z0-9]+)", re.IGNORECASE)
 # Without `10/` only a lower-case code counts: doi.org's own pages (/Search, /help.html) must not pass for one.
-_SHORT_PATH = re.compile(r"(?i:https?://(?:dx\.)?doi\.org/)(?P<code>[a-z0-9]+)")
-_RESOLVER = re.compile(r"(?:https?://)?(?:dx\.)?doi\.org/", re.IGNORECASE)
-
-
-def _unwrap(text: str) -> str:
-    value = text.lstrip(_OPENERS)
-    while value and (value[-1] in _TRAILING or
-                     (value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]))):
-        value = value[:-1]
-    return value
+_SHORT_PATH = re.compile(rf"(?i:https?://{RESOLVER_HOST}/)(?P<code>[a-z0-9]+)")
+_RESOLVER = re.compile(rf"(?:https?://)?{RESOLVER_HOST}/", re.IGNORECASE)
 
 
 def literal(text: str) -> tuple[str, str] | None:
-    """("doi", bare DOI) or ("short", "10/<code>") when text is one DOI or shortDOI in any form, else None."""
-    value = _unwrap(text)
+    """("doi", bare DOI) or ("short", "10/<code>") when text is one DOI or shortDOI in any form, else None.
+
+    >>> literal("<https://doi.org/10.1371/JOURNAL.pone.0160617?utm_source=x>.")
+    ('doi', '10.1371/journal.pone.0160617')
+    >>> literal("https://doi.org/cz5b")
+    ('short', '10/cz5b')
+    >>> literal("https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0160617") is None
+    True
+    """
+    value = unwrap(text)
     if _RESOLVER.match(value):
         # The resolver's query (?utm_source=…) and fragment never name the DOI: its own `?` would be %3F.
         value = re.split(r"[?#]", value, maxsplit=1)[0]
@@ -64,7 +60,11 @@ def _unformatted(value: str) -> str | None:
 
 
 def pii(url_or_text: str) -> str | None:
-    """The Publisher Item Identifier in a URL or text, unformatted (`S0169534701023801`), else None."""
+    """The Publisher Item Identifier in a URL or text, unformatted, else None.
+
+    >>> pii("https://www.cell.com/trends/ecology-evolution/fulltext/S0169-5347(01)02380-1")
+    'S0169534701023801'
+    """
     text = unquote(url_or_text) if "%" in url_or_text else url_or_text
     for match in _PII_LABELLED.finditer(text):
         if found := _unformatted(match[1]):
@@ -76,7 +76,11 @@ def pii(url_or_text: str) -> str | None:
 
 
 def pii_variants(value: str) -> list[str]:
-    """The forms a PII may be deposited in as a Crossref alternative-id: unformatted, then formatted."""
+    """The forms a PII may be deposited in as a Crossref alternative-id: unformatted, then formatted.
+
+    >>> pii_variants("https://www.sciencedirect.com/science/article/pii/S0169534701023801")
+    ['S0169534701023801', 'S0169-5347(01)02380-1']
+    """
     bare = pii(value)
     if bare is None:
         return []
@@ -141,7 +145,11 @@ def _variants(rest: str) -> list[str]:
 
 
 def url_candidates(url: str) -> list[str]:
-    """Candidate DOIs embedded in a landing-page URL: per DOI occurrence, longest first; capped."""
+    """Candidate DOIs embedded in a landing-page URL: per DOI occurrence, longest first; capped.
+
+    >>> url_candidates("https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2.full")
+    ['10.1101/2020.03.02.972935v2.full', '10.1101/2020.03.02.972935v2', '10.1101/2020.03.02.972935']
+    """
     once = unquote(url)
     out: dict[str, None] = {}
     for text in dict.fromkeys((url, once, unquote(once))):  # as written, decoded, double-decoded
@@ -152,13 +160,22 @@ def url_candidates(url: str) -> list[str]:
 
 # --- pages ---------------------------------------------------------------------------------------------------
 def rank_meta_dois(meta_tags: list[list[str]]) -> list[str]:
-    """Distinct DOIs stated by DOI meta tags ([name, content]), in page order."""
+    """Distinct DOIs stated by DOI meta tags ([name, content]), in page order.
+
+    >>> rank_meta_dois([["citation_doi", "10.1371/journal.pone.0160617"], ["dc.relation", "10.1000/182"],
+    ...                 ["DC.Identifier", "doi:10.1371/JOURNAL.PONE.0160617"]])
+    ['10.1371/journal.pone.0160617']
+    """
     found = (literal(content) for name, content in meta_tags if name.lower() in DOI_META_NAMES)
     return list(dict.fromkeys(value for kind, value in filter(None, found) if kind == "doi"))
 
 
 def rank_text_dois(text_dois: list[str], domain_prefixes: set[str], cap: int = 20) -> list[str]:
-    """DOIs from a page's text: those with a prefix known on this domain first, then page order; capped."""
+    """DOIs from a page's text: those with a prefix known on this domain first, then page order; capped.
+
+    >>> rank_text_dois(["10.1000/182", "10.1371/journal.pone.0160617"], {"10.1371"})
+    ['10.1371/journal.pone.0160617', '10.1000/182']
+    """
     dois = list(dict.fromkeys(normalise(d) for d in text_dois))
     known = [d for d in dois if prefix(d) in domain_prefixes]
     return (known + [d for d in dois if prefix(d) not in domain_prefixes])[:cap]

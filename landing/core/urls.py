@@ -40,13 +40,21 @@ _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 
 
 def is_tracking(name: str) -> bool:
-    """Whether a raw query-parameter name is a tracking parameter."""
+    """Whether a raw query-parameter name is a tracking parameter.
+
+    >>> is_tracking("UTM%5FMedium"), is_tracking("fbclid"), is_tracking("ref")
+    (True, True, False)
+    """
     name = unquote(name).lower()
     return name in TRACKING_PARAMETERS or name.startswith(TRACKING_PREFIXES)
 
 
 def strip_tracking(url: str) -> str:
-    """The URL without tracking parameters; the rest keep their order, repeats and encoding."""
+    """The URL without tracking parameters; the rest keep their order, repeats and encoding.
+
+    >>> strip_tracking("https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0160617&utm_source=twitter")
+    'https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0160617'
+    """
     query = url.partition("#")[0].partition("?")[2]
     names = {pair.partition("=")[0] for pair in query.split("&")}
     tracking = [name for name in names if is_tracking(name)]
@@ -73,7 +81,11 @@ def _host(parts) -> str:
 
 
 def exact_key(url: str) -> str:
-    """Key for "exactly this URL": only RFC 9110 (4.2.3) normalisations, which keep the resource, and no tracking."""
+    """Key for "exactly this URL": only RFC 9110 (4.2.3) normalisations, which keep the resource, and no tracking.
+
+    >>> exact_key("HTTPS://Journals.PLOS.org:443/plosone/article?id=10.1371%2fjournal.pone.0160617&utm_source=x#top")
+    'https://journals.plos.org/plosone/article?id=10.1371%2Fjournal.pone.0160617'
+    """
     parts = urlsplit(safe_url_string(strip_tracking(url)))  # safe_url_string: IDNA host, escape spaces, non-ASCII
     userinfo, at, _ = parts.netloc.rpartition("@")
     # Query order and path case stay significant: servers may read either. An empty "?" is dropped.
@@ -82,7 +94,11 @@ def exact_key(url: str) -> str:
 
 
 def basic_key(url: str) -> str:
-    """Host and path, case-insensitive, without scheme, query, fragment, default port or trailing slash."""
+    """Host and path, case-insensitive, without scheme, query, fragment, default port or trailing slash.
+
+    >>> basic_key("https://www.Nature.com/articles/S41586-020-2649-2/?error=cookies_not_supported")
+    'www.nature.com/articles/s41586-020-2649-2'
+    """
     parts = urlsplit(safe_url_string(url))
     # `www.` is kept: www.example.org is another host name, which may serve another site.
     return (_host(parts) + _normalise_escapes(parts.path).rstrip("/")).lower()
@@ -97,17 +113,31 @@ def _same(key, a: str, b: str) -> bool:
 
 
 def same_exact(a: str, b: str) -> bool:
-    """Whether two URLs name exactly the same resource (see exact_key)."""
+    """Whether two URLs name exactly the same resource (see exact_key).
+
+    >>> same_exact("https://example.org/a?x=1&y=2", "https://example.org/a?y=2&x=1")
+    False
+    """
     return _same(exact_key, a, b)
 
 
 def same_basic(a: str, b: str) -> bool:
-    """Whether two URLs share host and path, loosely (see basic_key); both hosts are compared."""
+    """Whether two URLs share host and path, loosely (see basic_key); both hosts are compared.
+
+    >>> same_basic("http://www.nature.com/articles/nature12373/", "https://WWW.nature.com/articles/nature12373?code=1")
+    True
+    """
     return _same(basic_key, a, b)
 
 
 def subject_url(visited: str, final: str | None, canonicals: list[str]) -> str:
-    """The page's one http(s) canonical link, else the final URL without tracking, else the visited URL."""
+    """The page's one http(s) canonical link, else the final URL without tracking, else the visited URL.
+
+    >>> subject_url("https://doi.org/10.1038/nature12373",
+    ...             "https://www.nature.com/articles/nature12373?error=cookies_not_supported",
+    ...             ["/articles/nature12373"])
+    'https://www.nature.com/articles/nature12373'
+    """
     base = final or visited
     distinct = {}
     for canonical in map(str.strip, canonicals):

@@ -3,6 +3,8 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
+from landing.core.doi import RESOLVER_HOSTS
+
 NAMES = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 
 
@@ -18,16 +20,13 @@ def endpoint(settings, name: str) -> str:
     return url
 
 
-# The resolver's public host names, whatever LANDING_DOI_RESOLVER says: publishers link through any of them.
-RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
-
-
 def resolver_hosts(settings) -> frozenset:
     """Every host name a DOI's chain may pass through before it leaves the resolver."""
+    # The public names whatever LANDING_DOI_RESOLVER says: publishers link through any of them.
     return RESOLVER_HOSTS | {urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname}
 
 
-# The services' published limits, per IP address (README "Full run"): Crossref's REST API allows list queries
+# The services' published limits, per IP address (docs/crawl.md "The services' limits"): Crossref's REST API allows list queries
 # (a member's sample is one) 3 a second, 3 at once, to clients that name themselves (mailto), and 1 a second, 1 at
 # once, to the rest; DataCite's allows 1,000 requests per 5 minutes (3.3 a second) to identified clients and 500
 # to the rest. A slot's delay spaces its requests, whatever its concurrency.

@@ -6,13 +6,13 @@ an intranet name would make the crawl fetch (and store) what only the crawling m
 import asyncio
 import logging
 import socket
-from collections import OrderedDict
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.resolver import dnscache
 
 from landing.core.addresses import forbidden, literal_address, local_name
+from landing.core.recent import Recent
 
 logger = logging.getLogger(__name__)
 _SCRAPY_RESOLVER = "scrapy.resolver.CachingThreadedResolver"
@@ -40,8 +40,8 @@ class AddressGuardMiddleware:
     """
 
     def __init__(self, stats, cache_size: int, timeout: float, pin: bool):
-        self.stats, self.cache_size, self.timeout, self.pin = stats, max(cache_size, 1), timeout, pin
-        self.cache: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        self.stats, self.timeout, self.pin = stats, timeout, pin
+        self.cache: Recent = Recent(cache_size)  # host -> its addresses
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -71,10 +71,6 @@ class AddressGuardMiddleware:
             addresses = await self._lookup(host)
             if addresses:  # failures are not cached: they may be transient
                 self.cache[host] = addresses
-                if len(self.cache) > self.cache_size:
-                    self.cache.popitem(last=False)
-        else:
-            self.cache.move_to_end(host)
         if not self.pin:
             return addresses
         pinned = dnscache.get(host)

@@ -1,41 +1,41 @@
 """robots.txt: whether it applies to a request (the policy), and the parsers of the hosts met most recently."""
 
-from collections import OrderedDict
-from urllib.parse import urlsplit
-
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
+from landing.config import choice
+from landing.core.recent import Recent
+from landing.core.robots import RobotsPolicy
 from landing.crawl.endpoints import resolver_hosts
 
 
-class RobotsPolicyMiddleware:
-    """Decide per request whether robots.txt applies, before RobotsTxtMiddleware (100) looks.
+def robots_policy(settings) -> RobotsPolicy:
+    """The crawl's robots.txt policy (landing.core.robots), from ROBOTSTXT_OBEY and LANDING_RESOLVER_ROBOTS."""
+    return RobotsPolicy(obey=settings.getbool("ROBOTSTXT_OBEY"),
+                        obey_resolver=choice(settings, "LANDING_RESOLVER_ROBOTS") == "obey",
+                        resolver_hosts=resolver_hosts(settings))
 
-    API requests never consult it (their terms govern them); resolver hops follow LANDING_RESOLVER_ROBOTS;
-    every other hop of a DOI's chain (the publisher's pages) follows ROBOTSTXT_OBEY. Decided on every hop
-    because a redirect copies the previous request's meta, flag included.
+
+class RobotsPolicyMiddleware:
+    """Decide per request whether robots.txt applies (landing.core.robots), before RobotsTxtMiddleware (100) looks.
+
+    Decided on every hop of a DOI's chain because a redirect copies the previous request's meta, flag included.
     """
 
-    def __init__(self, resolver_hosts, obey_resolver: bool):
-        self.resolver_hosts, self.obey_resolver = resolver_hosts, obey_resolver
+    def __init__(self, policy: RobotsPolicy):
+        self.policy = policy
 
     @classmethod
     def from_crawler(cls, crawler):
-        policy = crawler.settings.get("LANDING_RESOLVER_ROBOTS")
-        if policy not in ("obey", "ignore"):
-            raise ValueError(f"LANDING_RESOLVER_ROBOTS takes obey|ignore, not {policy!r}")
-        return cls(resolver_hosts(crawler.settings), policy == "obey")
+        return cls(robots_policy(crawler.settings))
 
     def process_request(self, request, spider=None):
-        if request.meta.get("landing_api"):
-            request.meta["dont_obey_robotstxt"] = True
-        elif "pid" in request.meta or request.meta.get("landing_chain"):
-            # A hop of a DOI's chain (sampler) or of a matcher fetch; robots.txt fetches are left alone.
-            on_resolver = urlsplit(request.url).hostname in self.resolver_hosts
-            request.meta["dont_obey_robotstxt"] = on_resolver and not self.obey_resolver
+        api = bool(request.meta.get("landing_api"))
+        # An API request, or a hop of a DOI's chain (sampler) or of a matcher fetch; robots.txt fetches are left alone.
+        if api or "pid" in request.meta or request.meta.get("landing_chain"):
+            request.meta["dont_obey_robotstxt"] = not self.policy.governs(request.url, api)
 
 
 class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
@@ -47,7 +47,7 @@ class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def __init__(self, crawler):
         super().__init__(crawler)
-        self._parsers = RecentParsers(crawler.settings.getint("LANDING_ROBOTS_CACHE"))
+        self._parsers = recent_parsers(crawler.settings.getint("LANDING_ROBOTS_CACHE"))
 
     async def robot_parser(self, request):
         pending = self._parsers.get(urlparse_cached(request).netloc)
@@ -68,23 +68,6 @@ def _relay(own):
     return relay
 
 
-class RecentParsers(OrderedDict):
-    """A mapping that forgets its least recently used entries past `size`, except pending ones (Deferreds)."""
-
-    def __init__(self, size: int):
-        super().__init__()
-        self.size = size
-
-    def __getitem__(self, key):
-        value = super().__getitem__(key)
-        self.move_to_end(key)
-        return value
-
-    def __setitem__(self, key, value):
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        if len(self) > self.size:
-            # A pending fetch is still awaited by the middleware under its key: never forget one.
-            old = next((k for k, v in self.items() if not isinstance(v, Deferred)), None)
-            if old is not None and old != key:
-                del self[old]
+def recent_parsers(size: int) -> Recent:
+    """The parsers of the `size` hosts met most recently; a pending fetch (a Deferred) is awaited, never forgotten."""
+    return Recent(size, keep=lambda parser: isinstance(parser, Deferred))

@@ -39,7 +39,7 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
 
 
 def match(inputs, settings: dict | None = None, artifact=None, fetch: bool = True) -> list[dict]:
-    """One result per input, in order (see README "Matching"); settings override the project's."""
+    """One result per input, in order (see docs/matching.md "Output"); settings override the project's."""
     merged = Settings()
     merged.setmodule(project_settings)
     merged.update(settings or {})

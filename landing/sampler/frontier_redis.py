@@ -16,8 +16,8 @@ queue classes and DUPEFILTER_CLASS); shared requests and leased follow-ups skip 
 unique per run, hops are dont_filter, and a unit served twice must run again.
 
 Settings: LANDING_FRONTIER_REDIS (redis:// URL, passed to scrapy-redis as REDIS_URL; REDIS_PARAMS,
-SCHEDULER_QUEUE_KEY and SCHEDULER_SERIALIZER are honoured) and LANDING_LEASE_SECONDS (default 120; a
-lease covers the time a request waits in the downloader too). SCHEDULER_PERSIST is always on and
+SCHEDULER_QUEUE_KEY and SCHEDULER_SERIALIZER are honoured) and LANDING_LEASE_SECONDS (a lease covers the
+time a request waits in the downloader too). SCHEDULER_PERSIST is always on and
 SCHEDULER_FLUSH_ON_START always off: one worker closing or starting must never delete the others' work.
 
 Redis keys, with <q> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:requests``):
@@ -45,6 +45,8 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_redis import connection, defaults
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
+
+from landing.config import number
 
 logger = logging.getLogger(__name__)
 
@@ -251,9 +253,7 @@ class Scheduler(RedisScheduler):
             serializer=importlib.import_module(serializer) if isinstance(serializer, str) else serializer,
             dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler))
         scheduler.crawler, scheduler.stats = crawler, crawler.stats
-        scheduler.ttl = crawler.settings.getfloat("LANDING_LEASE_SECONDS", 120)
-        if scheduler.ttl <= 0:
-            raise ValueError(f"LANDING_LEASE_SECONDS={scheduler.ttl} must be above 0")
+        scheduler.ttl = number(crawler.settings, "LANDING_LEASE_SECONDS")
         crawler.landing_redis_scheduler = scheduler  # how ack(crawler, meta) finds it
         return scheduler
 

@@ -9,8 +9,9 @@ class PidItem(dict):
     """A sampled DOI (pid/* keys), stored as soon as it is sampled so a failed visit never loses it."""
 
 
-class SnapshotItem(dict):
-    """A visit to a DOI (pid/* and snapshot/* keys); `body` holds the bytes fetched, if any."""
+class AnalysisItem(dict):
+    """A visit to a DOI and what its page says (pid/*, snapshot/* and analysis/* keys); `body` holds the bytes
+    fetched, if any."""
 
     def __init__(self, *args, body: bytes | None = None, visit: tuple[str, dict] | None = None,
                  lease: tuple[str, str] | None = None, **kwargs):
@@ -18,10 +19,6 @@ class SnapshotItem(dict):
         # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs);
         # lease: the shared frontier's lease on the DOI, acked once that record is written (landing.sampler.frontier_redis)
         self.body, self.visit, self.lease = body, visit, lease
-
-
-class AnalysisItem(SnapshotItem):
-    """A snapshot with what its page says (analysis/* keys added)."""
 
 
 class LedgerItem(dict):

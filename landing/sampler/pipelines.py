@@ -1,4 +1,4 @@
-"""Item pipelines: page to its analysis, body to the blob store, documents to the store, artifacts at close."""
+"""Item pipelines: body to the blob store, documents to the document store, artifacts at close."""
 import asyncio
 import json
 import logging
@@ -14,25 +14,23 @@ import redis
 from landing.sampler import frontier_redis
 from landing.stores import unwritten
 from landing.core import documents
-from landing.core.reading import read
 from landing.sampler.frontier import Frontier
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.artifacts.rebuild import rebuild
 from landing.stores import StoreError, docs_from, open_blobs
 
 logger = logging.getLogger(__name__)
 
 
-class Stores:
-    """The crawl's document and blob stores, opened once and shared by the pipelines and the spider.
+class Docs:
+    """The crawl's document store, opened once and shared by DocumentPipeline, which closes it, and the spider.
 
-    Every call on the document store runs on its one worker thread (`call`), so a store that is slow or retrying
-    never stalls the crawl's event loop, and the store is used from one thread as it requires.
+    Every call on the store runs on its one worker thread (`call`), so a store that is slow or retrying never
+    stalls the crawl's event loop, and the store is used from one thread as it requires.
     """
 
     def __init__(self, settings):
-        self.docs = docs_from(settings)
-        self.blobs = open_blobs(settings.get("LANDING_BLOBS"))
+        self.store = docs_from(settings)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
 
     async def call(self, function, *args):
@@ -41,23 +39,27 @@ class Stores:
 
     @classmethod
     def of(cls, crawler):
-        if getattr(crawler, "landing_stores", None) is None:
-            crawler.landing_stores = cls(crawler.settings)
-        return crawler.landing_stores
+        if getattr(crawler, "landing_docs", None) is None:
+            crawler.landing_docs = cls(crawler.settings)
+        return crawler.landing_docs
 
 
 class BlobPipeline:
-    """Stores a snapshot's body under its sha256, and the snapshot's JSON beside it."""
+    """Stores a snapshot's body under its content hash, and the snapshot's JSON beside it, in the blob store it
+    opens and closes."""
 
     def __init__(self, crawler):
-        self.blobs, self.stats = Stores.of(crawler).blobs, crawler.stats
+        self.blobs, self.stats = open_blobs(crawler.settings.get("LANDING_BLOBS")), crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
 
+    def close_spider(self, spider=None):
+        self.blobs.close()
+
     async def process_item(self, item, spider=None):
-        if isinstance(item, SnapshotItem) and item.body is not None:
+        if isinstance(item, AnalysisItem) and item.body is not None:
             # In a worker thread when the store may block (S3's round trips), so the crawl's event loop never does.
             if await asyncio.to_thread(self._put, item) if self.blobs.blocking else self._put(item):
                 self.stats.inc_value("landing/blobs_written")
@@ -71,21 +73,11 @@ class BlobPipeline:
         return written
 
 
-class AnalysisPipeline:
-    """Turns a snapshot into its analysis (landing.core.reading)."""
-
-    def process_item(self, item, spider=None):
-        if isinstance(item, SnapshotItem) and not isinstance(item, AnalysisItem):
-            return AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body, visit=item.visit,
-                                lease=item.lease)
-        return item
-
-
 class DocumentPipeline:
     """Writes pid, snapshot and analysis documents under derived ids, and the run's ledger; at close, reports and
     artifacts.
 
-    Every store call runs on the store's thread (Stores.call), in the order items arrive, so a DOI's visit record
+    Every store call runs on the store's thread (`call`), in the order items arrive, so a DOI's visit record
     is written after its snapshot and analysis, in the same batch or a later one; from a shared frontier, the DOI's
     lease is acked once that batch is written, never before. While the store refuses writes,
     documents wait in its buffer; after LANDING_DOCS_OUTAGE_MAX seconds the crawl stops, and whatever is still
@@ -94,8 +86,8 @@ class DocumentPipeline:
 
     def __init__(self, crawler):
         self.crawler, self.stats, settings = crawler, crawler.stats, crawler.settings
-        self.stores = Stores.of(crawler)
-        self.docs, self.worker = self.stores.docs, self.stores.worker
+        shared = Docs.of(crawler)
+        self.docs, self.worker, self.call = shared.store, shared.worker, shared.call
         self.frontier = Frontier.of(crawler)
         self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
         self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
@@ -116,7 +108,7 @@ class DocumentPipeline:
 
     async def process_item(self, item, spider=None):
         if isinstance(item, (PidItem, AnalysisItem, LedgerItem)):
-            self._ack(await self.stores.call(self._put, item))
+            self._ack(await self.call(self._put, item))
             if getattr(item, "visit", None) and not item.lease:
                 self.frontier.leave()
             self._watch_outage()
@@ -144,7 +136,7 @@ class DocumentPipeline:
         pause = max(self.docs.batch_seconds, 0.5)
         while True:
             await asyncio.sleep(pause)
-            self._ack(await self.stores.call(self._flush_written))
+            self._ack(await self.call(self._flush_written))
 
     def _flush_written(self):
         """On the store's thread: write the buffer if leases wait on it; the leases now written."""
@@ -230,10 +222,7 @@ class DocumentPipeline:
                 else:
                     self._export(settings)
         finally:
-            try:
-                self.docs.close()
-            finally:
-                Stores.of(self.crawler).blobs.close()
+            self.docs.close()
         return written
 
     def _export(self, settings):

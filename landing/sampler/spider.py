@@ -8,6 +8,7 @@ from scrapy import signals
 from scrapy.spidermiddlewares.httperror import HttpError
 
 from landing.browser import driver as browser
+from landing.config import choice, sources
 from landing.core import documents, failures, runs
 from landing.core.runs import RunError
 from landing.core.analysis import analyse
@@ -17,16 +18,15 @@ from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, serv
 from landing.crawl.failures import exception_failure
 from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import LEASE, SHARED, scheduler_of
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, SnapshotItem
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler.ledger import Ledger
 from landing.sampler.shared_run import share_hosts
 from landing.crawl.signals import chain_ended
 from landing.crawl.responses import headers
-from landing.sampler.pipelines import Stores
+from landing.sampler.pipelines import Docs
 from landing.stores import StoreError
 from landing.sampler.leading import SharedLead
 from landing.sampler.listing import OwnerListing
-from landing.stores.base import content_hash
 from landing.core.sources import crossref, datacite
 
 API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
@@ -53,21 +53,17 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         spider.datacite_api = endpoint(s, "LANDING_DATACITE_API")
         spider.resolver = endpoint(s, "LANDING_DOI_RESOLVER")
         spider.resolver_hosts = resolver_hosts(s)
-        spider.sources = [x.strip() for x in s.get("LANDING_SOURCES", "crossref,datacite").split(",") if x.strip()]
+        spider.sources = sources(s)
         spider.mailto = s.get("LANDING_MAILTO")
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
-        spider.resource_from = s.get("LANDING_RESOURCE_URL_FROM")
+        spider.resource_from = choice(s, "LANDING_RESOURCE_URL_FROM")
         spider.max_hops, spider.maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
         if spider.driver != s.get("LANDING_DRIVER"):
             crawler.signals.connect(spider._say_browser_unavailable, signal=signals.spider_opened)
         spider.settle_ms = s.getfloat("LANDING_BROWSER_SETTLE") * 1000
         spider.browser_rules = s.get("PLAYWRIGHT_ABORT_REQUEST")  # a BrowserRules, when browser.configure ran
-        unknown = set(spider.sources) - {"crossref", "datacite"}
-        if unknown or spider.resource_from not in ("redirect", "handle"):
-            raise ValueError(f"LANDING_SOURCES takes crossref,datacite (got {sorted(unknown)}); "
-                             f"LANDING_RESOURCE_URL_FROM takes redirect|handle (got {spider.resource_from!r})")
-        spider.frontier, spider.stores, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
+        spider.frontier, spider.docs, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
         spider.shared = bool(s.get("LANDING_FRONTIER_REDIS"))  # visits go through the workers' Redis frontier
         spider.leading = True  # False once a worker sharing the frontier took the lead from this one
         spider.members, spider.clients, spider.listing = [], {}, {}
@@ -97,10 +93,10 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
 
     async def _run(self, wanted=None, publish=None):
         stats = self.crawler.stats
-        self.stores = Stores.of(self.crawler)
-        self.ledger = Ledger(self.stores.docs, wanted or self.settings.get("LANDING_RUN"), self.sources,
+        self.docs = Docs.of(self.crawler)
+        self.ledger = Ledger(self.docs.store, wanted or self.settings.get("LANDING_RUN"), self.sources,
                              self.minimum, self.maximum)
-        self.run, resumed = await self.stores.call(self.ledger.open, documents.now())
+        self.run, resumed = await self.docs.call(self.ledger.open, documents.now())
         run_id = self.run["run/id"]
         if publish:
             publish(run_id)
@@ -114,7 +110,7 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
             owners = self._owners()
             if owners is None:
                 return
-            self.run = await self.stores.call(self.ledger.store_plan, self.run, owners, documents.now())
+            self.run = await self.docs.call(self.ledger.store_plan, self.run, owners, documents.now())
             self.members, self.clients = [], {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
         async for request_or_item in self._walk():
@@ -130,14 +126,14 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
             stats.set_value("landing/run/sampled_nothing", 1)
             self.logger.error("Run %s has no sampled DOI: every owner's sample failed or came back empty", run_id)
             return
-        self.run = await self.stores.call(self.ledger.finish, self.run, documents.now())
+        self.run = await self.docs.call(self.ledger.finish, self.run, documents.now())
         stats.set_value("landing/run/finished", 1)
         self.logger.info("Run %s finished", run_id)
 
     async def _walk(self):
         after, stats = -1, self.crawler.stats
         while True:
-            chunk = await self.stores.call(self.ledger.chunk, self.run, after)
+            chunk = await self.docs.call(self.ledger.chunk, self.run, after)
             if not chunk:
                 return
             for sample, visited in chunk:
@@ -201,8 +197,8 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
         (12% of the leader's time in a profile)."""
         sample = self._sampled(response)
-        await self.stores.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
-                               sample)
+        await self.docs.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
+                             sample)
         visits = [request for rank, doi in enumerate(sample["sample/dois"])
                   for request in self._pid_and_visit(sample, rank, doi)]
         try:
@@ -274,13 +270,8 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
 
     def _and_maybe_browser(self, item, meta, priority):
         """The HTTP snapshot, and under LANDING_DRIVER=auto a browser visit when only a browser could do better."""
-        if self.driver != "auto":
-            yield self._final(item, meta)
-            return
-        # Read here rather than in AnalysisPipeline (which passes analysed items on): the class it settles on
-        # (js-required, cookie-required ...) is what decides, and the page is parsed once.
-        item = AnalysisItem(read(dict(item), item.body, documents.now()), body=item.body)
-        if item["snapshot/error"] not in failures.BROWSER_CLASSES:
+        # The class reading settled on (js-required, cookie-required ...) is what decides.
+        if self.driver != "auto" or item["snapshot/error"] not in failures.BROWSER_CLASSES:
             yield self._final(item, meta)
             return
         yield item
@@ -379,9 +370,10 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
                                  final_url=final_url, status=status, content_type=content_type,
                                  content_length=len(body) if body is not None else None, driver=driver,
-                                 content_hash=content_hash(body) if body is not None else None,
+                                 content_hash=documents.content_hash(body) if body is not None else None,
                                  error=error, error_detail=detail)
-        return SnapshotItem(doc, body=body)
+        # Read here, where every visit ends: under LANDING_DRIVER=auto its class decides whether a browser visits.
+        return AnalysisItem(read(doc, body, documents.now()), body=body)
 
     def _final(self, item, meta):
         """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it

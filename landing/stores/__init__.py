@@ -1,11 +1,11 @@
 """Stores chosen by URL-like settings: LANDING_DOCS for documents, LANDING_BLOBS for blobs."""
 from urllib.parse import urlsplit
 
-from landing.stores.base import BlobStore, DocStore, StoreError, content_hash
+from landing.stores.base import BlobStore, DocStore, StoreError
 from landing.stores.files import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 
-__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash", "docs_from", "open_blobs", "open_docs"]
+__all__ = ["BlobStore", "DocStore", "StoreError", "docs_from", "open_blobs", "open_docs"]
 
 DOC_FORMS = "sqlite:///relative/path.db, sqlite:////absolute/path.db or http(s)://elasticsearch-host:9200"
 BLOB_FORMS = "file://relative/dir, file:///absolute/dir or s3://bucket/prefix"

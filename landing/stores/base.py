@@ -1,5 +1,4 @@
-"""The DocStore and BlobStore interfaces every backend implements, and the content hash that names blobs."""
-import hashlib
+"""The DocStore and BlobStore interfaces every backend implements."""
 import json
 import time
 from abc import ABC, abstractmethod
@@ -7,12 +6,7 @@ from collections.abc import Iterator
 
 from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
-__all__ = ["BlobStore", "DocStore", "StoreError", "content_hash"]
-
-
-def content_hash(data: bytes) -> str:
-    """SHA-256 of the content, lower-case hex: the name blobs are stored under."""
-    return hashlib.sha256(data).hexdigest()
+__all__ = ["BlobStore", "DocStore", "StoreError"]
 
 
 class DocStore(ABC):
@@ -188,7 +182,7 @@ class DocStore(ABC):
 
 
 class BlobStore(ABC):
-    """Immutable byte blobs by key (`snapshot/<sha256hex>`); a key, once written, is never rewritten."""
+    """Immutable byte blobs by key (`snapshot/<content hash>`, landing.core.documents); never rewritten once written."""
 
     # Whether a put may block for long (a network round trip, a disk flush): the crawl then writes from a thread.
     blocking = True

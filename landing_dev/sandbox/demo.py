@@ -1,4 +1,4 @@
-"""`make demo`, until the sampler lands: build a sandbox world, serve it, walk some DOIs through it, report."""
+"""`make sandbox-demo`: build a sandbox world, serve it, walk some DOIs through it, report."""
 import asyncio
 import collections
 import json

@@ -5,14 +5,18 @@ from types import SimpleNamespace
 import pytest
 
 from landing.browser.rules import BrowserRules, stopped
+from landing.core.robots import RobotsPolicy
 from landing.settings import DOWNLOADER_MIDDLEWARES
 from tests.browser.probe import needs_chromium, visit
 from tests.local_http import serving
 
 
+NO_ROBOTS = RobotsPolicy(obey=False)
+
+
 def _aborts(url, resource_type="document", **rules):
     request = SimpleNamespace(url=url, resource_type=resource_type, is_navigation_request=lambda: True, frame=None)
-    return asyncio.run(BrowserRules(**{"guard": True, "robots": False, **rules})(request))
+    return asyncio.run(BrowserRules(**{"guard": True, "robots": NO_ROBOTS, **rules})(request))
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data/",
@@ -29,7 +33,7 @@ def test_an_aborted_request_says_why_for_the_visit_to_name():
 
 def test_a_redirect_to_the_metadata_service_is_found_after_the_fact():
     hops = [{"url": "https://93.184.215.14/doi/1", "status": 302}, {"url": "http://169.254.169.254/latest/", "status": 200}]
-    found = asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None))
+    found = asyncio.run(BrowserRules(guard=True, robots=NO_ROBOTS).after_the_fact(hops, None))
     assert found == ("http://169.254.169.254/latest/", (
         "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata"))
 
@@ -38,7 +42,7 @@ def test_a_page_a_script_moved_on_from_is_not_judged_after_the_fact():
     # Only a server's 3xx escapes the rules; a script's navigation was asked about when it happened.
     hops = [{"url": "https://93.184.215.14/doi/1", "status": 200, "kind": "client-redirect"},
             {"url": "http://169.254.169.254/latest/", "status": 200}]
-    assert asyncio.run(BrowserRules(guard=True, robots=False).after_the_fact(hops, None)) is None
+    assert asyncio.run(BrowserRules(guard=True, robots=NO_ROBOTS).after_the_fact(hops, None)) is None
 
 
 def test_a_browser_request_to_a_public_literal_address_goes_ahead():
@@ -131,10 +135,17 @@ def _settings(**values):
 
 
 def test_rules_from_the_project_settings_guard_addresses_and_obey_robots_txt():
-    rules = BrowserRules.from_settings(_settings(), frozenset({"doi.org"}))
-    assert (rules.guard, rules.robots, rules.obey_resolver) == (True, True, False)
+    rules = BrowserRules.from_settings(_settings())
+    assert (rules.guard, rules.robots.obey, rules.robots.obey_resolver) == (True, True, False)
+    assert "doi.org" in rules.robots.resolver_hosts
     assert rules.user_agent.startswith("landing/")
 
 
 def test_rules_under_the_sandbox_do_not_guard_addresses():
-    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1"), frozenset()).guard is False
+    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1")).guard is False
+
+
+def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
+    ignoring, obeying = (BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots
+                         for value in ("ignore", "obey"))
+    assert (ignoring.governs("https://doi.org/10.1/a"), obeying.governs("https://doi.org/10.1/a")) == (False, True)

@@ -2,7 +2,10 @@
 import json
 from collections.abc import Iterator
 
+import pytest
+
 from landing.core.artifacts import (BAD_CSV, DECISIONS_JSON, GOOD_CSV, Aggregate, Artifacts, aggregate, diff, merge, parse, render, report_id, reports)
+from landing.core.decisions import load_decisions
 
 
 def doc(doi="10.1371/a", domain="journals.plos.org", error=None, correctness="missing",
@@ -237,6 +240,13 @@ def test_parse_of_the_decision_structure_alone_gives_pairs_and_prefixes_without_
     assert only_json.confirmed == {("journals.plos.org", "10.1371")}
     assert only_json.prefixes == {("10.1371", ""), ("10.5555", "")}
     assert only_json.good == only_json.bad == frozenset()
+
+
+def test_parse_reads_the_decision_structure_as_the_matcher_does():
+    text = '{"domains-prefixes": {"A.example": {"10.1": {"domain-recognised": 1, "domain-confirmed": false}}}}'
+    assert parse({DECISIONS_JSON: text}).recognised == load_decisions(text).recognised == {("a.example", "10.1")}
+    with pytest.raises(ValueError, match="must be true/false"):
+        parse({DECISIONS_JSON: '{"domains-prefixes": {"a.example": {"10.1": {"domain-recognised": "yes"}}}}'})
 
 
 def test_parse_skips_a_header_line():

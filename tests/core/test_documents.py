@@ -1,8 +1,7 @@
 """landing.core.documents: pid, snapshot and analysis documents, their derived ids, and redirect chains."""
 from landing.core import documents
 from landing.core.documents import (ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS, analysis, analysis_id, hops, only, pid, pid_id, resource_url, snapshot, snapshot_id)
-
-RESOLVERS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
+from landing.core.doi import RESOLVER_HOSTS as RESOLVERS
 TS = "2024-05-06T10:00:00Z"
 
 

@@ -1,7 +1,7 @@
 """landing.core.doi: normalising DOIs, their prefixes, and the expressions a page writes them in."""
 import pytest
 
-from landing.core.doi import (EXPRESSIONS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression)
+from landing.core.doi import (EXPRESSIONS, RESOLVER_HOSTS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression, unwrap)
 
 DOI = "10.1371/journal.pone.0160617"
 
@@ -15,6 +15,7 @@ DOI = "10.1371/journal.pone.0160617"
     "https://dx.doi.org/10.1371/journal.pone.0160617",
     "http://doi.org/10.1371/journal.pone.0160617",
     "http://dx.doi.org/10.1371/journal.pone.0160617",
+    "https://www.doi.org/10.1371/journal.pone.0160617",
     "doi:10.1371/journal.pone.0160617",
     "DOI:10.1371/journal.pone.0160617",
     "doi: 10.1371/journal.pone.0160617",
@@ -103,6 +104,8 @@ def test_best_expression_ignores_names_that_are_not_expressions():
     ("10.5555%2F1234", "non-url"),
     ("https://doi.org/10.5555%2F1234", "https-doi"),
     ("HTTPS://DOI.ORG/10.5555/1234", "https-doi"),
+    ("https://www.doi.org/10.5555/1234", "https-doi"),
+    ("http://WWW.doi.org/10.5555/1234", "http-doi"),
     ("  10.5555/1234\n", "non-url"),
 ])
 def test_split_expression_names_the_form_and_gives_the_bare_doi(value, expression):
@@ -123,6 +126,25 @@ def test_split_expression_of_a_value_that_is_not_one_doi_is_none(value):
                                   '"10.5555/1234."', "10.5555/1234).", "[10.5555/1234]", "10.5555/1234!"])
 def test_find_dois_trims_sentence_punctuation_and_unbalanced_brackets(text):
     assert find_dois(text) == ["10.5555/1234"]
+
+
+def test_find_dois_trims_an_angle_bracket_the_doi_did_not_open():
+    assert find_dois("Cite as <10.5555/1234>.") == ["10.5555/1234"]
+
+
+@pytest.mark.parametrize("written, doi", [
+    ("(doi:10.5555/1234).", "doi:10.5555/1234"),
+    ("\u00ab 10.5555/1234 \u00bb", "10.5555/1234"),
+    ("<https://doi.org/10.5555/1234>", "https://doi.org/10.5555/1234"),
+    ("10.1234/abc(1))", "10.1234/abc(1)"),
+    (SICI := "10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G", SICI),
+])
+def test_unwrap_drops_what_wraps_a_doi_and_keeps_brackets_it_opened(written, doi):
+    assert unwrap(written) == doi
+
+
+def test_every_resolver_host_is_known():
+    assert RESOLVER_HOSTS == {"doi.org", "dx.doi.org", "www.doi.org"}
 
 
 @pytest.mark.parametrize("text, found", [
@@ -163,6 +185,7 @@ def test_find_dois_decodes_percent_escapes():
     ("see 10.5555/1234 and doi:10.5555/1234.", ["non-url", "doi-scheme"]),
     ("https://doi.org/10.5555%2F1234", ["https-doi"]),
     ("HTTPS://DOI.ORG/10.5555/1234", ["https-doi"]),
+    ("https://www.doi.org/10.5555/1234", ["https-doi"]),
 ])
 def test_find_expressions_names_each_occurrence_by_what_precedes_it(text, expressions):
     assert find_expressions(text, "10.5555/1234") == expressions

@@ -235,6 +235,13 @@ def test_text_inside_noscript_does_not_count_as_visible():
     assert js_required(body, HTML)
 
 
+def test_text_inside_a_template_does_not_count_as_visible():
+    # A client-side app's markup waiting in <template>: the page shows nothing until a script stamps it out.
+    body = (b"<html><body><template><h1>Article title</h1><p>Abstract</p></template>"
+            b"<script>render(document.querySelector('template'))</script></body></html>")
+    assert js_required(body, HTML)
+
+
 def test_short_page_whose_script_only_compares_location_does_not_require_js():
     body = (b"<html><body><p>Page not found.</p>"
             b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>")

@@ -15,6 +15,8 @@ SICI = "10.1002/(sici)1097-4636(199706)35:4<447::aid-jbm5>3.0.co;2-g"
     "https://doi.org/10.1371/journal.pone.0160617",
     "http://dx.doi.org/10.1371/journal.pone.0160617",
     "doi.org/10.1371/journal.pone.0160617",
+    "https://www.doi.org/10.1371/journal.pone.0160617",
+    "www.doi.org/10.1371/journal.pone.0160617",
     "info:doi/10.1371/journal.pone.0160617",
     "10.1371%2Fjournal.pone.0160617",
     "https://doi.org/10.1371%2Fjournal.pone.0160617",
@@ -51,6 +53,7 @@ def test_literal_keeps_a_closing_parenthesis_that_the_doi_opened():
 @pytest.mark.parametrize("written", [
     "10/abc12", "10/ABC12", "doi:10/abc12", "https://doi.org/10/abc12", "https://doi.org/abc12",
     "http://dx.doi.org/abc12", "<https://doi.org/abc12>.", "https://doi.org/abc12?utm_source=x",
+    "https://www.doi.org/10/abc12",
 ])
 def test_literal_reads_a_short_doi_in_any_form(written):
     assert literal(written) == ("short", "10/abc12")
@@ -63,6 +66,7 @@ def test_literal_reads_a_short_doi_in_any_form(written):
     "https://doi.org/Search",
     "https://doi.org/help.html",
     "https://doi.org/abc/def",
+    "https://www.doi.org/factsheets/Identifier_Interoper.html",
     "10.1371",
     "10.1371/",
     "10.12/abc",

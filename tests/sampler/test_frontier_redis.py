@@ -250,7 +250,7 @@ class OtherCode(scrapy.Spider):
 def test_a_request_this_code_cannot_rebuild_is_moved_to_dead_not_lost(redis_url):
     writer = worker(redis_url)
     writer.enqueue_request(shared("https://doi.org/10.1/a"))
-    crawler = get_crawler(OtherCode, {"LANDING_FRONTIER_REDIS": redis_url})
+    crawler = get_crawler(OtherCode, {"LANDING_FRONTIER_REDIS": redis_url, "LANDING_LEASE_SECONDS": TTL})
     reader = Scheduler.from_crawler(crawler)
     reader.open(OtherCode.from_crawler(crawler))
     assert reader.next_request() is None

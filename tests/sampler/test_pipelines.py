@@ -1,26 +1,36 @@
-"""DocumentPipeline with a shared frontier: a DOI's lease is acked only once its pid and visit record are written."""
+"""landing.sampler.pipelines: bodies to blobs, documents to the store, artifacts at close, leases acked once written."""
+import asyncio
+import json
+
 import pytest
 import scrapy
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project
 from landing.core import documents
-from landing.sampler.items import AnalysisItem
-from landing.sampler.pipelines import DocumentPipeline, Stores
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.sampler import pipelines
+from landing.sampler.pipelines import BlobPipeline, Docs, DocumentPipeline
+from landing.stores import open_blobs, open_docs
 
 LEASE = ("r/0000001/0000", "token")
 
 
-@pytest.fixture
-def pipeline(tmp_path):
+def _crawler(tmp_path):
     settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
     crawler = get_crawler(scrapy.Spider, {**settings, "LANDING_DOCS": f"sqlite:///{tmp_path}/d.db",
                                           "LANDING_BLOBS": f"file://{tmp_path}/b", "LANDING_DOCS_BATCH_DOCS": 1000,
                                           "LANDING_DOCS_BATCH_SECONDS": 3600})
     crawler.stats.open_spider()
+    return crawler
+
+
+@pytest.fixture
+def pipeline(tmp_path):
+    crawler = _crawler(tmp_path)
     made = DocumentPipeline(crawler)
     yield made
-    Stores.of(crawler).worker.submit(made.docs.close).result()
+    Docs.of(crawler).worker.submit(made.docs.close).result()
     made.worker.shutdown()
 
 
@@ -58,3 +68,148 @@ def test_a_visit_without_a_lease_writes_no_pid_and_releases_nothing(pipeline):
     _on_store_thread(pipeline, pipeline._put, _final(lease=None))
     assert _on_store_thread(pipeline, pipeline._flush_written) == []
     assert _on_store_thread(pipeline, pipeline.docs.get, "pid", "10.1234/a") is None
+
+
+def test_the_blob_store_is_closed_by_the_pipeline_that_opened_it_and_only_then(tmp_path, monkeypatch):
+    closed = []
+
+    class Blobs:
+        blocking = False
+
+        def close(self):
+            closed.append("blobs")
+
+    monkeypatch.setattr(pipelines, "open_blobs", lambda url: Blobs())
+    crawler = _crawler(tmp_path)
+    blobs, docs = BlobPipeline.from_crawler(crawler), DocumentPipeline(crawler)
+    docs.close_spider()
+    assert closed == []
+    blobs.close_spider()
+    assert closed == ["blobs"]
+
+
+# BlobPipeline: a page's body under its content hash, its snapshot's JSON beside it, in a real file blob store
+
+BODY = b"<html><head><meta name='citation_doi' content='10.1234/a'></head></html>"
+
+
+def _visited(body=BODY, doi="10.1234/a", error=None):
+    """A DOI's analysis as the spider yields it: a page reached (its body along) or a failed visit (no body)."""
+    pid = documents.pid(doi, "crossref", "7", "2026-11-23T00:00:00Z")
+    snapshot = documents.snapshot(pid, timestamp="2026-11-23T00:00:01Z", driver="http", error=error,
+                                  final_url=None if error else "https://pub.example/a", status=None if error else 200,
+                                  content_hash=documents.content_hash(body) if body is not None else None)
+    found = None if error else {"analysis/meta-tag-correctness": "ok", "analysis/doi-in-meta-tags": "non-url"}
+    return AnalysisItem(documents.analysis(snapshot, found, "2026-11-23T00:00:02Z"), body=body)
+
+
+@pytest.fixture
+def blob_pipeline(tmp_path):
+    made = BlobPipeline.from_crawler(_crawler(tmp_path))
+    yield made
+    made.close_spider()
+
+
+def _blobs(tmp_path):
+    return open_blobs(f"file://{tmp_path}/b")
+
+
+def test_a_pages_body_is_stored_under_its_content_hash(blob_pipeline, tmp_path):
+    asyncio.run(blob_pipeline.process_item(_visited()))
+    assert _blobs(tmp_path).get(f"snapshot/{documents.content_hash(BODY)}") == BODY
+
+
+def test_the_json_beside_a_body_is_its_snapshot_without_the_analysis(blob_pipeline, tmp_path):
+    item = _visited()
+    asyncio.run(blob_pipeline.process_item(item))
+    stored = json.loads(_blobs(tmp_path).get(f"snapshot/{documents.content_hash(BODY)}.json"))
+    assert stored == documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS)
+
+
+def test_a_body_met_again_is_counted_as_written_once(blob_pipeline):
+    asyncio.run(blob_pipeline.process_item(_visited()))
+    asyncio.run(blob_pipeline.process_item(_visited(doi="10.1234/b")))
+    assert blob_pipeline.stats.get_value("landing/blobs_written") == 1
+
+
+def test_a_visit_without_a_body_writes_no_blob(blob_pipeline, tmp_path):
+    asyncio.run(blob_pipeline.process_item(_visited(body=None, error="timeout")))
+    assert (list(_blobs(tmp_path).keys()), blob_pipeline.stats.get_value("landing/blobs_written")) == ([], None)
+
+
+def test_the_blob_pipeline_passes_on_the_item_it_was_given(blob_pipeline):
+    item = _visited()
+    assert asyncio.run(blob_pipeline.process_item(item)) is item
+
+
+# DocumentPipeline: the documents of each item, and the artifacts at close
+
+def _stored(tmp_path, kind, doc_id):
+    """A document read back from the crawl's store file after the pipeline closed it."""
+    with open_docs(f"sqlite:///{tmp_path}/d.db") as docs:
+        return docs.get(kind, doc_id)
+
+
+def _closing_crawler(tmp_path, **settings):
+    """_crawler's stores, with the artifacts and any unwritten documents kept under tmp_path as well."""
+    crawler = get_crawler(scrapy.Spider, {**_crawler(tmp_path).settings.copy_to_dict(),
+                                          "LANDING_ARTIFACTS_DIR": f"{tmp_path}/artifacts",
+                                          "LANDING_UNWRITTEN_DIR": f"{tmp_path}/unwritten", **settings})
+    crawler.stats.open_spider()
+    return crawler
+
+
+def test_a_pid_item_is_stored_under_its_doi_and_counted(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    doc = documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z")
+    asyncio.run(pipeline.process_item(PidItem(doc)))
+    pipeline.close_spider()
+    assert (_stored(tmp_path, "pid", "10.1234/a"), pipeline.stats.get_value("landing/pids")) == (doc, 1)
+
+
+def test_a_ledger_item_is_stored_under_its_own_kind_and_id(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    asyncio.run(pipeline.process_item(LedgerItem("sample", "r/0000003", {"sample/size": 12})))
+    pipeline.close_spider()
+    assert _stored(tmp_path, "sample", "r/0000003") == {"sample/size": 12}
+
+
+def test_an_analysis_item_stores_its_snapshot_and_its_analysis_under_the_visits_id(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
+    item = _visited()
+    asyncio.run(pipeline.process_item(item))
+    pipeline.close_spider()
+    doc_id = "10.1234/a http 2026-11-23"
+    assert (_stored(tmp_path, "snapshot", doc_id), _stored(tmp_path, "analysis", doc_id)) == (
+        documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS), dict(item))
+
+
+def test_a_page_reached_is_counted_by_its_meta_tag_correctness_and_a_failure_by_its_class(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
+    asyncio.run(pipeline.process_item(_visited()))
+    asyncio.run(pipeline.process_item(_visited(body=None, doi="10.1234/b", error="timeout")))
+    pipeline.close_spider()
+    assert {k: v for k, v in pipeline.stats.get_stats().items() if k.startswith("landing/")} == {
+        "landing/snapshots": 2, "landing/correctness/ok": 1, "landing/error/timeout": 1}
+
+
+def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    asyncio.run(pipeline.process_item(_visited()))
+    pipeline.close_spider()
+    assert ((tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
+            pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv")) == ("10.1234,pub.example,crossref\n", 1)
+
+
+def test_close_exports_nothing_when_the_crawl_stored_no_snapshot(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    asyncio.run(pipeline.process_item(PidItem(documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z"))))
+    pipeline.close_spider()
+    assert (tmp_path / "artifacts").exists() is False
+
+
+def test_close_exports_nothing_when_export_on_close_is_off(tmp_path):
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
+    asyncio.run(pipeline.process_item(_visited()))
+    pipeline.close_spider()
+    assert (tmp_path / "artifacts").exists() is False

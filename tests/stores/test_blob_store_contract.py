@@ -4,7 +4,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from landing.stores import StoreError, content_hash
+from landing.core.documents import content_hash
+from landing.stores import StoreError
 
 PAGE = b"<html><meta name='citation_doi' content='10.1/a'></html>"
 KEY = f"snapshot/{content_hash(PAGE)}"

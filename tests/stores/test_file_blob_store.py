@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from landing.stores import content_hash
+from landing.core.documents import content_hash
 from landing.stores.files import FileBlobStore
 
 PAGE = b"<html>page</html>"

@@ -1,5 +1,5 @@
 """content_hash names blobs by their SHA-256."""
-from landing.stores import content_hash
+from landing.core.documents import content_hash
 
 
 def test_content_hash_is_lower_case_sha256_hex():

@@ -1,0 +1,49 @@
+"""The browser driver's download handler: scrapy-playwright's, shared by both schemes, started at the first visit.
+
+The only module of the project that imports Playwright when it loads: Scrapy loads it only when
+landing.browser.driver.configure installed it, so an HTTP crawl never does.
+"""
+import asyncio
+
+from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+from landing.crawl.handlers import cap_pool
+
+
+class BrowserHandler(ScrapyPlaywrightDownloadHandler):
+    """scrapy-playwright's handler, once per crawl for both schemes, starting Playwright at the first browser visit.
+
+    Scrapy builds one handler per scheme, and each of scrapy-playwright's starts its own Playwright (and later its
+    own Chromium) when the engine starts. Under LANDING_DRIVER=auto most crawls need no browser, or need it for a
+    handful of DOIs: one shared handler that starts on demand makes auto cost nothing until a DOI needs it.
+    Requests without `playwright` meta go through Scrapy's HTTP/1.1 handler, which this one extends.
+    """
+
+    lazy = False
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        shared = getattr(crawler, "_landing_browser_handler", None)
+        if shared is None:
+            shared = crawler._landing_browser_handler = cls(crawler)
+        return shared
+
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        cap_pool(self, crawler.settings)
+        self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
+
+    async def _maybe_launch_in_thread(self) -> None:
+        """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
+
+    async def _download_request(self, request, spider=None):
+        async with self.start_lock:
+            if not self.started:
+                await self._launch()
+                self.started = True
+        return await super()._download_request(request, spider)
+
+    async def close(self) -> None:
+        if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
+            self.closed = True
+            await super().close()
