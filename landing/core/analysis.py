@@ -38,7 +38,7 @@ _PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True)
 _UTF8_PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True, encoding="utf-8")
 
 
-def _parse(body: bytes, content_type: str | None):
+def parse(body: bytes, content_type: str | None):
     """The page's root element, or None when there is nothing to parse."""
     _, text = html_to_unicode(content_type, body)
     try:
@@ -86,7 +86,7 @@ def _correctness(stated: set, own: str) -> str:
 def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
     """The analysis/* fields of a page for the DOI it is meant to be about."""
     own = normalise(doi)
-    root = _parse(body, content_type) if body else None
+    root = parse(body, content_type) if body else None
     tags, hrefs, text = [], [], ""
     if root is not None:
         tags, hrefs = _meta_tags(root), [a.get("href") or "" for a in root.iter("a")]
@@ -105,7 +105,7 @@ def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
 
 def read_page(body: bytes, content_type: str | None = None) -> dict:
     """What the matcher reads off a page: DOI meta tags, canonical links (as written) and the visible text."""
-    root = _parse(body, content_type) if body else None
+    root = parse(body, content_type) if body else None
     if root is None:
         return {"meta-tags": [], "canonicals": [], "text": ""}
     tags = _meta_tags(root)

@@ -2,11 +2,7 @@
 import re
 from urllib.parse import parse_qsl, urlsplit
 
-import lxml.etree
-import lxml.html
-from w3lib.encoding import html_to_unicode
-
-from landing.core.analysis import visible_text
+from landing.core.analysis import parse, visible_text
 
 # Every class a snapshot may carry in `snapshot/error` (docs in docs/data.md "Failure classes").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
@@ -57,7 +53,7 @@ def cookie_check(url: str) -> bool:
 
 def cookie_notice(body: bytes, content_type: str | None = None) -> bool:
     """A short page (at most 60 visible words) that asks for cookies. Callers first rule out pages stating a DOI."""
-    doc = _document(body, content_type)
+    doc = parse(body, content_type)
     text = "" if doc is None else visible_text(doc)
     return len(text.split()) <= 60 and bool(_COOKIE_NOTICE.search(text))
 
@@ -109,19 +105,12 @@ def may_hold(body: bytes, *words: bytes) -> bool:
     return all(word in lowered for word in words)
 
 
-def _document(body: bytes, content_type: str | None):
-    try:
-        return lxml.html.document_fromstring(html_to_unicode(content_type, body)[1])
-    except (lxml.etree.ParserError, ValueError):
-        return None  # what does not parse as HTML shows nothing and runs nothing
-
-
 def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
     # A page's script texts and how many words it shows.
-    doc = _document(body, content_type)
+    doc = parse(body, content_type)
     if doc is None:
         return [], 0
-    return [s.text_content() for s in doc.iter("script")], len(visible_text(doc).split())
+    return ["".join(s.itertext()) for s in doc.iter("script")], len(visible_text(doc).split())
 
 
 def script_location(body: bytes, content_type: str | None) -> str | None:

@@ -13,11 +13,11 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
+from landing.core.artifacts import DECISIONS_JSON
 from landing.core.decisions import Decisions, load_decisions
 from landing.match.spider import MatcherSpider
 
-ARTIFACT = "domain-decision-structure.json"
-EMPTY = '{"domains": [], "prefixes": [], "domains-prefixes": {}}'
+ARTIFACT = DECISIONS_JSON  # the one artifact the matcher reads
 
 
 class ArtifactError(ValueError):
@@ -30,7 +30,7 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
     if not path.exists():
         if required:
             raise ArtifactError(f"no artifact at {path}")
-        return load_decisions(EMPTY), (f"no artifact at {path} (run the sampler first, or pass --artifact); "
+        return Decisions(), (f"no artifact at {path} (run the sampler first, or pass --artifact); "
                                        "domain-prefix verifications are off")
     try:
         return load_decisions(path.read_text(encoding="utf-8")), None

@@ -294,3 +294,10 @@ def test_no_page_of_the_real_corpus_is_taken_for_a_cookie_notice():
 def test_a_utf16_script_only_page_is_still_read_for_its_script_redirect():
     page = "\ufeff<html><body><script>location.replace('/article/1')</script></body></html>".encode("utf-16-le")
     assert (script_location(page, None), js_required(page, None)) == ("/article/1", True)
+
+
+def test_an_xhtml_page_with_an_xml_declaration_is_read_for_its_scripts_and_words():
+    # lxml refuses a str that carries an encoding declaration: such pages were never checked at all.
+    body = (b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+            b'<script>document.write("x")</script></head><body><noscript>Enable JavaScript</noscript></body></html>')
+    assert js_required(body, "text/html") is True
