@@ -1,5 +1,4 @@
-"""How many DOIs to sample from each member (Crossref) or client (DataCite), and in what order to crawl them."""
-from itertools import zip_longest
+"""How many DOIs to sample from each member (Crossref) or client (DataCite)."""
 
 
 def sample_size(total: int, largest: int, minimum: int, maximum: int) -> int:
@@ -15,10 +14,3 @@ def sample_size(total: int, largest: int, minimum: int, maximum: int) -> int:
     scaled = round(maximum * total / largest)
     return min(total, max(minimum, scaled), max(maximum, minimum))
 
-
-def interleave(groups):
-    """Round-robin over lists: one item from each group in turn, so no group is crawled back to back."""
-    for row in zip_longest(*groups):
-        for item in row:
-            if item is not None:
-                yield item

@@ -1,5 +1,5 @@
 """landing.core.sampling: how many DOIs each member or client gives the sample, and the crawl order."""
-from landing.core.sampling import interleave, sample_size
+from landing.core.sampling import sample_size
 
 
 def test_largest_member_gets_the_maximum():
@@ -41,11 +41,3 @@ def test_minimum_above_maximum_makes_the_minimum_the_size_for_everyone_big_enoug
 
 def test_no_known_largest_gives_the_minimum_or_all():
     assert (sample_size(50, 0, 10, 100), sample_size(3, 0, 10, 100)) == (10, 3)
-
-
-def test_interleave_takes_one_from_each_group_in_turn():
-    assert list(interleave([["a1", "a2", "a3"], ["b1"], ["c1", "c2"]])) == ["a1", "b1", "c1", "a2", "c2", "a3"]
-
-
-def test_interleave_of_no_groups_is_empty():
-    assert list(interleave([])) == []
