@@ -3,11 +3,9 @@ from scrapy import signals
 from scrapy.http import Request, Response
 from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.crawl.cookies import ChainCookiesMiddleware
 from landing.crawl.signals import chain_ended
-
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
+from tests.crawl.project import PROJECT
 
 
 def middleware():

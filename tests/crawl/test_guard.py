@@ -11,21 +11,14 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request, Response
 from scrapy.resolver import dnscache
 from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
 import landing.settings
 from landing.crawl import guard
 from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress
 from tests.local_http import serving
+from tests.crawl.project import crawler
 
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
 
 
 def check(middleware, url):

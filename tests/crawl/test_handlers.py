@@ -6,10 +6,8 @@ from scrapy.utils.reactor import install_reactor, is_reactor_installed
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
-import landing.settings
 from landing.crawl.handlers import CappedPool, HttpHandler, persistent_per_host
-
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
+from tests.crawl.project import PROJECT
 
 
 class Connection:

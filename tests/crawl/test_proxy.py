@@ -2,19 +2,9 @@
 import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request
-from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.crawl.proxy import SandboxProxyMiddleware
-
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
+from tests.crawl.project import crawler
 
 
 def test_sandbox_proxy_is_not_configured_without_landing_sandbox():

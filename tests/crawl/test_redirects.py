@@ -1,19 +1,9 @@
 """landing.crawl.redirects: Scrapy's redirect and meta-refresh hops, without a Referer, each in its own host's slot."""
 import pytest
 from scrapy.http import HtmlResponse, Request
-from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.crawl import redirects
-
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
+from tests.crawl.project import crawler
 
 
 @pytest.mark.parametrize("kind", [redirects.RedirectMiddleware, redirects.MetaRefreshMiddleware])

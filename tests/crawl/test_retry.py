@@ -6,21 +6,12 @@ from types import SimpleNamespace
 
 import pytest
 from scrapy.http import HtmlResponse, Request
-from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.crawl import retry as retry_module
 from landing.crawl.retry import RetryAfterMiddleware
+from tests.crawl.project import PROJECT, crawler
 
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=timezone.utc)
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
 
 
 @pytest.fixture

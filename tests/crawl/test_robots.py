@@ -4,22 +4,13 @@ from types import SimpleNamespace
 
 import pytest
 from scrapy.http import Request
-from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.core.recent import Recent
 from landing.crawl import robots as robots_module
 from landing.crawl.robots import RobotsPolicyMiddleware
+from tests.crawl.project import PROJECT, crawler
 
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 PID = {"pid/doi": "10.1234/abc"}
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
 
 
 def robots(**settings):

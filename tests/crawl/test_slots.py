@@ -1,19 +1,10 @@
 """landing.crawl.slots: ServiceSlotsMiddleware keeps AutoThrottle off the download slots named in DOWNLOAD_SLOTS."""
 from scrapy.http import Request
-from scrapy.spiders import Spider
-from scrapy.utils.test import get_crawler
 
-import landing.settings
 from landing.crawl import slots
+from tests.crawl.project import crawler
 
-PROJECT = {name: getattr(landing.settings, name) for name in dir(landing.settings) if name.isupper()}
 PID = {"pid/doi": "10.1234/abc"}
-
-
-def crawler(**settings):
-    made = get_crawler(settings_dict={**PROJECT, **settings})
-    made.spider = Spider.from_crawler(made, name="test")
-    return made
 
 
 def _service_slots():
