@@ -58,8 +58,10 @@ from landing_dev.sandbox.world import World  # noqa: E402
 PROGRESS = re.compile(r"progress: (\d+) DOIs sampled, (\d+) visited \((\d+) pages, (\d+) failed\), "
                       r"[\d.]+ DOIs/s, (\d+) requests")
 FULL_RUN = 500_000
-# The real web's pace: under a sandbox a crawl starts its hosts at no delay (landing.crawl.endpoints.sandbox_pace).
-REAL_PACE = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}"]
+# The real web's pace: under a sandbox a crawl starts its hosts at no delay and its DOIs at no rate
+# (landing.crawl.endpoints).
+REAL_PACE = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
+             "-s", f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
 REDIRECTS = (301, 302, 303, 307, 308)
 
 

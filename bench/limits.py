@@ -7,6 +7,7 @@ user does, with `scrapy crawl doi_sampler`. Then reads the crawl's own record (e
 store) and works out the shortest time the crawl's limits allow for exactly those requests, at that latency:
 
 - the resolver's slot: its requests x latency / its concurrency (DOWNLOAD_SLOTS);
+- the resolver's rate: its requests / LANDING_RESOLVER_RATE (the web's, set here: a sandbox has none);
 - the global limit: every request x latency / CONCURRENT_REQUESTS;
 - each publisher host: AutoThrottle sends one request per delay, the delay starting at AUTOTHROTTLE_START_DELAY
   and halving its way to latency / AUTOTHROTTLE_TARGET_CONCURRENCY with each 200 response (its rule: a redirect or
@@ -82,7 +83,9 @@ def allowed(chains: list[list[tuple[str, int | None]]], requests: int, latency: 
     hosts = {host: host_seconds(n + 1, ok[host], latency, start, target, per_domain)  # + 1: its robots.txt
              for host, n in per_host.items() if host not in RESOLVER_HOSTS}
     busiest = max(hosts, key=hosts.get)
+    rate = settings.getfloat("LANDING_RESOLVER_RATE")
     return {"resolver": resolver * latency / settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"],
+            "resolver rate": resolver / rate if rate else 0.0,
             "global": requests * latency / settings.getint("CONCURRENT_REQUESTS"),
             f"busiest host ({busiest}, {per_host[busiest]} requests)": hosts[busiest],
             "frontier": sum(len(c) for c in chains) * latency / settings.getint("LANDING_FRONTIER")}
@@ -110,9 +113,10 @@ def main():
         scratch = Path(tmp) / "crawl"
         scratch.mkdir()
         try:
-            # The real web's pace: under a sandbox a crawl starts its hosts at no delay (endpoints.sandbox_pace).
-            pace = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}"]
-            result = crawl(proxy, scratch, pace + [x for pair in args.set for x in ("-s", pair)], server)
+            # The real web's pace: under a sandbox hosts start at no delay and the resolver has no rate.
+            pace = [f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
+                    f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
+            result = crawl(proxy, scratch, [x for pair in pace + args.set for x in ("-s", pair)], server)
         finally:
             server.terminate()
             server.wait()
@@ -121,7 +125,7 @@ def main():
         seconds, dois = visiting(log)
         chains = hops(scratch / "landing.db")
     latency = args.latency_ms / 1000
-    bounds = allowed(chains, requests, latency, crawl_settings(args.set))
+    bounds = allowed(chains, requests, latency, crawl_settings(pace + args.set))
     limit_rate = result["dois"] / max(bounds.values())
     rate, cpu_rate = dois / seconds, result["dois"] / result["cpu"]
     print(f"{result['dois']:,} DOIs, {requests:,} requests, {len(chains):,} snapshots at {args.latency_ms:g} ms; "

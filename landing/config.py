@@ -16,7 +16,8 @@ NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LAND
            "LANDING_DOCS_BATCH_SECONDS": (float, 0), "LANDING_BROWSER_PAGES": (int, 1),
            "LANDING_BROWSER_SETTLE": (float, 0), "LANDING_FRONTIER": (int, 1), "LANDING_KEEPALIVE": (float, 0),
            "LANDING_IDLE_CONNECTIONS": (int, 0), "LANDING_ROBOTS_CACHE": (int, 1), "LANDING_LEASE_SECONDS": (float, 1),
-           "LANDING_WORKERS": (int, 1), "LANDING_MATCH_TEXT_CANDIDATES": (int, 0), "LANDING_MATCH_CONCURRENCY": (int, 1)}
+           "LANDING_WORKERS": (int, 1), "LANDING_RESOLVER_RATE": (float, 0), "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
+           "LANDING_MATCH_CONCURRENCY": (int, 1)}
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 

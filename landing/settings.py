@@ -86,6 +86,14 @@ LANDING_WORKERS = 1
 # meets it; handle asks the Handle API first, in place of the resolver hop (docs/crawl.md "Resource URL": both
 # 2.77 requests per DOI).
 LANDING_RESOURCE_URL_FROM = "redirect"
+# LANDING_RESOLVER_RATE: requests a second to the DOI resolver (a DOI's first request, its retries, Handle API
+# lookups; landing.crawl.resolver_pace), a quarter second's worth at once after a pause. doi.org publishes no limit,
+# and clients resolving many DOIs in parallel have met its 429s; its slot's 32 at once would be several hundred a
+# second at its real latency. 100 stays above what sampling feeds on the real web (Crossref's polite pool answers
+# 3 samples a second: about 75 DOIs a second over a full run) and leaves 500,000 DOIs 1.4 hours. With
+# LANDING_WORKERS=N each worker takes 1/N. 0: no rate, only the slot's concurrency. Through LANDING_SANDBOX there is
+# none unless set explicitly (the benches that model the web set it).
+LANDING_RESOLVER_RATE = 100
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
 # redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
 # every DOI. auto (default): http first, and the browser only for DOIs whose HTTP snapshot is js-required,
@@ -138,6 +146,7 @@ DOWNLOADER_MIDDLEWARES = {
     "landing.crawl.slots.ServiceSlotsMiddleware": 95,
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "landing.crawl.robots.RecentRobotsTxtMiddleware": 100,  # where RobotsTxtMiddleware was: a bounded cache
+    "landing.crawl.resolver_pace.ResolverPaceMiddleware": 105,  # after robots.txt: a refused request takes no turn
     "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
     "landing.crawl.cookies.ChainCookiesMiddleware": 700,  # where CookiesMiddleware was: one jar per DOI chain
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,

@@ -3,6 +3,7 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
+from landing.config import number
 from landing.core.doi import RESOLVER_HOSTS
 
 NAMES = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
@@ -44,6 +45,14 @@ def service_slots(settings) -> dict:
         host = urlsplit(endpoint(settings, name)).hostname
         slots[host] = {**slots.get(host, {}), **pace}
     return slots
+
+
+def resolver_rate(settings) -> float:
+    """DOIs a second that may start their visit (LANDING_RESOLVER_RATE); 0, none, through a sandbox unless set."""
+    chosen = settings.getpriority("LANDING_RESOLVER_RATE") > SETTINGS_PRIORITIES["project"]
+    if settings.get("LANDING_SANDBOX") and not chosen:
+        return 0.0
+    return number(settings, "LANDING_RESOLVER_RATE")
 
 
 def sandbox_pace(settings) -> None:

@@ -11,6 +11,7 @@ when the run it joined is over and never starts another one after it.
 import uuid
 from urllib.parse import urlsplit
 
+from landing.config import number
 from landing.crawl.endpoints import endpoint
 
 # KEYS: leader run; ARGV: token ttl_ms floor. Returns {status, floor, run}: status 1 renewed, 2 taken (a new
@@ -84,7 +85,7 @@ class SharedRun:
 def share_hosts(settings) -> None:
     """Split the per-host limits among LANDING_WORKERS workers, so together they ask a host no more than one would.
 
-    The resolver's slot is split too; the APIs' are not: only the leader asks them.
+    The resolver's slot and rate are split too; the APIs' are not: only the leader asks them.
     """
     workers = settings.getint("LANDING_WORKERS")
     if workers <= 1:
@@ -95,6 +96,8 @@ def share_hosts(settings) -> None:
     target = settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
     settings.set("AUTOTHROTTLE_TARGET_CONCURRENCY", max(1.0, target / workers),
                  priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"))
+    rate = number(settings, "LANDING_RESOLVER_RATE")
+    settings.set("LANDING_RESOLVER_RATE", rate / workers, priority=settings.getpriority("LANDING_RESOLVER_RATE"))
     slots = settings.getdict("DOWNLOAD_SLOTS")
     resolver = urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname
     if resolver in slots:

@@ -1,9 +1,11 @@
 """Endpoints follow LANDING_SANDBOX: APIs in plain http through a sandbox, the settings' URLs otherwise; a sandbox's
-hosts start at no delay."""
+hosts start at no delay, and DOIs at no rate."""
+import pytest
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
-from landing.crawl.endpoints import endpoint, sandbox_pace
+from landing.config import SettingsError
+from landing.crawl.endpoints import endpoint, resolver_rate, sandbox_pace
 
 
 def _settings(**overrides):
@@ -27,10 +29,15 @@ def test_endpoint_drops_a_trailing_slash():
     assert endpoint(_settings(LANDING_DOI_RESOLVER="https://doi.org/"), "LANDING_DOI_RESOLVER") == "https://doi.org"
 
 
-def _paced(**overrides):
+def _chosen(**overrides):
     settings = Settings()
     settings.setmodule(project_settings, priority="project")
     settings.setdict(overrides, priority="cmdline")
+    return settings
+
+
+def _paced(**overrides):
+    settings = _chosen(**overrides)
     sandbox_pace(settings)
     return settings.getfloat("AUTOTHROTTLE_START_DELAY")
 
@@ -45,3 +52,17 @@ def test_a_sandboxs_hosts_start_at_no_delay():
 
 def test_a_start_delay_set_on_purpose_holds_under_a_sandbox():
     assert _paced(LANDING_SANDBOX="http://127.0.0.1:8700", AUTOTHROTTLE_START_DELAY="1.0") == 1.0
+
+
+def test_dois_start_at_the_resolver_rate_on_the_real_web():
+    assert resolver_rate(_chosen()) == project_settings.LANDING_RESOLVER_RATE == 100
+
+
+def test_a_sandbox_paces_no_doi_unless_the_rate_is_set_on_purpose():
+    assert resolver_rate(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700")) == 0.0
+    assert resolver_rate(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700", LANDING_RESOLVER_RATE="20")) == 20.0
+
+
+def test_a_negative_resolver_rate_is_refused_in_words():
+    with pytest.raises(SettingsError, match="LANDING_RESOLVER_RATE=-1.0 must be at least 0"):
+        resolver_rate(_chosen(LANDING_RESOLVER_RATE="-1"))

@@ -75,12 +75,13 @@ def _settings(**values):
     return settings
 
 
-def test_two_workers_each_take_half_of_the_per_host_limits_and_the_resolver_slot():
+def test_two_workers_each_take_half_of_the_per_host_limits_and_the_resolver_slot_and_rate():
     settings = _settings(LANDING_WORKERS=2)
     share_hosts(settings)
     assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == 2
     assert settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY") == 1.0
     assert settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"] == 16
+    assert settings.getfloat("LANDING_RESOLVER_RATE") == 50.0
 
 
 def test_the_api_slots_are_not_split_since_only_the_leader_asks_them():

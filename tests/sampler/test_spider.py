@@ -7,11 +7,12 @@ literal URL, so for those pages it is the browser's (`browser_final_url`, `brows
 from collections import Counter
 import json
 import re
+import time
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from tests.sampler.crawling import Stores, disagreements, truth_of
+from tests.sampler.crawling import RESOLVER, Stores, disagreements, truth_of
 
 
 @pytest.fixture(scope="module", params=["mixed", "every"])
@@ -127,6 +128,20 @@ def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):
     api = [line for line in requests if "api.crossref.org" in line]
     assert api and all("mailto=ops%40example.org" in line for line in api)
     assert not any("api.datacite.org" in line for line in requests)
+
+
+def test_dois_reach_the_resolver_no_faster_than_landing_resolver_rate(small_sandbox, tmp_path):
+    heard = []
+    small_sandbox.server.log = lambda line: heard.append((time.monotonic(), line))
+    try:
+        Stores(tmp_path).crawl(small_sandbox.proxy, "-s", "LANDING_RESOLVER_RATE=40")
+    finally:
+        small_sandbox.server.log = None
+    resolver = [at for at, line in heard if RESOLVER.match(line)]
+    # 40 a second, 10 (a quarter second's worth) at once: the last request comes at least (n - 10) / 40 s after
+    # the first, less the time the first one took from its turn to the server (unpaced, all came within 1.5 s).
+    assert len(resolver) > 100
+    assert resolver[-1] - resolver[0] >= (len(resolver) - 10) / 40 - 0.5
 
 
 def test_no_doi_arrives_at_a_cookie_wall_with_another_dois_cookies(every_crawl, every_sandbox, every_scenario_world):
