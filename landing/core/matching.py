@@ -13,6 +13,38 @@ RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evid
 
 _WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")
 
+# --- the input as written ----------------------------------------------------------------------------------
+# Markdown and LaTeX escape punctuation with a backslash (`\_` in BibTeX); no DOI holds a backslash.
+_ESCAPED = re.compile(r"\\([_%&#$~^{}\[\]()*.\-])")
+_ONE_SLASH = re.compile(r"^(https?):/(?=[^/])", re.IGNORECASE)  # `https:/doi.org/…`, a slash lost in copying
+# A host and path without a scheme (`www.jstor.org/stable/…`, `/scitation.org/doi/…`): a top-level domain is
+# letters, so a DOI (`10.1234/…`) never passes for one.
+_SCHEMELESS = re.compile(r"/*((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d+)?/\S*)", re.IGNORECASE)
+
+
+def cleaned(text: str) -> str:
+    r"""The input without the escapes and copying slips around what it names.
+
+    >>> cleaned(" https:/doi.org/10.1007/978-3-642-40328-6\\_47 ")
+    'https://doi.org/10.1007/978-3-642-40328-6_47'
+    """
+    return _ONE_SLASH.sub(r"\1://", _ESCAPED.sub(r"\1", text.strip()))
+
+
+def as_url(text: str) -> str | None:
+    """The input as an http(s) URL (https when it was written without a scheme), or None for other text.
+
+    >>> as_url("www.jstor.org/stable/10.2307/1234")
+    'https://www.jstor.org/stable/10.2307/1234'
+    >>> as_url("10.1371/journal.pone.0160617") is None
+    True
+    """
+    if text.lower().startswith(("http://", "https://")):
+        return text
+    found = _SCHEMELESS.fullmatch(text)
+    return "https://" + found[1] if found else None
+
+
 # --- literal -------------------------------------------------------------------------------------------------
 # A shortDOI is the handle 10/<code>; written with its `10/` any case is fine (the handle is case-insensitive).
 _SHORT = re.compile(rf"(?:(?:https?://)?{RESOLVER_HOST}/|doi\s*:\s*)?10/(?P<code>[a-z0-9]+)", re.IGNORECASE)
@@ -105,6 +137,7 @@ _SUFFIXES = (
     ".full", ".abstract", ".short",        # HighWire sites (bioRxiv, medRxiv): <doi>v1.full, .abstract
     ".pdf", ".html", ".htm", ".xml",       # files named after the DOI (Springer content/pdf/<doi>.pdf, JATS XML)
     ".supplementary-material",             # HighWire's supplements page
+    "+html",                               # HighWire's PDF in a frame (<doi>v1.full.pdf+html)
 )
 _VERSION = re.compile(r"(?<=\d)v\d+$")     # bioRxiv/medRxiv's version (…972935v2); `.v1` of figshare DOIs is kept
 
@@ -115,6 +148,8 @@ def _cuts(doi: str) -> set[str]:
     out = {doi}
     for separator in "#?&;":
         out.add(head + "/" + tail.split(separator, 1)[0])
+    out.add(head + "/" + re.split(r"[^\x21-\x7e]", tail, maxsplit=1)[0])  # an emoji or other symbol after it
+    out.add(unwrap(doi))  # a sentence's full stop, a closing bracket it did not open
     out.add(head + "/" + tail.rsplit(";", 1)[0])  # SICIs hold `;` themselves: keep all but the last part
     for cut in list(out):
         h, _, t = cut.partition("/")
@@ -145,10 +180,13 @@ def _variants(rest: str) -> list[str]:
 
 
 def url_candidates(url: str) -> list[str]:
-    """Candidate DOIs embedded in a landing-page URL: per DOI occurrence, longest first; capped.
+    """Candidate DOIs embedded in a landing-page URL, or in text (a DOI with junk after it, a sentence, a
+    reference): per DOI occurrence, longest first; capped.
 
     >>> url_candidates("https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2.full")
     ['10.1101/2020.03.02.972935v2.full', '10.1101/2020.03.02.972935v2', '10.1101/2020.03.02.972935']
+    >>> url_candidates("Foo bar 10.1088/1748-9326/11/4/048002. Foo bar")[:2]
+    ['10.1088/1748-9326/11/4/048002.', '10.1088/1748-9326/11/4/048002']
     """
     once = unquote(url)
     out: dict[str, None] = {}

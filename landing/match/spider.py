@@ -4,6 +4,7 @@ The decisions are landing.core.matching, .decisions and .urls; this spider only 
 (landing.match.lookups) what those decisions need, and records every attempt as evidence.
 """
 import asyncio
+from urllib.parse import urlsplit
 
 import scrapy
 
@@ -13,7 +14,7 @@ from landing.core.decisions import domain_verification, prefixes_on
 from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
 from landing.core.urls import domain, same_basic, same_exact, subject_url
-from landing.crawl.endpoints import endpoint
+from landing.crawl.endpoints import endpoint, resolver_hosts
 from landing.match.lookups import Lookups
 
 INPUTS = "matcher-inputs"
@@ -45,6 +46,7 @@ class MatcherSpider(scrapy.Spider):
         spider.endpoints = (endpoint(s, "LANDING_DOI_RESOLVER"), endpoint(s, "LANDING_CROSSREF_API"),
                             s.get("LANDING_MAILTO"))
         spider.text_cap = s.getint("LANDING_MATCH_TEXT_CANDIDATES")
+        spider.resolver_hosts = resolver_hosts(s)
         return spider
 
     async def start(self):
@@ -64,29 +66,44 @@ class MatcherSpider(scrapy.Spider):
             self.logger.exception("matching %r failed", text)
             evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
             found = matching.result(text, None, None, None, None, None, evidence)
-        yield {"number": response.meta["number"], **found}
+        yield {"number": response.meta["number"], **found, "input": text}  # as given, not as repaired
 
     async def _match(self, text, evidence):
-        url = text if text.lower().startswith(("http://", "https://")) else None
+        text = matching.cleaned(text)
+        url = matching.as_url(text)
         literal = matching.literal(text)
-        if literal:
-            return await self._literal(text, literal, evidence)
+        if literal and (found := await self._literal(text, literal, evidence)):
+            return found
+        if url is None or self._on_resolver(url):
+            # A DOI with junk after it, in a sentence or a reference, or on the resolver: cut as a URL is.
+            tried = literal[1] if literal else None
+            for candidate in matching.url_candidates(text):
+                if candidate == tried:
+                    continue
+                exists, requests = await self.lookups.exists(candidate)
+                evidence.append(matching.attempt("doi-literal", candidate, "exists" if exists else "not-found", requests))
+                if exists:
+                    return matching.result(text, candidate, "doi-literal", "literal", None, None, evidence)
         pii = matching.pii(text)
         if pii:
             dois, requests = await self.lookups.pii(matching.pii_variants(pii))
             evidence.append(matching.attempt("pii", pii, f"found {len(dois)}", requests))
             if len(dois) == 1:  # a PII shared by several DOIs says nothing trustworthy
                 return matching.result(text, dois[0], "pii", "lookup", None, None, evidence)
-        if url is None:
+        if url is None or self._on_resolver(url):
             return matching.result(text, None, None, None, None, None, evidence)
-        found = await self._url(text, evidence)
+        found = await self._url(url, evidence)
         if found:
             return found
         if not self.fetch:
             return matching.result(text, None, None, None, None, None, evidence)
-        return await self._page(text, evidence)
+        return await self._page(url, evidence)
+
+    def _on_resolver(self, url):
+        return urlsplit(url).hostname in self.resolver_hosts
 
     async def _literal(self, text, literal, evidence):
+        """The input as one DOI or shortDOI, when the registry knows it; else None."""
         kind, value = literal
         if kind == "short":
             doi, requests = await self.lookups.alias(value)
@@ -95,8 +112,7 @@ class MatcherSpider(scrapy.Spider):
             exists, requests = await self.lookups.exists(value)
             doi = value if exists else None
             evidence.append(matching.attempt("doi-literal", value, "exists" if exists else "not-found", requests))
-        return matching.result(text, doi, "doi-literal" if doi else None, "literal" if doi else None, None, None,
-                               evidence)
+        return matching.result(text, doi, "doi-literal", "literal", None, None, evidence) if doi else None
 
     async def _url(self, text, evidence):
         """landing-page-url: the first candidate DOI in the URL that exists, verified or no match."""

@@ -71,6 +71,11 @@ def cases(match_world):
         "placeholder": (t_placeholder["final_url"], placeholder),
         "absent-domain": (f"https://elsewhere.example/doi/{in_url}", None),
         "url-slash": (base + "/", in_url),
+        "junk-after": (f"{in_meta}?utm_content=buffer&utm_source=twitter.com", in_meta),
+        "sentence": (f"As shown in {in_meta}. More text", in_meta), "emoji": (f"{in_meta}\U0001F600", in_meta),
+        "resolver-jsessionid": (f"https://doi.org/{in_meta};jsessionid=A1B2C3", in_meta),
+        "one-slash": (f"https:/doi.org/{in_meta}", in_meta),
+        "schemeless": (base.split("://", 1)[1], in_url),
         "query-parameter": (f"{base.split('/', 3)[0]}//{base.split('/', 3)[2]}/search?doi={in_url}&page=2", in_url),
         # The placeholder site's own prefix reached it, but its meta tags never confirmed it.
         "recognised-prefix": (t_own["final_url"] + "/abstract", own),
@@ -99,6 +104,17 @@ def test_a_doi_in_any_literal_form_is_matched_literally(matched, cases, name):
         pytest.skip("this world has no shortDOI")
     got = matched[name]
     assert (got["doi"], got["method"], got["verification"]) == (cases[name][1], "doi-literal", "literal")
+
+
+@pytest.mark.parametrize("name", ["junk-after", "sentence", "emoji", "resolver-jsessionid", "one-slash"])
+def test_a_doi_with_junk_around_it_is_cut_free_and_matched_literally(matched, cases, name):
+    got = matched[name]
+    assert (got["input"], got["doi"], got["method"], got["verification"]) == (*cases[name], "doi-literal", "literal")
+
+
+def test_a_landing_page_url_written_without_its_scheme_is_read_as_a_url(matched, cases):
+    got = matched["schemeless"]
+    assert (got["doi"], got["method"]) == (cases["schemeless"][1], "landing-page-url")
 
 
 def test_a_doi_the_resolver_does_not_know_is_no_match(matched):
