@@ -14,6 +14,11 @@ from landing.crawl.signals import chain_ended
 from landing.crawl.responses import headers
 
 
+class LookupFailed(Exception):
+    """A registry's answer that says nothing about the question (an error status, no answer, not JSON): never
+    read as "not registered", and not cached, so the next asker tries again."""
+
+
 @dataclass
 class Fetched:
     """A URL followed to its end: the last URL, its status and body, the hops taken, or the failure class."""
@@ -39,8 +44,13 @@ class Lookups:
         if key in self.cache:
             value, _ = await asyncio.shield(self.cache[key])
             return value, 0
-        self.cache[key] = asyncio.ensure_future(make())
-        return await asyncio.shield(self.cache[key])
+        self.cache[key] = asked = asyncio.ensure_future(make())
+        try:
+            return await asyncio.shield(asked)
+        except LookupFailed:
+            if self.cache.get(key) is asked:
+                del self.cache[key]
+            raise
 
     async def fetch(self, url: str, **meta) -> Fetched:
         """GET url, following redirects and meta refreshes with Scrapy's middlewares.
@@ -60,14 +70,17 @@ class Lookups:
         return Fetched(url, response.url, response.status, headers(response), response.body, hops)
 
     async def handle(self, handle: str) -> tuple[dict | None, int]:
-        """The Handle API's record for a handle, or None when it is not registered; (record, requests made)."""
+        """The Handle API's record for a handle, or None when it is not registered; (record, requests made).
+        Raises LookupFailed when the API's answer says neither."""
         async def ask():
             url = f"{self.resolver}/api/handles/{resolver_path(handle)}"
             got = await self.fetch(url, landing_api=True)
-            if got.status == 200 and got.body:
-                payload = json.loads(got.body)
-                return (payload if payload.get("responseCode") == 1 else None), got.hops
-            return None, got.hops
+            payload = _json(got)
+            if got.status == 200 and payload.get("responseCode") in (1, 200):  # 200: known, no values asked for
+                return payload, got.hops
+            if got.status == 404 and payload.get("responseCode") == 100:  # the Handle API's "handle not found"
+                return None, got.hops
+            raise LookupFailed(f"Handle API: {got.error or got.status} for {handle}")
         return await self._once(("handle", handle.lower()), ask)
 
     async def exists(self, doi: str) -> tuple[bool, int]:
@@ -91,9 +104,9 @@ class Lookups:
                 if self.mailto:
                     query += f"&mailto={quote(self.mailto)}"
                 got = await self.fetch(f"{self.crossref_api}/works?{query}", landing_api=True)
-                if got.status != 200 or not got.body:
-                    return [], got.hops
-                items = (json.loads(got.body).get("message") or {}).get("items") or []
+                if got.status != 200:
+                    raise LookupFailed(f"Crossref: {got.error or got.status} for PII {variant}")
+                items = (_json(got).get("message") or {}).get("items") or []
                 return sorted({normalise(i["DOI"]) for i in items if i.get("DOI")}), got.hops
             found, made = await self._once(("pii", variant), ask)
             requests += made
@@ -106,4 +119,15 @@ class Lookups:
         async def ask():
             got = await self.fetch(f"{self.resolver}/{resolver_path(doi)}")
             return got, got.hops
-        return await self._once(("resolve", doi), ask)
+        return await self._once(("resolve", doi.lower()), ask)
+
+
+def _json(got: Fetched) -> dict:
+    """The JSON object an API answered; a body that is none means the lookup failed."""
+    try:
+        payload = json.loads(got.body) if got.body else {}
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict):
+        raise LookupFailed(f"not a JSON object from {got.url} ({got.status})")
+    return payload

@@ -15,7 +15,7 @@ from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
 from landing.core.urls import domain, same_basic, same_exact, subject_url
 from landing.crawl.endpoints import endpoint, resolver_hosts
-from landing.match.lookups import Lookups
+from landing.match.lookups import LookupFailed, Lookups
 
 INPUTS = "matcher-inputs"
 
@@ -62,6 +62,10 @@ class MatcherSpider(scrapy.Spider):
         try:
             async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
                 found = await self._match(text, evidence)
+        except LookupFailed as error:  # a registry that did not answer is no "not found": say which it was
+            self.logger.warning("matching %r: %s", text, error)
+            evidence.append(matching.attempt("lookup-failed", None, str(error), 0))
+            found = matching.result(text, None, None, None, None, None, evidence)
         except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
             self.logger.exception("matching %r failed", text)
             evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
@@ -121,7 +125,7 @@ class MatcherSpider(scrapy.Spider):
             if not exists:
                 evidence.append(matching.attempt("landing-page-url", candidate, "not-found", requests))
                 continue
-            verification = await self._checked(candidate, [text], evidence, "landing-page-url") if self.fetch else None
+            verification = (await self._checked(candidate, [text], evidence, "landing-page-url"))[0] if self.fetch else None
             verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
                                                                allow_domain_only=True)
             evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))
@@ -132,16 +136,19 @@ class MatcherSpider(scrapy.Spider):
         return None
 
     async def _checked(self, doi, urls, evidence, step):
-        """checked-url-exact / -basic when resolving the DOI leads back to one of urls, else None."""
+        """(checked-url-exact / -basic or None, whether resolving the DOI reached another page of urls' hosts)."""
         resolved, requests = await self.lookups.resolve(doi)
-        outcome = None
-        if resolved.final_url and not resolved.error:
-            if any(same_exact(resolved.final_url, u) for u in urls):
+        outcome, elsewhere = None, False
+        final = resolved.final_url
+        if final and not resolved.error:
+            if any(same_exact(final, u) for u in urls):
                 outcome = "checked-url-exact"
-            elif any(same_basic(resolved.final_url, u) for u in urls):
+            elif any(same_basic(final, u) for u in urls):
                 outcome = "checked-url-basic"
-        evidence.append(matching.attempt(step, doi, f"resolves to {resolved.final_url or resolved.error}", requests))
-        return outcome
+            else:
+                elsewhere = 200 <= (resolved.status or 0) < 300 and domain(final) in {domain(u) for u in urls}
+        evidence.append(matching.attempt(step, doi, f"resolves to {final or resolved.error}", requests))
+        return outcome, elsewhere
 
     async def _page(self, text, evidence):
         """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
@@ -155,14 +162,21 @@ class MatcherSpider(scrapy.Spider):
         subj = subject_url(text, page.final_url, read["canonicals"])
         here, urls = domain(page.final_url), [text, page.final_url]
         for doi in matching.rank_meta_dois(read["meta-tags"]):
-            verification = await self._checked(doi, urls, evidence, "landing-page-meta-tag")
+            exists, requests = await self.lookups.exists(doi)
+            if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
+                evidence.append(matching.attempt("landing-page-meta-tag", doi, "not-found", requests))
+                continue
+            verification, elsewhere = await self._checked(doi, urls, evidence, "landing-page-meta-tag")
+            if elsewhere:  # the site itself puts this DOI on another of its pages: that outweighs its record
+                evidence.append(matching.attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
+                continue
             verification = verification or domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)
             evidence.append(matching.attempt("landing-page-meta-tag", doi, verification or "unverified", 0))
             if verification:
                 return matching.result(text, doi, "landing-page-meta-tag", verification, page.final_url, subj, evidence)
         known = prefixes_on(self.decisions, here)
         for doi in matching.rank_text_dois(find_dois(read["text"]), known, self.text_cap):
-            verification = await self._checked(doi, urls, evidence, "landing-page-page-text")
+            verification, _ = await self._checked(doi, urls, evidence, "landing-page-page-text")
             if verification:  # no domain fallback: reference lists are full of other works' DOIs
                 return matching.result(text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence)
         return matching.result(text, None, None, None, page.final_url, subj, evidence)

@@ -23,9 +23,17 @@ import asyncio, json, sys
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
-from landing.match.lookups import Lookups
+from landing.match.lookups import LookupFailed, Lookups
 
 BASE, CLOSED = sys.argv[1], sys.argv[2]
+
+
+async def answered(ask):
+    # What a lookup answered, or "failed" when it raised LookupFailed.
+    try:
+        return await ask
+    except LookupFailed:
+        return "failed"
 
 
 def fetched(got):
@@ -81,7 +89,12 @@ async def fetch(make):
 
 async def failing(make):
     lookups = make("failing")
-    return [await lookups.exists("10.1234/exists"), await lookups.exists("10.1234/exists")]
+    return [await answered(lookups.exists("10.1234/exists")), await answered(lookups.exists("10.1234/exists"))]
+
+
+async def garbled(make):
+    lookups = make("garbled")
+    return [await answered(lookups.exists("10.1234/exists")), await answered(lookups.pii(["S0000000000000003"]))]
 
 
 async def robots(make):
@@ -90,10 +103,11 @@ async def robots(make):
 
 async def closed(make):
     lookups = Lookups(make.engine, CLOSED, CLOSED + "/api")
-    return [await lookups.exists("10.1234/exists"), fetched(await lookups.fetch(CLOSED + "/page"))]
+    return [await answered(lookups.exists("10.1234/exists")), fetched(await lookups.fetch(CLOSED + "/page"))]
 
 
-SCENARIOS = [exists, missing, together, alias, pii, unknown_pii, mailto, resolve, fetch, failing, robots, closed]
+SCENARIOS = [exists, missing, together, alias, pii, unknown_pii, mailto, resolve, fetch, failing, garbled, robots,
+             closed]
 
 
 class Probe(scrapy.Spider):
@@ -143,6 +157,8 @@ def answer(asked):
         return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /robots/\n"
     if path.startswith("/failing/"):
         return 500, JSON, b"{}"
+    if path.startswith("/garbled/"):  # a 200 that is no API's answer: a captive portal, an error page
+        return 200, HTML, b"<html>Service unavailable</html>"
     if "/api/handles/" in path:
         handle = path.split("/api/handles/", 1)[1]
         values = HANDLES.get(handle.lower())
@@ -271,13 +287,17 @@ def test_every_fetchs_cookie_jar_is_dropped_when_it_ends(crawl):
 
 # failures
 
-def test_a_handle_api_error_reads_as_not_registered_after_scrapys_retries(crawl):
-    assert (crawl[0]["failing"][0], asked_by(crawl, "failing")) == (
-        [False, 1], ["/failing/api/handles/10.1234/exists"] * (1 + RETRY_TIMES))
+def test_a_handle_api_error_after_scrapys_retries_is_a_failed_lookup_not_an_unregistered_doi(crawl):
+    assert crawl[0]["failing"][0] == "failed"
 
 
-def test_a_failed_lookup_is_answered_from_the_cache_without_asking_again(crawl):
-    assert crawl[0]["failing"][1] == [False, 0]
+def test_a_failed_lookup_is_not_cached_so_the_next_asker_asks_again(crawl):
+    assert (crawl[0]["failing"][1], asked_by(crawl, "failing")) == (
+        "failed", ["/failing/api/handles/10.1234/exists"] * (2 * (1 + RETRY_TIMES)))
+
+
+def test_an_answer_that_is_not_json_is_a_failed_lookup(crawl):
+    assert crawl[0]["garbled"] == ["failed", "failed"]
 
 
 def test_a_page_robots_txt_disallows_is_a_robots_failure_never_requested(crawl):
@@ -285,8 +305,8 @@ def test_a_page_robots_txt_disallows_is_a_robots_failure_never_requested(crawl):
     assert (page["error"], page["final_url"], page["hops"], asked_by(crawl, "robots")) == ("robots", None, 0, [])
 
 
-def test_an_unreachable_handle_api_reads_as_not_registered(crawl):
-    assert crawl[0]["closed"][0] == [False, 0]
+def test_an_unreachable_handle_api_is_a_failed_lookup(crawl):
+    assert crawl[0]["closed"][0] == "failed"
 
 
 def test_an_unreachable_page_is_a_connection_failure(crawl):

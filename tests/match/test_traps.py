@@ -1,0 +1,58 @@
+"""Evidence against a candidate outweighs the domain's record: a hand-written world of the traps real pages set.
+
+One site the artifact confirms for its prefix. Its page for work A names work B in its meta tag (B is registered
+and resolves to B's own page on the same site); another page names a DOI the registry does not know.
+"""
+import json
+
+import pytest
+
+from landing_dev.sandbox.server import RunningSandbox
+from tests.sampler.crawling import Stores
+
+SITE = "https://traps.example"
+DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c"}
+
+
+def _page(doi: str) -> str:
+    return f'<html><head><meta name="citation_doi" content="{doi}"><title>t</title></head><body>text</body></html>'
+
+
+@pytest.fixture(scope="module")
+def matched(tmp_path_factory):
+    world = tmp_path_factory.mktemp("traps")
+    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
+        {"id": "1", "primary-name": "Trap Press", "prefixes": ["10.99001"]}]}))
+    (world / "dois.jsonl").write_text("".join(json.dumps({"doi": d, "ra": "crossref", "member": "1", "url": u}) + "\n"
+                                              for d, u in DOIS.items()))
+    routes = [(f"{SITE}/article/a", "10.99001/b"), (f"{SITE}/article/b", "10.99001/b"),
+              (f"{SITE}/article/c", "10.99001/c"), (f"{SITE}/article/d", "10.99001/not.registered")]
+    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d)}) + "\n" for u, d in routes))
+    artifact = world / "decisions.json"
+    artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
+        "10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}))
+    sandbox = RunningSandbox(world)
+    try:
+        stores = Stores(tmp_path_factory.mktemp("stores"))
+        done = stores.scrapy("match", "--artifact", str(artifact), *[u for u, _ in routes],
+                             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
+    finally:
+        sandbox.close()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {line["input"].rsplit("/", 1)[1]: line for line in map(json.loads, done.stdout.splitlines())}
+
+
+def test_a_meta_tag_naming_another_page_of_the_same_site_is_not_vouched_for_by_the_domain(matched):
+    assert matched["a"]["doi"] is None
+    assert ["landing-page-meta-tag", "10.99001/b", "another-page-of-this-site"] in [
+        [e["step"], e["candidate"], e["outcome"]] for e in matched["a"]["evidence"]]
+
+
+def test_the_page_the_doi_resolves_to_is_still_matched_by_it(matched):
+    assert (matched["b"]["doi"], matched["b"]["verification"]) == ("10.99001/b", "checked-url-exact")
+
+
+def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
+    assert matched["d"]["doi"] is None
+    assert ["landing-page-meta-tag", "10.99001/not.registered", "not-found"] in [
+        [e["step"], e["candidate"], e["outcome"]] for e in matched["d"]["evidence"]]
