@@ -90,27 +90,34 @@ class Command(ScrapyCommand):
 
 
 class _Printer:
-    """Prints results as JSON lines in input order, as soon as every earlier input is done."""
+    """Prints results as JSON lines in input order, as soon as every earlier input is done; forgets what it printed
+    (an evaluation keeps every result, to score them)."""
 
     def __init__(self, total, quiet=False):
-        self.total, self.quiet, self.results, self.next = total, quiet, {}, 0
+        self.total, self.quiet, self.results, self.next, self.done = total, quiet, {}, 0, 0
         self.started = self.shown = time.monotonic()
 
     def scraped(self, item, response=None, spider=None):
         number = item.pop("number")
         self.results[number] = item
+        self.done += 1
         while self.next in self.results:
             if not self.quiet:
-                print(json.dumps(self.results[self.next], ensure_ascii=False), flush=True)
+                print(json.dumps(self.results.pop(self.next), ensure_ascii=False), flush=True)
             self.next += 1
         now = time.monotonic()
         if now - self.shown >= 5:
             self.shown = now
-            print(f"match: {len(self.results):,}/{self.total:,} inputs, {len(self.results) / (now - self.started):.1f}/s",
+            print(f"match: {self.done:,}/{self.total:,} inputs, {self.done / (now - self.started):.1f}/s",
                   file=sys.stderr, flush=True)
 
     def finish(self):
+        """The closing line; results held back behind an input that never finished are printed now, in order."""
+        if not self.quiet:
+            for number in sorted(n for n in self.results if n >= self.next):
+                print(json.dumps(self.results.pop(number), ensure_ascii=False), flush=True)
         seconds = time.monotonic() - self.started
-        missing = self.total - len(self.results)
-        print(f"match: {len(self.results):,} inputs in {seconds:.1f} s ({len(self.results) / max(seconds, 1e-9):.1f}/s)"
-              + (f"; {missing} lost (see the log)" if missing else ""), file=sys.stderr, flush=True)
+        missing = self.total - self.done
+        print(f"match: {self.done:,} inputs in {seconds:.1f} s ({self.done / max(seconds, 1e-9):.1f}/s)"
+              + (f"; {missing} lost (see the log): the results after the first lost one are printed last"
+                 if missing else ""), file=sys.stderr, flush=True)

@@ -3,7 +3,7 @@ shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."
 import asyncio
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 import scrapy
@@ -115,10 +115,12 @@ class Lookups:
         return [], requests
 
     async def resolve(self, doi: str) -> tuple[Fetched, int]:
-        """Where resolving the DOI leads: the chain followed from the resolver to its end; (fetched, requests)."""
+        """Where resolving the DOI leads: the chain followed from the resolver to its end, without the page's body
+        and headers; (fetched, requests)."""
         async def ask():
             got = await self.fetch(f"{self.resolver}/{resolver_path(doi)}")
-            return got, got.hops
+            # Cached for the run: where it led, never the page's body and headers (a body per DOI asked about).
+            return replace(got, body=None, headers=None), got.hops
         return await self._once(("resolve", doi.lower()), ask)
 
 

@@ -269,6 +269,10 @@ def test_resolving_a_doi_follows_its_redirects_to_the_landing_page(crawl):
          "error": None}, 2)
 
 
+def test_a_resolution_keeps_where_it_led_but_never_the_pages_body(crawl):
+    assert [answer[0]["body"] for answer in crawl[0]["resolve"]] == [None, None]
+
+
 def test_a_doi_resolved_again_is_answered_from_the_cache_at_no_cost(crawl):
     (first, _), (again, requests) = crawl[0]["resolve"]
     assert (again, requests, asked_by(crawl, "resolve")) == (first, 0, ["/resolve/10.1234/moved",
