@@ -7,8 +7,8 @@ from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression,
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
-VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "confirmed-domain-prefix",
-                 "recognised-domain-prefix", "recognised-domain")
+VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
+                 "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
 RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
 
 _WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")
@@ -206,6 +206,26 @@ def rank_meta_dois(meta_tags: list[list[str]]) -> list[str]:
     """
     found = (literal(content) for name, content in meta_tags if name.lower() in DOI_META_NAMES)
     return list(dict.fromkeys(value for kind, value in filter(None, found) if kind == "doi"))
+
+
+def url_states(doi: str, url: str) -> bool:
+    """Whether a page's URL names the DOI itself, or its suffix as a whole token distinctive enough not to be
+    there by chance (5 characters or more, a digit among them): a second statement beside the page's meta tag.
+
+    >>> url_states("10.4271/2013-01-9096", "http://papers.sae.org/2013-01-9096/")
+    True
+    >>> url_states("10.1101/2019.12.11.872580", "https://www.biorxiv.org/content/10.1101/2019.12.11.872580v1.full")
+    True
+    >>> url_states("10.1234/b.2", "https://site.example/article/b.2")  # too short to tell
+    False
+    """
+    if doi in url_candidates(url):
+        return True
+    suffix = doi.split("/", 1)[1]
+    if len(suffix) < 5 or not any(ch.isdigit() for ch in suffix):
+        return False
+    text = unquote(url).lower()
+    return re.search(rf"(?<![a-z0-9]){re.escape(suffix)}(?![a-z0-9])", text) is not None
 
 
 def rank_text_dois(text_dois: list[str], domain_prefixes: set[str], cap: int = 20) -> list[str]:

@@ -167,7 +167,9 @@ class MatcherSpider(scrapy.Spider):
                 evidence.append(matching.attempt("landing-page-meta-tag", doi, "not-found", requests))
                 continue
             verification, elsewhere = await self._checked(doi, urls, evidence, "landing-page-meta-tag")
-            if elsewhere:  # the site itself puts this DOI on another of its pages: that outweighs its record
+            if not verification and any(matching.url_states(doi, u) for u in urls):
+                verification = "stated-in-url"  # the page states it twice: in its meta tag and in its URL
+            elif elsewhere:  # the site itself puts this DOI on another of its pages: that outweighs its record
                 evidence.append(matching.attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
                 continue
             verification = verification or domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)

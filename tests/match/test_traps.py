@@ -1,7 +1,8 @@
 """Evidence against a candidate outweighs the domain's record: a hand-written world of the traps real pages set.
 
 One site the artifact confirms for its prefix. Its page for work A names work B in its meta tag (B is registered
-and resolves to B's own page on the same site); another page names a DOI the registry does not know.
+and resolves to B's own page on the same site); another page names a DOI the registry does not know. Against
+them, pages whose URL states their meta tag's DOI too: an older version's full text, and a mirror on another host.
 """
 import json
 
@@ -11,7 +12,8 @@ from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
 
 SITE = "https://traps.example"
-DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c"}
+DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c",
+        "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2"}
 
 
 def _page(doi: str) -> str:
@@ -26,7 +28,9 @@ def matched(tmp_path_factory):
     (world / "dois.jsonl").write_text("".join(json.dumps({"doi": d, "ra": "crossref", "member": "1", "url": u}) + "\n"
                                               for d, u in DOIS.items()))
     routes = [(f"{SITE}/article/a", "10.99001/b"), (f"{SITE}/article/b", "10.99001/b"),
-              (f"{SITE}/article/c", "10.99001/c"), (f"{SITE}/article/d", "10.99001/not.registered")]
+              (f"{SITE}/article/c", "10.99001/c"), (f"{SITE}/article/d", "10.99001/not.registered"),
+              (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345"),
+              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345")]
     (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d)}) + "\n" for u, d in routes))
     artifact = world / "decisions.json"
     artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
@@ -40,6 +44,16 @@ def matched(tmp_path_factory):
         sandbox.close()
     assert done.returncode == 0, done.stderr[-3000:]
     return {line["input"].rsplit("/", 1)[1]: line for line in map(json.loads, done.stdout.splitlines())}
+
+
+def test_a_mirror_whose_url_states_its_meta_tags_doi_is_matched_stated_in_url(matched):
+    got = matched["2020.12345"]
+    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/2020.12345", "landing-page-meta-tag",
+                                                                "stated-in-url")
+
+
+def test_an_older_versions_full_text_holding_the_doi_in_its_url_gets_that_doi(matched):
+    assert matched["2020.12345v1.full"]["doi"] == "10.99001/2020.12345"
 
 
 def test_a_meta_tag_naming_another_page_of_the_same_site_is_not_vouched_for_by_the_domain(matched):

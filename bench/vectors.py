@@ -1,0 +1,69 @@
+"""Score `scrapy match` on a URL/DOI vectors file through a sandbox serving them: right / wrong / none per kind,
+and right / wrong per method x verification.
+
+    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--no-fetch]
+
+The world is landing_dev/sandbox/vectors.py's: each vector's DOI registered and stated by the page at its URL,
+no artifact. What that world does not model (pages that hide or misstate their DOI) it cannot score: read the
+page-only and page-trap rows as plumbing. A wrong DOI anywhere is a bug.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+from landing.core.evaluation import render_table, tabulate  # noqa: E402
+from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
+from landing_dev.sandbox.vectors import build, read_vectors  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"))
+    parser.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
+    args = parser.parse_args()
+    rows = read_vectors(args.vectors)
+    with tempfile.TemporaryDirectory() as tmp:
+        world, inputs = Path(tmp) / "world", Path(tmp) / "inputs.txt"
+        build(rows, world)
+        # One input per line: a vector whose text holds a line break would be two inputs.
+        inputs.write_text("".join(" ".join(row["url"].split()) + "\n" for row in rows), encoding="utf-8")
+        sandbox = RunningSandbox(world)
+        try:
+            command = [sys.executable, "-m", "scrapy", "match", "-i", str(inputs)]
+            command += ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={tmp}",
+                        "-s", "TELNETCONSOLE_ENABLED=False", *(["--no-fetch"] if args.no_fetch else [])]
+            done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=1800)
+        finally:
+            sandbox.close()
+    if done.returncode != 0:
+        sys.exit(f"scrapy match failed:\n{done.stderr[-3000:]}")
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    if len(results) != len(rows):
+        sys.exit(f"{len(rows)} vectors, {len(results)} results:\n{done.stderr[-3000:]}")
+    tally = {}
+    for row, result in zip(rows, results):
+        expected, got = (row.get("doi") or "").lower() or None, result["doi"]
+        outcome = "right" if got == expected else ("none" if got is None else "wrong")
+        tally.setdefault(row.get("kind", "?"), Counter())[outcome] += 1
+        if outcome != "right":
+            print(f"{outcome:5} {row.get('kind', '?'):11} {row['url'][:90]!r} expected {expected} got {got}"
+                  f" ({result['method']}/{result['verification']})")
+    print(f"\n{'kind':12} {'vectors':>7} {'right':>6} {'wrong':>6} {'none':>5}  share right")
+    for kind, counts in sorted(tally.items()):
+        total = sum(counts.values())
+        print(f"{kind:12} {total:7} {counts['right']:6} {counts['wrong']:6} {counts['none']:5}  "
+              f"{counts['right'] / total:.1%}")
+    print()
+    print(render_table(tabulate((row.get("doi") or "", result) for row, result in zip(rows, results)
+                                if row.get("doi"))))
+
+
+if __name__ == "__main__":
+    main()
