@@ -1,7 +1,7 @@
 """Score `scrapy match` on a URL/DOI vectors file through a sandbox serving them: right / wrong / none per kind,
 and right / wrong per method x verification.
 
-    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--no-fetch]
+    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--no-fetch] [--json]
 
 The world is landing_dev/sandbox/vectors.py's: each vector's DOI registered and stated by the page at its URL,
 no artifact. What that world does not model (pages that hide or misstate their DOI) it cannot score: read the
@@ -27,6 +27,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"))
     parser.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
+    parser.add_argument("--json", action="store_true", help="print only {kind: {right, wrong, none}} as JSON")
     args = parser.parse_args()
     rows = read_vectors(args.vectors)
     with tempfile.TemporaryDirectory() as tmp:
@@ -52,9 +53,12 @@ def main():
         expected, got = (row.get("doi") or "").lower() or None, result["doi"]
         outcome = "right" if got == expected else ("none" if got is None else "wrong")
         tally.setdefault(row.get("kind", "?"), Counter())[outcome] += 1
-        if outcome != "right":
+        if outcome != "right" and not args.json:
             print(f"{outcome:5} {row.get('kind', '?'):11} {row['url'][:90]!r} expected {expected} got {got}"
                   f" ({result['method']}/{result['verification']})")
+    if args.json:
+        print(json.dumps({kind: dict(counts) for kind, counts in tally.items()}))
+        return
     print(f"\n{'kind':12} {'vectors':>7} {'right':>6} {'wrong':>6} {'none':>5}  share right")
     for kind, counts in sorted(tally.items()):
         total = sum(counts.values())
