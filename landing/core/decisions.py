@@ -5,6 +5,7 @@ Shape (this project's artifacts.render and the original Percolator's resources/a
 {"domains": [...], "prefixes": [...], "domains-prefixes": {domain: {prefix: {"domain-recognised": bool,
 "domain-confirmed": bool}}}}.
 """
+import hashlib
 import json
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -21,6 +22,8 @@ class Decisions:
     confirmed: frozenset = frozenset()
     # domain -> its prefixes, so a lookup does not scan every pair (the original artifact was ~3 MB).
     by_domain: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    # "sha256:" and the artifact's first 16 hex digits: the version a match names; "" without an artifact.
+    version: str = field(default="", compare=False)
 
 
 def _strings(data: dict, key: str) -> list[str]:
@@ -66,7 +69,8 @@ def load_decisions(text: str) -> Decisions:
     domains = set(_strings(data, "domains")) | set(by_domain)
     prefixes = set(_strings(data, "prefixes")) | {p for ps in by_domain.values() for p in ps}
     return Decisions(frozenset(domains), frozenset(prefixes), frozenset(recognised), frozenset(confirmed),
-                     MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}))
+                     MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
+                     "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])
 
 
 def prefixes_on(decisions: Decisions, domain: str | None) -> set[str]:

@@ -10,7 +10,7 @@ import scrapy
 
 from landing.core import matching
 from landing.core.analysis import read_page
-from landing.core.decisions import domain_verification, prefixes_on
+from landing.core.decisions import Decisions, domain_verification, prefixes_on
 from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
 from landing.core.urls import domain, same_basic, same_exact, subject_url
@@ -36,7 +36,7 @@ class MatcherSpider(scrapy.Spider):
 
     def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
         super().__init__(**kwargs)
-        self.inputs, self.decisions, self.fetch = list(inputs), decisions, fetch
+        self.inputs, self.decisions, self.fetch = list(inputs), decisions or Decisions(), fetch
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -70,6 +70,8 @@ class MatcherSpider(scrapy.Spider):
             self.logger.exception("matching %r failed", text)
             evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
             found = matching.result(text, None, None, None, None, None, evidence)
+        if found["doi"]:  # the artifact a match was decided with, as the seeds link evidence to artifacts
+            found["evidence"].append(matching.attempt("artifact", None, self.decisions.version or "none", 0))
         yield {"number": response.meta["number"], **found, "input": text}  # as given, not as repaired
 
     async def _match(self, text, evidence):

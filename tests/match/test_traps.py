@@ -70,3 +70,12 @@ def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
     assert matched["d"]["doi"] is None
     assert ["landing-page-meta-tag", "10.99001/not.registered", "not-found"] in [
         [e["step"], e["candidate"], e["outcome"]] for e in matched["d"]["evidence"]]
+
+
+def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
+    from landing.core.decisions import load_decisions
+    version = load_decisions(json.dumps({"domains-prefixes": {"traps.example": {
+        "10.99001": {"domain-recognised": True, "domain-confirmed": True}}}})).version
+    assert matched["b"]["evidence"][-1] == {"step": "artifact", "candidate": None, "outcome": version, "requests": 0}
+    assert version.startswith("sha256:") and len(version) == len("sha256:") + 16
+    assert all(e["step"] != "artifact" for e in matched["a"]["evidence"])  # no match, nothing decided
