@@ -45,6 +45,39 @@ def as_url(text: str) -> str | None:
     return "https://" + found[1] if found else None
 
 
+# Free text (a post, a paragraph, an HTML snippet, a reference): its URLs (bare or in an href) and its DOIs.
+_HREF = re.compile(r"""\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
+_BARE_URL = re.compile(r"https?://[^\s<>\"']+", re.IGNORECASE)
+# A SICI holds `<` and `>` (`…(199806)46:4/5<493::AID-PROP493>3.0.CO;2-P`); a tag after a DOI starts `</` or `<a`.
+_DOI_IN_TEXT = re.compile(r"(?<![\w./\-])(?:doi:\s*)?10\.\d{4,9}/(?:[^\s<\"']|<(?![a-z/!]))+", re.IGNORECASE)
+_FREE_TEXT = re.compile(r"\s|<[a-z/!]", re.IGNORECASE)
+
+
+def pieces(text: str) -> list[str]:
+    """The URLs and DOIs in free text, in order, each once; [] when the input is one piece (no space, no tag).
+
+    >>> pieces('New paper <a href="https://doi.org/10.1234/ab">here</a>, and see 10.5678/cd.')
+    ['https://doi.org/10.1234/ab', '10.5678/cd']
+    >>> pieces("https://example.org/article/10.1234/ab")
+    []
+    >>> pieces("see 10.1002/(SICI)1522-2594(199911)42:5<952::AID-MRM16>3.0.CO;2-S, p. 3")
+    ['10.1002/(SICI)1522-2594(199911)42:5<952::AID-MRM16>3.0.CO;2-S']
+    """
+    if not _FREE_TEXT.search(text):
+        return []
+    found, spans = [], []
+    for match in _HREF.finditer(text):
+        spans.append(match.span())
+        found.append((match.start(), unwrap(next(g for g in match.groups() if g is not None))))
+    for pattern in (_BARE_URL, _DOI_IN_TEXT):  # a DOI inside a URL is the URL's
+        for match in pattern.finditer(text):
+            if not any(a <= match.start() < b for a, b in spans):
+                spans.append(match.span())
+                found.append((match.start(), unwrap(match[0])))
+    found = dict.fromkeys(piece for _, piece in sorted(found))
+    return [piece for piece in found if piece]
+
+
 # --- literal -------------------------------------------------------------------------------------------------
 # A shortDOI is the handle 10/<code>; written with its `10/` any case is fine (the handle is case-insensitive).
 _SHORT = re.compile(rf"(?:(?:https?://)?{RESOLVER_HOST}/|doi\s*:\s*)?10/(?P<code>[a-z0-9]+)", re.IGNORECASE)

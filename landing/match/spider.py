@@ -76,6 +76,23 @@ class MatcherSpider(scrapy.Spider):
 
     async def _match(self, text, evidence):
         text = matching.cleaned(text)
+        found = matching.pieces(text)
+        if found:
+            return await self._free_text(text, found, evidence)
+        return await self._one(text, evidence)
+
+    async def _free_text(self, text, found, evidence):
+        """Free text: each URL and DOI in it matched on its own; the first match leads, all are listed."""
+        matches = []
+        for piece in found:
+            result = await self._one(piece, [])
+            evidence.extend(result["evidence"])
+            if result["doi"]:
+                matches.append(result)
+        lead = matches[0] if matches else matching.result(text, None, None, None, None, None, [])
+        return {**lead, "input": text, "evidence": evidence, "matches": matches}
+
+    async def _one(self, text, evidence):
         url = matching.as_url(text)
         literal = matching.literal(text)
         if literal and (found := await self._literal(text, literal, evidence)):

@@ -76,6 +76,7 @@ def cases(match_world):
         "resolver-jsessionid": (f"https://doi.org/{in_meta};jsessionid=A1B2C3", in_meta),
         "one-slash": (f"https:/doi.org/{in_meta}", in_meta),
         "schemeless": (base.split("://", 1)[1], in_url),
+        "free-text": (f'Two works: <a href="https://doi.org/{in_meta}">one</a>, and {base} (its page).', in_meta),
         "query-parameter": (f"{base.split('/', 3)[0]}//{base.split('/', 3)[2]}/search?doi={in_url}&page=2", in_url),
         # The placeholder site's own prefix reached it, but its meta tags never confirmed it.
         "recognised-prefix": (t_own["final_url"] + "/abstract", own),
@@ -115,6 +116,14 @@ def test_a_doi_with_junk_around_it_is_cut_free_and_matched_literally(matched, ca
 def test_a_landing_page_url_written_without_its_scheme_is_read_as_a_url(matched, cases):
     got = matched["schemeless"]
     assert (got["doi"], got["method"]) == (cases["schemeless"][1], "landing-page-url")
+
+
+def test_free_text_lists_a_match_for_every_url_and_doi_in_it_the_first_leading(matched, cases):
+    got = matched["free-text"]
+    assert (got["input"], got["doi"]) == cases["free-text"]
+    assert [(m["input"], m["doi"], m["method"]) for m in got["matches"]] == [
+        (f"https://doi.org/{cases['bare'][1]}", cases["bare"][1], "doi-literal"),
+        (cases["url"][0], cases["url"][1], "landing-page-url")]
 
 
 def test_a_doi_the_resolver_does_not_know_is_no_match(matched):
@@ -191,7 +200,8 @@ def test_a_real_doi_on_a_domain_the_artifact_does_not_know_is_no_match(matched):
 def test_every_result_records_its_attempts_as_evidence(matched, cases):
     assert set(matched) == set(cases)
     for got in matched.values():
-        assert set(got) == {"input", "doi", "method", "verification", "url", "subj_id", "evidence"}
+        free_text = {"matches"} if " " in got["input"] else set()  # a sentence, say
+        assert set(got) == {"input", "doi", "method", "verification", "url", "subj_id", "evidence"} | free_text
         assert got["evidence"], got["input"]
         for attempt in got["evidence"]:
             assert set(attempt) == {"step", "candidate", "outcome", "requests"}
