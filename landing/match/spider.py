@@ -144,7 +144,9 @@ class MatcherSpider(scrapy.Spider):
             if not exists:
                 evidence.append(matching.attempt("landing-page-url", candidate, "not-found", requests))
                 continue
-            verification = (await self._checked(candidate, [text], evidence, "landing-page-url"))[0] if self.fetch else None
+            verification = None
+            if self.fetch:
+                verification, _ = await self._checked(candidate, [text], evidence, "landing-page-url")
             verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
                                                                allow_domain_only=True)
             evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))
