@@ -1,4 +1,5 @@
 """The matcher's pure decisions: literal DOIs and PIIs, candidate DOIs in a URL or page, the result's shape."""
+import html
 import re
 from urllib.parse import unquote
 
@@ -58,6 +59,8 @@ def pieces(text: str) -> list[str]:
 
     >>> pieces('New paper <a href="https://doi.org/10.1234/ab">here</a>, and see 10.5678/cd.')
     ['https://doi.org/10.1234/ab', '10.5678/cd']
+    >>> pieces('<a href="https://x.example/a?doi=10.1234/ab&amp;p=2">x</a>')
+    ['https://x.example/a?doi=10.1234/ab&p=2']
     >>> pieces("https://example.org/article/10.1234/ab")
     []
     >>> pieces("see 10.1002/(SICI)1522-2594(199911)42:5<952::AID-MRM16>3.0.CO;2-S, p. 3")
@@ -68,7 +71,8 @@ def pieces(text: str) -> list[str]:
     found, spans = [], []
     for match in _HREF.finditer(text):
         spans.append(match.span())
-        found.append((match.start(), unwrap(next(g for g in match.groups() if g is not None))))
+        href = html.unescape(next(g for g in match.groups() if g is not None))  # `&amp;` in a query
+        found.append((match.start(), unwrap(href)))
     for pattern in (_BARE_URL, _DOI_IN_TEXT):  # a DOI inside a URL is the URL's
         for match in pattern.finditer(text):
             if not any(a <= match.start() < b for a, b in spans):
