@@ -233,6 +233,24 @@ def url_candidates(url: str) -> list[str]:
     return list(out)[:MAX_URL_CANDIDATES]
 
 
+def names_below(doi: str, url: str) -> bool:
+    """Whether the URL goes on past the DOI to a path of its own (a book's chapter, a reference work's entry),
+    beyond the tails sites append to a work's own page: then the URL is about something the DOI only contains.
+
+    >>> names_below("10.1093/acrefore/9780190201098.001.0001",
+    ...             "https://oxfordre.com/view/10.1093/acrefore/9780190201098.001.0001/acrefore-9780190201098-e-1357")
+    True
+    >>> names_below("10.1002/ab.1", "https://x.example/doi/10.1002/ab.1/abstract?x=1")
+    False
+    """
+    text = re.split(r"[?#]", unquote(url).lower(), maxsplit=1)[0]
+    at = text.find(doi)
+    if at < 0:
+        return False
+    rest = _JSESSIONID.sub("", text[at + len(doi):])
+    return rest.startswith("/") and bool(rest.strip("/")) and doi not in _stripped(doi + rest)
+
+
 # --- pages ---------------------------------------------------------------------------------------------------
 def rank_meta_dois(meta_tags: list[list[str]]) -> list[str]:
     """Distinct DOIs stated by DOI meta tags ([name, content]), in page order.

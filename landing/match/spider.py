@@ -146,7 +146,12 @@ class MatcherSpider(scrapy.Spider):
                 continue
             verification = None
             if self.fetch:
-                verification, _ = await self._checked(candidate, [text], evidence, "landing-page-url")
+                verification, elsewhere = await self._checked(candidate, [text], evidence, "landing-page-url")
+                if elsewhere and not verification and matching.names_below(candidate, text):
+                    # The site puts the DOI's own page elsewhere, and the URL names something inside it (a book's
+                    # chapter): the domain's record cannot vouch for the container's DOI. Read the page.
+                    evidence.append(matching.attempt("landing-page-url", candidate, "names-below-the-doi", 0))
+                    return None
             verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
                                                                allow_domain_only=True)
             evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))

@@ -3,6 +3,7 @@
 One site the artifact confirms for its prefix. Its page for work A names work B in its meta tag (B is registered
 and resolves to B's own page on the same site); another page names a DOI the registry does not know. Against
 them, pages whose URL states their meta tag's DOI too: an older version's full text, and a mirror on another host.
+And a reference work's entry, whose URL holds the book's DOI (registered, resolving to the book's page).
 """
 import json
 
@@ -13,7 +14,9 @@ from tests.sampler.crawling import Stores
 
 SITE = "https://traps.example"
 DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c",
-        "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2"}
+        "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2",
+        "10.99001/book.001.0001": f"{SITE}/view/10.99001/book.001.0001",
+        "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357"}
 
 
 def _page(doi: str) -> str:
@@ -30,7 +33,9 @@ def matched(tmp_path_factory):
     routes = [(f"{SITE}/article/a", "10.99001/b"), (f"{SITE}/article/b", "10.99001/b"),
               (f"{SITE}/article/c", "10.99001/c"), (f"{SITE}/article/d", "10.99001/not.registered"),
               (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345"),
-              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345")]
+              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345"),
+              (f"{SITE}/view/10.99001/book.001.0001", "10.99001/book.001.0001"),
+              (f"{SITE}/view/10.99001/book.001.0001/book-e-1357", "10.99001/book.013.1357")]
     (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d)}) + "\n" for u, d in routes))
     artifact = world / "decisions.json"
     artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
@@ -54,6 +59,12 @@ def test_a_mirror_whose_url_states_its_meta_tags_doi_is_matched_stated_in_url(ma
 
 def test_an_older_versions_full_text_holding_the_doi_in_its_url_gets_that_doi(matched):
     assert matched["2020.12345v1.full"]["doi"] == "10.99001/2020.12345"
+
+
+def test_an_entry_inside_a_books_url_is_its_own_doi_not_the_books_the_domain_is_confirmed_for(matched):
+    got = matched["book-e-1357"]
+    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/book.013.1357", "landing-page-meta-tag",
+                                                                "checked-url-exact")
 
 
 def test_a_meta_tag_naming_another_page_of_the_same_site_is_not_vouched_for_by_the_domain(matched):
