@@ -48,7 +48,7 @@ def service_slots(settings) -> dict:
 
 
 def resolver_rate(settings) -> float:
-    """DOIs a second that may start their visit (LANDING_RESOLVER_RATE); 0, none, through a sandbox unless set."""
+    """Requests a second to the resolver (LANDING_RESOLVER_RATE); 0, none, through a sandbox unless set."""
     chosen = settings.getpriority("LANDING_RESOLVER_RATE") > SETTINGS_PRIORITIES["project"]
     if settings.get("LANDING_SANDBOX") and not chosen:
         return 0.0
