@@ -1,11 +1,13 @@
 """Score `scrapy match` on a URL/DOI vectors file through a sandbox serving them: right / wrong / none per kind,
 and right / wrong per method x verification.
 
-    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--no-fetch] [--json]
+    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--shape friendly]
+                                      [--no-fetch] [--json]
 
-The world is landing_dev/sandbox/vectors.py's: each vector's DOI registered and stated by the page at its URL,
-no artifact. What that world does not model (pages that hide or misstate their DOI) it cannot score: read the
-page-only and page-trap rows as plumbing. A wrong DOI anywhere is a bug.
+The world is landing_dev/sandbox/vectors.py's, no artifact: with `--shape friendly` each vector's DOI resolves to
+the page at its URL, which states it (the page-only rows measure plumbing); with `--shape elsewhere` each
+page-only vector's DOI resolves to another page (of the same host, or a publisher's for an aggregator's record),
+and a trap beside each (kind `page-trap`) names that DOI on another work's page. A wrong DOI anywhere is a bug.
 """
 import argparse
 import json
@@ -26,13 +28,15 @@ from landing_dev.sandbox.vectors import build, read_vectors  # noqa: E402
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"))
+    parser.add_argument("--shape", choices=("friendly", "elsewhere"), default="friendly",
+                        help="where page-only vectors' DOIs resolve (friendly: to the vector's URL)")
     parser.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
     parser.add_argument("--json", action="store_true", help="print only {kind: {right, wrong, none}} as JSON")
     args = parser.parse_args()
     rows = read_vectors(args.vectors)
     with tempfile.TemporaryDirectory() as tmp:
         world, inputs = Path(tmp) / "world", Path(tmp) / "inputs.txt"
-        build(rows, world)
+        rows = build(rows, world, args.shape)
         # One input per line: a vector whose text holds a line break would be two inputs.
         inputs.write_text("".join(" ".join(row["url"].split()) + "\n" for row in rows), encoding="utf-8")
         sandbox = RunningSandbox(world)

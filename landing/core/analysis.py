@@ -3,6 +3,7 @@ from lxml import etree
 from w3lib.encoding import html_to_unicode
 
 from landing.core.doi import best_expression, find_expressions, normalise, split_expression
+from landing.core.titles import TITLE_META_NAMES, stated
 
 # Meta names (compared lower-case) whose content states the page's own DOI, with the evidence for each.
 # The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are ../shared/corpus pages.
@@ -104,11 +105,15 @@ def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
 
 
 def read_page(body: bytes, content_type: str | None = None) -> dict:
-    """What the matcher reads off a page: DOI meta tags, canonical links (as written) and the visible text."""
+    """What the matcher reads off a page: DOI meta tags, canonical links (as written), the visible text and the
+    titles it states (landing.core.titles)."""
     root = parse(body, content_type) if body else None
     if root is None:
-        return {"meta-tags": [], "canonicals": [], "text": ""}
+        return {"meta-tags": [], "canonicals": [], "text": "", "titles": []}
     tags = _meta_tags(root)
     canonicals = [link.get("href") or "" for link in root.iter("link")
                   if "canonical" in (link.get("rel") or "").lower().split()]
-    return {"meta-tags": tags, "canonicals": canonicals, "text": visible_text(root)}
+    metas = [meta.get("content") or "" for meta in root.iter("meta")
+             if (meta.get("name") or meta.get("property") or "").lower() in TITLE_META_NAMES]
+    heading = next(("".join(t.itertext()) for t in root.iter("title")), None)
+    return {"meta-tags": tags, "canonicals": canonicals, "text": visible_text(root), "titles": stated(metas, heading)}

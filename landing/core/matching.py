@@ -9,7 +9,7 @@ from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression,
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
-                 "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
+                 "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
 RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
 
 _WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")

@@ -34,8 +34,9 @@ class Fetched:
 class Lookups:
     """One cache per crawl; concurrent askers of the same question share one request."""
 
-    def __init__(self, engine, resolver: str, crossref_api: str, mailto=None):
-        self.engine, self.resolver, self.crossref_api, self.mailto = engine, resolver, crossref_api, mailto
+    def __init__(self, engine, resolver: str, crossref_api: str, datacite_api: str, mailto=None):
+        self.engine, self.resolver, self.mailto = engine, resolver, mailto
+        self.crossref_api, self.datacite_api = crossref_api, datacite_api
         self.cache: dict = {}
         self.jars = itertools.count()
 
@@ -114,6 +115,31 @@ class Lookups:
                 return found, requests
         return [], requests
 
+    async def titles(self, doi: str) -> tuple[tuple[list[str], list[str]] | None, int]:
+        """The DOI's registered (titles, subtitles): Crossref's record, else DataCite's; None when neither
+        registered it (another agency's DOI has no title to check)."""
+        async def ask():
+            query = f"?mailto={quote(self.mailto)}" if self.mailto else ""
+            got = await self.fetch(f"{self.crossref_api}/works/{resolver_path(doi)}{query}", landing_api=True)
+            requests = got.hops
+            if got.status == 200:
+                work = _json(got).get("message") or {}
+                return (_strings(work.get("title")) + _strings(work.get("original-title")),
+                        _strings(work.get("subtitle"))), requests
+            if got.status != 404:
+                raise LookupFailed(f"Crossref: {got.error or got.status} for {doi}")
+            got = await self.fetch(f"{self.datacite_api}/dois/{resolver_path(doi)}", landing_api=True)
+            requests += got.hops
+            if got.status == 404:
+                return None, requests
+            if got.status != 200:
+                raise LookupFailed(f"DataCite: {got.error or got.status} for {doi}")
+            entries = ((_json(got).get("data") or {}).get("attributes") or {}).get("titles") or []
+            entries = [e for e in entries if isinstance(e, dict) and isinstance(e.get("title"), str)]
+            return ([e["title"] for e in entries if e.get("titleType") != "Subtitle"],
+                    [e["title"] for e in entries if e.get("titleType") == "Subtitle"]), requests
+        return await self._once(("titles", doi.lower()), ask)
+
     async def resolve(self, doi: str) -> tuple[Fetched, int]:
         """Where resolving the DOI leads: the chain followed from the resolver to its end, without the page's body
         and headers; (fetched, requests)."""
@@ -133,3 +159,8 @@ def _json(got: Fetched) -> dict:
     if not isinstance(payload, dict):
         raise LookupFailed(f"not a JSON object from {got.url} ({got.status})")
     return payload
+
+
+def _strings(value) -> list[str]:
+    """A Crossref field's strings (a list of them, as the API writes titles), anything else dropped."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []

@@ -13,6 +13,7 @@ from landing.core.analysis import read_page
 from landing.core.decisions import Decisions, domain_verification, prefixes_on
 from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
+from landing.core.titles import same_work as titles_match
 from landing.core.urls import domain, same_basic, same_exact, subject_url
 from landing.crawl.endpoints import endpoint, resolver_hosts
 from landing.match.lookups import LookupFailed, Lookups
@@ -44,7 +45,7 @@ class MatcherSpider(scrapy.Spider):
         s = crawler.settings
         spider.lookups = None
         spider.endpoints = (endpoint(s, "LANDING_DOI_RESOLVER"), endpoint(s, "LANDING_CROSSREF_API"),
-                            s.get("LANDING_MAILTO"))
+                            endpoint(s, "LANDING_DATACITE_API"), s.get("LANDING_MAILTO"))
         spider.text_cap = s.getint("LANDING_MATCH_TEXT_CANDIDATES")
         spider.resolver_hosts = resolver_hosts(s)
         return spider
@@ -176,6 +177,23 @@ class MatcherSpider(scrapy.Spider):
         evidence.append(matching.attempt(step, doi, f"resolves to {final or resolved.error}", requests))
         return outcome, elsewhere
 
+    async def _titled(self, doi, titles, evidence, step):
+        """registered-title when the page states the DOI's registered title, else None (a registry that did not
+        answer included: it costs this check, not the input's other chances)."""
+        if not titles:
+            return None
+        try:
+            registered, requests = await self.lookups.titles(doi)
+        except LookupFailed as error:
+            evidence.append(matching.attempt(step, doi, f"title lookup failed: {error}", 0))
+            return None
+        if registered is None:
+            evidence.append(matching.attempt(step, doi, "no registered title", requests))
+            return None
+        same = titles_match(*registered, titles)
+        evidence.append(matching.attempt(step, doi, "title matches" if same else "title differs", requests))
+        return "registered-title" if same else None
+
     async def _page(self, text, evidence):
         """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
         page = await self.lookups.fetch(text)
@@ -195,16 +213,19 @@ class MatcherSpider(scrapy.Spider):
             verification, elsewhere = await self._checked(doi, urls, evidence, "landing-page-meta-tag")
             if not verification and any(matching.url_states(doi, u) for u in urls):
                 verification = "stated-in-url"  # the page states it twice: in its meta tag and in its URL
-            elif elsewhere:  # the site itself puts this DOI on another of its pages: that outweighs its record
+            if not verification and not elsewhere:  # the site itself putting the DOI elsewhere outweighs its record
+                verification = domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)
+            verification = verification or await self._titled(doi, read["titles"], evidence, "landing-page-meta-tag")
+            if not verification and elsewhere:  # a page naming another work of its site's prefix
                 evidence.append(matching.attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
                 continue
-            verification = verification or domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)
             evidence.append(matching.attempt("landing-page-meta-tag", doi, verification or "unverified", 0))
             if verification:
                 return matching.result(text, doi, "landing-page-meta-tag", verification, page.final_url, subj, evidence)
         known = prefixes_on(self.decisions, here)
         for doi in matching.rank_text_dois(find_dois(read["text"]), known, self.text_cap):
             verification, _ = await self._checked(doi, urls, evidence, "landing-page-page-text")
+            verification = verification or await self._titled(doi, read["titles"], evidence, "landing-page-page-text")
             if verification:  # no domain fallback: reference lists are full of other works' DOIs
                 return matching.result(text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence)
         return matching.result(text, None, None, None, page.final_url, subj, evidence)

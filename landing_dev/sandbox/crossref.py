@@ -76,6 +76,8 @@ def _work(record, fields):
             "resource": {"primary": {"URL": record["url"]}}}
     if record["pii"]:
         item["alternative-id"] = [record["pii"]]
+    if record.get("title"):
+        item["title"] = [record["title"]]
     return {k: item[k] for k in fields if k in item} if fields else item
 
 

@@ -33,7 +33,8 @@ def _doi(record) -> dict:
     return {"id": doi, "type": "dois",
             "attributes": {"doi": doi, "prefix": record["prefix"], "suffix": doi.split("/", 1)[1],
                            "identifiers": [], "url": record["url"], "state": "findable",
-                           "types": {"resourceTypeGeneral": "Dataset"}},
+                           "types": {"resourceTypeGeneral": "Dataset"},
+                           "titles": [{"title": record["title"]}] if record.get("title") else []},
             "relationships": {"client": {"data": {"id": record["owner"], "type": "clients"}}}}
 
 

@@ -1,11 +1,18 @@
 """A world serving a URL/DOI vectors file (../shared/corpus/url-doi-vectors/dev.jsonl's shape), for scoring the
 matcher on real inputs: bench/vectors.py.
 
-What it models, and no more: every vector's DOI is registered (its PII and shortDOI too, when the input names
-one), resolving to the vector's own URL (or to a page of its own when the input is no URL); each of those URLs
-serves a page whose DOI meta tag states the DOI; a vector without a DOI gets a page that states none. The real
-pages' ways of hiding or misstating a DOI (another URL of the same site, an aggregator, a decoy in a footer) are
-not modelled: page-only scores here measure the plumbing, not those cases.
+Every vector's DOI is registered (its PII and shortDOI too, when the input names one) with a title; each vector's
+URL serves a page whose DOI meta tag states the DOI, with the title; a vector without a DOI gets a page that
+states none. Two shapes:
+
+- `friendly`: each DOI resolves to its first vector's own URL (or to a page of its own when the input is no URL).
+- `elsewhere`: the real pages' hard case. Each page-only vector's DOI resolves to another page: an aggregator's or
+  repository's record (its note says so) to a publisher page on another domain, any other to another path of the
+  same host (an abstract beside a full text, a legacy URL scheme). Beside each such vector a trap: a page of the
+  same host whose meta tag names that DOI but whose title is another work's (a page naming another work of its
+  prefix); its right answer is no DOI.
+
+Decoys in footers, DOIs hidden in scripts and pages without a title are not modelled.
 """
 import json
 from pathlib import Path
@@ -34,23 +41,46 @@ def _landing(text: str) -> str | None:
     return url if url and urlsplit(url).hostname not in RESOLVER_HOSTS else None
 
 
-def _page(doi: str | None) -> str:
+def title(doi: str) -> str:
+    """A registered title as distinctive as a real one, the same for a DOI every time."""
+    return f"Findings on {doi.split('/', 1)[1]} from the registry of {prefix(doi)}"
+
+
+def _page(doi: str | None, stated: str | None) -> str:
     meta = f'<meta name="citation_doi" content="{doi}">' if doi else ""
-    return f"<html><head>{meta}<title>A vector's page</title></head><body><p>A page.</p></body></html>"
+    if stated:
+        meta += f'<meta name="citation_title" content="{stated}">'
+    return (f"<html><head>{meta}<title>{stated or 'A vector'} | A vector's site</title></head>"
+            f"<body><p>A page.</p></body></html>")
 
 
-def build(rows: list[dict], outdir) -> None:
-    """Write world.json, dois.jsonl and routes.jsonl for these vectors into outdir."""
+def _elsewhere(row: dict, url: str) -> str:
+    """Where the shape `elsewhere` registers a page-only vector's DOI."""
+    parts = urlsplit(url)
+    if "aggregator" in (row.get("note") or ""):
+        return f"https://publisher-{prefix(row['doi'].lower())}.example/article/{row['doi'].lower()}"
+    return f"{parts.scheme}://{parts.netloc}/article-abstract{parts.path or '/'}"
+
+
+def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
+    """Write world.json, dois.jsonl and routes.jsonl for these vectors into outdir; the rows to score (the
+    vectors, then the shape's traps, each with `doi` None)."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    records, routes = {}, {}
+    records, routes, traps = {}, {}, []
     for row in rows:
         doi, url = (row.get("doi") or "").lower() or None, _landing(row["url"])
         if url:
             routes.setdefault(url, doi)
         if not doi:
             continue
-        record = records.setdefault(doi, {"doi": doi, "ra": "crossref", "member": prefix(doi), "url": None})
+        record = records.setdefault(doi, {"doi": doi, "ra": "crossref", "member": prefix(doi), "url": None,
+                                          "title": title(doi)})
+        if shape == "elsewhere" and url and row.get("kind") == "page-only":
+            record["url"] = record["url"] or _elsewhere(row, url)
+            trap = f"{urlsplit(url).scheme}://{urlsplit(url).netloc}/another-work/{len(traps)}"
+            routes[trap] = (doi, f"Another work of {prefix(doi)}, number {len(traps)}, on this site")
+            traps.append({"url": trap, "doi": None, "kind": "page-trap", "note": "names another work's DOI"})
         record["url"] = record["url"] or url  # the first vector's URL that names a page
         literal = matching.literal(matching.cleaned(row["url"]))
         if literal and literal[0] == "short":
@@ -64,5 +94,7 @@ def build(rows: list[dict], outdir) -> None:
     (outdir / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
         {"id": m, "primary-name": f"Registrant {m}", "prefixes": [m]} for m in members]}))
     (outdir / "dois.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records.values()))
-    (outdir / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d)}) + "\n"
-                                                 for u, d in routes.items()))
+    pages = {u: (d if isinstance(d, tuple) else (d, title(d) if d else None)) for u, d in routes.items()}
+    (outdir / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(*d)}) + "\n"
+                                                 for u, d in pages.items()))
+    return rows + traps

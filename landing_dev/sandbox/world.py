@@ -12,7 +12,7 @@ from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 FORMAT = "landing-sandbox/1"
 INDEX_NAME = ".index.sqlite"
-INDEX_VERSION = "4"
+INDEX_VERSION = "5"
 RAS = ("crossref", "datacite")
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 # Sites serve a page whatever tracking parameters a link added to its URL.
@@ -114,7 +114,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         pragma journal_mode=off; pragma synchronous=off;
         create table meta (key text primary key, value text);
         create table doi (rid integer primary key, key text unique, doi text, ra text, owner text,
-                          prefix text, url text, pii text, pii_key text, short text,
+                          prefix text, url text, pii text, pii_key text, short text, title text,
                           ra_seq int, owner_seq int, prefix_seq int);
         create table route (key text primary key, spec text) without rowid;
         """
@@ -147,7 +147,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         pfx = doi.split("/", 1)[0].lower()
         rows.append((doi_key(doi), doi, ra, owner, pfx, rec["url"],
                      rec.get("pii"), pii_key(rec["pii"]) if rec.get("pii") else None,
-                     rec["short"].lower() if rec.get("short") else None,
+                     rec["short"].lower() if rec.get("short") else None, rec.get("title"),
                      next_seq(ra), next_seq((ra, owner)), next_seq((ra, "prefix", pfx))))
         if len(rows) >= 50_000:
             _insert_dois(db, rows, dois_path)
@@ -184,8 +184,8 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
 
 def _insert_dois(db, rows, path):
     try:
-        db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, ra_seq,"
-                       " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, title, ra_seq,"
+                       " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
     except sqlite3.IntegrityError:
         raise WorldError(_repeated_doi(path)) from None
     rows.clear()
@@ -203,11 +203,11 @@ def _repeated_doi(path: Path) -> str:
     return f"{path}: a DOI is listed twice (DOIs are case-insensitive)"
 
 
-_COLUMNS = "doi, ra, owner, prefix, url, pii, short"
+_COLUMNS = "doi, ra, owner, prefix, url, pii, short, title"
 
 
 def _record(row):
-    return dict(zip(("doi", "ra", "owner", "prefix", "url", "pii", "short"), row)) if row else None
+    return dict(zip(("doi", "ra", "owner", "prefix", "url", "pii", "short", "title"), row)) if row else None
 
 
 class World:

@@ -271,6 +271,6 @@ def test_methods_are_the_design_names_cheapest_first():
     assert METHODS == ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 
 
-def test_verifications_are_the_design_names_best_first_with_issue_15s_stated_in_url():
+def test_verifications_are_the_design_names_best_first_with_issue_15s_stated_in_url_and_registered_title():
     assert VERIFICATIONS == ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
-                             "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
+                             "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")

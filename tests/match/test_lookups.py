@@ -102,12 +102,22 @@ async def robots(make):
 
 
 async def closed(make):
-    lookups = Lookups(make.engine, CLOSED, CLOSED + "/api")
+    lookups = Lookups(make.engine, CLOSED, CLOSED + "/api", CLOSED + "/datacite")
     return [await answered(lookups.exists("10.1234/exists")), fetched(await lookups.fetch(CLOSED + "/page"))]
 
 
+async def titles(make):
+    lookups = make("titles")
+    return [await lookups.titles("10.1234/Crossref"), await lookups.titles("10.1234/datacite"),
+            await lookups.titles("10.1234/neither"), await lookups.titles("10.1234/CROSSREF")]
+
+
+async def failing_titles(make):
+    return await answered(make("failing_titles").titles("10.1234/crossref"))
+
+
 SCENARIOS = [exists, missing, together, alias, pii, unknown_pii, mailto, resolve, fetch, failing, garbled, robots,
-             closed]
+             closed, titles, failing_titles]
 
 
 class Probe(scrapy.Spider):
@@ -120,7 +130,8 @@ class Probe(scrapy.Spider):
         engine = self.crawler.engine
 
         def make(name, mailto=None):
-            return Lookups(engine, BASE + "/" + name, BASE + "/" + name + "/api", mailto)
+            return Lookups(engine, BASE + "/" + name, BASE + "/" + name + "/api", BASE + "/" + name + "/datacite",
+                           mailto)
         make.engine = engine
         for scenario in SCENARIOS:
             print(json.dumps({scenario.__name__: await scenario(make)}), flush=True)
@@ -155,7 +166,7 @@ def answer(asked):
     path = unquote(url.path)
     if path == "/robots.txt":
         return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /robots/\n"
-    if path.startswith("/failing/"):
+    if path.startswith("/failing"):
         return 500, JSON, b"{}"
     if path.startswith("/garbled/"):  # a 200 that is no API's answer: a captive portal, an error page
         return 200, HTML, b"<html>Service unavailable</html>"
@@ -165,6 +176,18 @@ def answer(asked):
         if values is None:  # as the real Handle API answers an unregistered handle
             return 404, JSON, json.dumps({"responseCode": 100, "handle": handle}).encode()
         return 200, JSON, json.dumps({"responseCode": 1, "handle": handle, "values": values}).encode()
+    if path.endswith("/api/works/10.1234/Crossref"):  # as Crossref's /works/{doi} answers, titles as lists
+        work = {"DOI": "10.1234/crossref", "title": ["Main title"], "original-title": ["Titre original", 7],
+                "subtitle": ["A subtitle"]}
+        return 200, JSON, json.dumps({"status": "ok", "message-type": "work", "message": work}).encode()
+    if "/api/works/" in path:
+        return 404, {"Content-Type": "text/plain"}, b"Resource not found."
+    if path.endswith("/datacite/dois/10.1234/datacite"):
+        titles = [{"title": "A dataset", "lang": "en"}, {"title": "its subtitle", "titleType": "Subtitle"}]
+        return 200, JSON, json.dumps({"data": {"id": "10.1234/datacite", "attributes": {"titles": titles}}}).encode()
+    if "/datacite/dois/" in path:
+        return 404, JSON, json.dumps({"errors": [{"status": "404", "title": "The resource you are looking for "
+                                                                             "doesn't exist."}]}).encode()
     if path.endswith("/api/works"):
         variant = parse_qs(url.query)["filter"][0].removeprefix("alternative-id:")
         items = [{"DOI": doi} for doi in WORKS.get(variant, [])]
@@ -316,3 +339,26 @@ def test_an_unreachable_handle_api_is_a_failed_lookup(crawl):
 def test_an_unreachable_page_is_a_connection_failure(crawl):
     page = crawl[0]["closed"][1]
     assert (page["error"], page["status"], page["body"]) == ("connection", None, None)
+
+
+# titles: Crossref's record, else DataCite's
+
+def test_a_crossref_doi_has_its_titles_and_original_titles_and_subtitles_in_one_request(crawl):
+    assert crawl[0]["titles"][0] == [[["Main title", "Titre original"], ["A subtitle"]], 1]
+
+
+def test_a_datacite_doi_is_asked_of_datacite_after_crossref_answers_404_its_subtitles_apart(crawl):
+    assert crawl[0]["titles"][1] == [[["A dataset"], ["its subtitle"]], 2]
+
+
+def test_a_doi_neither_registry_knows_has_no_registered_title(crawl):
+    assert crawl[0]["titles"][2] == [None, 2]
+
+
+def test_titles_asked_again_are_answered_from_the_cache_at_no_cost(crawl):
+    assert (crawl[0]["titles"][3], len(asked_by(crawl, "titles"))) == ([[["Main title", "Titre original"],
+                                                                         ["A subtitle"]], 0], 5)
+
+
+def test_a_crossref_error_is_a_failed_title_lookup_not_a_missing_title(crawl):
+    assert crawl[0]["failing_titles"] == "failed"

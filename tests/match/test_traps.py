@@ -3,7 +3,9 @@
 One site the artifact confirms for its prefix. Its page for work A names work B in its meta tag (B is registered
 and resolves to B's own page on the same site); another page names a DOI the registry does not know. Against
 them, pages whose URL states their meta tag's DOI too: an older version's full text, and a mirror on another host.
-And a reference work's entry, whose URL holds the book's DOI (registered, resolving to the book's page).
+And a reference work's entry, whose URL holds the book's DOI (registered, resolving to the book's page). Every
+work has a registered title and its page states it: a full text whose DOI resolves to its abstract on the same
+site, and an aggregator's record of a work, are matched by that title; a page naming another work is not.
 """
 import json
 
@@ -16,11 +18,18 @@ SITE = "https://traps.example"
 DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c",
         "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2",
         "10.99001/book.001.0001": f"{SITE}/view/10.99001/book.001.0001",
-        "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357"}
+        "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357",
+        "10.99001/e": f"{SITE}/journals/x/article-abstract/77"}
 
 
-def _page(doi: str) -> str:
-    return f'<html><head><meta name="citation_doi" content="{doi}"><title>t</title></head><body>text</body></html>'
+def title(doi: str) -> str:
+    return f"On the registered work {doi.split('/')[1]} and its many pages"
+
+
+def _page(doi: str, work: str) -> str:
+    """A page naming doi in its meta tag, about the work `work` (a DOI: its title is that work's)."""
+    return (f'<html><head><meta name="citation_doi" content="{doi}"><meta name="citation_title" '
+            f'content="{title(work)}"><title>{title(work)} | Trap Press</title></head><body>text</body></html>')
 
 
 @pytest.fixture(scope="module")
@@ -28,22 +37,29 @@ def matched(tmp_path_factory):
     world = tmp_path_factory.mktemp("traps")
     (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
         {"id": "1", "primary-name": "Trap Press", "prefixes": ["10.99001"]}]}))
-    (world / "dois.jsonl").write_text("".join(json.dumps({"doi": d, "ra": "crossref", "member": "1", "url": u}) + "\n"
+    (world / "dois.jsonl").write_text("".join(json.dumps({"doi": d, "ra": "crossref", "member": "1", "url": u, "title": title(d)})
+                                              + "\n"
                                               for d, u in DOIS.items()))
-    routes = [(f"{SITE}/article/a", "10.99001/b"), (f"{SITE}/article/b", "10.99001/b"),
-              (f"{SITE}/article/c", "10.99001/c"), (f"{SITE}/article/d", "10.99001/not.registered"),
-              (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345"),
-              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345"),
-              (f"{SITE}/view/10.99001/book.001.0001", "10.99001/book.001.0001"),
-              (f"{SITE}/view/10.99001/book.001.0001/book-e-1357", "10.99001/book.013.1357")]
-    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d)}) + "\n" for u, d in routes))
+    routes = [(f"{SITE}/article/a", "10.99001/b", "10.99001/a"), (f"{SITE}/article/b", "10.99001/b", "10.99001/b"),
+              (f"{SITE}/article/c", "10.99001/c", "10.99001/c"),
+              (f"{SITE}/article/d", "10.99001/not.registered", "10.99001/not.registered"),
+              (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345", "10.99001/2020.12345"),
+              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345", "10.99001/2020.12345"),
+              (f"{SITE}/view/10.99001/book.001.0001", "10.99001/book.001.0001", "10.99001/book.001.0001"),
+              (f"{SITE}/view/10.99001/book.001.0001/book-e-1357", "10.99001/book.013.1357", "10.99001/book.013.1357"),
+              (f"{SITE}/journals/x/fullarticle/77", "10.99001/e", "10.99001/e"),
+              (f"{SITE}/journals/x/article-abstract/77", "10.99001/e", "10.99001/e"),
+              ("https://aggregator.example/record/9", "10.99001/c", "10.99001/c"),
+              ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a")]
+    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d, w)}) + "\n"
+                                                for u, d, w in routes))
     artifact = world / "decisions.json"
     artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
         "10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}))
     sandbox = RunningSandbox(world)
     try:
         stores = Stores(tmp_path_factory.mktemp("stores"))
-        done = stores.scrapy("match", "--artifact", str(artifact), *[u for u, _ in routes],
+        done = stores.scrapy("match", "--artifact", str(artifact), *[u for u, _, _ in routes if "abstract" not in u],
                              overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
     finally:
         sandbox.close()
@@ -90,3 +106,21 @@ def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
     assert matched["b"]["evidence"][-1] == {"step": "artifact", "candidate": None, "outcome": version, "requests": 0}
     assert version.startswith("sha256:") and len(version) == len("sha256:") + 16
     assert all(e["step"] != "artifact" for e in matched["a"]["evidence"])  # no match, nothing decided
+
+
+def test_a_full_text_whose_doi_resolves_to_its_abstract_on_the_same_site_is_matched_by_its_title(matched):
+    got = matched["77"]
+    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/e", "landing-page-meta-tag",
+                                                                "registered-title")
+    assert ["landing-page-meta-tag", "10.99001/e", "title matches"] in [
+        [e["step"], e["candidate"], e["outcome"]] for e in got["evidence"]]
+
+
+def test_an_aggregators_record_stating_the_works_title_is_matched_by_it(matched):
+    assert (matched["9"]["doi"], matched["9"]["verification"]) == ("10.99001/c", "registered-title")
+
+
+def test_an_aggregators_page_naming_a_doi_under_another_works_title_gets_none(matched):
+    assert matched["10"]["doi"] is None
+    assert ["landing-page-meta-tag", "10.99001/c", "title differs"] in [
+        [e["step"], e["candidate"], e["outcome"]] for e in matched["10"]["evidence"]]

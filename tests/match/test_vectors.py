@@ -1,5 +1,6 @@
-"""`scrapy match` on the real inputs of ../shared/corpus/url-doi-vectors/dev.jsonl, through the world
-bench/vectors.py builds for them: no wrong DOI at all, and every vector whose DOI is in its string right."""
+"""`scrapy match` on the real inputs of ../shared/corpus/url-doi-vectors/dev.jsonl, through the worlds
+bench/vectors.py builds for them: no wrong DOI at all, every vector whose DOI is in its string right, and the
+page-only vectors right when their DOI resolves to another page (shape `elsewhere`)."""
 import json
 import subprocess
 import sys
@@ -14,12 +15,21 @@ if not VECTORS.is_file():
 STRING_KINDS = ("doi-text", "doi-url", "url-path", "url-junk", "url-query", "url-encoded", "sici", "pii")
 
 
-@pytest.fixture(scope="module")
-def tally():
-    done = subprocess.run([sys.executable, "bench/vectors.py", "--vectors", str(VECTORS), "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+def scored(shape: str) -> dict:
+    done = subprocess.run([sys.executable, "bench/vectors.py", "--vectors", str(VECTORS), "--shape", shape, "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def tally():
+    return scored("friendly")
+
+
+@pytest.fixture(scope="module")
+def elsewhere():
+    return scored("elsewhere")
 
 
 def test_no_vector_gets_a_wrong_doi(tally):
@@ -33,3 +43,16 @@ def test_every_vector_whose_doi_is_in_its_string_is_right(tally, kind):
 
 def test_no_doi_vector_gets_a_doi(tally):
     assert set(tally["no-doi"]) == {"right"}
+
+
+def test_no_vector_gets_a_wrong_doi_when_page_only_dois_resolve_elsewhere(elsewhere):
+    assert {kind: counts.get("wrong", 0) for kind, counts in elsewhere.items() if counts.get("wrong")} == {}
+
+
+def test_page_only_vectors_whose_doi_resolves_to_another_page_are_right_as_issue_15_asks(elsewhere):
+    counts = elsewhere["page-only"]
+    assert counts.get("right", 0) >= 0.98 * sum(counts.values())
+
+
+def test_no_page_naming_another_works_doi_gets_it(elsewhere):
+    assert set(elsewhere["page-trap"]) == {"right"}
