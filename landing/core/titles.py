@@ -37,11 +37,11 @@ def distinctive(title: tuple[str, ...]) -> bool:
 
 
 def stated(meta_titles: list[str], title_tag: str | None) -> list[tuple[str, ...]]:
-    """The titles a page states for itself: each title meta tag whole, and each run of its <title>'s segments."""
-    found = [words(t) for t in meta_titles]
-    if title_tag:
-        segments = [words(s) for s in _SEPARATOR.split(html.unescape(title_tag))]
-        segments = [s for s in segments if s]
+    """The titles a page states for itself: each run of the segments of its title meta tags and its <title> (an
+    og:title carries the site's name as often as a <title> does)."""
+    found = []
+    for text in [*meta_titles, *([title_tag] if title_tag else [])]:
+        segments = [s for s in map(words, _SEPARATOR.split(html.unescape(text))) if s]
         found += [sum(segments[i:j], ()) for i in range(len(segments)) for j in range(i + 1, len(segments) + 1)]
     return list(dict.fromkeys(t for t in found if t))
 

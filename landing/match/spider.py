@@ -13,7 +13,7 @@ from landing.core.analysis import read_page
 from landing.core.decisions import Decisions, domain_verification, prefixes_on
 from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
-from landing.core.titles import same_work as titles_match
+from landing.core.titles import distinctive, same_work as titles_match
 from landing.core.urls import domain, same_basic, same_exact, subject_url
 from landing.crawl.endpoints import endpoint, resolver_hosts
 from landing.match.lookups import LookupFailed, Lookups
@@ -180,7 +180,7 @@ class MatcherSpider(scrapy.Spider):
     async def _titled(self, doi, titles, evidence, step):
         """registered-title when the page states the DOI's registered title, else None (a registry that did not
         answer included: it costs this check, not the input's other chances)."""
-        if not titles:
+        if not any(map(distinctive, titles)):  # no title of the page could match: spare the registry
             return None
         try:
             registered, requests = await self.lookups.titles(doi)

@@ -26,6 +26,11 @@ def test_a_title_tag_with_the_site_first_or_an_arxiv_number_states_the_title():
                      stated([], "Frontiers | Inhibitory Control Development: A Network Neuroscience Perspective"))
 
 
+def test_an_og_title_with_the_site_s_name_states_the_title():
+    assert same_work(["The Strength Model of Self-Control"], [], stated(["The Strength Model of Self-Control | JSTOR"],
+                                                                        None))
+
+
 def test_a_title_with_a_spaced_dash_of_its_own_is_joined_back():
     assert same_work(["Understanding human - bat interactions in NSW"], [],
                      stated([], "BMC Veterinary Research | Understanding human - bat interactions in NSW"))

@@ -26,10 +26,12 @@ def title(doi: str) -> str:
     return f"On the registered work {doi.split('/')[1]} and its many pages"
 
 
-def _page(doi: str, work: str) -> str:
-    """A page naming doi in its meta tag, about the work `work` (a DOI: its title is that work's)."""
+def _page(doi: str, work: str | None) -> str:
+    """A page naming doi in its meta tag, about the work `work` (a DOI: its title is that work's; None: an
+    editorial, whose title could be many works')."""
+    named = title(work) if work else "Editorial"
     return (f'<html><head><meta name="citation_doi" content="{doi}"><meta name="citation_title" '
-            f'content="{title(work)}"><title>{title(work)} | Trap Press</title></head><body>text</body></html>')
+            f'content="{named}"><title>{named} | Trap Press</title></head><body>text</body></html>')
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +52,8 @@ def matched(tmp_path_factory):
               (f"{SITE}/journals/x/fullarticle/77", "10.99001/e", "10.99001/e"),
               (f"{SITE}/journals/x/article-abstract/77", "10.99001/e", "10.99001/e"),
               ("https://aggregator.example/record/9", "10.99001/c", "10.99001/c"),
-              ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a")]
+              ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a"),
+              (f"{SITE}/article/f", "10.99001/b", None)]
     (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d, w)}) + "\n"
                                                 for u, d, w in routes))
     artifact = world / "decisions.json"
@@ -124,3 +127,10 @@ def test_an_aggregators_page_naming_a_doi_under_another_works_title_gets_none(ma
     assert matched["10"]["doi"] is None
     assert ["landing-page-meta-tag", "10.99001/c", "title differs"] in [
         [e["step"], e["candidate"], e["outcome"]] for e in matched["10"]["evidence"]]
+
+
+def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_none(matched):
+    assert matched["f"]["doi"] is None
+    assert [e["outcome"] for e in matched["f"]["evidence"] if e["candidate"] == "10.99001/b"][-1] == (
+        "another-page-of-this-site")
+    assert not any("title" in e["outcome"] for e in matched["f"]["evidence"])
