@@ -204,7 +204,9 @@ class MatcherSpider(scrapy.Spider):
             return matching.result(text, None, None, None, page.final_url, None, evidence)
         read = read_page(page.body, page.headers.get("content-type"))
         subj = subject_url(text, page.final_url, read["canonicals"])
-        here, urls = domain(page.final_url), [text, page.final_url]
+        # The page's one canonical link is its own word for its URL: a DOI resolving there, or stated in it, is
+        # the page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
+        here, urls = domain(page.final_url), list(dict.fromkeys([text, page.final_url, subj]))
         for doi in matching.rank_meta_dois(read["meta-tags"]):
             exists, requests = await self.lookups.exists(doi)
             if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record

@@ -19,19 +19,22 @@ DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "1
         "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2",
         "10.99001/book.001.0001": f"{SITE}/view/10.99001/book.001.0001",
         "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357",
-        "10.99001/e": f"{SITE}/journals/x/article-abstract/77"}
+        "10.99001/e": f"{SITE}/journals/x/article-abstract/77", "10.99001/g": f"{SITE}/journals/x/article/g"}
+# A legacy URL served without a redirect, its canonical link the URL its DOI resolves to.
+CANONICAL = {f"{SITE}/content/5/1/legacy-g": "/journals/x/article/g"}
 
 
 def title(doi: str) -> str:
     return f"On the registered work {doi.split('/')[1]} and its many pages"
 
 
-def _page(doi: str, work: str | None) -> str:
+def _page(doi: str, work: str | None, canonical: str | None = None) -> str:
     """A page naming doi in its meta tag, about the work `work` (a DOI: its title is that work's; None: an
-    editorial, whose title could be many works')."""
+    editorial, whose title could be many works'), with its canonical link if it has one."""
     named = title(work) if work else "Editorial"
+    link = f'<link rel="canonical" href="{canonical}">' if canonical else ""
     return (f'<html><head><meta name="citation_doi" content="{doi}"><meta name="citation_title" '
-            f'content="{named}"><title>{named} | Trap Press</title></head><body>text</body></html>')
+            f'content="{named}"><title>{named} | Trap Press</title>{link}</head><body>text</body></html>')
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +56,9 @@ def matched(tmp_path_factory):
               (f"{SITE}/journals/x/article-abstract/77", "10.99001/e", "10.99001/e"),
               ("https://aggregator.example/record/9", "10.99001/c", "10.99001/c"),
               ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a"),
-              (f"{SITE}/article/f", "10.99001/b", None)]
-    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d, w)}) + "\n"
+              (f"{SITE}/article/f", "10.99001/b", None), (f"{SITE}/content/5/1/legacy-g", "10.99001/g", None),
+              (f"{SITE}/journals/x/article/g", "10.99001/g", None)]
+    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d, w, CANONICAL.get(u))}) + "\n"
                                                 for u, d, w in routes))
     artifact = world / "decisions.json"
     artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
@@ -134,3 +138,9 @@ def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_n
     assert [e["outcome"] for e in matched["f"]["evidence"] if e["candidate"] == "10.99001/b"][-1] == (
         "another-page-of-this-site")
     assert not any("title" in e["outcome"] for e in matched["f"]["evidence"])
+
+
+def test_a_legacy_url_whose_canonical_link_is_where_its_doi_resolves_is_matched_checked(matched):
+    got = matched["legacy-g"]
+    assert (got["doi"], got["verification"], got["subj_id"]) == ("10.99001/g", "checked-url-exact",
+                                                                 f"{SITE}/journals/x/article/g")
