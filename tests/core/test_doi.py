@@ -1,6 +1,9 @@
 """landing.core.doi: normalising DOIs, their prefixes, and the expressions a page writes them in."""
+import time
+
 import pytest
 
+from landing.core import matching
 from landing.core.doi import (EXPRESSIONS, RESOLVER_HOSTS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression, unwrap)
 
 DOI = "10.1371/journal.pone.0160617"
@@ -205,3 +208,17 @@ def test_find_expressions_finds_a_doi_ending_a_sentence(text):
 
 def test_find_expressions_is_case_insensitive():
     assert find_expressions("doi:10.1103/PhysRevX.12.041027", "10.1103/physrevx.12.041027") == ["doi-scheme"]
+
+
+@pytest.mark.parametrize("find", [find_dois, matching.literal], ids=["find_dois", "literal"])
+def test_a_doi_followed_by_80000_closing_brackets_is_trimmed_in_one_pass(find):
+    # Issue 16's input: trimming one bracket at a time and counting again took 4 to 6 s (a 2 MB page of it, an
+    # hour of the event loop). One pass takes a few hundredths; the bound leaves a slow machine 40 times that.
+    started = time.perf_counter()
+    found = find("10.1234/abc" + ")" * 80_000)
+    assert (found, time.perf_counter() - started < 1.0) == (
+        ["10.1234/abc"] if find is find_dois else ("doi", "10.1234/abc"), True)
+
+
+def test_unwrap_drops_only_the_closing_brackets_the_doi_did_not_open():
+    assert unwrap("10.1234/a(b)c))).") == "10.1234/a(b)c"
