@@ -1,6 +1,6 @@
 """Failure classes: why a DOI's chain did not end on a landing page. Decided from strings and numbers only."""
 import re
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from landing.core.analysis import parse, visible_text
 
@@ -56,6 +56,14 @@ def cookie_notice(body: bytes, content_type: str | None = None) -> bool:
     doc = parse(body, content_type)
     text = "" if doc is None else visible_text(doc)
     return len(text.split()) <= 60 and bool(_COOKIE_NOTICE.search(text))
+
+
+def refused_redirect(status: int, location: str | None, url: str) -> str | None:
+    """refused-address for a redirect to something other than the web (file:, ftp:, javascript:), which Scrapy
+    leaves unfollowed: the site pointed the visit where the crawl never goes, as an address the guard refuses."""
+    if 300 <= status < 400 and location and urlsplit(urljoin(url, location.strip())).scheme not in ("http", "https"):
+        return "refused-address"
+    return None
 
 
 def status_failure(status: int, has_page: bool) -> str | None:

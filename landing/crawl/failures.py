@@ -1,6 +1,7 @@
 """Map the exceptions Scrapy and Twisted raise for a failed visit onto landing.core.failures classes."""
 from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, DownloadConnectionRefusedError,
-                               DownloadFailedError, DownloadTimeoutError, IgnoreRequest, ResponseDataLossError)
+                               DownloadFailedError, DownloadTimeoutError, IgnoreRequest, NotSupported,
+                               ResponseDataLossError)
 from twisted.internet import error as tx
 from twisted.web._newclient import ResponseFailed
 
@@ -18,7 +19,7 @@ _BY_TYPE = (
 def exception_failure(exc: BaseException, visited: list[str]) -> str:
     """The failure class of an exception that ended a visit; `visited` is the chain's URLs, last one included."""
     # First: its message names the host, and a host such as robots.example must not read as a robots refusal.
-    if isinstance(exc, ForbiddenAddress):
+    if isinstance(exc, (ForbiddenAddress, NotSupported)):  # NotSupported: a scheme whose handler is off
         return "refused-address"
     if isinstance(exc, IgnoreRequest):
         message = str(exc).lower()

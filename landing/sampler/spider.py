@@ -359,7 +359,8 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
                                response.url, response.status)
         content_type = found.get("content-type")
-        error = failures.page_failure(response.status, content_type, found, response.body) or default
+        error = (failures.refused_redirect(response.status, found.get("location"), response.url)
+                 or failures.page_failure(response.status, content_type, found, response.body) or default)
         return self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
                               body=response.body, error=error)
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure, redirect_failure, script_location, status_failure)
+from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure, redirect_failure, refused_redirect, script_location, status_failure)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 
@@ -301,3 +301,14 @@ def test_an_xhtml_page_with_an_xml_declaration_is_read_for_its_scripts_and_words
     body = (b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
             b'<script>document.write("x")</script></head><body><noscript>Enable JavaScript</noscript></body></html>')
     assert js_required(body, "text/html") is True
+
+
+@pytest.mark.parametrize("location", ["file:///etc/passwd", "ftp://example.org/a", " javascript:alert(1)"])
+def test_a_redirect_off_the_web_is_refused(location):
+    assert refused_redirect(302, location, "https://doi.org/10.1/a") == "refused-address"
+
+
+@pytest.mark.parametrize("status, location", [(302, "/next"), (301, "https://example.org/"), (200, "file:///a"),
+                                              (302, None)])
+def test_a_redirect_on_the_web_or_no_redirect_is_not_refused(status, location):
+    assert refused_redirect(status, location, "https://doi.org/10.1/a") is None
