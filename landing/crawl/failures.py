@@ -23,6 +23,8 @@ def exception_failure(exc: BaseException, visited: list[str]) -> str:
         return "refused-address"
     if isinstance(exc, IgnoreRequest):
         message = str(exc).lower()
+        if "download_maxsize" in message:  # HttpCompressionMiddleware stopping a body that decompresses too far
+            return "too-large"
         if "robots" in message:
             return "robots"
         if "redirect" in message:
