@@ -72,11 +72,15 @@ class Command(ScrapyCommand):
 
     def _read(self, name):
         try:
-            stream = sys.stdin if name == "-" else open(name, encoding="utf-8")
+            stream = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as error:
             raise UsageError(f"cannot read {name}: {error.strerror}", print_help=False)
         with stream:
-            return [line.strip() for line in stream if line.strip()]
+            inputs, bad = read_inputs(stream)
+        if bad:  # one stray byte in a million lines costs that line's match, never the run: said, not hidden
+            print(f"match: {name}: {len(bad):,} line(s) not UTF-8 (first: line {bad[0]}), read with U+FFFD for "
+                  f"each bad byte", file=sys.stderr)
+        return inputs
 
     def _labelled(self):
         """(final URL, DOI) of every stored snapshot that reached a page: the sampler's labelled data."""
@@ -121,3 +125,19 @@ class _Printer:
         print(f"match: {self.done:,} inputs in {seconds:.1f} s ({self.done / max(seconds, 1e-9):.1f}/s)"
               + (f"; {missing} lost (see the log): the results after the first lost one are printed last"
                  if missing else ""), file=sys.stderr, flush=True)
+
+
+def read_inputs(lines) -> tuple[list[str], list[int]]:
+    """The non-blank inputs of raw byte lines, stripped, as UTF-8 (a BOM dropped); and the numbers of the lines
+    that were not UTF-8, read with U+FFFD for their bad bytes."""
+    inputs, bad = [], []
+    for number, raw in enumerate(lines, 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "replace")
+            bad.append(number)
+        line = line.removeprefix("\ufeff") if number == 1 else line
+        if line.strip():
+            inputs.append(line.strip())
+    return inputs, bad

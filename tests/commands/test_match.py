@@ -1,7 +1,7 @@
 """`scrapy match` refuses bad settings up front, as `scrapy crawl` does, and prints every result it has, in order."""
 import json
 
-from landing.commands.match import _Printer
+from landing.commands.match import _Printer, read_inputs
 from tests.sampler.crawling import Stores
 
 
@@ -38,3 +38,17 @@ def test_results_behind_an_input_that_never_finished_are_printed_at_the_end_not_
 def test_an_evaluation_keeps_every_result_and_prints_none(capsys):
     printed, held, _ = _printed(capsys, [0, 1], 2, quiet=True)
     assert (printed, held) == ([], 2)
+
+
+def test_inputs_that_are_not_utf8_are_read_with_replacement_and_their_lines_named():
+    lines = ["\ufeffhttps://example.org/a\n".encode(), b"\n", b"https://example.org/caf\xe9\n", "10.1234/é\n".encode()]
+    assert read_inputs(lines) == (["https://example.org/a", "https://example.org/caf\ufffd", "10.1234/é"], [3])
+
+
+def test_a_latin1_input_file_is_matched_line_by_line_and_said_not_a_traceback(tmp_path):
+    inputs = tmp_path / "latin1.txt"
+    inputs.write_bytes(b"https://example.org/caf\xe9\n10.1234/abc\n")
+    done = Stores(tmp_path).scrapy("match", "-i", str(inputs), "--no-fetch", overrides=[
+        "-s", "LANDING_SANDBOX=http://127.0.0.1:9", "-s", "RETRY_TIMES=0"])
+    assert (done.returncode, "Traceback" in done.stderr, len(done.stdout.splitlines())) == (0, False, 2)
+    assert "latin1.txt: 1 line(s) not UTF-8 (first: line 1)" in done.stderr
