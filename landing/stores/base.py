@@ -57,7 +57,12 @@ class DocStore(ABC):
         if not self._buffer:
             return
         try:
-            self._write([(kind, doc_id, text) for (kind, doc_id), text in self._buffer.items()])
+            try:
+                self._write([(kind, doc_id, text) for (kind, doc_id), text in self._buffer.items()])
+            except StoreError:
+                raise
+            except Exception as error:  # any backend's surprise is an outage to wait out and report, never a crash
+                raise StoreError(f"{self!r} could not write: {type(error).__name__}: {error}") from error
         except StoreError as error:
             now = time.monotonic()
             self._failures += 1

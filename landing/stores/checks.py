@@ -7,6 +7,7 @@ _KIND = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 # Elasticsearch rejects ids over 512 bytes and S3 keys over 1,024; enforced for every backend alike.
 _MAX_ID_BYTES = 512
 _MAX_KEY_BYTES = 1024
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # Leaves room under the usual 255-byte file-name limit for the file store's temporary names.
 _MAX_SEGMENT_BYTES = 200
 
@@ -32,7 +33,9 @@ def check_id(doc_id: str) -> None:
     """Raise StoreError unless `doc_id` is a non-empty string of at most 512 UTF-8 bytes."""
     if not isinstance(doc_id, str) or not doc_id:
         raise StoreError(f"bad document id {doc_id!r}: expected a non-empty string")
-    if len(doc_id.encode("utf-8", "surrogatepass")) > _MAX_ID_BYTES:
+    if _SURROGATE.search(doc_id):
+        raise StoreError(f"bad document id {doc_id[:40]!r}: a lone surrogate is no text a store can hold")
+    if len(doc_id.encode("utf-8")) > _MAX_ID_BYTES:
         raise StoreError(f"bad document id {doc_id[:40]!r}...: longer than {_MAX_ID_BYTES} bytes")
 
 
@@ -78,7 +81,11 @@ def check_prefix(prefix: str) -> None:
 
 
 def encode(doc: dict) -> str:
-    """JSON text of a document; NaN and infinities are refused because other backends cannot store them."""
+    """JSON text of a document; NaN and infinities are refused because other backends cannot store them.
+
+    A lone surrogate (an API's JSON may escape one, "\\ud800") becomes U+FFFD: no backend can store it as UTF-8,
+    and SQLite refusing it at flush kept the whole buffer, and every document after it, unwritten."""
     if not isinstance(doc, dict):
         raise TypeError(f"a document is a dict, not {type(doc).__name__}")
-    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text

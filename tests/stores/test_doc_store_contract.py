@@ -383,3 +383,18 @@ def test_unwritten_lists_the_buffered_documents_and_abandon_forgets_them(doc_sto
     doc_store.abandon()
     doc_store.close()
     assert doc_store.pending == 0
+
+
+def test_a_lone_surrogate_is_stored_as_a_replacement_character_and_the_store_goes_on(doc_store):
+    # Issue 16: an API's "\ud800" made SQLite refuse the flush, and every document buffered after it stayed unwritten.
+    doc_store.put("pid", "10.1/a", {"title": "bad \ud800 title"})
+    doc_store.put("pid", "10.1/b", {"title": "good"})
+    doc_store.flush()
+    assert ([doc_store.get("pid", i) for i in ("10.1/a", "10.1/b")], doc_store.pending) == (
+        [{"title": "bad \ufffd title"}, {"title": "good"}], 0)
+
+
+def test_an_id_with_a_lone_surrogate_is_refused_at_put(doc_store):
+    with pytest.raises(StoreError, match="lone surrogate"):
+        doc_store.put("pid", "10.1/\ud800", {})
+    assert doc_store.pending == 0

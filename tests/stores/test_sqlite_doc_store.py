@@ -6,6 +6,9 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from landing.stores import StoreError
 from landing.stores.sqlite import SqliteDocStore
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,3 +70,15 @@ def test_two_processes_write_the_same_file(tmp_path):
     with SqliteDocStore(tmp_path / "landing.db") as store:
         assert store.count("pid") == 4100
         assert {doc["by"] for doc in store.scan("pid")} == {"a", "b"}
+
+
+def test_any_exception_a_backend_raises_while_writing_takes_the_store_error_path(tmp_path, monkeypatch):
+    store = SqliteDocStore(tmp_path / "landing.db")
+    store.put("pid", "10.1/a", {})
+
+    def broken(rows):
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+    monkeypatch.setattr(store, "_write", broken)
+    with pytest.raises(StoreError, match="UnicodeEncodeError"):
+        store.flush()
+    assert (store.pending, store.failing_since is not None, type(store.last_error)) == (1, True, StoreError)
