@@ -116,7 +116,8 @@ LANDING_RESOLVER_ROBOTS = "ignore"
 # resolves to, a loopback, private, shared (100.64/10), link-local, multicast, reserved or cloud-metadata
 # address (landing/crawl/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. The browser
 # driver's own requests are judged too (landing/browser/rules.py; its server redirects only after the fact).
-# Always off when LANDING_SANDBOX is set (the sandbox runs on 127.0.0.1).
+# Off when LANDING_SANDBOX is a sandbox on this machine (a loopback URL: it serves from 127.0.0.1), and the log says
+# so; a LANDING_SANDBOX elsewhere (a real proxy put there by mistake) never turns it off.
 LANDING_ADDRESS_GUARD = True
 # LANDING_KEEPALIVE / LANDING_IDLE_CONNECTIONS: an idle connection is kept this many seconds for its host's next
 # request (Twisted's own: 240), and past this many idle connections in all, the one idle longest is closed. A full

@@ -22,7 +22,7 @@ from protego import Protego
 
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
-from landing.crawl.guard import judge, lookup
+from landing.crawl.guard import guard_enabled, judge, lookup
 from landing.crawl.robots import robots_policy
 
 logger = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ class BrowserRules:
 
     @classmethod
     def from_settings(cls, settings) -> "BrowserRules":
-        return cls(guard=not settings.get("LANDING_SANDBOX") and settings.getbool("LANDING_ADDRESS_GUARD", True),
+        return cls(guard=guard_enabled(settings),
                    robots=robots_policy(settings),
                    user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*")
 

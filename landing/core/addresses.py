@@ -1,6 +1,7 @@
 """Addresses a crawler must not reach (loopback, private, link-local, cloud metadata ...). Strings in, reasons out."""
 import ipaddress
 import re
+from urllib.parse import urlsplit
 
 # First match wins, so the narrow entries come before the ranges that contain them: the metadata addresses
 # sit inside link-local (169.254/16), shared (100.64/10) and unique-local (fc00::/7) ranges.
@@ -103,3 +104,14 @@ def local_name(host: str) -> str | None:
     if host.endswith(".localhost"):
         return "loopback"  # RFC 6761: every name under .localhost is loopback
     return _LOCAL_NAMES.get(host)
+
+
+def on_this_machine(url: str) -> bool:
+    """Whether a URL's host is a loopback address or name: where a sandbox runs, and nothing else may switch the
+    guard off."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    address = literal_address(host)
+    return (forbidden(address) if address else local_name(host)) == "loopback"

@@ -11,11 +11,28 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.resolver import dnscache
 
-from landing.core.addresses import forbidden, literal_address, local_name
+from landing.core.addresses import forbidden, literal_address, local_name, on_this_machine
 from landing.core.recent import Recent
 
 logger = logging.getLogger(__name__)
 _SCRAPY_RESOLVER = "scrapy.resolver.CachingThreadedResolver"
+
+
+def guard_enabled(settings, say: bool = False) -> bool:
+    """Whether the guard judges this crawl's requests: LANDING_ADDRESS_GUARD, unless LANDING_SANDBOX is a sandbox on
+    this machine (it serves an offline world from 127.0.0.1: refusing loopback would refuse it all). A sandbox URL
+    elsewhere, a real proxy put there by mistake, never turns it off. `say`: log which it is."""
+    sandbox = settings.get("LANDING_SANDBOX")
+    if not settings.getbool("LANDING_ADDRESS_GUARD", True):
+        return False
+    if sandbox and on_this_machine(sandbox):
+        if say:
+            logger.warning("LANDING_SANDBOX=%s is a sandbox on this machine: the address guard is off", sandbox)
+        return False
+    if sandbox and say:
+        logger.warning("LANDING_SANDBOX=%s is not on this machine (not a loopback address): the address guard stays "
+                       "on", sandbox)
+    return True
 
 
 class ForbiddenAddress(IgnoreRequest):
@@ -46,8 +63,7 @@ class AddressGuardMiddleware:
     @classmethod
     def from_crawler(cls, crawler):
         settings = crawler.settings
-        # The sandbox is a proxy on 127.0.0.1 serving an offline world: refusing local addresses would refuse it all.
-        if settings.get("LANDING_SANDBOX") or not settings.getbool("LANDING_ADDRESS_GUARD", True):
+        if not guard_enabled(settings, say=True):
             raise NotConfigured
         pin = settings.getbool("DNSCACHE_ENABLED") and settings.get("TWISTED_DNS_RESOLVER") == _SCRAPY_RESOLVER
         return cls(crawler.stats, settings.getint("DNSCACHE_SIZE"), settings.getfloat("DNS_TIMEOUT"), pin)

@@ -145,6 +145,10 @@ def test_rules_under_the_sandbox_do_not_guard_addresses():
     assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1")).guard is False
 
 
+def test_rules_under_a_sandbox_url_elsewhere_such_as_a_real_proxy_still_guard_addresses():
+    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://proxy.corp.example:3128")).guard is True
+
+
 def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
     ignoring, obeying = (BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots
                          for value in ("ignore", "obey"))

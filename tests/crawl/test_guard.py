@@ -139,10 +139,24 @@ def test_a_redirect_hop_is_checked(made, mw):
     assert hop.meta["redirect_urls"] == [first.url] and refusal.reason == "cloud-metadata"
 
 
-@pytest.mark.parametrize("settings", [{"LANDING_SANDBOX": "http://127.0.0.1:8700"}, {"LANDING_ADDRESS_GUARD": False}])
-def test_not_configured_under_the_sandbox_or_when_turned_off(settings):
+@pytest.mark.parametrize("settings", [{"LANDING_SANDBOX": "http://127.0.0.1:8700"},
+                                      {"LANDING_SANDBOX": "http://localhost:8700"}, {"LANDING_ADDRESS_GUARD": False}])
+def test_not_configured_under_a_sandbox_on_this_machine_or_when_turned_off(settings):
     with pytest.raises(NotConfigured):
         AddressGuardMiddleware.from_crawler(crawler(**settings))
+
+
+def test_a_sandbox_on_this_machine_says_the_guard_is_off(caplog):
+    with pytest.raises(NotConfigured):
+        AddressGuardMiddleware.from_crawler(crawler(LANDING_SANDBOX="http://127.0.0.1:8700"))
+    assert "LANDING_SANDBOX=http://127.0.0.1:8700 is a sandbox on this machine: the address guard is off" in caplog.text
+
+
+@pytest.mark.parametrize("proxy", ["http://proxy.corp.example:3128", "http://10.0.0.5:8080"])
+def test_a_sandbox_url_elsewhere_such_as_a_real_proxy_never_turns_the_guard_off(proxy, caplog):
+    middleware = AddressGuardMiddleware.from_crawler(crawler(LANDING_SANDBOX=proxy))
+    assert (check(middleware, "http://169.254.169.254/latest/meta-data/").reason, "the address guard stays on" in
+            caplog.text) == ("cloud-metadata", True)
 
 
 # A real crawl, in a subprocess (Scrapy installs a reactor once per process), against a server on 127.0.0.1.
