@@ -114,7 +114,9 @@ LANDING_BROWSER_SETTLE = 5.0
 LANDING_RESOLVER_ROBOTS = "ignore"
 # LANDING_ADDRESS_GUARD: refuse every request (redirect hops and robots.txt fetches included) whose host is, or
 # resolves to, a loopback, private, shared (100.64/10), link-local, multicast, reserved or cloud-metadata
-# address (landing/crawl/guard.py): a `refused-address` failure, counted as landing/refused/<reason>. The browser
+# address, or whose URL carries userinfo (http://a@b/) (landing/crawl/guard.py): a `refused-address` failure,
+# counted as landing/refused/<reason>. A host with no answer (a failed or timed-out lookup) is refused as `dns`
+# (landing/refused/no-answer), never left for the connection to resolve again unchecked. The browser
 # driver's own requests are judged too (landing/browser/rules.py; its server redirects only after the fact).
 # Off when LANDING_SANDBOX is a sandbox on this machine (a loopback URL: it serves from 127.0.0.1), and the log says
 # so; a LANDING_SANDBOX elsewhere (a real proxy put there by mistake) never turns it off.

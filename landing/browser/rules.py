@@ -22,7 +22,7 @@ from protego import Protego
 
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
-from landing.crawl.guard import guard_enabled, judge, lookup
+from landing.crawl.guard import Unresolved, guard_enabled, judge, lookup
 from landing.crawl.robots import robots_policy
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,8 @@ class BrowserRules:
         if self.guard:
             refusal = await judge(url, self._answers)
             if refusal:
-                return Stop("refused-address", str(refusal), f"landing/refused/{refusal.reason}")
+                failure = "dns" if isinstance(refusal, Unresolved) else "refused-address"
+                return Stop(failure, str(refusal), f"landing/refused/{refusal.reason}")
         if navigation and self.robots.governs(url) and not await self._allowed(url, context):
             return Stop("robots", f"Forbidden by robots.txt: {url}", "landing/browser/robots")
         return None

@@ -8,7 +8,7 @@ import logging
 import socket
 from urllib.parse import urlsplit
 
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
 from scrapy.resolver import dnscache
 
 from landing.core.addresses import forbidden, literal_address, local_name, on_this_machine
@@ -44,6 +44,17 @@ class ForbiddenAddress(IgnoreRequest):
         super().__init__(f"refused: {where} ({reason})")
 
 
+class Unresolved(CannotResolveHostError):
+    """A host the guard found no address for: refused (a `dns` failure, retried as one) rather than left for the
+    connection to resolve again, unchecked, where a hostile name server may answer otherwise."""
+
+    reason = "no-answer"
+
+    def __init__(self, host: str):
+        self.host = host
+        super().__init__(f"refused: {host} has no address the guard could check (dns)")
+
+
 class AddressGuardMiddleware:
     """Check every hop (redirects come back through process_request) before it reaches robots.txt or the network.
 
@@ -74,13 +85,13 @@ class AddressGuardMiddleware:
             self._refuse(refusal)
         return None
 
-    def _refuse(self, refusal: ForbiddenAddress):
+    def _refuse(self, refusal: "ForbiddenAddress | Unresolved"):
         self.stats.inc_value(f"landing/refused/{refusal.reason}")
         logger.warning(str(refusal))
         raise refusal
 
     async def _addresses(self, host: str) -> tuple[str, ...]:
-        """Every A and AAAA answer for `host` (none when resolution fails: the download then fails as DNS does),
+        """Every A and AAAA answer for `host` (none when resolution fails: the request is then refused as `dns`),
         plus the address Scrapy's DNS cache will connect to."""
         addresses = self.cache.get(host)
         if addresses is None:
@@ -101,20 +112,24 @@ class AddressGuardMiddleware:
         return await lookup(host, self.timeout)
 
 
-async def judge(url: str, addresses) -> ForbiddenAddress | None:
-    """The refusal of a URL whose host is a local name, a forbidden literal, or has a forbidden answer, else None.
-
-    `addresses(host)` awaits the host's answers.
+async def judge(url: str, addresses) -> "ForbiddenAddress | Unresolved | None":
+    """The refusal of a URL whose host is a local name, a forbidden literal, has a forbidden answer or none at all,
+    or that carries userinfo; else None. `addresses(host)` awaits the host's answers.
     """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None  # data:, file:, s3: ... name no host this guard can judge
+        return None  # data:, file:, s3: ... name no host this guard can judge (and Scrapy fetches none of them)
     host = parts.hostname
+    if "@" in parts.netloc:  # http://public.example@10.0.0.5/: which host is meant depends on who parses it
+        return ForbiddenAddress(host, None, "userinfo")
     reason = local_name(host)
     if reason:
         return ForbiddenAddress(host, None, reason)
     literal = literal_address(host)
-    for address in (literal,) if literal else await addresses(host):
+    answers = (literal,) if literal else await addresses(host)
+    if not answers:
+        return Unresolved(host)
+    for address in answers:
         reason = forbidden(address)
         if reason:
             return ForbiddenAddress(host, address, reason, via="is" if literal else "resolves to")

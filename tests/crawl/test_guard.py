@@ -14,7 +14,8 @@ from scrapy.spiders import Spider
 
 import landing.settings
 from landing.crawl import guard
-from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress
+from landing.crawl.failures import exception_failure
+from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress, Unresolved
 from tests.local_http import serving
 from tests.crawl.project import crawler
 
@@ -22,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def check(middleware, url):
-    """process_request's outcome: None when allowed, the ForbiddenAddress when refused."""
+    """process_request's outcome: None when allowed, the refusal (ForbiddenAddress, Unresolved) when refused."""
     try:
         return asyncio.run(middleware.process_request(Request(url)))
-    except ForbiddenAddress as refusal:
+    except (ForbiddenAddress, Unresolved) as refusal:
         return refusal
 
 
@@ -80,8 +81,21 @@ def test_public_literals_and_other_schemes_pass_without_dns(made, mw, url):
     assert not any(key.startswith("landing/refused/") for key in made.stats.get_stats())
 
 
-def test_a_name_that_does_not_resolve_is_left_to_fail_as_dns():
-    assert check(AddressGuardMiddleware.from_crawler(crawler(DNS_TIMEOUT=5)), "http://nowhere.invalid/") is None
+def test_a_name_that_does_not_resolve_is_refused_as_dns_not_left_to_resolve_again_unchecked():
+    refusal = check(AddressGuardMiddleware.from_crawler(crawler(DNS_TIMEOUT=5)), "http://nowhere.invalid/")
+    assert (type(refusal), exception_failure(refusal, ["http://nowhere.invalid/"])) == (Unresolved, "dns")
+
+
+def test_a_lookup_with_no_answer_a_timeout_included_is_refused_as_dns_and_asked_again_next_time(monkeypatch, mw):
+    answers(monkeypatch, mw, {})  # lookup() answers () for a failure and a timeout alike
+    assert isinstance(check(mw, "https://gone.example/"), Unresolved) and "gone.example" not in mw.cache
+
+
+@pytest.mark.parametrize("url", ["http://public.example@10.0.0.5/", "https://user:pass@example.org/",
+                                 "http://93.184.215.14@169.254.169.254/"])
+def test_a_url_carrying_userinfo_is_refused(mw, url):
+    refusal = check(mw, url)
+    assert (type(refusal), refusal.reason) == (ForbiddenAddress, "userinfo")
 
 
 def answers(monkeypatch, mw, table):
