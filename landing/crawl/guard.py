@@ -50,9 +50,9 @@ class Unresolved(CannotResolveHostError):
 
     reason = "no-answer"
 
-    def __init__(self, host: str):
+    def __init__(self, host: str, why: str = "has no address the guard could check"):
         self.host = host
-        super().__init__(f"refused: {host} has no address the guard could check (dns)")
+        super().__init__(f"refused: {host} {why} (dns)")
 
 
 class AddressGuardMiddleware:
@@ -62,7 +62,8 @@ class AddressGuardMiddleware:
     differently then. Two things close most of that gap. Answers are cached per host for the crawl (bounded LRU),
     so one host is judged by one answer. And with Scrapy's default resolver (CachingThreadedResolver, DNS cache
     on), the checked IPv4 answer is written into Scrapy's DNS cache, which is what the connection uses; an entry
-    already there is checked too. What remains: another resolver (TWISTED_DNS_RESOLVER, DNSCACHE_ENABLED=False,
+    already there is checked too; a host with only AAAA answers is refused as `dns` (that resolver connects over
+    IPv4 only, so it would ask DNS again), as is one with no answer at all. What remains: another resolver (TWISTED_DNS_RESOLVER, DNSCACHE_ENABLED=False,
     the httpx/aiohttp download handlers), or Scrapy's cache evicting the pin (FIFO, DNSCACHE_SIZE hosts) between
     this check and the connection; requests through a proxy are resolved by the proxy, on its network.
     """
@@ -81,6 +82,8 @@ class AddressGuardMiddleware:
 
     async def process_request(self, request, spider=None):
         refusal = await judge(request.url, self._addresses)
+        if refusal is None and self.pin:
+            refusal = _unpinned(request.url)
         if refusal:
             self._refuse(refusal)
         return None
@@ -110,6 +113,17 @@ class AddressGuardMiddleware:
 
     async def _lookup(self, host: str) -> tuple[str, ...]:
         return await lookup(host, self.timeout)
+
+
+def _unpinned(url: str) -> "Unresolved | None":
+    """Unresolved for a judged host whose checked address Scrapy's resolver will not connect to: one with only
+    AAAA answers (CachingThreadedResolver connects over IPv4, so it would ask DNS again, and a rebinding server
+    could answer then with an A record the guard never saw)."""
+    parts = urlsplit(url)
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host or literal_address(host) or isinstance(dnscache.get(host), str):
+        return None
+    return Unresolved(host, "has only IPv6 answers, and Scrapy's resolver would look up an IPv4 one unchecked")
 
 
 async def judge(url: str, addresses) -> "ForbiddenAddress | Unresolved | None":

@@ -115,6 +115,19 @@ def test_the_checked_answer_is_pinned_in_scrapys_dns_cache(monkeypatch, mw):
     assert dnscache["example.org"] == "93.184.215.14"  # the IPv4 answer CachingThreadedResolver connects to
 
 
+def test_a_host_with_only_ipv6_answers_is_refused_as_dns_when_scrapys_resolver_would_look_up_ipv4_unchecked(
+        monkeypatch, mw):
+    answers(monkeypatch, mw, {"v6only.example": ("2606:4700::1",)})
+    refusal = check(mw, "https://v6only.example/")
+    assert (type(refusal), "v6only.example" in dnscache) == (Unresolved, False)
+
+
+def test_a_host_with_only_ipv6_answers_goes_ahead_when_no_ipv4_pin_is_made(monkeypatch):
+    mw = AddressGuardMiddleware.from_crawler(crawler(DNSCACHE_ENABLED=False))
+    answers(monkeypatch, mw, {"v6only.example": ("2606:4700::1",)})
+    assert check(mw, "https://v6only.example/") is None
+
+
 def test_a_rebound_answer_is_not_seen_within_the_crawl(monkeypatch, mw):
     table = {"rebind.example": ("93.184.215.14",)}
     answers(monkeypatch, mw, table)
