@@ -7,7 +7,8 @@ import asyncio
 
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
-from landing.crawl.handlers import cap_pool
+from landing.crawl.endpoints import verified_hosts
+from landing.crawl.handlers import cap_pool, one_tls_context
 
 
 class BrowserHandler(ScrapyPlaywrightDownloadHandler):
@@ -31,6 +32,7 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
         cap_pool(self, crawler.settings)
+        one_tls_context(self, verified_hosts(crawler.settings))  # the API requests of auto go through this handler
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
 
     async def _maybe_launch_in_thread(self) -> None:

@@ -35,6 +35,16 @@ CROSSREF_POLITE, CROSSREF_PUBLIC = {"concurrency": 3, "delay": 1 / 3}, {"concurr
 DATACITE = {"concurrency": 2, "delay": 0.6}
 
 
+def verified_hosts(settings) -> frozenset:
+    """Hosts whose TLS certificates are verified: the registration agencies' APIs and the resolver, the trust anchor
+    for what gets sampled and matched (publisher pages stay lenient). None through a sandbox, whose certificate is
+    its own."""
+    if settings.get("LANDING_SANDBOX"):
+        return frozenset()
+    apis = {urlsplit(endpoint(settings, name)).hostname for name in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API")}
+    return frozenset(resolver_hosts(settings) | apis)
+
+
 def service_slots(settings) -> dict:
     """DOWNLOAD_SLOTS with the APIs paced at their published limits; a sandbox, which has none, is not waited on."""
     slots = dict(settings.getdict("DOWNLOAD_SLOTS"))
