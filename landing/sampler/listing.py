@@ -1,9 +1,7 @@
 """Listing, the first step of a run: every owner of each source with its DOI count, before any sample (sample
-sizes depend on the largest owner). A mixin of the doi_sampler spider, which provides `_api`, the endpoints and
-the `listing` counts, `members`, `clients` and `listed` state.
+sizes depend on the largest owner). A mixin of the doi_sampler spider, which provides `_api`, `_answer` and
+`_api_failed`, the endpoints, and the `listing` counts, `members`, `clients`, `cursors` and `listed` state.
 """
-import json
-
 from landing.core.sources import crossref, datacite
 
 
@@ -43,7 +41,14 @@ class OwnerListing:
     # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
     # arrive while this callback's output is still being consumed.
     def parse_members(self, response):
-        members, cursor, total = crossref.parse_members(json.loads(response.text))
+        answered = self._answer(response, crossref.parse_members)
+        if answered is None:
+            return
+        members, cursor, total = answered
+        if cursor and cursor in self.cursors:  # asked again, the same page would come back for ever
+            self._api_failed(response.request, f"the API repeated its cursor {cursor!r}")
+            return
+        self.cursors.add(cursor)
         self.members += members
         if cursor:
             url = crossref.members_url(self.crossref_api, self.mailto, cursor)
@@ -57,7 +62,10 @@ class OwnerListing:
             yield self._api(url, self.parse_members, listing="crossref")
 
     def parse_clients(self, response):
-        clients, following = datacite.parse_clients(json.loads(response.text))
+        answered = self._answer(response, datacite.parse_clients)
+        if answered is None:
+            return
+        clients, following = answered
         self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = 0
@@ -67,6 +75,8 @@ class OwnerListing:
             yield self._api(following, self.parse_clients, listing="datacite")
 
     def parse_count(self, response):
-        self.clients[response.meta["owner"]] = datacite.parse_total(json.loads(response.text))
-        self._listed("datacite")
+        total = self._answer(response, datacite.parse_total)
+        if total is not None:
+            self.clients[response.meta["owner"]] = total
+            self._listed("datacite")
 

@@ -66,7 +66,7 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         spider.frontier, spider.docs, spider.ledger, spider.run = Frontier.of(crawler), None, None, None
         spider.shared = bool(s.get("LANDING_FRONTIER_REDIS"))  # visits go through the workers' Redis frontier
         spider.leading = True  # False once a worker sharing the frontier took the lead from this one
-        spider.members, spider.clients, spider.listing = [], {}, {}
+        spider.members, spider.clients, spider.listing, spider.cursors = [], {}, {}, set()
         spider.listed = asyncio.Event()
         return spider
 
@@ -160,21 +160,36 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
                               dont_filter=True, meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
 
     def api_failed(self, failure):
+        self._api_failed(failure.request, failure.getErrorMessage())
+
+    def _api_failed(self, request, why: str) -> None:
+        """An API request that got no usable answer: counted, logged with its URL, and its part of the run settled
+        (a listing that cannot finish stores no plan; an owner's sample is left for the next run)."""
         self.crawler.stats.inc_value("landing/api_failed")
-        meta = failure.request.meta
+        meta = request.meta
         if "listing" in meta:
-            self.logger.error("Listing request failed, the run's plan cannot be made: %s (%s)", failure.request.url,
-                              failure.getErrorMessage())
+            self.logger.error("Listing request failed, the run's plan cannot be made: %s (%s)", request.url, why)
             self.crawler.stats.inc_value("landing/run/listing_failed")
             self._listed(meta["listing"], failed=True)
         elif "sample" in meta:
             self.logger.error("Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
-                              meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], failure.request.url,
-                              failure.getErrorMessage())
+                              meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], request.url, why)
             self.crawler.stats.inc_value("landing/run/samples_failed")
             self.frontier.leave(meta["sample"]["sample/size"])
         else:
-            self.logger.error("API request failed: %s (%s)", failure.request.url, failure.getErrorMessage())
+            self.logger.error("API request failed: %s (%s)", request.url, why)
+
+    def _answer(self, response, parse):
+        """parse(the JSON object the API answered); None when the answer is not what the API documents (an HTML
+        page with a 200, a field of the wrong type), which is an API failure like any other, never a traceback."""
+        try:
+            payload = json.loads(response.body)
+            if not isinstance(payload, dict):
+                raise ValueError(f"a JSON {type(payload).__name__}, not an object")
+            return parse(payload)
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            self._api_failed(response.request, f"not the JSON the API documents: {type(error).__name__}: {error}")
+            return None
 
     def _sample_request(self, sample):
         size, owner = sample["sample/size"], sample["sample/owner"]
@@ -186,6 +201,8 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
 
     def parse_sample(self, response):
         sample = self._sampled(response)
+        if sample is None:
+            return
         # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
         yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
         for rank, doi in enumerate(sample["sample/dois"]):
@@ -197,6 +214,8 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
         (12% of the leader's time in a profile)."""
         sample = self._sampled(response)
+        if sample is None:
+            return
         await self.docs.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
                              sample)
         visits = [request for rank, doi in enumerate(sample["sample/dois"])
@@ -208,12 +227,14 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
                 self.frontier.queued()
 
     def _sampled(self, response):
-        """The owner's sample document with the DOIs the API answered; the frontier's reservation settled."""
+        """The owner's sample document with the DOIs the API answered, or None (an API failure); the frontier's
+        reservation settled either way."""
         sample = response.meta["sample"]
-        payload = json.loads(response.text)
-        ra = sample["sample/ra"]
-        dois = crossref.parse_dois(payload) if ra == "crossref" else datacite.parse_dois(payload)
-        sample = runs.sampled(sample, [normalise(d) for d in dois], documents.now())
+        parse = crossref.parse_dois if sample["sample/ra"] == "crossref" else datacite.parse_dois
+        dois = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
+        if dois is None:
+            return None
+        sample = runs.sampled(sample, dois, documents.now())
         self._count_sampled(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
         return sample

@@ -1,0 +1,74 @@
+"""Bad API answers (issue 16): an answer that is not the JSON the API documents (HTML with a 200, wrong types, a
+cursor the API repeats) is an API failure with its URL, counted, and the crawl ends with a non-zero status: it
+never hangs waiting for a listing that cannot finish, and never silently drops a source."""
+import json
+import re
+
+import pytest
+
+from tests.local_http import serving
+from tests.sampler.crawling import Stores
+
+JSON = {"Content-Type": "application/json"}
+CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client", "type": "clients"}],
+           "links": {}}
+
+
+def answer(asked):
+    scenario, _, rest = asked.lstrip("/").partition("/")
+    if rest.startswith("datacite/clients"):
+        clients = CLIENTS if scenario == "count" else {**CLIENTS, "data": CLIENTS["data"][:1]}
+        return 200, JSON, json.dumps(clients).encode()
+    if rest.startswith("datacite/dois") and "client-id=bad.client" in rest and "random" not in rest:
+        return 200, {"Content-Type": "text/html"}, b"<html>Service unavailable</html>"  # a portal's page
+    if rest.startswith("datacite/dois") and "random" not in rest:
+        return 200, JSON, json.dumps({"data": [], "meta": {"total": 3}}).encode()
+    if rest.startswith("datacite/dois"):  # a sample whose items are not objects
+        return 200, JSON, json.dumps({"data": "not a list of DOIs"}).encode()
+    if rest.startswith("crossref/members"):
+        # Every page names the same next cursor: paging that never ends.
+        page = {"items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}], "next-cursor": "again",
+                "total-results": 1000}
+        return 200, JSON, json.dumps({"status": "ok", "message": page}).encode()
+    return 404, JSON, b"{}"
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory):
+    results = {}
+    with serving(answer) as (port, _):
+        for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite")]:
+            base = f"http://127.0.0.1:{port}/{scenario}"
+            done = Stores(tmp_path_factory.mktemp(scenario)).scrapy(
+                "crawl", "doi_sampler", overrides=[
+                    "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
+                    "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
+                    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "RETRY_TIMES=0", "-s", "CLOSESPIDER_TIMEOUT=30",
+                    "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
+            results[scenario] = done
+    return results
+
+
+def _finish_reason(done) -> str:
+    return re.findall(r"'finish_reason': '(\w+)'", done.stderr)[-1]
+
+
+@pytest.mark.parametrize("scenario", ["count", "cursor", "sample"])
+def test_a_bad_answer_ends_the_crawl_at_once_with_a_non_zero_status(crawls, scenario):
+    done = crawls[scenario]
+    assert (_finish_reason(done), done.returncode, "Traceback" in done.stderr) == ("finished", 1, False)
+
+
+def test_a_count_that_is_not_json_is_an_api_failure_naming_its_url(crawls):
+    assert re.search(r"ERROR: .*client-id=bad\.client.*not the JSON", crawls["count"].stderr)
+    assert "'landing/api_failed': 1" in crawls["count"].stderr
+
+
+def test_a_cursor_the_api_repeats_is_an_api_failure_not_endless_paging(crawls):
+    assert re.search(r"ERROR: .*repeated its cursor 'again'", crawls["cursor"].stderr)
+
+
+def test_a_sample_whose_items_are_not_objects_leaves_its_owner_for_the_next_run(crawls):
+    stderr = crawls["sample"].stderr
+    assert re.search(r"ERROR: Sample request failed, owner datacite/good\.client .*not the JSON", stderr)
+    assert "1 owners could not be sampled, so the run stays open" in stderr
