@@ -37,6 +37,20 @@ def normalise(doi: str) -> str:
     return lowered
 
 
+# A bare DOI as a registry should answer one: no space, no control character anywhere in it.
+_BARE = re.compile(r"10\.\d{4,9}/[^\s\x00-\x1f\x7f]+")
+
+
+def well_formed(doi: str) -> bool:
+    """Whether a normalised DOI is one: `10.` a registrant code, `/`, and a suffix without space or control
+    characters.
+
+    >>> [well_formed(d) for d in ("10.1234/abc", "10.1234/a b", "not a doi", "10.1234/")]
+    [True, False, False, False]
+    """
+    return isinstance(doi, str) and bool(_BARE.fullmatch(doi))
+
+
 def prefix(doi: str) -> str:
     """The registrant prefix of a DOI.
 

@@ -13,7 +13,7 @@ from landing.core import documents, failures, runs
 from landing.core.runs import RunError
 from landing.core.analysis import analyse
 from landing.core.reading import read, states_doi
-from landing.core.doi import normalise, resolver_path
+from landing.core.doi import normalise, resolver_path, well_formed
 from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, service_slots
 from landing.crawl.failures import exception_failure
 from landing.sampler.frontier import Frontier
@@ -231,9 +231,15 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
         reservation settled either way."""
         sample = response.meta["sample"]
         parse = crossref.parse_dois if sample["sample/ra"] == "crossref" else datacite.parse_dois
-        dois = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
-        if dois is None:
+        answered = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
+        if answered is None:
             return None
+        dois = [doi for doi in answered if well_formed(doi)]
+        if len(dois) < len(answered):  # an empty id, a NUL or a line break in a "DOI": the API's fault, counted
+            self.crawler.stats.inc_value("landing/run/bad_dois", len(answered) - len(dois))
+            self.logger.warning("%d of the %d DOIs sampled for %s/%s are not DOIs and are not visited: %s",
+                                len(answered) - len(dois), len(answered), sample["sample/ra"], sample["sample/owner"],
+                                ", ".join(repr(d) for d in answered if not well_formed(d))[:300])
         sample = runs.sampled(sample, dois, documents.now())
         self._count_sampled(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from landing.core import matching
-from landing.core.doi import (EXPRESSIONS, RESOLVER_HOSTS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression, unwrap)
+from landing.core.doi import (EXPRESSIONS, RESOLVER_HOSTS, best_expression, express, find_dois, find_expressions, normalise, prefix, split_expression, unwrap, well_formed)
 
 DOI = "10.1371/journal.pone.0160617"
 
@@ -222,3 +222,10 @@ def test_a_doi_followed_by_80000_closing_brackets_is_trimmed_in_one_pass(find):
 
 def test_unwrap_drops_only_the_closing_brackets_the_doi_did_not_open():
     assert unwrap("10.1234/a(b)c))).") == "10.1234/a(b)c"
+
+
+@pytest.mark.parametrize("doi, expected", [("10.1234/abc", True), ("10.1234/a\x00b", False), ("10.1234/a\nb", False),
+                                           ("10.1234/a\x7fb", False), ("not a doi", False), ("", False),
+                                           ("10.1234/", False), ("10.123/abc", False)])
+def test_well_formed_refuses_control_characters_spaces_and_what_is_no_doi(doi, expected):
+    assert well_formed(doi) is expected

@@ -23,8 +23,13 @@ def answer(asked):
         return 200, {"Content-Type": "text/html"}, b"<html>Service unavailable</html>"  # a portal's page
     if rest.startswith("datacite/dois") and "random" not in rest:
         return 200, JSON, json.dumps({"data": [], "meta": {"total": 3}}).encode()
+    if rest.startswith("datacite/dois") and scenario == "dois":  # "DOIs" no registry should answer
+        ids = ["10.1234/ok", "10.1234/a\u0000b", "not a doi", " 10.1234/Spaced ", "10.1234/line\nbreak", ""]
+        return 200, JSON, json.dumps({"data": [{"id": i or "x", "attributes": {"doi": i}} for i in ids]}).encode()
     if rest.startswith("datacite/dois"):  # a sample whose items are not objects
         return 200, JSON, json.dumps({"data": "not a list of DOIs"}).encode()
+    if rest.startswith("resolver/"):
+        return 404, {"Content-Type": "text/html"}, b"<html>DOI not found</html>"
     if rest.startswith("crossref/members"):
         # Every page names the same next cursor: paging that never ends.
         page = {"items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}], "next-cursor": "again",
@@ -37,15 +42,18 @@ def answer(asked):
 def crawls(tmp_path_factory):
     results = {}
     with serving(answer) as (port, _):
-        for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite")]:
+        for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
+                                  ("dois", "datacite")]:
             base = f"http://127.0.0.1:{port}/{scenario}"
-            done = Stores(tmp_path_factory.mktemp(scenario)).scrapy(
+            stores = Stores(tmp_path_factory.mktemp(scenario))
+            done = stores.scrapy(
                 "crawl", "doi_sampler", overrides=[
                     "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
                     "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
+                    "-s", f"LANDING_DOI_RESOLVER={base}/resolver", "-s", "LANDING_RESOLVER_RATE=0",
                     "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "RETRY_TIMES=0", "-s", "CLOSESPIDER_TIMEOUT=30",
                     "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
-            results[scenario] = done
+            results[scenario] = done, stores
     return results
 
 
@@ -55,20 +63,28 @@ def _finish_reason(done) -> str:
 
 @pytest.mark.parametrize("scenario", ["count", "cursor", "sample"])
 def test_a_bad_answer_ends_the_crawl_at_once_with_a_non_zero_status(crawls, scenario):
-    done = crawls[scenario]
+    done, _ = crawls[scenario]
     assert (_finish_reason(done), done.returncode, "Traceback" in done.stderr) == ("finished", 1, False)
 
 
 def test_a_count_that_is_not_json_is_an_api_failure_naming_its_url(crawls):
-    assert re.search(r"ERROR: .*client-id=bad\.client.*not the JSON", crawls["count"].stderr)
-    assert "'landing/api_failed': 1" in crawls["count"].stderr
+    assert re.search(r"ERROR: .*client-id=bad\.client.*not the JSON", crawls["count"][0].stderr)
+    assert "'landing/api_failed': 1" in crawls["count"][0].stderr
 
 
 def test_a_cursor_the_api_repeats_is_an_api_failure_not_endless_paging(crawls):
-    assert re.search(r"ERROR: .*repeated its cursor 'again'", crawls["cursor"].stderr)
+    assert re.search(r"ERROR: .*repeated its cursor 'again'", crawls["cursor"][0].stderr)
 
 
 def test_a_sample_whose_items_are_not_objects_leaves_its_owner_for_the_next_run(crawls):
-    stderr = crawls["sample"].stderr
+    stderr = crawls["sample"][0].stderr
     assert re.search(r"ERROR: Sample request failed, owner datacite/good\.client .*not the JSON", stderr)
     assert "1 owners could not be sampled, so the run stays open" in stderr
+
+
+def test_sampled_dois_that_are_not_dois_are_counted_and_never_visited(crawls):
+    done, stores = crawls["dois"]
+    pids = sorted(doc["pid/doi"] for doc in stores.export("pid"))
+    assert (done.returncode, pids, "'landing/run/bad_dois': 4" in done.stderr) == (
+        0, ["10.1234/ok", "10.1234/spaced"], True)
+    assert "4 of the 6 DOIs sampled for datacite/good.client are not DOIs" in done.stderr
