@@ -48,13 +48,21 @@ def parse(body: bytes, content_type: str | None):
         return etree.fromstring(text.encode("utf-8", "replace"), _UTF8_PARSER)
 
 
+# Real pages carry a handful of DOI meta tags (the corpus: at most 5); a page of 20,000 made an analysis document
+# of 789 KB. Past this many, the rest are not read.
+MAX_META_TAGS = 100
+
+
 def _meta_tags(root) -> list[list[str]]:
-    """[name, content] of every DOI meta tag in page order; the name is `name`, else `property`, else `id`."""
+    """[name, content] of the first MAX_META_TAGS DOI meta tags in page order; the name is `name`, else
+    `property`, else `id`."""
     tags = []
     for meta in root.iter("meta"):
         name = meta.get("name") or meta.get("property") or meta.get("id") or ""
         if name.lower() in DOI_META_NAMES:
             tags.append([name, meta.get("content") or ""])
+            if len(tags) == MAX_META_TAGS:
+                break
     return tags
 
 

@@ -306,3 +306,11 @@ def test_analyse_agrees_with_the_truth_on_every_scenario_landing_page(every_scen
 def test_analyse_agrees_with_the_truth_on_a_mixed_world(mixed_world):
     wrong, scenarios = disagreements(mixed_world)
     assert (wrong, len(scenarios) > 5) == ([], True)
+
+
+def test_a_page_of_20000_doi_meta_tags_is_read_to_its_first_hundred():
+    metas = "".join(f'<meta name="citation_doi" content="10.1234/other{i}">' for i in range(20_000))
+    body = f'<html><head><meta name="citation_doi" content="10.1234/own">{metas}</head><body>x</body></html>'
+    found = analyse(body.encode(), "10.1234/own")
+    assert (len(found["analysis/meta-tags"]), found["analysis/meta-tags"][0][1],
+            found["analysis/meta-tag-correctness"]) == (100, "10.1234/own", "conflict")
