@@ -181,14 +181,23 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
 
     def _answer(self, response, parse):
         """parse(the JSON object the API answered); None when the answer is not what the API documents (an HTML
-        page with a 200, a field of the wrong type), which is an API failure like any other, never a traceback."""
+        page with a 200, a field of the wrong type): asked again up to RETRY_TIMES, then an API failure like any
+        other, never a traceback."""
         try:
             payload = json.loads(response.body)
             if not isinstance(payload, dict):
                 raise ValueError(f"a JSON {type(payload).__name__}, not an object")
             return parse(payload)
         except (ValueError, TypeError, KeyError, AttributeError) as error:
-            self._api_failed(response.request, f"not the JSON the API documents: {type(error).__name__}: {error}")
+            why, request = f"not the JSON the API documents: {type(error).__name__}: {error}", response.request
+            tries = request.meta.get("landing_answer_tries", 0)
+            if tries < self.settings.getint("RETRY_TIMES"):  # a portal's page or a truncated body may not last
+                self.logger.warning("Asking again (%d of %d): %s (%s)", tries + 1,
+                                    self.settings.getint("RETRY_TIMES"), request.url, why)
+                # Its part of the run (a listing count, a sample's reservation) waits for this answer instead.
+                self.crawler.engine.crawl(request.replace(meta={**request.meta, "landing_answer_tries": tries + 1}))
+                return None
+            self._api_failed(request, why)
             return None
 
     def _sample_request(self, sample):

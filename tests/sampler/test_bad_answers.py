@@ -14,8 +14,14 @@ CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client
            "links": {}}
 
 
+ASKED: dict = {}
+
+
 def answer(asked):
     scenario, _, rest = asked.lstrip("/").partition("/")
+    ASKED[asked] = ASKED.get(asked, 0) + 1
+    if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and ASKED[asked] == 1:
+        return 200, {"Content-Type": "text/html"}, b"<html>Try again later</html>"  # only the first time
     if rest.startswith("datacite/clients"):
         clients = CLIENTS if scenario == "count" else {**CLIENTS, "data": CLIENTS["data"][:1]}
         return 200, JSON, json.dumps(clients).encode()
@@ -23,6 +29,8 @@ def answer(asked):
         return 200, {"Content-Type": "text/html"}, b"<html>Service unavailable</html>"  # a portal's page
     if rest.startswith("datacite/dois") and "random" not in rest:
         return 200, JSON, json.dumps({"data": [], "meta": {"total": 3}}).encode()
+    if rest.startswith("datacite/dois") and scenario == "flaky":
+        return 200, JSON, json.dumps({"data": [{"id": "10.1234/ok", "attributes": {"doi": "10.1234/ok"}}]}).encode()
     if rest.startswith("datacite/dois") and scenario == "dois":  # "DOIs" no registry should answer
         ids = ["10.1234/ok", "10.1234/a\u0000b", "not a doi", " 10.1234/Spaced ", "10.1234/line\nbreak", ""]
         return 200, JSON, json.dumps({"data": [{"id": i or "x", "attributes": {"doi": i}} for i in ids]}).encode()
@@ -43,7 +51,7 @@ def crawls(tmp_path_factory):
     results = {}
     with serving(answer) as (port, _):
         for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
-                                  ("dois", "datacite")]:
+                                  ("dois", "datacite"), ("flaky", "datacite")]:
             base = f"http://127.0.0.1:{port}/{scenario}"
             stores = Stores(tmp_path_factory.mktemp(scenario))
             done = stores.scrapy(
@@ -51,7 +59,8 @@ def crawls(tmp_path_factory):
                     "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
                     "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
                     "-s", f"LANDING_DOI_RESOLVER={base}/resolver", "-s", "LANDING_RESOLVER_RATE=0",
-                    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "RETRY_TIMES=0", "-s", "CLOSESPIDER_TIMEOUT=30",
+                    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", f"RETRY_TIMES={1 if scenario == 'flaky' else 0}",
+                    "-s", "CLOSESPIDER_TIMEOUT=30",
                     "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
             results[scenario] = done, stores
     return results
@@ -88,3 +97,9 @@ def test_sampled_dois_that_are_not_dois_are_counted_and_never_visited(crawls):
     assert (done.returncode, pids, "'landing/run/bad_dois': 4" in done.stderr) == (
         0, ["10.1234/ok", "10.1234/spaced"], True)
     assert "4 of the 6 DOIs sampled for datacite/good.client are not DOIs" in done.stderr
+
+
+def test_an_answer_that_is_not_json_once_is_asked_again_and_the_run_goes_on(crawls):
+    done, stores = crawls["flaky"]
+    assert (done.returncode, [doc["pid/doi"] for doc in stores.export("pid")]) == (0, ["10.1234/ok"])
+    assert re.search(r"WARNING: Asking again \(1 of 1\): .*client-id=good\.client", done.stderr)
