@@ -63,9 +63,10 @@ class AddressGuardMiddleware:
     so one host is judged by one answer. And with Scrapy's default resolver (CachingThreadedResolver, DNS cache
     on), the checked IPv4 answer is written into Scrapy's DNS cache, which is what the connection uses; an entry
     already there is checked too; a host with only AAAA answers is refused as `dns` (that resolver connects over
-    IPv4 only, so it would ask DNS again), as is one with no answer at all. What remains: another resolver (TWISTED_DNS_RESOLVER, DNSCACHE_ENABLED=False,
-    the httpx/aiohttp download handlers), or Scrapy's cache evicting the pin (FIFO, DNSCACHE_SIZE hosts) between
-    this check and the connection; requests through a proxy are resolved by the proxy, on its network.
+    IPv4 only, so it would ask DNS again), as is one with no answer at all. What remains: another resolver
+    (TWISTED_DNS_RESOLVER, DNSCACHE_ENABLED=False, the httpx/aiohttp download handlers), or Scrapy's cache evicting
+    the pin (FIFO, DNSCACHE_SIZE hosts) between this check and the connection; requests through a proxy are resolved
+    by the proxy, on its network.
     """
 
     def __init__(self, stats, cache_size: int, timeout: float, pin: bool):
@@ -121,7 +122,9 @@ def _unpinned(url: str) -> "Unresolved | None":
     could answer then with an A record the guard never saw)."""
     parts = urlsplit(url)
     host = parts.hostname
-    if parts.scheme not in ("http", "https") or not host or literal_address(host) or isinstance(dnscache.get(host), str):
+    if parts.scheme not in ("http", "https") or not host or literal_address(host):
+        return None
+    if isinstance(dnscache.get(host), str):  # pinned: the connection goes to the checked IPv4 answer
         return None
     return Unresolved(host, "has only IPv6 answers, and Scrapy's resolver would look up an IPv4 one unchecked")
 
