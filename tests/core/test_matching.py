@@ -273,4 +273,5 @@ def test_methods_are_the_design_names_cheapest_first():
 
 def test_verifications_are_the_design_names_best_first_with_issue_15s_stated_in_url_and_registered_title():
     assert VERIFICATIONS == ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
-                             "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
+                             "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix",
+                             "recognised-domain")

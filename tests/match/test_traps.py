@@ -42,9 +42,8 @@ def matched(tmp_path_factory):
     world = tmp_path_factory.mktemp("traps")
     (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
         {"id": "1", "primary-name": "Trap Press", "prefixes": ["10.99001"]}]}))
-    (world / "dois.jsonl").write_text("".join(json.dumps({"doi": d, "ra": "crossref", "member": "1", "url": u, "title": title(d)})
-                                              + "\n"
-                                              for d, u in DOIS.items()))
+    records = [{"doi": d, "ra": "crossref", "member": "1", "url": u, "title": title(d)} for d, u in DOIS.items()]
+    (world / "dois.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
     routes = [(f"{SITE}/article/a", "10.99001/b", "10.99001/a"), (f"{SITE}/article/b", "10.99001/b", "10.99001/b"),
               (f"{SITE}/article/c", "10.99001/c", "10.99001/c"),
               (f"{SITE}/article/d", "10.99001/not.registered", "10.99001/not.registered"),
