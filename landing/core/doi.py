@@ -37,8 +37,9 @@ def normalise(doi: str) -> str:
     return lowered
 
 
-# A bare DOI as a registry should answer one: no space, no control character anywhere in it.
-_BARE = re.compile(r"10\.\d{4,9}/[^\s\x00-\x1f\x7f]+")
+# A bare DOI as a registry should answer one: no space, no control character anywhere in it. The registrant code
+# is any digits (sub-codes too): the shape, not its length, is what an API's junk lacks.
+_BARE = re.compile(r"10\.\d+(?:\.\d+)*/[^\s\x00-\x1f\x7f]+")
 
 
 def well_formed(doi: str) -> bool:

@@ -226,6 +226,7 @@ def test_unwrap_drops_only_the_closing_brackets_the_doi_did_not_open():
 
 @pytest.mark.parametrize("doi, expected", [("10.1234/abc", True), ("10.1234/a\x00b", False), ("10.1234/a\nb", False),
                                            ("10.1234/a\x7fb", False), ("not a doi", False), ("", False),
-                                           ("10.1234/", False), ("10.123/abc", False)])
+                                           ("10.1234/", False), ("10.1/a", True), ("10.1000.10/x", True),
+                                           ("10./abc", False)])
 def test_well_formed_refuses_control_characters_spaces_and_what_is_no_doi(doi, expected):
     assert well_formed(doi) is expected
