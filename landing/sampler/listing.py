@@ -48,6 +48,10 @@ class OwnerListing:
         if cursor and cursor in self.cursors:  # asked again, the same page would come back for ever
             self._api_failed(response.request, f"the API repeated its cursor {cursor!r}")
             return
+        known = {m["id"] for m in self.members}
+        if members and all(m["id"] in known for m in members):  # paged by offset, the API answered a page again
+            self._api_failed(response.request, f"the API repeated members {members[0]['id']!r}...")
+            return
         self.cursors.add(cursor)
         self.members += members
         if cursor:

@@ -38,6 +38,10 @@ def answer(asked):
         return 200, JSON, json.dumps({"data": "not a list of DOIs"}).encode()
     if rest.startswith("resolver/"):
         return 404, {"Content-Type": "text/html"}, b"<html>DOI not found</html>"
+    if rest.startswith("crossref/members") and scenario == "offset":
+        # No cursor (offset paging), and every page the same member: paging that never ends.
+        page = {"items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}], "total-results": 1000}
+        return 200, JSON, json.dumps({"status": "ok", "message": page}).encode()
     if rest.startswith("crossref/members"):
         # Every page names the same next cursor: paging that never ends.
         page = {"items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}], "next-cursor": "again",
@@ -51,7 +55,7 @@ def crawls(tmp_path_factory):
     results = {}
     with serving(answer) as (port, _):
         for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
-                                  ("dois", "datacite"), ("flaky", "datacite")]:
+                                  ("dois", "datacite"), ("flaky", "datacite"), ("offset", "crossref")]:
             base = f"http://127.0.0.1:{port}/{scenario}"
             stores = Stores(tmp_path_factory.mktemp(scenario))
             done = stores.scrapy(
@@ -70,7 +74,7 @@ def _finish_reason(done) -> str:
     return re.findall(r"'finish_reason': '(\w+)'", done.stderr)[-1]
 
 
-@pytest.mark.parametrize("scenario", ["count", "cursor", "sample"])
+@pytest.mark.parametrize("scenario", ["count", "cursor", "sample", "offset"])
 def test_a_bad_answer_ends_the_crawl_at_once_with_a_non_zero_status(crawls, scenario):
     done, _ = crawls[scenario]
     assert (_finish_reason(done), done.returncode, "Traceback" in done.stderr) == ("finished", 1, False)
@@ -103,3 +107,9 @@ def test_an_answer_that_is_not_json_once_is_asked_again_and_the_run_goes_on(craw
     done, stores = crawls["flaky"]
     assert (done.returncode, [doc["pid/doi"] for doc in stores.export("pid")]) == (0, ["10.1234/ok"])
     assert re.search(r"WARNING: Asking again \(1 of 1\): .*client-id=good\.client", done.stderr)
+
+
+def test_a_members_page_the_api_answers_again_is_an_api_failure_not_a_thousand_duplicates(crawls):
+    done, _ = crawls["offset"]
+    assert re.search(r"ERROR: .*offset=1.*the API repeated members '7'", done.stderr)
+    assert "'landing/api_failed': 1" in done.stderr
