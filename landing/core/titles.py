@@ -52,7 +52,7 @@ def same_work(registered: list[str], subtitles: list[str], page: list[tuple[str,
     A page's title that is the start of a longer registered one (the page leaves the subtitle out) counts when it
     is distinctive on its own; a page's title that only contains the registered one ("Reply to: <title>") never.
     """
-    tails = [words(s) for s in subtitles if words(s)]
+    tails = [tail for tail in map(words, subtitles) if tail]
     for title in map(words, registered):
         if not distinctive(title):
             continue

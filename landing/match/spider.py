@@ -178,9 +178,10 @@ class MatcherSpider(scrapy.Spider):
         return outcome, elsewhere
 
     async def _titled(self, doi, titles, evidence, step):
-        """registered-title when the page states the DOI's registered title, else None (a registry that did not
-        answer included: it costs this check, not the input's other chances)."""
-        if not any(map(distinctive, titles)):  # no title of the page could match: spare the registry
+        """registered-title when the page states the DOI's registered title (`titles`: the page's distinctive ones,
+        the only ones that can match), else None (a registry that did not answer included: it costs this check, not
+        the input's other chances)."""
+        if not titles:  # no title of the page could match: spare the registry
             return None
         try:
             registered, requests = await self.lookups.titles(doi)
@@ -207,6 +208,7 @@ class MatcherSpider(scrapy.Spider):
         # The page's one canonical link is its own word for its URL: a DOI resolving there, or stated in it, is
         # the page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
         here, urls = domain(page.final_url), list(dict.fromkeys([text, page.final_url, subj]))
+        titles = [title for title in read["titles"] if distinctive(title)]  # judged once, for every candidate
         for doi in matching.rank_meta_dois(read["meta-tags"]):
             exists, requests = await self.lookups.exists(doi)
             if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
@@ -217,7 +219,7 @@ class MatcherSpider(scrapy.Spider):
                 verification = "stated-in-url"  # the page states it twice: in its meta tag and in its URL
             if not verification and not elsewhere:  # the site itself putting the DOI elsewhere outweighs its record
                 verification = domain_verification(self.decisions, here, prefix(doi), allow_domain_only=False)
-            verification = verification or await self._titled(doi, read["titles"], evidence, "landing-page-meta-tag")
+            verification = verification or await self._titled(doi, titles, evidence, "landing-page-meta-tag")
             if not verification and elsewhere:  # a page naming another work of its site's prefix
                 evidence.append(matching.attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
                 continue
@@ -227,7 +229,7 @@ class MatcherSpider(scrapy.Spider):
         known = prefixes_on(self.decisions, here)
         for doi in matching.rank_text_dois(find_dois(read["text"]), known, self.text_cap):
             verification, _ = await self._checked(doi, urls, evidence, "landing-page-page-text")
-            verification = verification or await self._titled(doi, read["titles"], evidence, "landing-page-page-text")
+            verification = verification or await self._titled(doi, titles, evidence, "landing-page-page-text")
             if verification:  # no domain fallback: reference lists are full of other works' DOIs
                 return matching.result(text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence)
         return matching.result(text, None, None, None, page.final_url, subj, evidence)

@@ -190,10 +190,9 @@ class DoiSamplerSpider(OwnerListing, SharedLead, scrapy.Spider):
             return parse(payload)
         except (ValueError, TypeError, KeyError, AttributeError) as error:
             why, request = f"not the JSON the API documents: {type(error).__name__}: {error}", response.request
-            tries = request.meta.get("landing_answer_tries", 0)
-            if tries < self.settings.getint("RETRY_TIMES"):  # a portal's page or a truncated body may not last
-                self.logger.warning("Asking again (%d of %d): %s (%s)", tries + 1,
-                                    self.settings.getint("RETRY_TIMES"), request.url, why)
+            tries, retries = request.meta.get("landing_answer_tries", 0), self.settings.getint("RETRY_TIMES")
+            if tries < retries:  # a portal's page or a truncated body may not last
+                self.logger.warning("Asking again (%d of %d): %s (%s)", tries + 1, retries, request.url, why)
                 # Its part of the run (a listing count, a sample's reservation) waits for this answer instead.
                 self.crawler.engine.crawl(request.replace(meta={**request.meta, "landing_answer_tries": tries + 1}))
                 return None

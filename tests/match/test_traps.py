@@ -37,6 +37,11 @@ def _page(doi: str, work: str | None, canonical: str | None = None) -> str:
             f'content="{named}"><title>{named} | Trap Press</title>{link}</head><body>text</body></html>')
 
 
+def attempts(result: dict) -> list[list]:
+    """A result's evidence as [step, candidate, outcome] triples."""
+    return [[e["step"], e["candidate"], e["outcome"]] for e in result["evidence"]]
+
+
 @pytest.fixture(scope="module")
 def matched(tmp_path_factory):
     world = tmp_path_factory.mktemp("traps")
@@ -91,8 +96,7 @@ def test_an_entry_inside_a_books_url_is_its_own_doi_not_the_books_the_domain_is_
 
 def test_a_meta_tag_naming_another_page_of_the_same_site_is_not_vouched_for_by_the_domain(matched):
     assert matched["a"]["doi"] is None
-    assert ["landing-page-meta-tag", "10.99001/b", "another-page-of-this-site"] in [
-        [e["step"], e["candidate"], e["outcome"]] for e in matched["a"]["evidence"]]
+    assert ["landing-page-meta-tag", "10.99001/b", "another-page-of-this-site"] in attempts(matched["a"])
 
 
 def test_the_page_the_doi_resolves_to_is_still_matched_by_it(matched):
@@ -101,8 +105,7 @@ def test_the_page_the_doi_resolves_to_is_still_matched_by_it(matched):
 
 def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
     assert matched["d"]["doi"] is None
-    assert ["landing-page-meta-tag", "10.99001/not.registered", "not-found"] in [
-        [e["step"], e["candidate"], e["outcome"]] for e in matched["d"]["evidence"]]
+    assert ["landing-page-meta-tag", "10.99001/not.registered", "not-found"] in attempts(matched["d"])
 
 
 def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
@@ -118,8 +121,7 @@ def test_a_full_text_whose_doi_resolves_to_its_abstract_on_the_same_site_is_matc
     got = matched["77"]
     assert (got["doi"], got["method"], got["verification"]) == ("10.99001/e", "landing-page-meta-tag",
                                                                 "registered-title")
-    assert ["landing-page-meta-tag", "10.99001/e", "title matches"] in [
-        [e["step"], e["candidate"], e["outcome"]] for e in got["evidence"]]
+    assert ["landing-page-meta-tag", "10.99001/e", "title matches"] in attempts(got)
 
 
 def test_an_aggregators_record_stating_the_works_title_is_matched_by_it(matched):
@@ -128,8 +130,7 @@ def test_an_aggregators_record_stating_the_works_title_is_matched_by_it(matched)
 
 def test_an_aggregators_page_naming_a_doi_under_another_works_title_gets_none(matched):
     assert matched["10"]["doi"] is None
-    assert ["landing-page-meta-tag", "10.99001/c", "title differs"] in [
-        [e["step"], e["candidate"], e["outcome"]] for e in matched["10"]["evidence"]]
+    assert ["landing-page-meta-tag", "10.99001/c", "title differs"] in attempts(matched["10"])
 
 
 def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_none(matched):
