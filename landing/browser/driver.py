@@ -6,9 +6,11 @@ Playwright and scrapy-playwright load only once a browser visit is made (landing
 so an HTTP crawl never loads them.
 """
 import logging
+import os
 
 from landing.browser.rules import BrowserRules, Stop, stopped
 from landing.config import chromium_usable
+from landing.crawl.guard import guard_enabled
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +19,9 @@ HANDLER = "landing.browser.handler.BrowserHandler"
 # Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
 # renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (100 browser visits:
 # 65 s of CPU before, 50 s after, pages read alike), which is most of what auto costs on a full run.
-ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
+# WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
+# Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
+ARGS = ["--disable-background-networking", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "--disable-component-update", "--no-first-run",
         "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync", "--disable-extensions",
         "--renderer-process-limit=2", "--disable-site-isolation-trials",
         "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
@@ -38,9 +42,13 @@ def configure(settings) -> None:
         return
     handlers = {**settings.getdict("DOWNLOAD_HANDLERS"), "http": HANDLER, "https": HANDLER}
     settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
-    launch = {"executable_path": settings.get("LANDING_CHROMIUM"), "headless": True, "args": ARGS}
-    if settings.get("LANDING_SANDBOX"):
+    # Chromium's sandbox needs a user other than root (Chromium refuses root with it); the handler falls back to
+    # none, saying so, where the kernel does not allow it either.
+    launch = {"executable_path": settings.get("LANDING_CHROMIUM"), "headless": True, "args": ARGS,
+              "env": chromium_env(os.environ), "chromium_sandbox": os.geteuid() != 0}
+    if settings.get("LANDING_SANDBOX") and not guard_enabled(settings):
         launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
+    # With the guard on, the handler puts Chromium behind landing.browser.proxy when it starts it.
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
     # An object, not a path: scrapy-playwright's load_object takes callables as they are.
@@ -48,6 +56,17 @@ def configure(settings) -> None:
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
     settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
                  priority="spider")
+
+
+# Chromium gets these of the crawl's environment and nothing else: docs/scrapyd.md puts the stores' secrets in the
+# environment, and a page that took over a renderer (no sandbox as root) could read its browser's.
+_ENV_KEPT = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_RUNTIME_DIR",
+             "FONTCONFIG_PATH", "FONTCONFIG_FILE")
+
+
+def chromium_env(environ) -> dict:
+    """The environment Chromium runs with: the locale, paths and time zone of environ, no secrets."""
+    return {name: environ[name] for name in _ENV_KEPT if name in environ}
 
 
 class Navigation:
@@ -112,8 +131,10 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     }
     navigation = meta["landing_navigation"]
     meta["playwright_page_event_handlers"] = {"response": navigation, "requestfailed": navigation.request_failed}
+    # A service worker fetches on its own, outside the page's routing, and outlives the visit in a shared profile.
+    meta["playwright_context_kwargs"] = {"service_workers": "block"}
     if sandbox:
-        meta["playwright_context_kwargs"] = {"ignore_https_errors": True}  # the sandbox's certificate is self-signed
+        meta["playwright_context_kwargs"]["ignore_https_errors"] = True  # the sandbox's certificate is self-signed
     return meta
 
 

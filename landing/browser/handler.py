@@ -4,11 +4,16 @@ The only module of the project that imports Playwright when it loads: Scrapy loa
 landing.browser.driver.configure installed it, so an HTTP crawl never does.
 """
 import asyncio
+import logging
 
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
+from landing.browser.proxy import GuardingProxy, upstream_of
+from landing.browser.rules import BrowserRules, proxy_refused
 from landing.crawl.endpoints import verified_hosts
 from landing.crawl.handlers import cap_pool, one_tls_context
+
+logger = logging.getLogger(__name__)
 
 
 class BrowserHandler(ScrapyPlaywrightDownloadHandler):
@@ -34,6 +39,8 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         cap_pool(self, crawler.settings)
         one_tls_context(self, verified_hosts(crawler.settings))  # the API requests of auto go through this handler
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
+        self.sandbox = crawler.settings.get("LANDING_SANDBOX")
+        self.proxy: GuardingProxy | None = None
 
     async def _maybe_launch_in_thread(self) -> None:
         """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
@@ -41,11 +48,33 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
     async def _download_request(self, request, spider=None):
         async with self.start_lock:
             if not self.started:
+                await self._guard_chromium()
                 await self._launch()
                 self.started = True
         return await super()._download_request(request, spider)
+
+    async def _guard_chromium(self) -> None:
+        """With the address guard on, every connection Chromium makes goes through landing.browser.proxy."""
+        rules = self.abort_request
+        if isinstance(rules, BrowserRules) and rules.guard:
+            self.proxy = GuardingProxy(rules.answers, proxy_refused, upstream_of(self.sandbox))
+            # Playwright adds <-loopback> to the bypass list: loopback goes through the proxy too (and is refused).
+            self.config.launch_options["proxy"] = {"server": await self.proxy.start()}
+
+    async def _maybe_launch_browser(self) -> None:
+        try:
+            await super()._maybe_launch_browser()
+        except Exception as error:
+            if not self.config.launch_options.get("chromium_sandbox"):
+                raise
+            logger.warning("Chromium could not start with its sandbox, so it runs without one: %s",
+                           str(error).splitlines()[0][:300])
+            self.config.launch_options["chromium_sandbox"] = False
+            await super()._maybe_launch_browser()
 
     async def close(self) -> None:
         if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
             self.closed = True
             await super().close()
+            if self.proxy is not None:
+                await self.proxy.close()

@@ -40,12 +40,27 @@ class Stop(NamedTuple):
     stat: str
 
 
-_STOPPED: Recent = Recent(_REMEMBERED)  # url -> why Chromium was kept from it
+_STOPPED: Recent = Recent(_REMEMBERED)  # url, or (host, port) the proxy refused -> why Chromium was kept from it
 
 
 def stopped(url: str | None) -> Stop | None:
-    """Why the rules kept Chromium from url, if they did."""
-    return _STOPPED.get(url) if url else None
+    """Why the rules, or the guarding proxy, kept Chromium from url, if they did."""
+    if not url:
+        return None
+    found = _STOPPED.get(url)
+    if found is None:
+        parts = urlsplit(url)
+        try:
+            where = (parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme))
+        except ValueError:
+            return None
+        found = _STOPPED.get(where)
+    return found
+
+
+def proxy_refused(host: str, port: int, error: str, detail: str, stat: str) -> None:
+    """What landing.browser.proxy refused, for the visit whose navigation failed there to name its class."""
+    _STOPPED[(host, port)] = Stop(error, detail, stat)
 
 
 class BrowserRules:
@@ -80,7 +95,7 @@ class BrowserRules:
     async def verdict(self, url: str, context, navigation: bool) -> Stop | None:
         """Why Chromium must not fetch url, or None; robots.txt is asked (through context) for navigations only."""
         if self.guard:
-            refusal = await judge(url, self._answers)
+            refusal = await judge(url, self.answers)
             if refusal:
                 failure = "dns" if isinstance(refusal, Unresolved) else "refused-address"
                 return Stop(failure, str(refusal), f"landing/refused/{refusal.reason}")
@@ -99,7 +114,8 @@ class BrowserRules:
                     return hop["url"], stop
         return None
 
-    async def _answers(self, host: str) -> tuple[str, ...]:
+    async def answers(self, host: str) -> tuple[str, ...]:
+        """host's addresses, cached for the crawl: routing and the guarding proxy judge by the same answer."""
         if host not in self.answers:
             found = await lookup(host, LOOKUP_TIMEOUT)
             if not found:

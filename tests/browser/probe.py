@@ -18,7 +18,8 @@ needs_chromium = pytest.mark.skipif(
            "could not")
 
 SCRIPT = """
-import json, sys
+import json, os, sys
+import psutil
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
@@ -50,7 +51,27 @@ class Probe(scrapy.Spider):
         stop = meta["landing_navigation"].stop()
         print(json.dumps({"url": meta["pid"]["pid/doi"], "how": how, "hops": meta["landing_navigation"].hops(),
                           "stop": stop and [stop[0], stop[1].error, stop[1].detail],
-                          "text": meta.get("text")}))
+                          "text": meta.get("text"), "chromium_environ": chromium_environ()}))
+
+
+def chromium_environ():
+    \"\"\"The names of the environment variables of the running Chromium processes, all of them together.\"\"\"
+    names = set()
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if "chrom" in process.name():
+                names.update(process.environ())
+        except psutil.Error:
+            pass
+    return sorted(names)
+
+
+if os.environ.get("LANDING_TEST_EUID"):  # a crawl as another user: Chromium's sandbox is then tried
+    os.geteuid = lambda: int(os.environ["LANDING_TEST_EUID"])
+if os.environ.get("LANDING_TEST_NETWORK"):  # tests/browser/network.py: public addresses onto local listeners
+    from landing.browser import proxy
+    from tests.browser.network import mapped
+    proxy.open_connection = mapped(json.loads(os.environ["LANDING_TEST_NETWORK"]), [])
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
@@ -62,10 +83,16 @@ process.start()
 """
 
 
-def visit(urls: list[str], **settings) -> dict:
-    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text}} for each URL, with these
-    settings."""
+def visit(urls: list[str], network: dict | None = None, environ: dict | None = None, **settings) -> dict:
+    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text, chromium_environ}} for each URL,
+    with these settings; network: tests/browser/network.py's map, environ: added to the crawl's environment."""
+    return run(urls, network, environ, **settings)[0]
+
+
+def run(urls: list[str], network: dict | None = None, environ: dict | None = None, **settings) -> tuple[dict, str]:
+    """visit's answer, and the crawl's log (stderr)."""
+    environ = {**os.environ, **(environ or {}), "LANDING_TEST_NETWORK": json.dumps(network) if network else ""}
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, env=environ)
     assert done.returncode == 0, done.stderr[-3000:]
-    return {line["url"]: line for line in map(json.loads, done.stdout.splitlines())}
+    return {line["url"]: line for line in map(json.loads, done.stdout.splitlines())}, done.stderr

@@ -1,0 +1,49 @@
+"""A stand-in for the internet behind landing.browser.proxy: public addresses mapped onto listeners on 127.0.0.1.
+
+The guard refuses loopback, so a test cannot give it a local server's own address. Tests instead give hosts public
+addresses and map (address, port) to a local listener at the proxy's one connecting call; the guard's judgement is
+the real one, and a connection the guard should never allow would, if made, reach a listener and be seen.
+"""
+import asyncio
+import socket
+import threading
+from contextlib import contextmanager
+
+
+def mapped(network: dict, made: list):
+    """An asyncio.open_connection that connects (address, port) to network[f"{address}:{port}"] on 127.0.0.1."""
+    async def open_connection(host, port, **kwargs):
+        made.append(f"{host}:{port}")
+        local = network.get(f"{host}:{port}")
+        if local is None:
+            raise ConnectionRefusedError(f"nothing listens at {host}:{port} in this test's network")
+        return await asyncio.open_connection("127.0.0.1", local, **kwargs)
+    return open_connection
+
+
+@contextmanager
+def listening():
+    """A TCP listener on 127.0.0.1 that records every connection's first bytes; yields (port, connections)."""
+    connections: list[bytes] = []
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+
+    def accept():
+        while True:
+            try:
+                client, _ = server.accept()
+            except OSError:
+                return
+            client.settimeout(2)
+            try:
+                connections.append(client.recv(4096))
+            except OSError:
+                connections.append(b"")
+            client.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield server.getsockname()[1], connections
+    finally:
+        server.close()
