@@ -43,8 +43,9 @@ class Command(ScrapyCrawl):
 # A crawl that "finished" without doing its run's work must not look like success.
 FAILURES = (
     ("landing/run/unreadable", "the run's state in LANDING_DOCS could not be read or recorded: {}"),
-    ("landing/run/listing_failed", "{} listing requests failed, so no plan was stored; run the same command again "
-                                   "(see the log's ERROR lines)"),
+    ("landing/run/listing_failed", "{} listing requests failed, so only the owners listed were planned and the run "
+                                   "stays open: run the same command again to list the rest (see the log's ERROR "
+                                   "lines)"),
     ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
     ("landing/run/samples_failed", "{} owners could not be sampled, so the run stays open: run the same command "
                                    "again to sample them (see the log's ERROR lines)"),

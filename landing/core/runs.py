@@ -2,7 +2,9 @@
 
 Three kinds of document make up the run's ledger, each written before the work it records is trusted:
 - `run` (id: the run id): when it started, its sampling rule, and its state: `listing` (owners being listed),
-  `visiting` (the plan is stored; owners are sampled and their DOIs visited) or `finished`;
+  `visiting` (the plan is stored; owners are sampled and their DOIs visited) or `finished`; `run/listing`
+  `incomplete` when a listing request failed: the owners listed were planned, and the next crawl lists again and
+  extends the plan with those that were missing;
 - `sample` (id: `<run>/<order>`): one owner of the plan, its DOI count and sample size, and once sampled the
   DOIs the API gave (`sample/dois`), in one document, so an owner is either sampled whole or not at all;
 - `visit` (id: `<run>/<order>/<rank>`): the DOI at that rank of that sample has its final snapshot stored.
@@ -78,6 +80,13 @@ def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum:
     return [{"sample/run": run_id, "sample/order": order, "sample/ra": ra, "sample/owner": owner,
              "sample/total": total, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
             for order, (ra, owner, total, size) in enumerate(sized)]
+
+
+def extension(samples: list[dict], planned: set[tuple[str, str]], start: int) -> list[dict]:
+    """The samples of a new plan whose (ra, owner) the run has not planned yet, in their order, numbered from
+    start (the run's owners so far): a re-listing extends the plan, and never moves or sizes again an owner in it."""
+    new = [s for s in samples if (s["sample/ra"], s["sample/owner"]) not in planned]
+    return [{**s, "sample/order": start + n} for n, s in enumerate(new)]
 
 
 def sampled(doc: dict, dois: list[str], timestamp: str) -> dict:

@@ -19,11 +19,13 @@ class ApiRequests:
 
     def _api_failed(self, request, why: str) -> None:
         """An API request that got no usable answer: counted, logged with its URL, and its part of the run settled
-        (a listing that cannot finish stores no plan; an owner's sample is left for the next run)."""
+        (a listing request's owners are left out of the plan until a later crawl lists them; an owner's sample is
+        left for the next crawl of the run)."""
         self.crawler.stats.inc_value("landing/api_failed")
         meta = request.meta
         if "listing" in meta:
-            self.logger.error("Listing request failed, the run's plan cannot be made: %s (%s)", request.url, why)
+            self.logger.error("Listing request failed, the owners it lists are left for the next crawl: %s (%s)",
+                              request.url, why)
             self.crawler.stats.inc_value("landing/run/listing_failed")
             self._listed(meta["listing"], failed=True)
         elif "sample" in meta:

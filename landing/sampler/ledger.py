@@ -24,12 +24,19 @@ class Ledger:
         self.docs.flush()
         return run, False
 
-    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], now: str) -> dict:
-        """Store the plan's sample documents, then the run as `visiting`; returns the run document."""
-        samples = runs.plan(run["run/id"], owners, run["run/sample-min"], run["run/sample-max"])
+    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str) -> dict:
+        """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
+        run as `visiting`, its listing complete or not; returns the run document."""
+        run_id, start = run["run/id"], run["run/owners"] or 0
+        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"])
+        if start:
+            planned = {(s["sample/ra"], s["sample/owner"]) for s in self.docs.scan("sample", prefix=f"{run_id}/")
+                       if s["sample/order"] < start}
+            samples = runs.extension(samples, planned, start)
         for sample in samples:
-            self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)
-        run = {**run, "run/state": "visiting", "run/owners": len(samples), "run/updated": now}
+            self.docs.put("sample", runs.sample_id(run_id, sample["sample/order"]), sample)
+        run = {**run, "run/state": "visiting", "run/owners": start + len(samples), "run/updated": now,
+               "run/listing": "complete" if complete else "incomplete"}
         # After its samples, in the same ordered buffer: a run is `visiting` only once its whole plan is stored.
         self.docs.put("run", run["run/id"], run)
         self.docs.flush()

@@ -24,19 +24,22 @@ class OwnerListing:
             self.listed.set()
 
     def _owners(self):
-        """[(ra, owner, DOI count)] once listing is over, or None (logged) when it failed or found nobody."""
-        if any(key.endswith("-failed") for key in self.listing):
-            self.logger.error("The owners could not all be listed: no plan is stored, and the same command "
-                              "lists them again")
-            return None
+        """([(ra, owner, DOI count)], whether every listing request was answered) once listing is over, or None
+        (logged) when it found nobody. A failed request costs only the owners it would have listed: those listed
+        are sampled now, and the next crawl lists again for the rest."""
+        complete = not any(key.endswith("-failed") for key in self.listing)
         owners = [("crossref", m["id"], m["total"]) for m in self.members]
-        owners += [("datacite", client, total) for client, total in self.clients.items()]
+        owners += [("datacite", client, total) for client, total in self.clients.items() if total is not None]
+        if not complete:
+            self.logger.error("The owners could not all be listed: the %d listed are planned, and the same command "
+                              "lists again and samples those missing", len(owners))
+            return (owners, False) if owners else None
         if not owners:
             self.crawler.stats.set_value("landing/run/sampled_nothing", 1)
             self.logger.error("The APIs list no member or client: there is nothing to sample")
             return None
         self.logger.info("Listed %d Crossref members and %d DataCite clients", len(self.members), len(self.clients))
-        return owners
+        return owners, True
 
     # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
     # arrive while this callback's output is still being consumed.
@@ -72,7 +75,7 @@ class OwnerListing:
         clients, following = answered
         self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
-            self.clients[client] = 0
+            self.clients[client] = None  # until its count answers: a client whose count failed is not planned
             yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client,
                             listing="datacite")
         if following:

@@ -103,20 +103,25 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
         stats.set_value("landing/run/id", run_id)
         self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,
                          self.run["run/started"], self.run["run/state"])
-        if self.run["run/state"] == "listing":
+        if self.run["run/state"] == "listing" or self.run.get("run/listing") == "incomplete":
             for request in self._listing_requests():
                 yield request
             await self.listed.wait()
-            owners = self._owners()
-            if owners is None:
+            listed = self._owners()
+            if listed is None and self.run["run/state"] == "listing":
                 return
-            self.run = await self.docs.call(self.ledger.store_plan, self.run, owners, documents.now())
+            if listed is not None:
+                self.run = await self.docs.call(self.ledger.store_plan, self.run, *listed, documents.now())
             self.members, self.clients = [], {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
         async for request_or_item in self._walk():
             yield request_or_item
         await self.frontier.drained()
         if not self.leading:
+            return
+        if self.run.get("run/listing") == "incomplete":
+            self.logger.error("Run %s stays open: its owners could not all be listed; the same command lists them "
+                              "again and samples those missing", run_id)
             return
         if stats.get_value("landing/run/samples_failed"):
             self.logger.error("Run %s stays open: %d owners could not be sampled; the same command samples them",

@@ -25,7 +25,8 @@ def test_a_crawl_that_cannot_reach_the_apis_exits_1_and_says_why(tmp_path):
         "-s", f"LANDING_SANDBOX=http://127.0.0.1:{_closed_port()}", "-s", "RETRY_TIMES=0",
         "-s", "TELNETCONSOLE_ENABLED=False"])
     assert done.returncode == 1
-    assert "crawl: 2 listing requests failed, so no plan was stored; run the same command again" in done.stderr
+    assert ("crawl: 2 listing requests failed, so only the owners listed were planned and the run stays open: run the "
+            "same command again to list the rest") in done.stderr
 
 
 def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):

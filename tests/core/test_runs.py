@@ -77,3 +77,11 @@ def test_a_sample_keeps_its_dois_in_the_apis_order_each_once():
 def test_unvisited_are_the_ranks_without_a_visit_record():
     sample = {"sample/dois": ["10.1/a", "10.1/b", "10.1/c"]}
     assert runs.unvisited(sample, {1}) == [(0, "10.1/a"), (2, "10.1/c")]
+
+
+def test_a_plan_extension_keeps_the_planned_owners_and_numbers_the_new_ones_after_them():
+    samples = runs.plan("r", [("datacite", "a", 10), ("datacite", "b", 20), ("crossref", "7", 5)], 2, 10)
+    extended = runs.extension(samples, {("datacite", "a")}, 1)
+    assert [(s["sample/order"], s["sample/owner"]) for s in extended] == [
+        (1 + n, s["sample/owner"]) for n, s in enumerate(x for x in samples if x["sample/owner"] != "a")]
+    assert {s["sample/owner"] for s in extended} == {"b", "7"}

@@ -22,8 +22,17 @@ def answer(asked):
     ASKED[asked] = ASKED.get(asked, 0) + 1
     if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and ASKED[asked] == 1:
         return 200, {"Content-Type": "text/html"}, b"<html>Try again later</html>"  # only the first time
+    if scenario == "partial" and rest.startswith("datacite/dois") and "client-id=bad.client" in rest \
+            and "random" not in rest and ASKED[asked] == 1:
+        return 503, {"Content-Type": "text/html"}, b"<html>Busy</html>"  # the first crawl's count only
+    if scenario == "partial" and rest.startswith("datacite/dois") and "random" not in rest:
+        return 200, JSON, json.dumps({"data": [], "meta": {"total": 3}}).encode()
+    if scenario == "partial" and rest.startswith("datacite/dois") and "random" in rest:
+        client = re.search(r"client-id=([\w.]+)", rest).group(1)
+        doi = f"10.1234/{client}"
+        return 200, JSON, json.dumps({"data": [{"id": doi, "attributes": {"doi": doi}}]}).encode()
     if rest.startswith("datacite/clients"):
-        clients = CLIENTS if scenario == "count" else {**CLIENTS, "data": CLIENTS["data"][:1]}
+        clients = CLIENTS if scenario in ("count", "partial") else {**CLIENTS, "data": CLIENTS["data"][:1]}
         return 200, JSON, json.dumps(clients).encode()
     if rest.startswith("datacite/dois") and "client-id=bad.client" in rest and "random" not in rest:
         return 200, {"Content-Type": "text/html"}, b"<html>Service unavailable</html>"  # a portal's page
@@ -55,19 +64,22 @@ def crawls(tmp_path_factory):
     results = {}
     with serving(answer) as (port, _):
         for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
-                                  ("dois", "datacite"), ("flaky", "datacite"), ("offset", "crossref")]:
-            base = f"http://127.0.0.1:{port}/{scenario}"
-            stores = Stores(tmp_path_factory.mktemp(scenario))
-            done = stores.scrapy(
-                "crawl", "doi_sampler", overrides=[
-                    "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
-                    "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
-                    "-s", f"LANDING_DOI_RESOLVER={base}/resolver", "-s", "LANDING_RESOLVER_RATE=0",
-                    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", f"RETRY_TIMES={1 if scenario == 'flaky' else 0}",
-                    "-s", "CLOSESPIDER_TIMEOUT=30",
-                    "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
-            results[scenario] = done, stores
+                                  ("dois", "datacite"), ("flaky", "datacite"), ("offset", "crossref"),
+                                  ("partial", "datacite"), ("partial", "datacite")]:
+            stores = results[scenario][-1] if scenario in results else Stores(tmp_path_factory.mktemp(scenario))
+            done = _crawl(stores, f"http://127.0.0.1:{port}/{scenario}", sources, 1 if scenario == "flaky" else 0)
+            results[scenario] = (*results.get(scenario, ())[:-1], done, stores)
     return results
+
+
+def _crawl(stores, base, sources, retries):
+    return stores.scrapy(
+        "crawl", "doi_sampler", overrides=[
+            "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
+            "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
+            "-s", f"LANDING_DOI_RESOLVER={base}/resolver", "-s", "LANDING_RESOLVER_RATE=0",
+            "-s", "AUTOTHROTTLE_ENABLED=False", "-s", f"RETRY_TIMES={retries}", "-s", "CLOSESPIDER_TIMEOUT=30",
+            "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
 
 
 def _finish_reason(done) -> str:
@@ -82,7 +94,7 @@ def test_a_bad_answer_ends_the_crawl_at_once_with_a_non_zero_status(crawls, scen
 
 def test_a_count_that_is_not_json_is_an_api_failure_naming_its_url(crawls):
     assert re.search(r"ERROR: .*client-id=bad\.client.*not the JSON", crawls["count"][0].stderr)
-    assert "'landing/api_failed': 1" in crawls["count"][0].stderr
+    assert "'landing/run/listing_failed': 1" in crawls["count"][0].stderr
 
 
 def test_a_cursor_the_api_repeats_is_an_api_failure_not_endless_paging(crawls):
@@ -112,4 +124,18 @@ def test_an_answer_that_is_not_json_once_is_asked_again_and_the_run_goes_on(craw
 def test_a_members_page_the_api_answers_again_is_an_api_failure_not_a_thousand_duplicates(crawls):
     done, _ = crawls["offset"]
     assert re.search(r"ERROR: .*offset=1.*the API repeated members '7'", done.stderr)
-    assert "'landing/api_failed': 1" in done.stderr
+    assert "'landing/run/listing_failed': 1" in done.stderr
+
+
+def test_a_listing_that_failed_part_way_samples_what_was_listed_and_the_same_command_samples_the_rest(crawls):
+    first, second, stores = crawls["partial"]
+    assert first.returncode == 1
+    assert "the 1 listed are planned, and the same command lists again and samples those missing" in first.stderr
+    assert "1 listing requests failed, so only the owners listed were planned and the run stays open" in first.stderr
+    assert second.returncode == 0 and "Run " in second.stderr and "finished" in second.stderr
+    samples = sorted((s["sample/order"], s["sample/owner"]) for s in stores.export("sample"))
+    assert samples == [(0, "good.client"), (1, "bad.client")]  # the plan extended, the first owner kept
+    assert sorted(doc["pid/doi"] for doc in stores.export("pid")) == ["10.1234/bad.client", "10.1234/good.client"]
+    assert [run["run/state"] for run in stores.export("run")] == ["finished"]
+    sampled = [n for asked, n in ASKED.items() if asked.startswith("/partial/") and "random" in asked]
+    assert sampled == [1, 1]  # each owner sampled once, across both crawls

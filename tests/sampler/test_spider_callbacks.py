@@ -49,7 +49,7 @@ def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count()
     out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
                                               {"message": {"items": _members(3), "total-results": 3}})))
     assert out == [] and spider.listed.is_set()
-    assert spider._owners() == [("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)]
+    assert spider._owners() == ([("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)], True)
 
 
 def test_a_client_page_counts_its_count_requests_before_any_can_answer():
@@ -61,13 +61,22 @@ def test_a_client_page_counts_its_count_requests_before_any_can_answer():
     assert not spider.listed.is_set()
     second = next(out)
     spider.parse_count(_response(second.url, {"meta": {"total": 0}}, owner="c.d"))
-    assert spider.listed.is_set() and spider._owners() == [("datacite", "a.b", 7), ("datacite", "c.d", 0)]
+    assert spider.listed.is_set() and spider._owners() == ([("datacite", "a.b", 7), ("datacite", "c.d", 0)], True)
 
 
-def test_a_failed_listing_request_leaves_no_plan():
+def test_a_listing_request_that_failed_before_any_owner_was_listed_leaves_no_plan():
     spider = _listing(_spider(), crossref=1)
     spider._listed("crossref", failed=True)
     assert spider.listed.is_set() and spider._owners() is None
+
+
+def test_a_listing_that_failed_after_some_owners_plans_those_listed_as_incomplete():
+    spider = _listing(_spider(), datacite=1)
+    out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
+    first, second = next(out), next(out)
+    spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
+    spider._listed("datacite", failed=True)  # c.d's count
+    assert spider.listed.is_set() and spider._owners() == ([("datacite", "a.b", 7)], False)
 
 
 def _sample_response(dois, order=3, size=3):
