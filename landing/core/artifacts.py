@@ -26,12 +26,26 @@ _HEADER = ["prefix", "domain", "ra"]
 @dataclass(frozen=True)
 class Artifacts:
     """good/bad: (prefix, domain, ra); prefixes: (prefix, ra), one ra each ("" = unknown);
-    recognised/confirmed: (domain, prefix). Every prefix named anywhere is also in `prefixes`."""
+    recognised/confirmed: (domain, prefix); ends: (domain, prefix, class, DOIs), how the visits of the prefix's
+    DOIs that led to the domain ended. Every prefix named anywhere is also in `prefixes`."""
     good: frozenset = field(default_factory=frozenset)
     bad: frozenset = field(default_factory=frozenset)
     prefixes: frozenset = field(default_factory=frozenset)
     recognised: frozenset = field(default_factory=frozenset)
     confirmed: frozenset = field(default_factory=frozenset)
+    ends: frozenset = field(default_factory=frozenset)
+
+
+REACHED = "page"  # the class of a visit that reached a page, beside the failure classes (landing.core.failures)
+
+
+def followed_domain(doc: dict) -> str | None:
+    """The domain a DOI's visit led to, whatever the visit's class: None when it never left the resolver (no
+    resource URL), ended nowhere, or where the guard refused to go (a private address is no publisher's)."""
+    domain = doc.get("snapshot/final-url-domain") or None
+    if domain is None or doc.get("snapshot/resource-url") is None or doc.get("snapshot/error") == "refused-address":
+        return None
+    return domain
 
 
 class _Tally:
@@ -56,8 +70,9 @@ class _Tally:
         error = doc.get("snapshot/error")
         if error is not None:
             self.errors[error] = self.errors.get(error, 0) + 1
-        if reached and other is not None:
-            flags = (_GOOD if found else _BAD) | (_CONFIRMED if correctness == "ok" else 0)
+        if other is not None:  # followed there: a page that states the DOI is good, anything else bad
+            flags = _GOOD if reached and found else _BAD
+            flags |= _CONFIRMED if reached and correctness == "ok" else 0
             self.related[other] = self.related.get(other, 0) | flags
 
     def having(self, flag: int) -> list[str]:
@@ -87,12 +102,14 @@ class Aggregate:
         self.by_domain: dict[str, _Tally] = {}
         self.by_member: dict[str, _Tally] = {}
         self.members: dict[str, tuple[str, str]] = {}
+        self.ends: dict[tuple[str, str, str], int] = {}  # (domain, prefix, class) -> DOIs
 
     def add(self, doc: dict) -> None:
         """Count one analysis document (failures included)."""
         prefix = doc.get("pid/doi-prefix") or (doi_prefix(doc["pid/doi"]) if doc.get("pid/doi") else None)
         ra = doc.get("pid/ra") or ""
-        domain = doc.get("snapshot/final-url-domain") or None
+        ended = doc.get("snapshot/final-url-domain") or None
+        domain = followed_domain(doc)
         reached = doc.get("snapshot/error") is None and domain is not None
         found = any(doc.get(key) is not None for key in _FOUND_KEYS)
         if prefix is not None:
@@ -100,8 +117,11 @@ class Aggregate:
             if not self.ras.get(prefix):
                 self.ras[prefix] = ra
             self.by_prefix.setdefault(prefix, _Tally()).add(doc, domain, reached, found)
-        if domain is not None:
-            self.by_domain.setdefault(domain, _Tally()).add(doc, prefix, reached, found)
+            if domain is not None:
+                end = (domain, prefix, doc.get("snapshot/error") or REACHED)
+                self.ends[end] = self.ends.get(end, 0) + 1
+        if ended is not None:  # the domain's own report counts every visit that ended there, refused ones too
+            self.by_domain.setdefault(ended, _Tally()).add(doc, prefix if domain else None, reached, found)
         member_id = doc.get("pid/member-id")
         member = doc.get("pid/global-member-id") or (f"{ra}/{member_id}" if ra and member_id else None)
         if member is not None:
@@ -121,8 +141,9 @@ class Aggregate:
                 recognised.add((domain, prefix))
                 if flags & _CONFIRMED:
                     confirmed.add((domain, prefix))
+        ends = frozenset((domain, prefix, end, n) for (domain, prefix, end), n in self.ends.items())
         return Artifacts(frozenset(good), frozenset(bad), frozenset(self.ras.items()),
-                         frozenset(recognised), frozenset(confirmed))
+                         frozenset(recognised), frozenset(confirmed), ends)
 
     def reports(self) -> Iterator[dict]:
         """Per prefix, per domain, per member report documents, each group sorted by key, made as they are read
@@ -170,13 +191,16 @@ def _one_ra_per_prefix(pairs: Iterable[tuple[str, str]]) -> frozenset:
 
 
 def merge(old: Artifacts, new: Artifacts) -> Artifacts:
-    """Union of two versions; never removes an entry. A prefix keeps old's ra, or takes new's if unknown."""
+    """Union of two versions; never removes an entry. A prefix keeps old's ra, or takes new's if unknown. A pair's
+    visit ends are new's when new has the pair (an export counts every DOI of its store), else old's."""
+    counted = {(domain, prefix) for domain, prefix, _, _ in new.ends}
     return Artifacts(
         good=old.good | new.good,
         bad=old.bad | new.bad,
         prefixes=_one_ra_per_prefix(sorted(old.prefixes) + sorted(new.prefixes)),
         recognised=old.recognised | new.recognised,
         confirmed=old.confirmed | new.confirmed,
+        ends=new.ends | {end for end in old.ends if end[:2] not in counted},
     )
 
 
@@ -191,12 +215,15 @@ def render(a: Artifacts) -> dict[str, str]:
     with_good = {prefix for prefix, _, _ in a.good}
     good_rows = set(a.good) | {(p, "", ra) for p, ra in a.prefixes if p not in with_good}
     pairs = a.recognised | a.confirmed
-    table: dict[str, dict[str, dict[str, bool]]] = {}
+    table: dict[str, dict[str, dict]] = {}
     for domain, prefix in pairs:
         table.setdefault(domain, {})[prefix] = {
             "domain-recognised": (domain, prefix) in a.recognised,
             "domain-confirmed": (domain, prefix) in a.confirmed,
         }
+    for domain, prefix, end, n in a.ends:
+        if prefix in table.get(domain, {}):
+            table[domain][prefix].setdefault("visits", {})[end] = n
     decisions = {
         "domains": sorted(table),
         "prefixes": sorted(p for p, _ in a.prefixes),
@@ -219,6 +246,7 @@ def parse(files: dict[str, str]) -> Artifacts:
     good_rows = _rows(files.get(GOOD_CSV, ""))
     bad = frozenset(_rows(files.get(BAD_CSV, "")))
     decisions = load_decisions(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else Decisions()
+    ends = _ends(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else frozenset()
     # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
     known = [(p, ra) for p, _, ra in good_rows] + [(p, ra) for p, _, ra in sorted(bad)]
     known += [(p, "") for p in sorted(decisions.prefixes)]
@@ -228,7 +256,22 @@ def parse(files: dict[str, str]) -> Artifacts:
         prefixes=_one_ra_per_prefix(known),
         recognised=decisions.recognised,
         confirmed=decisions.confirmed,
+        ends=ends,
     )
+
+
+def _ends(text: str) -> frozenset:
+    """The visit ends of a decision structure's cells (load_decisions checked its shape; the original artifact and
+    this project's older versions have none)."""
+    ends = set()
+    for domain, row in json.loads(text)["domains-prefixes"].items():
+        for prefix, cell in row.items():
+            visits = cell.get("visits") or {}
+            if not isinstance(visits, dict) or not all(type(n) is int and n >= 0 for n in visits.values()):
+                raise ValueError(f'domain-decision-structure: "domains-prefixes"["{domain}"]["{prefix}"]["visits"] '
+                                 "must map classes to counts")
+            ends.update((domain.strip().lower(), prefix.strip().lower(), str(end), n) for end, n in visits.items())
+    return frozenset(ends)
 
 
 def diff(old: Artifacts, new: Artifacts) -> dict[str, int]:

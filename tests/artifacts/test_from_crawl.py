@@ -8,6 +8,9 @@ from tests.sampler.crawling import Stores, truth_of
 from tests.sampler.test_spider import expected as reached
 
 
+RESOLVER_HOSTS = {"doi.org", "dx.doi.org"}
+
+
 def _expected(truth: dict, sampled: set) -> dict:
     """The artifacts' rules applied to truth for the sampled DOIs, written independently of landing.core."""
     good, bad, prefixes, recognised, confirmed = set(), set(), {}, set(), set()
@@ -15,10 +18,14 @@ def _expected(truth: dict, sampled: set) -> dict:
         t = truth[doi]
         prefixes[t["prefix"]] = t["ra"]
         final_url, error = reached(t)
-        if error is not None:
-            continue
-        domain = urlsplit(final_url).hostname
+        ended = final_url if error is None else t["end_url"]
+        domain = urlsplit(ended).hostname if ended else None
+        if domain is None or domain in RESOLVER_HOSTS or not t["resource_url"] or error == "refused-address":
+            continue  # the visit never left the resolver, or went where the guard refused: it followed no domain
         recognised.add((domain, t["prefix"]))
+        if error is not None:
+            bad.add((t["prefix"], domain, t["ra"]))
+            continue
         if t["meta_tag_correctness"] == "ok":
             confirmed.add((domain, t["prefix"]))
         found = t["doi_in_text"] or t["doi_in_hyperlinks"] or t["doi_in_meta_tags"]

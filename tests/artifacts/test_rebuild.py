@@ -16,7 +16,7 @@ def visit(doi, ra, member, final_url=None, error=None, found=None, when=DAY1):
     """An analysis document as the sampler stores it: a visit that reached final_url, or failed with error."""
     pid = documents.pid(doi, ra, member, when)
     snapshot = documents.snapshot(pid, timestamp=when, driver="http", final_url=final_url, error=error,
-                                  status=None if error else 200)
+                                  resource_url=final_url, status=None if error else 200)
     return documents.analysis(snapshot, found, when)
 
 
@@ -65,8 +65,9 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
         "domains": ["journals.plos.org", "zenodo.org"],
         "prefixes": ["10.1371", "10.5281", "10.5555"],
         "domains-prefixes": {
-            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
-            "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False}},
+            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
+                                              "visits": {"page": 1}}},
+            "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1}}},
         },
     }
 

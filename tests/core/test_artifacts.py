@@ -17,6 +17,7 @@ def doc(doi="10.1371/a", domain="journals.plos.org", error=None, correctness="mi
         "pid/ra": ra,
         "pid/member-id": member,
         "pid/global-member-id": f"{ra}/{member}",
+        "snapshot/resource-url": f"https://{domain}/x" if domain else None,
         "snapshot/final-url": f"https://{domain}/x" if domain else None,
         "snapshot/final-url-domain": domain,
         "snapshot/error": error,
@@ -53,10 +54,44 @@ def test_doi_nowhere_on_the_page_makes_the_pair_bad_but_still_recognised():
     assert a.confirmed == frozenset()
 
 
-def test_error_doc_adds_no_domain_but_makes_its_prefix_known():
-    a = aggregate([doc(doi="10.5555/x", domain="blocked.example", error="http-4xx")])
-    assert a.good == a.bad == a.recognised == a.confirmed == frozenset()
+@pytest.mark.parametrize("error", ["http-4xx", "challenge", "cookie-wall", "robots", "dns", "timeout"])
+def test_a_visit_that_ended_on_a_domain_in_failure_still_makes_the_pair_bad_and_recognised(error):
+    a = aggregate([doc(doi="10.5555/x", domain="blocked.example", error=error)])
+    assert (a.good, a.confirmed) == (frozenset(), frozenset())
+    assert a.bad == {("10.5555", "blocked.example", "crossref")}
+    assert a.recognised == {("blocked.example", "10.5555")}
+    assert a.ends == {("blocked.example", "10.5555", error, 1)}
+
+
+def test_a_visit_that_never_left_the_resolver_or_was_refused_its_address_adds_no_domain():
+    on_resolver = {**doc(doi="10.5555/x", domain="doi.org", error="http-4xx"), "snapshot/resource-url": None}
+    refused = doc(doi="10.5555/y", domain="169.254.169.254", error="refused-address")
+    a = aggregate([on_resolver, refused])
+    assert a.bad == a.recognised == a.ends == frozenset()
     assert a.prefixes == {("10.5555", "crossref")}
+
+
+def test_visit_ends_count_the_dois_of_a_prefix_per_domain_and_class():
+    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.1371/b"), doc(doi="10.1371/c", error="challenge"),
+                   doc(doi="10.1371/d", domain="mirror.example")])
+    assert a.ends == {("journals.plos.org", "10.1371", "page", 2), ("journals.plos.org", "10.1371", "challenge", 1),
+                      ("mirror.example", "10.1371", "page", 1)}
+    cell = json.loads(render(a)[DECISIONS_JSON])["domains-prefixes"]["journals.plos.org"]["10.1371"]
+    assert cell == {"domain-recognised": True, "domain-confirmed": True, "visits": {"challenge": 1, "page": 2}}
+
+
+def test_merge_takes_a_pairs_visit_ends_from_the_newer_export_and_keeps_pairs_it_lacks():
+    old = aggregate([doc(), doc(doi="10.5555/x", domain="old.example")])
+    new = aggregate([doc(), doc(doi="10.1371/b", error="challenge")])
+    assert merge(old, new).ends == {("journals.plos.org", "10.1371", "page", 1),
+                                    ("journals.plos.org", "10.1371", "challenge", 1),
+                                    ("old.example", "10.5555", "page", 1)}
+
+
+def test_visit_ends_that_are_not_counts_are_refused_with_a_message():
+    text = json.dumps({"domains-prefixes": {"x.example": {"10.1": {"domain-recognised": True, "visits": {"page": "2"}}}}})
+    with pytest.raises(ValueError, match=r'\["visits"\] must map classes to counts'):
+        parse({DECISIONS_JSON: text})
 
 
 def test_doc_without_a_final_domain_adds_no_domain():
@@ -100,7 +135,7 @@ def test_every_known_prefix_is_written_with_an_empty_domain_when_it_has_no_good_
         "10.5555,,crossref\n"
         "10.9999,,crossref\n"
     )
-    assert render(a)[BAD_CSV] == "10.9999,nodoi.example,crossref\n"
+    assert render(a)[BAD_CSV] == "10.5555,blocked.example,crossref\n10.9999,nodoi.example,crossref\n"
 
 
 def test_csv_fields_needing_quotes_are_quoted_and_parse_back():
@@ -116,8 +151,9 @@ def test_decision_structure_lists_domains_prefixes_and_flags():
         "domains": ["journals.plos.org", "other.example"],
         "prefixes": ["10.1371", "10.5555"],
         "domains-prefixes": {
-            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
-            "other.example": {"10.5555": {"domain-recognised": True, "domain-confirmed": False}},
+            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
+                                              "visits": {"page": 1}}},
+            "other.example": {"10.5555": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1}}},
         },
     }
 
@@ -155,7 +191,7 @@ def test_reports_per_domain_count_every_doc_ending_there_errors_included():
         "report/key": "journals.plos.org",
         "report/dois": 3,
         "report/good-prefixes": ["10.1371"],
-        "report/bad-prefixes": ["10.2"],
+        "report/bad-prefixes": ["10.2", "10.3"],
         "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 2},
         "report/errors": {"robots": 1},
     }
