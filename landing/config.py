@@ -6,6 +6,7 @@ check through `choice`, `number` and `sources`, so a crawler built any other way
 import os
 import re
 
+from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 from landing.stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
@@ -55,6 +56,20 @@ def sources(settings) -> list[str]:
     return named
 
 
+def exclusions(settings) -> frozenset[str]:
+    """The domains the artifacts and the matcher exclude: LANDING_EXCLUDED_DOMAINS's file, else the shipped list."""
+    path = settings.get("LANDING_EXCLUDED_DOMAINS")
+    if not path:
+        return frozenset(DOMAINS)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return parse_exclusions(handle.read())
+    except (OSError, UnicodeDecodeError) as error:
+        raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: cannot read it ({error})") from None
+    except ExclusionsError as error:
+        raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: {error}") from None
+
+
 def chromium_usable(chromium: str | None) -> bool:
     """Whether LANDING_CHROMIUM names an executable."""
     return bool(chromium) and os.access(chromium, os.X_OK)
@@ -62,7 +77,7 @@ def chromium_usable(chromium: str | None) -> bool:
 
 def value_problems(settings) -> list[str]:
     """Every setting whose value is not one it takes, each a sentence saying what to set instead."""
-    found = _refused(sources, settings)
+    found = _refused(sources, settings) + _refused(exclusions, settings)
     for name in CHOICES:
         found += _refused(choice, settings, name)
     for name in NUMBERS:

@@ -48,6 +48,11 @@ LANDING_UNWRITTEN_DIR = "data/unwritten"
 LANDING_BLOBS = "file://data/blobs"
 # LANDING_ARTIFACTS_DIR: where artifacts are exported: the latest at the top, every version under versions/.
 LANDING_ARTIFACTS_DIR = "data/artifacts"
+# LANDING_EXCLUDED_DOMAINS: a file of domains (one a line, # comments) that replaces the shipped exclusion list
+# (landing/core/exclusions.py: video platforms, social media, file hosting, web archives): domains a DOI may lead
+# to but the matcher can never match on; never recognised or confirmed, in the artifacts or by the matcher.
+# Empty: the shipped list.
+LANDING_EXCLUDED_DOMAINS = ""
 
 # --- Sampling -----------------------------------------------------------------------------------------
 # LANDING_SOURCES: which registration agencies to sample, comma-separated: crossref, datacite.

@@ -106,3 +106,21 @@ def test_a_good_setting_read_through_its_check_is_its_value(tmp_path):
     settings = _settings(tmp_path, LANDING_SOURCES=" datacite, crossref", LANDING_LEASE_SECONDS="30")
     assert (sources(settings), number(settings, "LANDING_LEASE_SECONDS"), choice(settings, "LANDING_DRIVER")) == (
         ["datacite", "crossref"], 30.0, "auto")
+
+
+def test_an_exclusion_list_that_cannot_be_read_or_is_not_domains_is_a_problem(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("youtube.com\nhttps://vimeo.com/\n")
+    assert problems(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(tmp_path / "missing.txt")))[0].startswith(
+        f"LANDING_EXCLUDED_DOMAINS={str(tmp_path / 'missing.txt')!r}: cannot read it")
+    assert problems(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(bad))) == [
+        f"LANDING_EXCLUDED_DOMAINS={str(bad)!r}: line 2: 'https://vimeo.com/' is not a domain (one host name a line, "
+        "such as youtube.com)"]
+
+
+def test_an_exclusion_list_file_replaces_the_shipped_one(tmp_path):
+    from landing.config import exclusions
+    mine = tmp_path / "mine.txt"
+    mine.write_text("# ours\nvideos.example.org\n")
+    assert exclusions(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(mine))) == {"videos.example.org"}
+    assert "youtube.com" in exclusions(_settings(tmp_path))

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from landing.core.artifacts import FILENAMES, Artifacts, merge, parse, render
+from landing.core.artifacts import FILENAMES, Artifacts, excluding, merge, parse, render
 
 
 def _read(directory: Path) -> dict[str, str]:
@@ -64,12 +64,13 @@ def _locked(directory: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def export(directory, artifacts: Artifacts, now: datetime | None = None) -> Path:
-    """Merge `artifacts` into the latest version, write it as a new version and as the top-level copy."""
+def export(directory, artifacts: Artifacts, now: datetime | None = None, exclusions: frozenset[str] = frozenset()) -> Path:
+    """Merge `artifacts` into the latest version, excluded domains only followed (a domain excluded since an older
+    version loses its trust there too), and write it as a new version and as the top-level copy."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     with _locked(directory):
-        files = render(merge(load_latest(directory), artifacts))
+        files = render(excluding(merge(load_latest(directory), artifacts), exclusions))
         version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
         for name, text in files.items():
             _write_atomically(version / name, text)

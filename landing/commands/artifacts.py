@@ -6,6 +6,7 @@ from scrapy.exceptions import UsageError
 
 from landing.artifacts.rebuild import rebuild
 from landing.commands.stores import docs_of
+from landing.config import SettingsError, exclusions
 
 
 class Command(ScrapyCommand):
@@ -19,10 +20,15 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy artifacts takes no arguments (the directory is LANDING_ARTIFACTS_DIR)")
+        try:
+            excluded = exclusions(self.settings)
+        except SettingsError as error:
+            raise UsageError(str(error), print_help=False)
         docs = docs_of(self.settings)
         try:
             summary = rebuild(docs, self.settings.get("LANDING_ARTIFACTS_DIR"),
-                              progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True))
+                              progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
+                              exclusions=excluded)
         finally:
             docs.close()
         print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; version {summary['version']}")

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from landing.core.decisions import Decisions, load_decisions
 from landing.core.doi import prefix as doi_prefix
+from landing.core.exclusions import excluded
 
 GOOD_CSV = "prefixes-domains.csv"
 BAD_CSV = "prefixes-domains-bad.csv"
@@ -188,6 +189,22 @@ def _one_ra_per_prefix(pairs: Iterable[tuple[str, str]]) -> frozenset:
         if not ras.get(prefix):
             ras[prefix] = ra
     return frozenset(ras.items())
+
+
+def excluding(a: Artifacts, exclusions: frozenset[str]) -> Artifacts:
+    """The artifacts with every excluded domain (landing.core.exclusions) kept only as followed: a good pair there
+    is bad (a DOI led there, but the domain vouches for nothing), and it is never recognised or confirmed."""
+    def out(domain):
+        return excluded(domain, exclusions)
+    moved = {row for row in a.good if out(row[1])}
+    return Artifacts(
+        good=a.good - moved,
+        bad=a.bad | moved,
+        prefixes=a.prefixes,
+        recognised=frozenset(pair for pair in a.recognised if not out(pair[0])),
+        confirmed=frozenset(pair for pair in a.confirmed if not out(pair[0])),
+        ends=frozenset(end for end in a.ends if not out(end[0])),
+    )
 
 
 def merge(old: Artifacts, new: Artifacts) -> Artifacts:

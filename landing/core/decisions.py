@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from landing.core.exclusions import excluded
+
 _FLAGS = ("domain-recognised", "domain-confirmed")
 
 
@@ -71,6 +73,17 @@ def load_decisions(text: str) -> Decisions:
     return Decisions(frozenset(domains), frozenset(prefixes), frozenset(recognised), frozenset(confirmed),
                      MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
                      "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])
+
+
+def excluding(decisions: Decisions, exclusions: frozenset[str]) -> Decisions:
+    """The decisions without the excluded domains (landing.core.exclusions): an artifact made elsewhere, or before
+    a domain was excluded, vouches for nothing there."""
+    def kept(domain):
+        return not excluded(domain, exclusions)
+    return Decisions(frozenset(filter(kept, decisions.domains)), decisions.prefixes,
+                     frozenset(pair for pair in decisions.recognised if kept(pair[0])),
+                     frozenset(pair for pair in decisions.confirmed if kept(pair[0])),
+                     MappingProxyType({d: ps for d, ps in decisions.by_domain.items() if kept(d)}), decisions.version)
 
 
 def prefixes_on(decisions: Decisions, domain: str | None) -> set[str]:

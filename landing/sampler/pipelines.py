@@ -17,6 +17,7 @@ from landing.core import documents
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.artifacts.rebuild import rebuild
+from landing.config import exclusions
 from landing.stores import StoreError, docs_from, open_blobs
 
 logger = logging.getLogger(__name__)
@@ -226,7 +227,7 @@ class DocumentPipeline:
         return written
 
     def _export(self, settings):
-        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"))
+        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"), exclusions=exclusions(settings))
         for name, value in summary["lines"].items():
             self.stats.set_value(f"landing/artifacts/{name}", value)
         logger.info("Artifacts exported to %s (%s)", summary["version"],

@@ -154,3 +154,14 @@ def test_progress_is_told_once_per_50000_analyses(tmp_path):
     with docs:
         rebuild(docs, tmp_path / "artifacts", progress=told.append)
     assert told == ["aggregated 50,000 analyses"]
+
+
+def test_an_excluded_domain_is_exported_only_as_followed(tmp_path):
+    docs = store(tmp_path / "docs.db", PLOS, ZENODO)
+    try:
+        rebuild(docs, tmp_path / "artifacts", exclusions=frozenset({"zenodo.org"}))
+    finally:
+        docs.close()
+    decisions = json.loads((tmp_path / "artifacts" / DECISIONS).read_text())
+    assert decisions["domains"] == ["journals.plos.org"]
+    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]

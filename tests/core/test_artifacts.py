@@ -312,3 +312,13 @@ def test_current_keeps_one_analysis_per_doi_the_latest_that_reached_a_page():
             for d in current(stream)] == [("10.1/a", "browser", "2026-11-21", None),
                                           ("10.1/b", "http", "2026-11-22", None),
                                           ("10.1/c", "http", "2026-11-21", "dns")]
+
+
+def test_an_excluded_domain_is_kept_as_followed_but_never_good_recognised_or_confirmed():
+    from landing.core.artifacts import excluding
+    a = excluding(aggregate([doc(domain="www.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")]),
+                  frozenset({"youtube.com"}))
+    assert a.good == frozenset()
+    assert a.bad == {("10.1371", "www.youtube.com", "crossref"), ("10.1371", "journals.plos.org", "crossref")}
+    assert (a.recognised, a.confirmed) == ({("journals.plos.org", "10.1371")}, frozenset())
+    assert {end[0] for end in a.ends} == {"journals.plos.org"}

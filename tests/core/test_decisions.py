@@ -123,3 +123,15 @@ def test_prefixes_on_a_domain_are_those_its_table_row_names(decisions):
 
 def test_prefixes_on_an_unknown_or_missing_domain_are_empty(decisions):
     assert (prefixes_on(decisions, "elsewhere.org"), prefixes_on(decisions, None)) == (set(), set())
+
+
+def test_an_excluded_domain_vouches_for_no_prefix_even_in_an_artifact_made_elsewhere():
+    from landing.core.decisions import domain_verification, excluding, prefixes_on
+    text = json.dumps({"domains": ["vimeo.com", "journals.plos.org"], "domains-prefixes": {
+        "player.vimeo.com": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
+        "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}}}})
+    decisions = excluding(load_decisions(text), frozenset({"vimeo.com"}))
+    assert domain_verification(decisions, "player.vimeo.com", "10.1371", allow_domain_only=True) is None
+    assert domain_verification(decisions, "vimeo.com", "10.1371", allow_domain_only=True) is None
+    assert prefixes_on(decisions, "player.vimeo.com") == set()
+    assert domain_verification(decisions, "journals.plos.org", "10.1371", False) == "confirmed-domain-prefix"
