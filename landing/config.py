@@ -5,7 +5,9 @@ check through `choice`, `number` and `sources`, so a crawler built any other way
 """
 import os
 import re
+from datetime import UTC, date, datetime, timedelta
 
+from landing.core.decisions import excluding, seen_since
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 from landing.stores import StoreError, docs_from, open_blobs
 
@@ -18,7 +20,7 @@ NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LAND
            "LANDING_BROWSER_SETTLE": (float, 0), "LANDING_FRONTIER": (int, 1), "LANDING_KEEPALIVE": (float, 0),
            "LANDING_IDLE_CONNECTIONS": (int, 0), "LANDING_ROBOTS_CACHE": (int, 1), "LANDING_LEASE_SECONDS": (float, 1),
            "LANDING_WORKERS": (int, 1), "LANDING_RESOLVER_RATE": (float, 0), "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
-           "LANDING_MATCH_CONCURRENCY": (int, 1)}
+           "LANDING_MATCH_CONCURRENCY": (int, 1), "LANDING_MATCH_SEEN_WITHIN": (float, 0)}
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
@@ -68,6 +70,17 @@ def exclusions(settings) -> frozenset[str]:
         raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: cannot read it ({error})") from None
     except ExclusionsError as error:
         raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: {error}") from None
+
+
+def trusted(decisions, settings, today: date | None = None):
+    """The artifact's decisions the matcher may use: excluded domains dropped, and with LANDING_MATCH_SEEN_WITHIN
+    the pairs not seen for that many days."""
+    decisions = excluding(decisions, exclusions(settings))
+    days = number(settings, "LANDING_MATCH_SEEN_WITHIN")
+    if days:
+        since = (today or datetime.now(UTC).date()) - timedelta(days=days)
+        decisions = seen_since(decisions, since.isoformat())
+    return decisions
 
 
 def chromium_usable(chromium: str | None) -> bool:

@@ -146,6 +146,9 @@ LANDING_PROGRESS_INTERVAL = 5.0
 LANDING_MATCH_TEXT_CANDIDATES = 20
 # LANDING_MATCH_CONCURRENCY: inputs matched at once; the downloader's limits still pace the requests.
 LANDING_MATCH_CONCURRENCY = 100
+# LANDING_MATCH_SEEN_WITHIN: days; when above 0, the matcher ignores the artifact's domain-prefix pairs last seen
+# longer ago (the artifacts are additive: a site that moved keeps its old pair). Pairs without a date are kept.
+LANDING_MATCH_SEEN_WITHIN = 0
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {

@@ -124,3 +124,19 @@ def test_an_exclusion_list_file_replaces_the_shipped_one(tmp_path):
     mine.write_text("# ours\nvideos.example.org\n")
     assert exclusions(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(mine))) == {"videos.example.org"}
     assert "youtube.com" in exclusions(_settings(tmp_path))
+
+
+def test_the_matcher_trusts_only_pairs_seen_within_the_days_it_is_told(tmp_path):
+    import json
+    from datetime import date
+
+    from landing.config import trusted
+    from landing.core.decisions import load_decisions
+    decisions = load_decisions(json.dumps({"domains-prefixes": {
+        "old.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-01-01"}},
+        "www.youtube.com": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}},
+        "new.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}}}}))
+    today = date(2026, 11, 24)
+    assert trusted(decisions, _settings(tmp_path), today).recognised == {("old.example", "10.1"), ("new.example", "10.1")}
+    assert trusted(decisions, _settings(tmp_path, LANDING_MATCH_SEEN_WITHIN=30), today).recognised == {
+        ("new.example", "10.1")}

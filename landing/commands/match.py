@@ -8,8 +8,8 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from landing.config import exclusions, value_problems
-from landing.core.decisions import Decisions, excluding
+from landing.config import trusted, value_problems
+from landing.core.decisions import Decisions
 from landing.core.evaluation import tabulate, render_table
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.spider import MatcherSpider
@@ -68,7 +68,7 @@ class Command(ScrapyCommand):
             raise UsageError(str(error), print_help=False)
         if warning:
             print(f"match: {warning}", file=sys.stderr)
-        return excluding(decisions, exclusions(self.settings))  # value_problems checked the setting
+        return trusted(decisions, self.settings)  # value_problems checked the settings
 
     def _read(self, name):
         try:

@@ -20,7 +20,8 @@ FILENAMES = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)
 CORRECTNESS = ("ok", "incorrect", "conflict", "missing")
 _FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi-in-hyperlinks")
 _GOOD, _BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
-# Tolerated on input only: render writes no header (consumers read bare `prefix,domain,ra` lines).
+# Tolerated on input only: render writes no header. The first three fields are the Percolator's
+# `prefix,domain,ra`; first-seen and last-seen follow, so readers of three fields read the files as before.
 _HEADER = ["prefix", "domain", "ra"]
 
 
@@ -28,13 +29,15 @@ _HEADER = ["prefix", "domain", "ra"]
 class Artifacts:
     """good/bad: (prefix, domain, ra); prefixes: (prefix, ra), one ra each ("" = unknown);
     recognised/confirmed: (domain, prefix); ends: (domain, prefix, class, DOIs), how the visits of the prefix's
-    DOIs that led to the domain ended. Every prefix named anywhere is also in `prefixes`."""
+    DOIs that led to the domain ended; seen: (prefix, domain or "" for the prefix itself, first-seen, last-seen),
+    the days of the visits that saw it. Every prefix named anywhere is also in `prefixes`."""
     good: frozenset = field(default_factory=frozenset)
     bad: frozenset = field(default_factory=frozenset)
     prefixes: frozenset = field(default_factory=frozenset)
     recognised: frozenset = field(default_factory=frozenset)
     confirmed: frozenset = field(default_factory=frozenset)
     ends: frozenset = field(default_factory=frozenset)
+    seen: frozenset = field(default_factory=frozenset)
 
 
 REACHED = "page"  # the class of a visit that reached a page, beside the failure classes (landing.core.failures)
@@ -104,6 +107,7 @@ class Aggregate:
         self.by_member: dict[str, _Tally] = {}
         self.members: dict[str, tuple[str, str]] = {}
         self.ends: dict[tuple[str, str, str], int] = {}  # (domain, prefix, class) -> DOIs
+        self.seen: dict[tuple[str, str], tuple[str, str]] = {}  # (prefix, domain or "") -> (first day, last day)
 
     def add(self, doc: dict) -> None:
         """Count one analysis document (failures included)."""
@@ -121,6 +125,10 @@ class Aggregate:
             if domain is not None:
                 end = (domain, prefix, doc.get("snapshot/error") or REACHED)
                 self.ends[end] = self.ends.get(end, 0) + 1
+            day = (doc.get("snapshot/timestamp") or "")[:10]
+            if day:
+                for key in ((prefix, ""), (prefix, domain)) if domain else ((prefix, ""),):
+                    self.seen[key] = _span(self.seen.get(key), (day, day))
         if ended is not None:  # the domain's own report counts every visit that ended there, refused ones too
             self.by_domain.setdefault(ended, _Tally()).add(doc, prefix if domain else None, reached, found)
         member_id = doc.get("pid/member-id")
@@ -143,8 +151,9 @@ class Aggregate:
                 if flags & _CONFIRMED:
                     confirmed.add((domain, prefix))
         ends = frozenset((domain, prefix, end, n) for (domain, prefix, end), n in self.ends.items())
+        seen = frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in self.seen.items())
         return Artifacts(frozenset(good), frozenset(bad), frozenset(self.ras.items()),
-                         frozenset(recognised), frozenset(confirmed), ends)
+                         frozenset(recognised), frozenset(confirmed), ends, _written(seen, good))
 
     def reports(self) -> Iterator[dict]:
         """Per prefix, per domain, per member report documents, each group sorted by key, made as they are read
@@ -204,6 +213,7 @@ def excluding(a: Artifacts, exclusions: frozenset[str]) -> Artifacts:
         recognised=frozenset(pair for pair in a.recognised if not out(pair[0])),
         confirmed=frozenset(pair for pair in a.confirmed if not out(pair[0])),
         ends=frozenset(end for end in a.ends if not out(end[0])),
+        seen=a.seen,
     )
 
 
@@ -218,12 +228,34 @@ def merge(old: Artifacts, new: Artifacts) -> Artifacts:
         recognised=old.recognised | new.recognised,
         confirmed=old.confirmed | new.confirmed,
         ends=new.ends | {end for end in old.ends if end[:2] not in counted},
+        seen=_written(_merged_seen(old.seen, new.seen), old.good | new.good),
     )
 
 
-def _csv(rows: Iterable[tuple[str, str, str]]) -> str:
+def _written(seen: frozenset, good: Iterable[tuple]) -> frozenset:
+    """The spans the files carry: every pair's, and a prefix's own only on its `prefix,,ra` line (written when the
+    prefix has no good domain)."""
+    placed = {row[0] for row in good}
+    return frozenset(span for span in seen if span[1] or span[0] not in placed)
+
+
+def _span(a: tuple[str, str] | None, b: tuple[str, str] | None) -> tuple[str, str]:
+    """The days from the first of two spans to the last (an empty day is unknown, not earliest)."""
+    firsts = [span[0] for span in (a, b) if span and span[0]]
+    lasts = [span[1] for span in (a, b) if span and span[1]]
+    return min(firsts, default=""), max(lasts, default="")
+
+
+def _merged_seen(old: frozenset, new: frozenset) -> frozenset:
+    spans: dict[tuple[str, str], tuple[str, str]] = {}
+    for prefix, domain, first, last in (*old, *new):
+        spans[(prefix, domain)] = _span(spans.get((prefix, domain)), (first, last))
+    return frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in spans.items())
+
+
+def _csv(rows: Iterable[tuple[str, str, str]], seen: dict) -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(sorted(rows))
+    csv.writer(buffer, lineterminator="\n").writerows(row + seen[row[:2]] if row[:2] in seen else row for row in sorted(rows))
     return buffer.getvalue()
 
 
@@ -241,21 +273,26 @@ def render(a: Artifacts) -> dict[str, str]:
     for domain, prefix, end, n in a.ends:
         if prefix in table.get(domain, {}):
             table[domain][prefix].setdefault("visits", {})[end] = n
+    seen = {(prefix, domain): (first, last) for prefix, domain, first, last in a.seen}
+    for (prefix, domain), (first, last) in seen.items():
+        if prefix in table.get(domain, {}):
+            table[domain][prefix].update({"first-seen": first, "last-seen": last})
     decisions = {
         "domains": sorted(table),
         "prefixes": sorted(p for p, _ in a.prefixes),
         "domains-prefixes": table,
     }
     return {
-        GOOD_CSV: _csv(good_rows),
-        BAD_CSV: _csv(a.bad),
+        GOOD_CSV: _csv(good_rows, seen),
+        BAD_CSV: _csv(a.bad, seen),
         DECISIONS_JSON: json.dumps(decisions, indent=2, sort_keys=True) + "\n",
     }
 
 
-def _rows(text: str) -> list[tuple[str, str, str]]:
-    rows = [row for row in csv.reader(io.StringIO(text)) if row and row != _HEADER]
-    return [tuple((row + ["", "", ""])[:3]) for row in rows]
+def _rows(text: str) -> list[tuple[str, ...]]:
+    """(prefix, domain, ra, first-seen, last-seen) of each line; dates "" when the line has none."""
+    rows = [row for row in csv.reader(io.StringIO(text)) if row and row[:3] != _HEADER]
+    return [tuple((row + [""] * 5)[:5]) for row in rows]
 
 
 def parse(files: dict[str, str]) -> Artifacts:
@@ -265,15 +302,20 @@ def parse(files: dict[str, str]) -> Artifacts:
     decisions = load_decisions(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else Decisions()
     ends = _ends(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else frozenset()
     # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
-    known = [(p, ra) for p, _, ra in good_rows] + [(p, ra) for p, _, ra in sorted(bad)]
+    known = [(p, ra) for p, _, ra, _, _ in good_rows] + [(p, ra) for p, _, ra, _, _ in sorted(bad)]
     known += [(p, "") for p in sorted(decisions.prefixes)]
+    spans: dict[tuple[str, str], tuple[str, str]] = {}
+    for prefix, domain, _, first, last in (*good_rows, *bad):
+        if first or last:
+            spans[(prefix, domain)] = _span(spans.get((prefix, domain)), (first, last))
     return Artifacts(
-        good=frozenset(row for row in good_rows if row[1]),
-        bad=bad,
+        good=frozenset(row[:3] for row in good_rows if row[1]),
+        bad=frozenset(row[:3] for row in bad),
         prefixes=_one_ra_per_prefix(known),
         recognised=decisions.recognised,
         confirmed=decisions.confirmed,
         ends=ends,
+        seen=frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in spans.items()),
     )
 
 

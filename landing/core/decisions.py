@@ -26,6 +26,8 @@ class Decisions:
     by_domain: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
     # "sha256:" and the artifact's first 16 hex digits: the version a match names; "" without an artifact.
     version: str = field(default="", compare=False)
+    # (domain, prefix) -> the last day a DOI of the prefix led there (YYYY-MM-DD), for cells that say.
+    last_seen: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
 
 
 def _strings(data: dict, key: str) -> list[str]:
@@ -51,7 +53,7 @@ def load_decisions(text: str) -> Decisions:
     if not isinstance(data, dict) or not isinstance(data.get("domains-prefixes"), dict):
         raise ValueError('domain-decision-structure: expected an object with a "domains-prefixes" object '
                          '(domain -> prefix -> {"domain-recognised", "domain-confirmed"})')
-    recognised, confirmed, by_domain = set(), set(), {}
+    recognised, confirmed, by_domain, last_seen = set(), set(), {}, {}
     for domain, row in data["domains-prefixes"].items():
         if not isinstance(row, dict):
             raise ValueError(f'domain-decision-structure: "domains-prefixes"["{domain}"] must be an object')
@@ -67,23 +69,40 @@ def load_decisions(text: str) -> Decisions:
                 recognised.add((domain, prefix))
             if _flag(flags.get("domain-confirmed", False), f'{where}["domain-confirmed"]'):
                 confirmed.add((domain, prefix))
+            if isinstance(flags.get("last-seen"), str):
+                last_seen[(domain, prefix)] = flags["last-seen"]
     # The original's test artifact names domains and prefixes in the table that its lists leave out: take both.
     domains = set(_strings(data, "domains")) | set(by_domain)
     prefixes = set(_strings(data, "prefixes")) | {p for ps in by_domain.values() for p in ps}
     return Decisions(frozenset(domains), frozenset(prefixes), frozenset(recognised), frozenset(confirmed),
                      MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
-                     "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16])
+                     "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], MappingProxyType(last_seen))
 
 
 def excluding(decisions: Decisions, exclusions: frozenset[str]) -> Decisions:
     """The decisions without the excluded domains (landing.core.exclusions): an artifact made elsewhere, or before
     a domain was excluded, vouches for nothing there."""
-    def kept(domain):
-        return not excluded(domain, exclusions)
-    return Decisions(frozenset(filter(kept, decisions.domains)), decisions.prefixes,
-                     frozenset(pair for pair in decisions.recognised if kept(pair[0])),
-                     frozenset(pair for pair in decisions.confirmed if kept(pair[0])),
-                     MappingProxyType({d: ps for d, ps in decisions.by_domain.items() if kept(d)}), decisions.version)
+    return _keeping(decisions, lambda domain, prefix: not excluded(domain, exclusions))
+
+
+def seen_since(decisions: Decisions, day: str) -> Decisions:
+    """The decisions without the pairs last seen before day (YYYY-MM-DD): the artifact is additive, so a site that
+    moved keeps its old domain; a pair whose cell names no day is kept. A domain left with no pair is dropped."""
+    return _keeping(decisions, lambda domain, prefix: decisions.last_seen.get((domain, prefix), day) >= day)
+
+
+def _keeping(decisions: Decisions, keep) -> Decisions:
+    """The decisions with only the (domain, prefix) pairs keep(domain, prefix) holds, and the domains that still
+    have one (or never had any)."""
+    by_domain = {domain: frozenset(p for p in prefixes if keep(domain, p))
+                 for domain, prefixes in decisions.by_domain.items()}
+    by_domain = {domain: prefixes for domain, prefixes in by_domain.items()
+                 if prefixes or not decisions.by_domain[domain]}
+    domains = frozenset(d for d in decisions.domains if d in by_domain or (d not in decisions.by_domain and keep(d, "")))
+    return Decisions(domains, decisions.prefixes,
+                     frozenset(pair for pair in decisions.recognised if keep(*pair)),
+                     frozenset(pair for pair in decisions.confirmed if keep(*pair)),
+                     MappingProxyType(by_domain), decisions.version, decisions.last_seen)
 
 
 def prefixes_on(decisions: Decisions, domain: str | None) -> set[str]:

@@ -14,8 +14,8 @@ from scrapy.settings import Settings
 
 from landing import settings as project_settings
 from landing.core.artifacts import DECISIONS_JSON
-from landing.config import exclusions
-from landing.core.decisions import Decisions, excluding, load_decisions
+from landing.config import trusted
+from landing.core.decisions import Decisions, load_decisions
 from landing.match.spider import MatcherSpider
 
 ARTIFACT = DECISIONS_JSON  # the one artifact the matcher reads
@@ -47,7 +47,7 @@ def match(inputs, settings: dict | None = None, artifact=None, fetch: bool = Tru
     inputs = list(inputs)
     default = Path(merged.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
     decisions, _ = load_artifact(artifact or default, required=artifact is not None)
-    decisions = excluding(decisions, exclusions(merged))
+    decisions = trusted(decisions, merged)
     results: dict = {}
 
     def scraped(item, response=None, spider=None):

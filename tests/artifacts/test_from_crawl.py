@@ -38,7 +38,7 @@ def _expected(truth: dict, sampled: set) -> dict:
 
 def _read(directory: Path) -> dict:
     def lines(name):
-        return {",".join(row) for row in csv.reader(open(directory / name))}
+        return {",".join(row[:3]) for row in csv.reader(open(directory / name))}
     decisions = json.loads((directory / "domain-decision-structure.json").read_text())
     pairs = [(d, p, v) for d, ps in decisions["domains-prefixes"].items() for p, v in ps.items()]
     return {"good": lines("prefixes-domains.csv"), "bad": lines("prefixes-domains-bad.csv"),

@@ -10,6 +10,7 @@ from landing.stores.sqlite import SqliteDocStore
 
 GOOD, BAD, DECISIONS = "prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json"
 DAY1, DAY2 = "2026-11-23T10:00:00Z", "2026-11-24T10:00:00Z"
+SEEN = ",2026-11-23,2026-11-23"  # first-seen, last-seen: the day of DAY1's visits
 
 
 def visit(doi, ra, member, final_url=None, error=None, found=None, when=DAY1):
@@ -50,13 +51,13 @@ def lines(path):
 
 def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_alone(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts")
-    assert lines(tmp_path / "artifacts" / GOOD) == ["10.1371,journals.plos.org,crossref", "10.5281,,datacite",
-                                                    "10.5555,,crossref"]
+    assert lines(tmp_path / "artifacts" / GOOD) == ["10.1371,journals.plos.org,crossref" + SEEN,
+                                                    "10.5281,,datacite" + SEEN, "10.5555,,crossref" + SEEN]
 
 
 def test_the_bad_csv_lists_the_domains_reached_whose_pages_never_state_the_doi(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts")
-    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]
+    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite" + SEEN]
 
 
 def test_the_decision_structure_recognises_every_domain_reached_and_confirms_correct_meta_tags(docs, tmp_path):
@@ -66,8 +67,9 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
         "prefixes": ["10.1371", "10.5281", "10.5555"],
         "domains-prefixes": {
             "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
-                                              "visits": {"page": 1}}},
-            "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1}}},
+                                              "visits": {"page": 1}, "first-seen": DAY1[:10], "last-seen": DAY1[:10]}},
+            "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1},
+                                       "first-seen": DAY1[:10], "last-seen": DAY1[:10]}},
         },
     }
 
@@ -119,7 +121,7 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
         summary = rebuild(docs, tmp_path / "artifacts")
         report = docs.get("report", "prefix:10.1371")
     assert (summary["analyses"], report["report/dois"], report["report/errors"],
-            lines(tmp_path / "artifacts" / GOOD)) == (1, 1, {}, ["10.1371,journals.plos.org,crossref"])
+            lines(tmp_path / "artifacts" / GOOD)) == (1, 1, {}, ["10.1371,journals.plos.org,crossref" + SEEN])
 
 
 def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp_path):
@@ -129,7 +131,8 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
     with store(tmp_path / "second.db", PLOS) as second:
         summary = rebuild(second, artifacts)
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
-        ["10.5281,zenodo.org,datacite"], ["10.1371,journals.plos.org,crossref", "10.5281,,datacite"], 0)
+        ["10.5281,zenodo.org,datacite" + SEEN], ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
+        0)
 
 
 def test_rebuilding_an_unchanged_store_adds_nothing_and_writes_a_second_version(docs, tmp_path):
@@ -164,4 +167,4 @@ def test_an_excluded_domain_is_exported_only_as_followed(tmp_path):
         docs.close()
     decisions = json.loads((tmp_path / "artifacts" / DECISIONS).read_text())
     assert decisions["domains"] == ["journals.plos.org"]
-    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]
+    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite" + SEEN]

@@ -135,3 +135,15 @@ def test_an_excluded_domain_vouches_for_no_prefix_even_in_an_artifact_made_elsew
     assert domain_verification(decisions, "vimeo.com", "10.1371", allow_domain_only=True) is None
     assert prefixes_on(decisions, "player.vimeo.com") == set()
     assert domain_verification(decisions, "journals.plos.org", "10.1371", False) == "confirmed-domain-prefix"
+
+
+def test_pairs_last_seen_before_a_day_are_dropped_and_undated_ones_kept():
+    from landing.core.decisions import seen_since
+    text = json.dumps({"domains-prefixes": {
+        "old.example": {"10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-01-01"}},
+        "new.example": {"10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-06-01"}},
+        "undated.example": {"10.1": {"domain-recognised": True, "domain-confirmed": False}}}})
+    decisions = seen_since(load_decisions(text), "2026-03-01")
+    assert decisions.recognised == {("new.example", "10.1"), ("undated.example", "10.1")}
+    assert decisions.confirmed == {("new.example", "10.1")}
+    assert domain_verification(decisions, "old.example", "10.1", allow_domain_only=True) is None

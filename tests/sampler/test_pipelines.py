@@ -98,6 +98,7 @@ def _visited(body=BODY, doi="10.1234/a", error=None):
     pid = documents.pid(doi, "crossref", "7", "2026-11-23T00:00:00Z")
     snapshot = documents.snapshot(pid, timestamp="2026-11-23T00:00:01Z", driver="http", error=error,
                                   final_url=None if error else "https://pub.example/a", status=None if error else 200,
+                                  resource_url=None if error else "https://pub.example/a",
                                   content_hash=documents.content_hash(body) if body is not None else None)
     found = None if error else {"analysis/meta-tag-correctness": "ok", "analysis/doi-in-meta-tags": "non-url"}
     return AnalysisItem(documents.analysis(snapshot, found, "2026-11-23T00:00:02Z"), body=body)
@@ -198,7 +199,8 @@ def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
     asyncio.run(pipeline.process_item(_visited()))
     pipeline.close_spider()
     assert ((tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
-            pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv")) == ("10.1234,pub.example,crossref\n", 1)
+            pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv")) == (
+        "10.1234,pub.example,crossref,2026-11-23,2026-11-23\n", 1)
 
 
 def test_close_exports_nothing_when_the_crawl_stored_no_snapshot(tmp_path):
