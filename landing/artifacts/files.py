@@ -3,6 +3,7 @@
 Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one.
 """
 import fcntl
+import json
 import os
 import tempfile
 from contextlib import contextmanager
@@ -10,6 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from landing.core.artifacts import FILENAMES, Artifacts, excluding, merge, parse, render
+from landing.core.changes import changes
+
+CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
 
 
 def _read(directory: Path) -> dict[str, str]:
@@ -51,6 +55,20 @@ def load_latest(directory) -> Artifacts:
     return parse(_read(Path(directory)))
 
 
+def versions(directory) -> list[Path]:
+    """The version directories under `directory`, oldest first (a same-second export's -N after its stamp)."""
+    def order(path: Path):
+        stamp, _, n = path.name.partition("-")
+        return stamp, int(n) if n.isdigit() else 0
+    found = Path(directory) / "versions"
+    return sorted((p for p in found.iterdir() if p.is_dir()), key=order) if found.is_dir() else []
+
+
+def load_version(path) -> Artifacts:
+    """The artifacts of one version directory."""
+    return parse(_read(Path(path)))
+
+
 @contextmanager
 def _locked(directory: Path):
     # Read-merge-write must be one step: two crawls closing at once would otherwise each merge into the
@@ -70,10 +88,14 @@ def export(directory, artifacts: Artifacts, now: datetime | None = None, exclusi
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     with _locked(directory):
-        files = render(excluding(merge(load_latest(directory), artifacts), exclusions))
+        before, earlier = load_latest(directory), versions(directory)
+        merged = excluding(merge(before, artifacts), exclusions)
+        files = render(merged)
         version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
         for name, text in files.items():
             _write_atomically(version / name, text)
+        found = {"from": earlier[-1].name if earlier else None, "to": version.name, **changes(before, merged)}
+        _write_atomically(version / CHANGES, json.dumps(found, indent=1, sort_keys=True) + "\n")
         # Each top-level file is swapped atomically; between swaps a reader may mix the previous and new
         # versions, which is still consistent because versions only ever add entries.
         for name, text in files.items():

@@ -1,12 +1,16 @@
-"""`scrapy artifacts`: rebuild reports and export a new artifact version from the document store, no crawling."""
+"""`scrapy artifacts`: rebuild reports and export a new artifact version from the document store, no crawling;
+`scrapy artifacts --diff [OLD [NEW]]`: what changed between two exported versions."""
 import sys
+from pathlib import Path
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing.artifacts import files
 from landing.artifacts.rebuild import rebuild
 from landing.commands.stores import docs_of
 from landing.config import SettingsError, exclusions
+from landing.core.changes import changes, render_changes
 
 
 class Command(ScrapyCommand):
@@ -14,12 +18,25 @@ class Command(ScrapyCommand):
     requires_crawler_process = False
     default_settings = {"LOG_ENABLED": False}
 
+    def syntax(self):
+        return "[--diff [OLD [NEW]]]"
+
     def short_desc(self):
         return "Rebuild reports and export artifacts (additive, versioned) from the stored analyses"
 
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("--diff", action="store_true",
+                            help="print what changed between two versions, per prefix and per domain, and export "
+                                 "nothing: OLD and NEW name versions under LANDING_ARTIFACTS_DIR/versions (or their "
+                                 "paths); default: the last two, or OLD and the latest")
+
     def run(self, args, opts):
+        if opts.diff:
+            return self._diff(args)
         if args:
-            raise UsageError("scrapy artifacts takes no arguments (the directory is LANDING_ARTIFACTS_DIR)")
+            raise UsageError("scrapy artifacts takes no arguments but --diff's (the directory is "
+                             "LANDING_ARTIFACTS_DIR)")
         try:
             excluded = exclusions(self.settings)
         except SettingsError as error:
@@ -34,3 +51,25 @@ class Command(ScrapyCommand):
         print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; version {summary['version']}")
         for name, lines in summary["lines"].items():
             print(f"  {name}: {lines:,} lines")
+
+    def _diff(self, args):
+        directory = Path(self.settings.get("LANDING_ARTIFACTS_DIR"))
+        known = files.versions(directory)
+        if len(args) > 2:
+            raise UsageError("--diff takes at most two versions: OLD and NEW", print_help=False)
+        chosen = [self._version(directory, name) for name in args]
+        pair = chosen if len(chosen) == 2 else chosen + known[-1:] if chosen else known[-2:]
+        if len(pair) < 2:
+            raise UsageError(f"{directory / 'versions'} holds {len(known)} version(s): nothing to compare yet",
+                             print_help=False)
+        old, new = pair
+        print(f"artifacts: changes from {old.name} to {new.name}")
+        print(render_changes(changes(files.load_version(old), files.load_version(new))), end="")
+
+    @staticmethod
+    def _version(directory: Path, name: str) -> Path:
+        for candidate in (directory / "versions" / name, Path(name)):
+            if candidate.is_dir():
+                return candidate
+        raise UsageError(f"no artifact version {name!r} (neither {directory / 'versions' / name} nor a directory)",
+                         print_help=False)

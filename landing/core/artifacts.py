@@ -30,7 +30,7 @@ class Artifacts:
     """good/bad: (prefix, domain, ra); prefixes: (prefix, ra), one ra each ("" = unknown);
     recognised/confirmed: (domain, prefix); ends: (domain, prefix, class, DOIs), how the visits of the prefix's
     DOIs that led to the domain ended; seen: (prefix, domain or "" for the prefix itself, first-seen, last-seen),
-    the days of the visits that saw it. Every prefix named anywhere is also in `prefixes`."""
+    the times (UTC, ISO 8601) of the first and last visits that saw it. Every prefix named anywhere is also in `prefixes`."""
     good: frozenset = field(default_factory=frozenset)
     bad: frozenset = field(default_factory=frozenset)
     prefixes: frozenset = field(default_factory=frozenset)
@@ -107,7 +107,7 @@ class Aggregate:
         self.by_member: dict[str, _Tally] = {}
         self.members: dict[str, tuple[str, str]] = {}
         self.ends: dict[tuple[str, str, str], int] = {}  # (domain, prefix, class) -> DOIs
-        self.seen: dict[tuple[str, str], tuple[str, str]] = {}  # (prefix, domain or "") -> (first day, last day)
+        self.seen: dict[tuple[str, str], tuple[str, str]] = {}  # (prefix, domain or "") -> (first, last) visit time
 
     def add(self, doc: dict) -> None:
         """Count one analysis document (failures included)."""
@@ -125,10 +125,10 @@ class Aggregate:
             if domain is not None:
                 end = (domain, prefix, doc.get("snapshot/error") or REACHED)
                 self.ends[end] = self.ends.get(end, 0) + 1
-            day = (doc.get("snapshot/timestamp") or "")[:10]
-            if day:
+            when = doc.get("snapshot/timestamp") or ""
+            if when:
                 for key in ((prefix, ""), (prefix, domain)) if domain else ((prefix, ""),):
-                    self.seen[key] = _span(self.seen.get(key), (day, day))
+                    self.seen[key] = _span(self.seen.get(key), (when, when))
         if ended is not None:  # the domain's own report counts every visit that ended there, refused ones too
             self.by_domain.setdefault(ended, _Tally()).add(doc, prefix if domain else None, reached, found)
         member_id = doc.get("pid/member-id")
@@ -240,7 +240,7 @@ def _written(seen: frozenset, good: Iterable[tuple]) -> frozenset:
 
 
 def _span(a: tuple[str, str] | None, b: tuple[str, str] | None) -> tuple[str, str]:
-    """The days from the first of two spans to the last (an empty day is unknown, not earliest)."""
+    """From the first of two spans to the last (an empty time is unknown, not earliest)."""
     firsts = [span[0] for span in (a, b) if span and span[0]]
     lasts = [span[1] for span in (a, b) if span and span[1]]
     return min(firsts, default=""), max(lasts, default="")

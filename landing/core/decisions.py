@@ -26,7 +26,7 @@ class Decisions:
     by_domain: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
     # "sha256:" and the artifact's first 16 hex digits: the version a match names; "" without an artifact.
     version: str = field(default="", compare=False)
-    # (domain, prefix) -> the last day a DOI of the prefix led there (YYYY-MM-DD), for cells that say.
+    # (domain, prefix) -> when a DOI of the prefix last led there (ISO 8601, UTC), for cells that say.
     last_seen: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
 
 
@@ -86,7 +86,8 @@ def excluding(decisions: Decisions, exclusions: frozenset[str]) -> Decisions:
 
 
 def seen_since(decisions: Decisions, day: str) -> Decisions:
-    """The decisions without the pairs last seen before day (YYYY-MM-DD): the artifact is additive, so a site that
+    """The decisions without the pairs last seen before day (YYYY-MM-DD; last-seen times compare with it as ISO
+    strings do): the artifact is additive, so a site that
     moved keeps its old domain; a pair whose cell names no day is kept. A domain left with no pair is dropped."""
     return _keeping(decisions, lambda domain, prefix: decisions.last_seen.get((domain, prefix), day) >= day)
 

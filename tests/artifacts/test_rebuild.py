@@ -10,7 +10,7 @@ from landing.stores.sqlite import SqliteDocStore
 
 GOOD, BAD, DECISIONS = "prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json"
 DAY1, DAY2 = "2026-11-23T10:00:00Z", "2026-11-24T10:00:00Z"
-SEEN = ",2026-11-23,2026-11-23"  # first-seen, last-seen: the day of DAY1's visits
+SEEN = f",{DAY1},{DAY1}"  # first-seen, last-seen: DAY1's visits
 
 
 def visit(doi, ra, member, final_url=None, error=None, found=None, when=DAY1):
@@ -67,9 +67,9 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
         "prefixes": ["10.1371", "10.5281", "10.5555"],
         "domains-prefixes": {
             "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
-                                              "visits": {"page": 1}, "first-seen": DAY1[:10], "last-seen": DAY1[:10]}},
+                                              "visits": {"page": 1}, "first-seen": DAY1, "last-seen": DAY1}},
             "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1},
-                                       "first-seen": DAY1[:10], "last-seen": DAY1[:10]}},
+                                       "first-seen": DAY1, "last-seen": DAY1}},
         },
     }
 

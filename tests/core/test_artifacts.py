@@ -328,16 +328,18 @@ def _on(day, **kwargs):
     return {**doc(**kwargs), "snapshot/timestamp": f"{day}T12:00:00Z"}
 
 
-def test_a_pair_is_seen_from_its_first_visits_day_to_its_last_and_a_prefix_without_good_domain_too():
+def test_a_pair_is_seen_from_its_first_visit_to_its_last_and_a_prefix_without_good_domain_too():
     a = aggregate([_on("2026-01-02"), _on("2026-03-04", doi="10.1371/b"), _on("2026-02-01", doi="10.5555/x",
                                                                                 domain=None)])
-    assert a.seen == {("10.1371", "journals.plos.org", "2026-01-02", "2026-03-04"),
-                      ("10.1371", "", "2026-01-02", "2026-03-04"), ("10.5555", "", "2026-02-01", "2026-02-01")}
+    assert a.seen == {("10.1371", "journals.plos.org", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
+                      ("10.1371", "", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
+                      ("10.5555", "", "2026-02-01T12:00:00Z", "2026-02-01T12:00:00Z")}
     files = render(a)
-    assert files[BAD_CSV] == "10.1371,journals.plos.org,crossref,2026-01-02,2026-03-04\n"
-    assert files[GOOD_CSV] == "10.1371,,crossref,2026-01-02,2026-03-04\n10.5555,,crossref,2026-02-01,2026-02-01\n"
+    assert files[BAD_CSV] == "10.1371,journals.plos.org,crossref,2026-01-02T12:00:00Z,2026-03-04T12:00:00Z\n"
+    assert files[GOOD_CSV] == ("10.1371,,crossref,2026-01-02T12:00:00Z,2026-03-04T12:00:00Z\n"
+                                "10.5555,,crossref,2026-02-01T12:00:00Z,2026-02-01T12:00:00Z\n")
     cell = json.loads(files[DECISIONS_JSON])["domains-prefixes"]["journals.plos.org"]["10.1371"]
-    assert (cell["first-seen"], cell["last-seen"]) == ("2026-01-02", "2026-03-04")
+    assert (cell["first-seen"], cell["last-seen"]) == ("2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z")
     assert parse(files) == a
 
 
@@ -345,7 +347,8 @@ def test_a_site_that_moved_keeps_its_old_pair_with_the_last_day_it_was_seen():
     old = aggregate([_on("2026-01-02", domain="old.example")])
     new = aggregate([_on("2026-06-01", domain="new.example")])
     merged = merge(old, new)
-    assert {span for span in merged.seen if span[1]} == {("10.1371", "old.example", "2026-01-02", "2026-01-02"),
-                                                         ("10.1371", "new.example", "2026-06-01", "2026-06-01")}
+    assert {span for span in merged.seen if span[1]} == {
+        ("10.1371", "old.example", "2026-01-02T12:00:00Z", "2026-01-02T12:00:00Z"),
+        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-06-01T12:00:00Z")}
     assert merge(merged, aggregate([_on("2026-07-01", domain="new.example")])).seen >= {
-        ("10.1371", "new.example", "2026-06-01", "2026-07-01")}
+        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-07-01T12:00:00Z")}

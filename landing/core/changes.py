@@ -1,0 +1,71 @@
+"""What changed between two artifact versions, per prefix and per domain. Artifacts in, a JSON-ready dict out.
+
+The files are additive, so an entry rarely leaves them; what a reader wants to know is what a newer version saw
+that an older one did not, and what it no longer saw. A pair (prefix, domain) *appeared* with each label (good,
+bad, recognised, confirmed) the newer version has and the older lacks, and *disappeared* with each it lost (an
+exclusion, or files from elsewhere). A pair in both *went unseen* when the newer version saw its prefix again,
+later, but not there: its last-seen stayed where it was while another pair of the prefix moved on. That is
+how a site that moved to a new domain shows: the new domain appears, the old one goes unseen.
+"""
+from landing.core.artifacts import Artifacts
+
+LABELS = ("good", "bad", "recognised", "confirmed")
+
+
+def _labels(a: Artifacts) -> dict[tuple[str, str], set[str]]:
+    """(prefix, domain) -> its labels in a."""
+    labels: dict[tuple[str, str], set[str]] = {}
+    for label, pairs in (("good", ((p, d) for p, d, _ in a.good)), ("bad", ((p, d) for p, d, _ in a.bad)),
+                         ("recognised", ((p, d) for d, p in a.recognised)),
+                         ("confirmed", ((p, d) for d, p in a.confirmed))):
+        for pair in pairs:
+            labels.setdefault(pair, set()).add(label)
+    return labels
+
+
+def _last_seen(a: Artifacts) -> dict[tuple[str, str], str]:
+    return {(prefix, domain): last for prefix, domain, _, last in a.seen if domain}
+
+
+def changes(old: Artifacts, new: Artifacts) -> dict:
+    """{"pairs": [{prefix, domain, appeared, disappeared, unseen-since}], "prefixes": {appeared, disappeared}},
+    each list sorted; a pair is listed only when something changed."""
+    before, after = _labels(old), _labels(new)
+    seen_before, seen_after = _last_seen(old), _last_seen(new)
+    latest: dict[str, str] = {}  # prefix -> when the newer version last saw any of its pairs
+    for (prefix, _), day in seen_after.items():
+        latest[prefix] = max(latest.get(prefix, ""), day)
+    rows = []
+    for pair in sorted(before.keys() | after.keys()):
+        appeared = sorted(after.get(pair, set()) - before.get(pair, set()), key=LABELS.index)
+        disappeared = sorted(before.get(pair, set()) - after.get(pair, set()), key=LABELS.index)
+        last = seen_after.get(pair)
+        unseen = pair in before and pair in after and last and last == seen_before.get(pair) \
+            and last < latest.get(pair[0], "")
+        if appeared or disappeared or unseen:
+            rows.append({"prefix": pair[0], "domain": pair[1], "appeared": appeared, "disappeared": disappeared,
+                         "unseen-since": last if unseen else None})
+    old_prefixes, new_prefixes = {p for p, _ in old.prefixes}, {p for p, _ in new.prefixes}
+    return {"pairs": rows, "prefixes": {"appeared": sorted(new_prefixes - old_prefixes),
+                                        "disappeared": sorted(old_prefixes - new_prefixes)}}
+
+
+def render_changes(found: dict) -> str:
+    """The changes as text: new and lost prefixes, then each prefix's domains, then each domain's prefixes."""
+    lines = [f"prefixes: +{len(found['prefixes']['appeared'])} -{len(found['prefixes']['disappeared'])}"]
+    lines += [f"  + {prefix}" for prefix in found["prefixes"]["appeared"]]
+    lines += [f"  - {prefix}" for prefix in found["prefixes"]["disappeared"]]
+    for title, key, other in (("by prefix", "prefix", "domain"), ("by domain", "domain", "prefix")):
+        lines.append(f"{title}:")
+        for name in sorted({row[key] for row in found["pairs"]}):
+            lines.append(f"  {name or '(no domain)'}")
+            for row in sorted((r for r in found["pairs"] if r[key] == name), key=lambda r: r[other]):
+                lines.append(f"    {row[other] or '(no domain)'}  {_said(row)}")
+    return "\n".join(lines) + "\n"
+
+
+def _said(row: dict) -> str:
+    parts = [f"+{label}" for label in row["appeared"]] + [f"-{label}" for label in row["disappeared"]]
+    if row["unseen-since"]:
+        parts.append(f"not seen since {row['unseen-since']}")
+    return " ".join(parts)
