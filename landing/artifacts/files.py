@@ -82,7 +82,8 @@ def _locked(directory: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def export(directory, artifacts: Artifacts, now: datetime | None = None, exclusions: frozenset[str] = frozenset()) -> Path:
+def export(directory, artifacts: Artifacts, now: datetime | None = None,
+           exclusions: frozenset[str] = frozenset()) -> Path:
     """Merge `artifacts` into the latest version, excluded domains only followed (a domain excluded since an older
     version loses its trust there too), and write it as a new version and as the top-level copy."""
     directory = Path(directory)

@@ -48,7 +48,8 @@ class Command(ScrapyCommand):
                               exclusions=excluded)
         finally:
             docs.close()
-        print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; version {summary['version']}")
+        print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; "
+              f"version {summary['version']}")
         for name, lines in summary["lines"].items():
             print(f"  {name}: {lines:,} lines")
 

@@ -30,7 +30,8 @@ class Artifacts:
     """good/bad: (prefix, domain, ra); prefixes: (prefix, ra), one ra each ("" = unknown);
     recognised/confirmed: (domain, prefix); ends: (domain, prefix, class, DOIs), how the visits of the prefix's
     DOIs that led to the domain ended; seen: (prefix, domain or "" for the prefix itself, first-seen, last-seen),
-    the times (UTC, ISO 8601) of the first and last visits that saw it. Every prefix named anywhere is also in `prefixes`."""
+    the times (UTC, ISO 8601) of the first and last visits that saw it. Every prefix named anywhere is also in
+    `prefixes`."""
     good: frozenset = field(default_factory=frozenset)
     bad: frozenset = field(default_factory=frozenset)
     prefixes: frozenset = field(default_factory=frozenset)
@@ -255,7 +256,8 @@ def _merged_seen(old: frozenset, new: frozenset) -> frozenset:
 
 def _csv(rows: Iterable[tuple[str, str, str]], seen: dict) -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(row + seen[row[:2]] if row[:2] in seen else row for row in sorted(rows))
+    dated = (row + seen[row[:2]] if row[:2] in seen else row for row in sorted(rows))
+    csv.writer(buffer, lineterminator="\n").writerows(dated)
     return buffer.getvalue()
 
 

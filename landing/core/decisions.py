@@ -99,7 +99,8 @@ def _keeping(decisions: Decisions, keep) -> Decisions:
                  for domain, prefixes in decisions.by_domain.items()}
     by_domain = {domain: prefixes for domain, prefixes in by_domain.items()
                  if prefixes or not decisions.by_domain[domain]}
-    domains = frozenset(d for d in decisions.domains if d in by_domain or (d not in decisions.by_domain and keep(d, "")))
+    domains = frozenset(d for d in decisions.domains
+                        if d in by_domain or (d not in decisions.by_domain and keep(d, "")))
     return Decisions(domains, decisions.prefixes,
                      frozenset(pair for pair in decisions.recognised if keep(*pair)),
                      frozenset(pair for pair in decisions.confirmed if keep(*pair)),

@@ -26,7 +26,8 @@ def _world(root, host):
 def moved(tmp_path_factory):
     root = tmp_path_factory.mktemp("moved")
     stores = Stores(root / "stores")
-    for world, run in ((_world(root / "before", "old.example"), "auto"), (_world(root / "after", "new.example"), "new")):
+    worlds = [(_world(root / "before", "old.example"), "auto"), (_world(root / "after", "new.example"), "new")]
+    for world, run in worlds:
         sandbox = RunningSandbox(world)
         try:
             done = stores.crawl(sandbox.proxy, "-s", "LANDING_SOURCES=crossref", "-s", f"LANDING_RUN={run}")

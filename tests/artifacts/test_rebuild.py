@@ -131,7 +131,8 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
     with store(tmp_path / "second.db", PLOS) as second:
         summary = rebuild(second, artifacts)
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
-        ["10.5281,zenodo.org,datacite" + SEEN], ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
+        ["10.5281,zenodo.org,datacite" + SEEN],
+        ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
         0)
 
 

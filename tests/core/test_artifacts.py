@@ -89,7 +89,8 @@ def test_merge_takes_a_pairs_visit_ends_from_the_newer_export_and_keeps_pairs_it
 
 
 def test_visit_ends_that_are_not_counts_are_refused_with_a_message():
-    text = json.dumps({"domains-prefixes": {"x.example": {"10.1": {"domain-recognised": True, "visits": {"page": "2"}}}}})
+    cell = {"domain-recognised": True, "visits": {"page": "2"}}
+    text = json.dumps({"domains-prefixes": {"x.example": {"10.1": cell}}})
     with pytest.raises(ValueError, match=r'\["visits"\] must map classes to counts'):
         parse({DECISIONS_JSON: text})
 

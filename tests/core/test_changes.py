@@ -10,7 +10,8 @@ def _doc(doi, domain, day, correctness="missing", meta=None):
             "analysis/doi-in-text": None, "analysis/doi-in-hyperlinks": None}
 
 
-FIRST = aggregate([_doc("10.1/a", "old.example", "2026-11-01", "ok", "non-url"), _doc("10.2/b", "two.example", "2026-11-01")])
+FIRST = aggregate([_doc("10.1/a", "old.example", "2026-11-01", "ok", "non-url"),
+                   _doc("10.2/b", "two.example", "2026-11-01")])
 
 
 def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen_since_its_last_day():
@@ -19,7 +20,8 @@ def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen
     assert found["pairs"] == [
         {"prefix": "10.1", "domain": "new.example", "appeared": ["good", "recognised", "confirmed"], "disappeared": [],
          "unseen-since": None},
-        {"prefix": "10.1", "domain": "old.example", "appeared": [], "disappeared": [], "unseen-since": "2026-11-01T08:00:00Z"}]
+        {"prefix": "10.1", "domain": "old.example", "appeared": [], "disappeared": [],
+         "unseen-since": "2026-11-01T08:00:00Z"}]
     assert found["prefixes"] == {"appeared": [], "disappeared": []}
 
 

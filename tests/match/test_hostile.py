@@ -72,7 +72,8 @@ def pages(tmp_path_factory):
                                          .encode("cp1252"))  # served as utf-8
     metas = "".join(f'<meta name="dc.identifier" content="10.99002/decoy{n}">' for n in range(20_000))
     (world / "metas.html").write_text(PAGE.format(doi="10.99002/metas", body="").replace("<title>", metas + "<title>"))
-    (world / "brackets.html").write_text(PAGE.format(doi="10.99002/brackets", body="doi:10.99002/brackets" + ")" * 80_000))
+    brackets = PAGE.format(doi="10.99002/brackets", body="doi:10.99002/brackets" + ")" * 80_000)
+    (world / "brackets.html").write_text(brackets)
     site = "https://hostile.example"
     dois = {"10.99002/page": f"{site}/page", "10.99002/charset": f"{site}/charset", "10.99002/metas": f"{site}/metas",
             "10.99002/brackets": f"{site}/brackets"}
@@ -84,7 +85,8 @@ def pages(tmp_path_factory):
               {"url": f"{site}/bomb", "body_file": "bomb.gz", "headers": {"Content-Encoding": "gzip"}},
               {"url": f"{site}/binary", "body_file": "binary.bin", "content_type": "application/octet-stream"},
               {"url": f"{site}/charset", "body_file": "charset.html", "content_type": "text/html; charset=utf-8"},
-              {"url": f"{site}/metas", "body_file": "metas.html"}, {"url": f"{site}/brackets", "body_file": "brackets.html"}]
+              {"url": f"{site}/metas", "body_file": "metas.html"},
+              {"url": f"{site}/brackets", "body_file": "brackets.html"}]
     (world / "routes.jsonl").write_text("".join(json.dumps(route) + "\n" for route in routes))
     inputs = [f"{site}/{name}" for name in ("bomb", "binary", "charset", "metas", "brackets")]
     source = world / "inputs.txt"
