@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 from datetime import UTC, datetime
 
-from landing.artifacts.files import export, line_counts, load_latest
+from landing.artifacts.files import CHANGES, export, line_counts, load_latest
 from landing.core.artifacts import FILENAMES, Artifacts, merge, parse
 
 FIRST = Artifacts(
@@ -57,7 +57,7 @@ def test_no_temp_files_are_left_behind_only_the_lock_file(tmp_path):
     export(tmp_path, FIRST, now=T1)
     version = export(tmp_path, SECOND, now=T1)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*FILENAMES, "versions", ".lock"])
-    assert sorted(p.name for p in version.iterdir()) == sorted(FILENAMES)
+    assert sorted(p.name for p in version.iterdir()) == sorted([*FILENAMES, CHANGES])
 
 
 def test_line_counts_of_the_top_level_files(tmp_path):
