@@ -95,6 +95,11 @@ def _summary(seconds: float, blobs: str):
     print(f"demo: artifacts in {ARTIFACTS}/ (every version under {ARTIFACTS}/versions/):")
     for name, lines in line_counts(ARTIFACTS).items():
         print(f"  {ARTIFACTS / name}: {lines:,} lines")
+    report = ARTIFACTS / "report.html"
+    if report.is_file():
+        print(f"demo: the report, to open in a browser: {report.resolve()} (scrapy report -o FILE writes it again)")
+    else:
+        print(f"demo: no report at {report}: see the crawl log ({LOG}) for why it could not be drawn")
 
 
 def main(argv=None) -> int:

@@ -45,13 +45,15 @@ class Command(ScrapyCommand):
         try:
             summary = rebuild(docs, self.settings.get("LANDING_ARTIFACTS_DIR"),
                               progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
-                              exclusions=excluded)
+                              exclusions=excluded, report=self.settings.getbool("LANDING_EXPORT_REPORT"))
         finally:
             docs.close()
         print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; "
               f"version {summary['version']}")
         for name, lines in summary["lines"].items():
             print(f"  {name}: {lines:,} lines")
+        if summary["report"]:
+            print(f"  report: {summary['report']}")
 
     def _diff(self, args):
         directory = Path(self.settings.get("LANDING_ARTIFACTS_DIR"))

@@ -227,11 +227,14 @@ class DocumentPipeline:
         return written
 
     def _export(self, settings):
-        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"), exclusions=exclusions(settings))
+        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"), exclusions=exclusions(settings),
+                          report=settings.getbool("LANDING_EXPORT_REPORT"))
         for name, value in summary["lines"].items():
             self.stats.set_value(f"landing/artifacts/{name}", value)
         logger.info("Artifacts exported to %s (%s)", summary["version"],
                     ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
+        if summary["report"]:
+            logger.info("Report: %s", summary["report"])
 
     def _save_unwritten(self, error):
         count = self.docs.pending

@@ -50,18 +50,18 @@ def lines(path):
 
 
 def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_alone(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / GOOD) == ["10.1371,journals.plos.org,crossref" + SEEN,
                                                     "10.5281,,datacite" + SEEN, "10.5555,,crossref" + SEEN]
 
 
 def test_the_bad_csv_lists_the_domains_reached_whose_pages_never_state_the_doi(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite" + SEEN]
 
 
 def test_the_decision_structure_recognises_every_domain_reached_and_confirms_correct_meta_tags(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert json.loads((tmp_path / "artifacts" / DECISIONS).read_text()) == {
         "domains": ["journals.plos.org", "zenodo.org"],
         "prefixes": ["10.1371", "10.5281", "10.5555"],
@@ -75,23 +75,23 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
 
 
 def test_the_new_version_directory_holds_the_same_files_as_the_top(docs, tmp_path):
-    version = Path(rebuild(docs, tmp_path / "artifacts")["version"])
+    version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
     top = tmp_path / "artifacts"
     assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS)}) == \
         (top / "versions", {name: (top / name).read_text() for name in (GOOD, BAD, DECISIONS)})
 
 
 def test_the_summary_counts_analyses_reports_additions_and_lines(docs, tmp_path):
-    summary = rebuild(docs, tmp_path / "artifacts")
+    summary = rebuild(docs, tmp_path / "artifacts", report=False)
     json_lines = len(lines(tmp_path / "artifacts" / DECISIONS))
     del summary["version"]
-    assert summary == {"analyses": 3, "reports": 8,
+    assert summary == {"analyses": 3, "reports": 8, "report": None,
                        "added": {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 3},
                        "lines": {GOOD: 3, BAD: 1, DECISIONS: json_lines}}
 
 
 def test_a_report_is_stored_per_prefix_domain_and_member(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert sorted(f"{r['report/kind']}:{r['report/key']}" for r in docs.scan("report")) == [
         "domain:journals.plos.org", "domain:zenodo.org",
         "member:crossref/340", "member:crossref/7", "member:datacite/cern.zenodo",
@@ -99,7 +99,7 @@ def test_a_report_is_stored_per_prefix_domain_and_member(docs, tmp_path):
 
 
 def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert docs.get("report", "prefix:10.5555") == {
         "report/kind": "prefix", "report/key": "10.5555", "report/dois": 1, "report/ra": "crossref",
         "report/good-domains": [], "report/bad-domains": [],
@@ -109,7 +109,7 @@ def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
 
 def test_reports_of_an_earlier_rebuild_that_no_analysis_supports_are_deleted(docs, tmp_path):
     docs.put("report", "prefix:10.9999", {"report/kind": "prefix", "report/key": "10.9999"})
-    rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
     assert docs.get("report", "prefix:10.9999") is None
 
 
@@ -118,7 +118,7 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
                     found={"analysis/doi-in-text": "non-url", "analysis/meta-tag-correctness": "missing"}, when=DAY1)
     failed_later = visit("10.1371/journal.pone.0160617", "crossref", "340", error="dns", when=DAY2)
     with store(tmp_path / "docs.db", reached, failed_later) as docs:
-        summary = rebuild(docs, tmp_path / "artifacts")
+        summary = rebuild(docs, tmp_path / "artifacts", report=False)
         report = docs.get("report", "prefix:10.1371")
     assert (summary["analyses"], report["report/dois"], report["report/errors"],
             lines(tmp_path / "artifacts" / GOOD)) == (1, 1, {}, ["10.1371,journals.plos.org,crossref" + SEEN])
@@ -127,9 +127,9 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
 def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp_path):
     artifacts = tmp_path / "artifacts"
     with store(tmp_path / "first.db", ZENODO) as first:
-        rebuild(first, artifacts)
+        rebuild(first, artifacts, report=False)
     with store(tmp_path / "second.db", PLOS) as second:
-        summary = rebuild(second, artifacts)
+        summary = rebuild(second, artifacts, report=False)
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
         ["10.5281,zenodo.org,datacite" + SEEN],
         ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
@@ -137,15 +137,15 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
 
 
 def test_rebuilding_an_unchanged_store_adds_nothing_and_writes_a_second_version(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts")
-    summary = rebuild(docs, tmp_path / "artifacts")
+    rebuild(docs, tmp_path / "artifacts", report=False)
+    summary = rebuild(docs, tmp_path / "artifacts", report=False)
     assert (summary["added"], len(list((tmp_path / "artifacts" / "versions").iterdir()))) == (
         {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0}, 2)
 
 
 def test_a_store_without_analyses_exports_empty_artifacts(tmp_path):
     with store(tmp_path / "docs.db") as docs:
-        summary = rebuild(docs, tmp_path / "artifacts")
+        summary = rebuild(docs, tmp_path / "artifacts", report=False)
     assert (summary["analyses"], summary["reports"], summary["lines"][GOOD], summary["lines"][BAD],
             json.loads((tmp_path / "artifacts" / DECISIONS).read_text())) == (
         0, 0, 0, 0, {"domains": [], "prefixes": [], "domains-prefixes": {}})
@@ -156,14 +156,14 @@ def test_progress_is_told_once_per_50000_analyses(tmp_path):
     docs = store(tmp_path / "docs.db", *({"pid/doi": f"10.1/{n:06d}", "pid/ra": "crossref", "snapshot/driver": "http",
                                           "snapshot/timestamp": DAY1} for n in range(50001)))
     with docs:
-        rebuild(docs, tmp_path / "artifacts", progress=told.append)
+        rebuild(docs, tmp_path / "artifacts", progress=told.append, report=False)
     assert told == ["aggregated 50,000 analyses"]
 
 
 def test_an_excluded_domain_is_exported_only_as_followed(tmp_path):
     docs = store(tmp_path / "docs.db", PLOS, ZENODO)
     try:
-        rebuild(docs, tmp_path / "artifacts", exclusions=frozenset({"zenodo.org"}))
+        rebuild(docs, tmp_path / "artifacts", exclusions=frozenset({"zenodo.org"}), report=False)
     finally:
         docs.close()
     decisions = json.loads((tmp_path / "artifacts" / DECISIONS).read_text())

@@ -42,8 +42,9 @@ class Stores:
         self.env = {**os.environ, **(env or {})}
 
     def settings(self) -> list[str]:
+        # The HTML report costs a child process per export (~2 s): tests/report/ draw it; other crawls skip it.
         return ["-s", f"LANDING_DOCS={self.docs}", "-s", f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
-                "-s", f"LANDING_BLOBS={self.blobs}",
+                "-s", f"LANDING_BLOBS={self.blobs}", "-s", "LANDING_EXPORT_REPORT=False",
                 "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}", *self.extra]
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:

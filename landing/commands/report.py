@@ -1,0 +1,40 @@
+"""`scrapy report -o report.html`: the HTML report of the stored reports and the exported artifact versions."""
+from pathlib import Path
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from landing.commands.stores import docs_of
+from landing.core.report import figures
+from landing.report.write import latest_changes, trend, write
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings = {"LOG_ENABLED": False}
+
+    def syntax(self):
+        return "-o FILE"
+
+    def short_desc(self):
+        return "Write the HTML report (totals, correctness, failures, changes, trend) of the stored reports"
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("-o", "--output", metavar="FILE", help="where to write the report (.html)")
+
+    def run(self, args, opts):
+        if args or not opts.output:
+            raise UsageError("scrapy report takes -o FILE and nothing else", print_help=False)
+        artifacts_dir = Path(self.settings.get("LANDING_ARTIFACTS_DIR"))
+        docs = docs_of(self.settings)
+        try:
+            found = figures(docs.scan("report"))
+        finally:
+            docs.close()
+        if not found["totals"]["prefixes"]:
+            raise UsageError("the store holds no report: crawl first, or run scrapy artifacts", print_help=False)
+        out = write(opts.output, found, latest_changes(artifacts_dir), trend(artifacts_dir), "from the store")
+        print(f"report: {out} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
+              f"{found['totals']['domains']:,} domains)")

@@ -1,0 +1,60 @@
+"""Write the HTML report: from the store (`scrapy report`) or beside an exported version (in a child process, so
+the crawl never holds matplotlib in memory: it adds ~70 MB)."""
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from landing.artifacts import files
+from landing.core.report import trend_point
+
+logger = logging.getLogger(__name__)
+
+FIGURES = "report.json"  # beside each version: its figures, which the report and later trends read
+REPORT = "report.html"
+
+
+def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
+    """The correctness trend: one point per version (up to `upto`) whose figures were kept."""
+    points = []
+    for version in files.versions(artifacts_dir):
+        kept = version / FIGURES
+        if kept.is_file():
+            points.append(trend_point(version.name, json.loads(kept.read_text("utf-8"))))
+        if version == upto:
+            break
+    return points
+
+
+def latest_changes(artifacts_dir) -> dict | None:
+    known = files.versions(artifacts_dir)
+    path = known[-1] / files.CHANGES if known else None
+    return json.loads(path.read_text("utf-8")) if path and path.is_file() else None
+
+
+def write(out, found: dict, changes: dict | None, points: list[dict], title: str) -> Path:
+    """Render the report to `out` (atomically: a reader never sees half a file)."""
+    from landing.report.html import render
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.with_name(f".{out.name}.tmp")
+    temporary.write_text(render(found, changes, points, title), encoding="utf-8")
+    os.replace(temporary, out)
+    return out
+
+
+def beside_version(artifacts_dir, version: Path, found: dict) -> Path | None:
+    """Keep a version's figures, then draw its report (and the top-level copy) in a child process; None, logged,
+    when drawing failed: the artifacts are exported all the same."""
+    (version / FIGURES).write_text(json.dumps(found, sort_keys=True) + "\n", encoding="utf-8")
+    # The child finds this code where the parent did (an egg under Scrapyd is on sys.path, not installed).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run([sys.executable, "-m", "landing.report", str(artifacts_dir), version.name],
+                          capture_output=True, text=True, env=env, timeout=600)
+    if done.returncode != 0:
+        logger.warning("The HTML report of %s could not be drawn: %s", version.name, done.stderr.strip()[-500:])
+        return None
+    return Path(artifacts_dir) / REPORT

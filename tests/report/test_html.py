@@ -1,0 +1,79 @@
+"""The HTML report opened in the real Chromium the project drives (Playwright): it renders, says nothing in the
+console, and shows the figures the store holds."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from landing.artifacts.rebuild import rebuild
+from landing.core.report import figures
+from tests.artifacts.test_rebuild import PLOS, TIMEOUT, ZENODO, store
+from tests.browser.probe import CHROMIUM, ROOT, needs_chromium
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    with store(root / "docs.db", PLOS, ZENODO) as docs:
+        rebuild(docs, root / "artifacts")
+    with store(root / "docs.db", TIMEOUT) as docs:  # a second export: changes and a trend of two points
+        summary = rebuild(docs, root / "artifacts")
+        found = figures(docs.scan("report"))
+    return root, summary, found
+
+
+def _opened(path):
+    """(visible text, console errors and page errors) of a file opened in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                             args=["--no-sandbox", "--disable-background-networking"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("requestfailed", lambda request: errors.append(f"request failed: {request.url[:80]}"))
+            page.goto(path.as_uri())
+            images = page.eval_on_selector_all("img", "imgs => imgs.map(i => i.complete && i.naturalWidth > 0)")
+            return page.inner_text("body"), errors, images
+        finally:
+            browser.close()
+
+
+@needs_chromium
+def test_the_report_exported_with_each_version_opens_in_chromium_without_errors_and_shows_the_stores_figures(
+        exported):
+    root, summary, found = exported
+    assert summary["report"] == str(root / "artifacts" / "report.html")
+    text, errors, images = _opened(root / "artifacts" / "report.html")
+    assert errors == []
+    assert images and all(images)  # every chart drawn and decoded
+    totals = found["totals"]
+    assert f"DOIs\t{totals['dois']}" in text and f"prefixes\t{totals['prefixes']}" in text
+    assert f"domains\t{totals['domains']}" in text
+    assert "journals.plos.org" in text and "10.5555" in text  # a domain, and a prefix with no good domain
+    assert "Correctness over runs" in text and "no trend yet" not in text
+
+
+def test_each_version_keeps_its_figures_and_report_beside_its_files(exported):
+    root, _, found = exported
+    versions = sorted((root / "artifacts" / "versions").iterdir())
+    assert [sorted(p.name for p in v.iterdir() if p.name.startswith("report")) for v in versions] == [
+        ["report.html", "report.json"]] * 2
+    assert json.loads((versions[-1] / "report.json").read_text())["totals"] == found["totals"]
+
+
+def test_scrapy_report_writes_the_report_of_the_store_and_says_where(exported, tmp_path):
+    root, _, found = exported
+    out = tmp_path / "mine.html"
+    done = subprocess.run([sys.executable, "-m", "scrapy", "report", "-o", str(out), "-s",
+                           f"LANDING_DOCS=sqlite:///{root / 'docs.db'}", "-s",
+                           f"LANDING_ARTIFACTS_DIR={root / 'artifacts'}"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env=os.environ)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith(f"report: {out} ({found['totals']['dois']} DOIs")
+    assert "<h2>Totals</h2>" in out.read_text()
