@@ -4,7 +4,7 @@ from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from landing.core.analysis import parse, visible_text
 
-# Every class a snapshot may carry in `snapshot/error` (docs in docs/data.md "Failure classes").
+# Every class a snapshot may carry in `snapshot/error` (docs in docs/data-model.md "Failure classes").
 CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
            "too-large", "not-html", "robots", "challenge", "js-required", "cookie-required", "refused-address")
 # The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
