@@ -16,6 +16,10 @@ def rebuild(docs, artifacts_dir, progress=None, exclusions: frozenset[str] = fro
         aggregate.add(doc)
         if progress and count % 50000 == 0:
             progress(f"aggregated {count:,} analyses")
+    for sample in docs.scan("sample"):  # every prefix of every sampled owner, whether a sampled DOI had it or not
+        if sample.get("sample/dois") is not None:
+            for prefix in sample.get("sample/prefixes") or ():
+                aggregate.listed(prefix, sample.get("sample/ra") or "")
     docs.delete_kind("report")
     stored = [0]  # reports written: they stream by (a full run has ~130,000), each stored, then counted for figures
 

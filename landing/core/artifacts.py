@@ -138,6 +138,11 @@ class Aggregate:
             self.members.setdefault(member, (ra, member_id or ""))
             self.by_member.setdefault(member, _Tally()).add(doc, domain, reached, found)
 
+    def listed(self, prefix: str, ra: str) -> None:
+        """A prefix its owner's listing names: known (a `prefix,,ra` line until a DOI of it leads somewhere)."""
+        if not self.ras.get(prefix):
+            self.ras[prefix] = ra
+
     def artifacts(self) -> Artifacts:
         """The artifact sets implied by everything added so far."""
         good, bad, recognised, confirmed = set(), set(), set(), set()

@@ -63,7 +63,8 @@ def visit_id(run_id: str, order: int, rank: int) -> str:
     return f"{sample_id(run_id, order)}/{rank:0{RANK_DIGITS}d}"
 
 
-def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int) -> list[dict]:
+def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int,
+         prefixes: dict | None = None) -> list[dict]:
     """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
 
     Sizes follow landing.core.sampling per registration agency (a sample is proportional to the agency's
@@ -77,8 +78,10 @@ def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum:
                    for ra, owner, total in owners)
     sized = [row for row in sized if row[3] > 0]
     random.Random(run_id).shuffle(sized)
+    prefixes = prefixes or {}
     return [{"sample/run": run_id, "sample/order": order, "sample/ra": ra, "sample/owner": owner,
-             "sample/total": total, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
+             "sample/total": total, "sample/size": size, "sample/prefixes": prefixes.get((ra, owner), []),
+             "sample/dois": None, "sample/timestamp": None}
             for order, (ra, owner, total, size) in enumerate(sized)]
 
 

@@ -24,11 +24,12 @@ class Ledger:
         self.docs.flush()
         return run, False
 
-    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str) -> dict:
+    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str,
+                   prefixes: dict | None = None) -> dict:
         """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
         run as `visiting`, its listing complete or not; returns the run document."""
         run_id, start = run["run/id"], run["run/owners"] or 0
-        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"])
+        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes)
         if start:
             planned = {(s["sample/ra"], s["sample/owner"]) for s in self.docs.scan("sample", prefix=f"{run_id}/")
                        if s["sample/order"] < start}

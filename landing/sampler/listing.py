@@ -1,6 +1,7 @@
 """Listing, the first step of a run: every owner of each source with its DOI count, before any sample (sample
 sizes depend on the largest owner). A mixin of the doi_sampler spider, which provides `_api`, `_answer` and
-`_api_failed`, the endpoints, and the `listing` counts, `members`, `clients`, `cursors` and `listed` state.
+`_api_failed`, the endpoints, and the `listing` counts, `members`, `clients`, `prefixes_of`, `cursors` and
+`listed` state.
 """
 from landing.core.sources import crossref, datacite
 
@@ -57,6 +58,7 @@ class OwnerListing:
             return
         self.cursors.add(cursor)
         self.members += members
+        self.prefixes_of.update({("crossref", m["id"]): m["prefixes"] for m in members})
         if cursor:
             url = crossref.members_url(self.crossref_api, self.mailto, cursor)
         elif members and len(self.members) < total:
@@ -73,6 +75,7 @@ class OwnerListing:
         if answered is None:
             return
         clients, following = answered
+        self.prefixes_of.update({("datacite", c): p for c, p in datacite.client_prefixes(response.json()).items()})
         self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = None  # until its count answers: a client whose count failed is not planned

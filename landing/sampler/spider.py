@@ -67,6 +67,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
         spider.shared = bool(s.get("LANDING_FRONTIER_REDIS"))  # visits go through the workers' Redis frontier
         spider.leading = True  # False once a worker sharing the frontier took the lead from this one
         spider.members, spider.clients, spider.listing, spider.cursors = [], {}, {}, set()
+        spider.prefixes_of = {}  # (ra, owner) -> the prefixes its listing names, kept on its sample document
         spider.listed = asyncio.Event()
         return spider
 
@@ -111,8 +112,9 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
             if listed is None and self.run["run/state"] == "listing":
                 return
             if listed is not None:
-                self.run = await self.docs.call(self.ledger.store_plan, self.run, *listed, documents.now())
-            self.members, self.clients = [], {}
+                self.run = await self.docs.call(self.ledger.store_plan, self.run, *listed, documents.now(),
+                                                self.prefixes_of)
+            self.members, self.clients, self.prefixes_of = [], {}, {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
         async for request_or_item in self._walk():
             yield request_or_item

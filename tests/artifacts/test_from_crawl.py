@@ -11,9 +11,13 @@ from tests.sampler.test_spider import expected as reached
 RESOLVER_HOSTS = {"doi.org", "dx.doi.org"}
 
 
-def _expected(truth: dict, sampled: set) -> dict:
-    """The artifacts' rules applied to truth for the sampled DOIs, written independently of landing.core."""
+def _expected(truth: dict, sampled: set, samples: list[dict] = ()) -> dict:
+    """The artifacts' rules applied to truth for the sampled DOIs, written independently of landing.core; every
+    prefix of a sampled owner is known too."""
     good, bad, prefixes, recognised, confirmed = set(), set(), {}, set(), set()
+    for sample in samples:
+        if sample["sample/dois"] is not None:
+            prefixes.update({p: sample["sample/ra"] for p in sample["sample/prefixes"]})
     for doi in sampled:
         t = truth[doi]
         prefixes[t["prefix"]] = t["ra"]
@@ -50,13 +54,34 @@ def _read(directory: Path) -> dict:
 def test_exported_artifacts_equal_artifacts_computed_from_truth(every_crawl, every_scenario_world):
     stores, _ = every_crawl
     sampled = {p["pid/doi"] for p in stores.export("pid")}
-    assert _read(stores.artifacts) == _expected(truth_of(every_scenario_world), sampled)
+    assert _read(stores.artifacts) == _expected(truth_of(every_scenario_world), sampled, stores.export("sample"))
 
 
 def test_mixed_world_artifacts_equal_artifacts_computed_from_truth(mixed_crawl, mixed_world):
     stores, _ = mixed_crawl
     sampled = {p["pid/doi"] for p in stores.export("pid")}
-    assert _read(stores.artifacts) == _expected(truth_of(mixed_world), sampled)
+    assert _read(stores.artifacts) == _expected(truth_of(mixed_world), sampled, stores.export("sample"))
+
+
+def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(tmp_path):
+    # A member with three prefixes, whose DOIs all carry one: the other two are still known prefixes.
+    from landing_dev.sandbox.server import RunningSandbox
+    world = tmp_path / "world"
+    world.mkdir()
+    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
+        {"id": "5", "primary-name": "Many Prefixes", "prefixes": ["10.99005", "10.99006", "10.99007"]}]}))
+    page = '<html><head><meta name="citation_doi" content="10.99005/a"></head><body>.</body></html>'
+    (world / "dois.jsonl").write_text(json.dumps({"doi": "10.99005/a", "ra": "crossref", "member": "5",
+                                                  "url": "https://many.example/a"}) + "\n")
+    (world / "routes.jsonl").write_text(json.dumps({"url": "https://many.example/a", "body": page}) + "\n")
+    sandbox = RunningSandbox(world)
+    try:
+        stores = Stores(tmp_path / "stores")
+        stores.crawl(sandbox.proxy, "-s", "LANDING_SOURCES=crossref")
+    finally:
+        sandbox.close()
+    assert _read(stores.artifacts)["good"] == {"10.99005,many.example,crossref", "10.99006,,crossref",
+                                               "10.99007,,crossref"}
 
 
 def test_second_crawl_of_the_same_world_adds_no_duplicate_documents(small_sandbox, tmp_path):

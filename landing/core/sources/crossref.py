@@ -19,11 +19,13 @@ def members_url(api: str, mailto=None, cursor: str | None = "*", offset: int | N
 
 
 def parse_members(payload: dict):
-    """(members, next cursor or None, total-results): each member as {id, name, total}."""
+    """(members, next cursor or None, total-results): each member as {id, name, total, prefixes}."""
     message = payload.get("message") or {}
     items = message.get("items") or []
     members = [{"id": str(item["id"]), "name": item.get("primary-name"),
-                "total": int((item.get("counts") or {}).get("total-dois") or 0)} for item in items]
+                "total": int((item.get("counts") or {}).get("total-dois") or 0),
+                "prefixes": sorted({str(p).strip().lower() for p in item.get("prefixes") or [] if str(p).strip()})}
+               for item in items]
     cursor = message.get("next-cursor")
     return members, (cursor if items and cursor else None), int(message.get("total-results") or 0)
 

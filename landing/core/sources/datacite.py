@@ -17,6 +17,16 @@ def parse_clients(payload: dict):
     return ids, ((payload.get("links") or {}).get("next") if data else None)
 
 
+def client_prefixes(payload: dict) -> dict[str, list[str]]:
+    """Each client's prefixes on a clients page (its `relationships.prefixes`), lower case."""
+    found = {}
+    for item in payload.get("data") or []:
+        related = ((item.get("relationships") or {}).get("prefixes") or {}).get("data") or []
+        if item.get("id"):
+            found[item["id"]] = sorted({str(p["id"]).lower() for p in related if isinstance(p, dict) and p.get("id")})
+    return found
+
+
 def count_url(api: str, client_id: str) -> str:
     """A one-DOI page: its meta.total is the client's DOI count."""
     return f"{api}/dois?{urlencode({'client-id': client_id, 'page[size]': 1})}"

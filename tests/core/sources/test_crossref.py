@@ -68,10 +68,12 @@ def test_sample_url_caps_the_sample_at_the_apis_largest():
 
 # parsers on hand-made payloads
 
-def test_parse_members_reads_id_name_and_total():
-    payload = {"message": {"items": [{"id": 98, "primary-name": "Hindawi", "counts": {"total-dois": 12}}],
+def test_parse_members_reads_id_name_total_and_prefixes():
+    payload = {"message": {"items": [{"id": 98, "primary-name": "Hindawi", "counts": {"total-dois": 12},
+                                      "prefixes": ["10.1155", "10.1155", " 10.4061 "]}],
                            "next-cursor": "abc", "total-results": 31000}}
-    assert crossref.parse_members(payload) == ([{"id": "98", "name": "Hindawi", "total": 12}], "abc", 31000)
+    assert crossref.parse_members(payload) == (
+        [{"id": "98", "name": "Hindawi", "total": 12, "prefixes": ["10.1155", "10.4061"]}], "abc", 31000)
 
 
 def test_parse_members_of_an_empty_page_gives_no_next_cursor():
@@ -79,8 +81,8 @@ def test_parse_members_of_an_empty_page_gives_no_next_cursor():
 
 
 def test_parse_members_without_counts_gives_total_zero():
-    assert crossref.parse_members({"message": {"items": [{"id": 7}]}}) == ([{"id": "7", "name": None, "total": 0}],
-                                                                           None, 0)
+    assert crossref.parse_members({"message": {"items": [{"id": 7}]}}) == (
+        [{"id": "7", "name": None, "total": 0, "prefixes": []}], None, 0)
 
 
 def test_parse_dois_skips_items_without_doi():

@@ -58,6 +58,13 @@ def test_parse_clients_reads_ids_and_the_next_link():
     assert datacite.parse_clients(payload) == (["a.b", "c.d"], f"{API}/clients?page%5Bnumber%5D=2")
 
 
+def test_client_prefixes_read_each_clients_related_prefixes():
+    payload = {"data": [{"id": "a.b", "relationships": {"prefixes": {"data": [{"id": "10.5061", "type": "prefixes"},
+                                                                              {"id": "10.80506"}]}}},
+                        {"id": "c.d"}]}
+    assert datacite.client_prefixes(payload) == {"a.b": ["10.5061", "10.80506"], "c.d": []}
+
+
 def test_parse_clients_of_an_empty_page_gives_no_next_link():
     assert datacite.parse_clients({"data": [], "links": {"next": f"{API}/clients?page%5Bnumber%5D=2"}}) == ([], None)
 
