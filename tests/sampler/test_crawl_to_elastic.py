@@ -43,11 +43,22 @@ def test_elasticsearch_and_sqlite_hold_the_same_documents_after_the_same_crawl(e
     assert in_elastic and _stable(in_elastic) == _stable(in_sqlite)
 
 
+def _timeless(path):
+    """An artifact file without its first-seen and last-seen times: two crawls visit at different times."""
+    if path.suffix == ".csv":
+        return [line.split(",")[:3] for line in path.read_text().splitlines()]
+    decisions = json.loads(path.read_text())
+    for row in decisions["domains-prefixes"].values():
+        for cell in row.values():
+            cell.pop("first-seen", None), cell.pop("last-seen", None)
+    return decisions
+
+
 def test_the_artifacts_exported_from_elasticsearch_equal_those_from_sqlite(elastic_crawl, sqlite_crawl):
     (from_elastic, _), (from_sqlite, _) = elastic_crawl, sqlite_crawl
     names = sorted(p.name for p in from_sqlite.artifacts.iterdir() if p.is_file() and not p.name.startswith("."))
-    assert names and [(from_elastic.artifacts / n).read_text() for n in names] == \
-        [(from_sqlite.artifacts / n).read_text() for n in names]
+    assert names and [_timeless(from_elastic.artifacts / n) for n in names] == \
+        [_timeless(from_sqlite.artifacts / n) for n in names]
 
 
 def test_analyze_and_artifacts_run_unchanged_on_elasticsearch(elastic_crawl):
