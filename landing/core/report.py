@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from landing.core.artifacts import CORRECTNESS
 
 TOP = 20  # rows of each ranked table and chart
-WORST_MIN_DOIS = 5  # a domain is ranked among the worst only with this many DOIs: one bad page says little
+WORST_MIN_DOIS = 5  # a domain is ranked among the worst only with this many pages read: one bad page says little
 NO_GOOD_LISTED = 100  # prefixes with no good domain named in the report (all are counted)
 _PLURAL = {"member": "members", "prefix": "prefixes", "domain": "domains"}
 
@@ -65,8 +65,8 @@ def figures(reports: Iterable[dict]) -> dict:
             if row["failed"]:
                 failing.add(row["failed"], row)
             read = sum(row["correctness"].values())
-            if row["dois"] >= WORST_MIN_DOIS:
-                share = row["correctness"]["ok"] / read if read else 0.0
+            if read >= WORST_MIN_DOIS:  # pages read: a domain that only failed is among the failing ones
+                share = row["correctness"]["ok"] / read
                 worst.add((-share, row["dois"]), {**row, "ok-share": round(share, 4)})
     totals["errors"] = dict(sorted(totals["errors"].items(), key=lambda item: (-item[1], item[0])))
     return {"totals": totals, "members": top["member"].items(), "prefixes": top["prefix"].items(),

@@ -77,7 +77,7 @@ def render(found: dict, changes: dict | None = None, trend: list[dict] | None = 
              _table(["", "count"], [["DOIs", totals["dois"]], ["members and clients", totals["members"]],
                                     ["prefixes", totals["prefixes"]], ["domains", totals["domains"]],
                                     ["prefixes with no good domain", totals["prefixes-without-good-domain"]]]),
-             _table(["meta-tag correctness", "DOIs"], [[name, n] for name, n in totals["correctness"].items()]),
+             _table(["meta-tag correctness", "DOIs"], [[name, totals["correctness"][name]] for name in CORRECTNESS]),
              _table(["failure class", "DOIs"], [[name, n] for name, n in totals["errors"].items()])]
     parts.append(_section("Meta-tag correctness per member (largest)", found["members"], "member"))
     parts.append(_section("Top prefixes by DOIs, and their meta-tag correctness", found["prefixes"], "prefix"))
@@ -90,8 +90,8 @@ def render(found: dict, changes: dict | None = None, trend: list[dict] | None = 
                                        for row in failing]) if failing else "<p class=note>No failed visit.</p>")
     parts.append("<h2>Worst domains (lowest share of correct meta tags)</h2>")
     parts.append(_table(["domain", "DOIs", "ok share", *CORRECTNESS],
-                        [[row["key"], row["dois"], f"{row['ok-share']:.0%}", *row["correctness"].values()]
-                         for row in found["worst-domains"]]))
+                        [[row["key"], row["dois"], f"{row['ok-share']:.0%}",
+                          *(row["correctness"][name] for name in CORRECTNESS)] for row in found["worst-domains"]]))
     no_good = found["prefixes-without-good-domain"]
     parts.append(f"<h2>Prefixes with no good domain ({totals['prefixes-without-good-domain']})</h2>")
     parts.append(_table(["prefix", "DOIs", "failed", "domains led to"],

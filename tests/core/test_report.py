@@ -43,3 +43,9 @@ def test_a_trend_point_is_a_versions_dois_and_correctness():
     found = figures([_report("prefix", "10.1", 3, ok=2)])
     assert trend_point("v1", found) == {"version": "v1", "dois": 3,
                                         "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 0}}
+
+
+def test_a_domain_whose_visits_all_failed_is_not_among_the_worst_read():
+    found = figures([_report("domain", "blocked.example", 10, errors={"robots": 10}),
+                     _report("domain", "read.example", 6, ok=3, missing=3)])
+    assert [row["key"] for row in found["worst-domains"]] == ["read.example"]

@@ -77,3 +77,13 @@ def test_scrapy_report_writes_the_report_of_the_store_and_says_where(exported, t
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(f"report: {out} ({found['totals']['dois']} DOIs")
     assert "<h2>Totals</h2>" in out.read_text()
+
+
+def test_tables_read_their_columns_by_name_after_the_figures_went_through_json():
+    from landing.report.html import render
+    found = json.loads(json.dumps(figures([{"report/kind": "domain", "report/key": "x.example", "report/dois": 10,
+                                            "report/correctness": {"ok": 8, "incorrect": 0, "conflict": 0,
+                                                                   "missing": 2}, "report/errors": {}}]),
+                                  sort_keys=True))
+    page = render(found)
+    assert "<td>x.example</td><td>10</td><td>80%</td><td>8</td><td>0</td><td>0</td><td>2</td>" in page
