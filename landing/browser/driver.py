@@ -21,7 +21,8 @@ HANDLER = "landing.browser.handler.BrowserHandler"
 # 65 s of CPU before, 50 s after, pages read alike), which is most of what auto costs on a full run.
 # WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
 # Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
-ARGS = ["--disable-background-networking", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "--disable-component-update", "--no-first-run",
+ARGS = ["--disable-background-networking", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--disable-component-update", "--no-first-run",
         "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync", "--disable-extensions",
         "--renderer-process-limit=2", "--disable-site-isolation-trials",
         "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",

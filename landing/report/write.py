@@ -14,6 +14,7 @@ logger = logging.getLogger(__name__)
 
 FIGURES = "report.json"  # beside each version: its figures, which the report and later trends read
 REPORT = "report.html"
+DRAW_TIMEOUT = 600  # seconds: a report takes ~2 s; one that hangs must not hold the crawl's close for ever
 
 
 def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
@@ -52,8 +53,12 @@ def beside_version(artifacts_dir, version: Path, found: dict) -> Path | None:
     (version / FIGURES).write_text(json.dumps(found, sort_keys=True) + "\n", encoding="utf-8")
     # The child finds this code where the parent did (an egg under Scrapyd is on sys.path, not installed).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    done = subprocess.run([sys.executable, "-m", "landing.report", str(artifacts_dir), version.name],
-                          capture_output=True, text=True, env=env, timeout=600)
+    try:
+        done = subprocess.run([sys.executable, "-m", "landing.report", str(artifacts_dir), version.name],
+                              capture_output=True, text=True, env=env, timeout=DRAW_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        logger.warning("The HTML report of %s could not be drawn: %s", version.name, error)
+        return None
     if done.returncode != 0:
         logger.warning("The HTML report of %s could not be drawn: %s", version.name, done.stderr.strip()[-500:])
         return None

@@ -87,3 +87,12 @@ def test_tables_read_their_columns_by_name_after_the_figures_went_through_json()
                                   sort_keys=True))
     page = render(found)
     assert "<td>x.example</td><td>10</td><td>80%</td><td>8</td><td>0</td><td>0</td><td>2</td>" in page
+
+
+def test_a_report_that_cannot_be_drawn_is_said_and_nothing_else_fails(tmp_path, caplog):
+    from landing.report.write import beside_version
+    version = tmp_path / "not-a-version"  # not under artifacts/versions/: the child finds no figures there
+    version.mkdir()
+    with caplog.at_level("WARNING", logger="landing.report.write"):
+        assert beside_version(tmp_path / "artifacts", version, figures([])) is None
+    assert "The HTML report of not-a-version could not be drawn" in caplog.text
