@@ -68,7 +68,7 @@ class BrowserRules:
 
     def __init__(self, guard: bool, robots: RobotsPolicy, user_agent: str = "*"):
         self.guard, self.robots, self.user_agent = guard, robots, user_agent
-        self.answers: Recent = Recent(_REMEMBERED)  # host -> its addresses
+        self.answered: Recent = Recent(_REMEMBERED)  # host -> its addresses
         self.robots_files: Recent = Recent(_REMEMBERED)  # origin -> its robots.txt rules, fetched or being fetched
 
     @classmethod
@@ -116,12 +116,12 @@ class BrowserRules:
 
     async def answers(self, host: str) -> tuple[str, ...]:
         """host's addresses, cached for the crawl: routing and the guarding proxy judge by the same answer."""
-        if host not in self.answers:
+        if host not in self.answered:
             found = await lookup(host, LOOKUP_TIMEOUT)
             if not found:
                 return found  # failures are not cached: they may be transient
-            self.answers[host] = found
-        return self.answers[host]
+            self.answered[host] = found
+        return self.answered[host]
 
     async def _allowed(self, url: str, context) -> bool:
         parts = urlsplit(url)

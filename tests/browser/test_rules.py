@@ -153,3 +153,24 @@ def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
     ignoring, obeying = (BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots
                          for value in ("ignore", "obey"))
     assert (ignoring.governs("https://doi.org/10.1/a"), obeying.governs("https://doi.org/10.1/a")) == (False, True)
+
+
+def test_a_named_host_is_judged_by_its_answer_looked_up_once_for_routing_and_the_proxy(monkeypatch):
+    from landing.browser import rules as rules_module
+    asked = []
+
+    async def lookup(host, timeout):
+        asked.append(host)
+        return {"intranet.example": ("10.0.0.5",), "journal.example": ("93.184.215.14",)}.get(host, ())
+
+    monkeypatch.setattr(rules_module, "lookup", lookup)
+    rules = BrowserRules(guard=True, robots=NO_ROBOTS)
+
+    async def judged():
+        return [await rules.verdict("http://intranet.example/", None, navigation=False),
+                await rules.verdict("https://journal.example/a", None, navigation=False),
+                await rules.answers("journal.example")]
+    refused, allowed, answer = asyncio.run(judged())
+    assert refused == ("refused-address", "refused: intranet.example resolves to 10.0.0.5 (private)",
+                       "landing/refused/private")
+    assert (allowed, answer, asked) == (None, ("93.184.215.14",), ["intranet.example", "journal.example"])
