@@ -159,7 +159,12 @@ def find_dois(text: str) -> list[str]:
     """
     decoded = unquote(text) if "%" in text else text
     found = (unwrap(match.group()) for match in _CANDIDATE.finditer(decoded))
-    return list(dict.fromkeys(doi.lower() for doi in found if _SHAPE.fullmatch(doi)))
+    return list(dict.fromkeys(doi.lower() for doi in found if shaped(doi)))
+
+
+def shaped(candidate: str) -> bool:
+    """Whether a cut candidate has a DOI's shape: `10.`, a 4-9 digit registrant code, `/`, no whitespace after."""
+    return bool(_SHAPE.fullmatch(candidate))
 
 
 def find_expressions(text: str, doi: str) -> list[str]:

@@ -4,15 +4,13 @@ import re
 from urllib.parse import unquote
 
 from landing.core.analysis import DOI_META_NAMES
-from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression, unwrap
+from landing.core.doi import RESOLVER_HOST, normalise, prefix, shaped, split_expression, unwrap
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
                  "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
 RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
-
-_WELL_FORMED = re.compile(r"10\.\d{4,9}/\S+")
 
 # --- the input as written ----------------------------------------------------------------------------------
 # Markdown and LaTeX escape punctuation with a backslash (`\_` in BibTeX); no DOI holds a backslash.
@@ -212,7 +210,7 @@ def _variants(rest: str) -> list[str]:
     found = set()
     for cut in _cuts(_JSESSIONID.sub("", rest)):  # a session id is never part of a DOI
         found.update(normalise(c) for c in _stripped(cut))
-    good = {c for c in found if _WELL_FORMED.fullmatch(c) and not c.endswith("/")}
+    good = {c for c in found if shaped(c) and not c.endswith("/")}
     return sorted(good, key=lambda c: (-len(c), c))
 
 

@@ -29,10 +29,15 @@ def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
     return points
 
 
+def changes_of(version: Path) -> dict | None:
+    """What a version changed since the one before it (its changes.json), or None."""
+    path = version / files.CHANGES
+    return json.loads(path.read_text("utf-8")) if path.is_file() else None
+
+
 def latest_changes(artifacts_dir) -> dict | None:
     known = files.versions(artifacts_dir)
-    path = known[-1] / files.CHANGES if known else None
-    return json.loads(path.read_text("utf-8")) if path and path.is_file() else None
+    return changes_of(known[-1]) if known else None
 
 
 def write(out, found: dict, changes: dict | None, points: list[dict], title: str) -> Path:
@@ -41,10 +46,16 @@ def write(out, found: dict, changes: dict | None, points: list[dict], title: str
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out.with_name(f".{out.name}.tmp")
-    temporary.write_text(render(found, changes, points, title), encoding="utf-8")
-    os.replace(temporary, out)
+    replace_text(out, render(found, changes, points, title))
     return out
+
+
+def replace_text(out: Path, text: str) -> None:
+    """Give `out` this text at once: written beside it, then swapped in."""
+    # Not artifact files' _write_atomically: its mkstemp file is 0600, and a report is for reading, by anyone.
+    temporary = out.with_name(f".{out.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, out)
 
 
 def beside_version(artifacts_dir, version: Path, found: dict) -> Path | None:

@@ -71,11 +71,11 @@ class OwnerListing:
             yield self._api(url, self.parse_members, listing="crossref")
 
     def parse_clients(self, response):
-        answered = self._answer(response, datacite.parse_clients)
+        answered = self._answer(response, lambda page: (*datacite.parse_clients(page), datacite.client_prefixes(page)))
         if answered is None:
             return
-        clients, following = answered
-        self.prefixes_of.update({("datacite", c): p for c, p in datacite.client_prefixes(response.json()).items()})
+        clients, following, prefixes = answered
+        self.prefixes_of.update({("datacite", client): found for client, found in prefixes.items()})
         self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = None  # until its count answers: a client whose count failed is not planned

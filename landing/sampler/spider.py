@@ -31,7 +31,6 @@ from landing.sampler.listing import OwnerListing
 from landing.core.sources import crossref, datacite
 
 
-
 class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
     name = "doi_sampler"
 
