@@ -1,9 +1,12 @@
 """Benchmark: at real-web latency, how close does the sampler come to what its own politeness limits allow?
 
     .venv/bin/python bench/limits.py [--dois 100000] [--worlds DIR] [--latency-ms 200] [--set NAME=VALUE ...]
+                                     [--workers 1,2]
 
 Crawls the --dois world of bench/scaling.py (100,000 DOIs, 1,000 sites, seed 1) served at --latency-ms, as a
-user does, with `scrapy crawl doi_sampler`. Then reads the crawl's own record (every snapshot's hops, from its
+user does, with `scrapy crawl doi_sampler`: with each --workers N in turn (default 1), N processes sharing one
+frontier through a redis-server started here, as bench/fullrun.py runs them (LANDING_WORKERS=N splits the per-host
+limits and the resolver's rate among them, so together they are held to one process's limits). Then reads the crawl's own record (every snapshot's hops, from its
 store) and works out the shortest time the crawl's limits allow for exactly those requests, at that latency:
 
 - the resolver's slot: its requests x latency / its concurrency (DOWNLOAD_SLOTS);
@@ -16,8 +19,8 @@ store) and works out the shortest time the crawl's limits allow for exactly thos
 - the frontier: LANDING_FRONTIER DOIs at once, each one's hops one after another (Little's law).
 
 The limits allow N DOIs in the longest of these; the crawl's visiting rate (progress lines, listing excluded) is
-printed against that rate, and against the crawl's CPU: with a core's worth of CPU per DOI, a process cannot go
-faster whatever its limits allow. The rate is read between progress lines (every 5 s), so only a crawl of minutes
+printed against that rate, and against the crawl's CPU over the same window: with a core's worth of CPU per DOI, a
+process cannot go faster whatever its limits allow. The rate is read between progress lines (every 5 s), so only a crawl of minutes
 gives a figure worth comparing: on the 3,000-DOI world the window is one line apart and the ratio means nothing.
 """
 import argparse
@@ -27,21 +30,22 @@ import sqlite3
 import sys
 import tempfile
 from collections import Counter
-from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import psutil
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from scaling import crawl, ensure_world, serve  # noqa: E402
+from fullrun import crawl, sample_at, start_redis  # noqa: E402
+from scaling import ensure_world, serve  # noqa: E402
 from scrapy.settings import Settings  # noqa: E402
 
 from landing import settings as defaults  # noqa: E402
 from landing.core.doi import RESOLVER_HOSTS  # noqa: E402
 
-PROGRESS = re.compile(r"^(\S+ \S+) \[landing.sampler.progress\] INFO: progress: \d+ DOIs sampled, (\d+) visited")
 
 
 def crawl_settings(pairs: list[str]) -> Settings:
@@ -91,13 +95,49 @@ def allowed(chains: list[list[tuple[str, int | None]]], requests: int, latency: 
             "frontier": sum(len(c) for c in chains) * latency / settings.getint("LANDING_FRONTIER")}
 
 
-def visiting(log: str) -> tuple[float, int]:
-    """(seconds, DOIs) between the first progress line with a visit and the last one."""
-    lines = [(datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"), int(m.group(2)))
-             for m in map(PROGRESS.match, log.splitlines()) if m]
-    lines = [line for line in lines if line[1] > 0]
-    (t0, v0), (t1, v1) = lines[0], lines[-1]
-    return (t1 - t0).total_seconds(), v1 - v0
+def visiting(run: dict) -> tuple[float, int, float]:
+    """(seconds, DOIs, CPU seconds of the process trees) between the first progress line with a visit and the last."""
+    events = [e for e in run["events"] if e[2] > 0]
+    (t0, _, v0, _), (t1, _, v1, _) = events[0], events[-1]
+    return t1 - t0, v1 - v0, sample_at(run["samples"], t1).tree_cpu - sample_at(run["samples"], t0).tree_cpu
+
+
+def measure(world: Path, latency_ms: float, pairs: list[str], workers: int, tmp: Path):
+    """Crawl the world with `workers` processes; print what the limits allow and what the crawl did."""
+    server, proxy = serve(world, latency_ms)
+    scratch = tmp / f"crawl-{workers}"
+    scratch.mkdir()
+    redis = start_redis(scratch) if workers > 1 else None
+    try:
+        run = crawl(proxy, scratch, [x for pair in pairs for x in ("-s", pair)], None, None,
+                    psutil.Process(server.pid), workers, redis[1] if redis else None)
+    finally:
+        for process in (server, *(redis[:1] if redis else ())):
+            process.terminate()
+            process.wait()
+    if run["code"] != 0:
+        sys.exit(f"crawl failed ({run['code']}):\n{run['tail']}")
+    logs = [(scratch / f"crawl-{i}.log").read_text() for i in range(workers)]
+    requests = sum(int(re.findall(r"'downloader/request_count': (\d+)", log)[-1]) for log in logs)
+    seconds, dois, cpu = visiting(run)
+    chains = hops(scratch / "landing.db")
+    # The real web's pace, as bench/fullrun.py sets it: a sandbox has none of its own (landing.crawl.endpoints).
+    pace = [f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
+            f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
+    # One process's limits: N workers split them (landing.sampler.shared_run.share_hosts) and are held to the sum.
+    bounds = allowed(chains, requests, latency_ms / 1000, crawl_settings(pace + pairs))
+    visited = run["events"][-1][2]
+    limit_rate = visited / max(bounds.values())
+    rate, cpu_rate = dois / seconds, dois / cpu * workers
+    print(f"{workers} process{'es' if workers > 1 else ''}: {visited:,} DOIs, {requests:,} requests, "
+          f"{len(chains):,} snapshots at {latency_ms:g} ms; settings: {' '.join(pairs) or 'defaults'}")
+    for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<60} needs {needed:7.1f} s: {visited / needed:7.1f} DOIs/s")
+    print(f"  the limits allow {limit_rate:.1f} DOIs/s; the crawl visited {rate:.1f} DOIs/s "
+          f"({dois:,} DOIs in {seconds:.0f} s, listing excluded): {rate / limit_rate:.0%} of it")
+    print(f"  the crawl's CPU while visiting: {cpu * 1000 / dois:.1f} ms per DOI, so "
+          f"{'one core allows' if workers == 1 else f'{workers} cores allow'} {cpu_rate:.1f} DOIs/s; the crawl made "
+          f"{rate / min(cpu_rate, limit_rate):.0%} of the lower of the two", flush=True)
 
 
 def main():
@@ -106,36 +146,12 @@ def main():
     parser.add_argument("--worlds", help="keep the world here and reuse it (bench/scaling.py's folder)")
     parser.add_argument("--latency-ms", type=float, default=200)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting")
+    parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier, each count in turn")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         world = ensure_world(Path(args.worlds or tmp), args.dois)
-        server, proxy = serve(world, args.latency_ms)
-        scratch = Path(tmp) / "crawl"
-        scratch.mkdir()
-        try:
-            # The real web's pace: under a sandbox hosts start at no delay and the resolver has no rate.
-            pace = [f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
-                    f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
-            result = crawl(proxy, scratch, [x for pair in pace + args.set for x in ("-s", pair)], server)
-        finally:
-            server.terminate()
-            server.wait()
-        log = (scratch / "crawl.log").read_text()
-        requests = int(re.findall(r"'downloader/request_count': (\d+)", log)[-1])
-        seconds, dois = visiting(log)
-        chains = hops(scratch / "landing.db")
-    latency = args.latency_ms / 1000
-    bounds = allowed(chains, requests, latency, crawl_settings(pace + args.set))
-    limit_rate = result["dois"] / max(bounds.values())
-    rate, cpu_rate = dois / seconds, result["dois"] / result["cpu"]
-    print(f"{result['dois']:,} DOIs, {requests:,} requests, {len(chains):,} snapshots at {args.latency_ms:g} ms; "
-          f"settings: {' '.join(args.set) or 'defaults'}")
-    for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<60} needs {needed:7.1f} s: {result['dois'] / needed:7.1f} DOIs/s")
-    print(f"the limits allow {limit_rate:.1f} DOIs/s; the crawl visited {rate:.1f} DOIs/s "
-          f"({dois:,} DOIs in {seconds:.0f} s, listing excluded): {rate / limit_rate:.0%} of it")
-    print(f"the crawl's CPU: {result['cpu'] * 1000 / result['dois']:.1f} ms per DOI, so one core allows "
-          f"{cpu_rate:.1f} DOIs/s; the crawl made {rate / min(cpu_rate, limit_rate):.0%} of the lower of the two")
+        for workers in [int(n) for n in args.workers.split(",")]:
+            measure(world, args.latency_ms, args.set, workers, Path(tmp))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from landing.stores import StoreError, docs_from, open_blobs
 
 CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
            "LANDING_DRIVER": ("http", "browser", "auto")}
-NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LANDING_RETRY_AFTER_MAX": (float, 0),
+NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
+           "LANDING_RETRY_AFTER_MAX": (float, 0),
            "LANDING_PROGRESS_INTERVAL": (float, 0), "LANDING_DOCS_RETRIES": (int, 0),
            "LANDING_DOCS_OUTAGE_MAX": (float, 0), "LANDING_DOCS_BATCH_DOCS": (int, 1),
            "LANDING_DOCS_BATCH_SECONDS": (float, 0), "LANDING_BROWSER_PAGES": (int, 1),

@@ -62,6 +62,11 @@ LANDING_SOURCES = "crossref,datacite"
 # Crossref API's largest sample.
 LANDING_SAMPLE_MAX = 100
 LANDING_SAMPLE_MIN = 10
+# LANDING_SAMPLE_MIN_PER_PREFIX: DOIs each prefix a member (or client) lists gets at least (all of its DOIs when it
+# has fewer), within the member's budget: the budget is raised to this many per listed prefix when that is more,
+# and a prefix the member-wide sample left short is sampled on its own, one more API request (docs/crawl.md
+# "Sampling": the rule and what it costs a full run). 0: per member only. A run keeps the value it began with.
+LANDING_SAMPLE_MIN_PER_PREFIX = 3
 # LANDING_MAILTO: your email, sent to Crossref as `mailto` so requests join its "polite" pool. Set it.
 LANDING_MAILTO = None
 # LANDING_RUN: which run a crawl works on. A run lists every owner once, stores the plan (sample sizes) in

@@ -12,7 +12,7 @@ Ids sort by plan order, so a resumed run walks its plan and its visits side by s
 """
 import random
 
-from landing.core.sampling import sample_size
+from landing.core.sampling import budget, sample_size
 
 STATES = ("listing", "visiting", "finished")
 ORDER_DIGITS, RANK_DIGITS = 7, 4  # up to 10 million owners, and the largest API sample (DataCite: 1,000)
@@ -22,10 +22,11 @@ class RunError(ValueError):
     """The store's run state cannot be used as asked: an unknown or finished run named, or a document broken."""
 
 
-def run_doc(run_id: str, started: str, sources: list[str], minimum: int, maximum: int) -> dict:
-    """A new run, listing its owners."""
+def run_doc(run_id: str, started: str, sources: list[str], minimum: int, maximum: int, per_prefix: int = 0) -> dict:
+    """A new run, listing its owners, with its sampling rule (kept: a resumed run samples by the rule it began with)."""
     return {"run/id": run_id, "run/started": started, "run/state": "listing", "run/sources": list(sources),
-            "run/sample-min": minimum, "run/sample-max": maximum, "run/owners": None, "run/updated": started}
+            "run/sample-min": minimum, "run/sample-max": maximum, "run/sample-per-prefix": per_prefix,
+            "run/owners": None, "run/updated": started}
 
 
 def choose(runs: list[dict], wanted: str, now: str) -> tuple[dict, bool]:
@@ -64,24 +65,26 @@ def visit_id(run_id: str, order: int, rank: int) -> str:
 
 
 def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int,
-         prefixes: dict | None = None) -> list[dict]:
+         prefixes: dict | None = None, per_prefix: int = 0) -> list[dict]:
     """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
 
     Sizes follow landing.core.sampling per registration agency (a sample is proportional to the agency's
-    largest owner). The order is shuffled, with the run id as seed, so that the bounded frontier holds many
-    owners and many hosts at once rather than one agency's listing order; a re-listing gives the same plan.
+    largest owner), each budget raised to per_prefix DOIs for each of the owner's listed prefixes. The order is
+    shuffled, with the run id as seed, so that the bounded frontier holds many owners and many hosts at once
+    rather than one agency's listing order; a re-listing gives the same plan.
     """
     largest: dict[str, int] = {}
     for ra, _, total in owners:
         largest[ra] = max(largest.get(ra, 0), total)
-    sized = sorted((ra, str(owner), total, sample_size(total, largest[ra], minimum, maximum))
+    prefixes = prefixes or {}
+    sized = sorted((ra, str(owner), total, budget(sample_size(total, largest[ra], minimum, maximum),
+                                                  len(prefixes.get((ra, str(owner)), ())), per_prefix, total))
                    for ra, owner, total in owners)
     sized = [row for row in sized if row[3] > 0]
     random.Random(run_id).shuffle(sized)
-    prefixes = prefixes or {}
     return [{"sample/run": run_id, "sample/order": order, "sample/ra": ra, "sample/owner": owner,
              "sample/total": total, "sample/size": size, "sample/prefixes": prefixes.get((ra, owner), []),
-             "sample/dois": None, "sample/timestamp": None}
+             "sample/per-prefix": per_prefix, "sample/dois": None, "sample/timestamp": None}
             for order, (ra, owner, total, size) in enumerate(sized)]
 
 

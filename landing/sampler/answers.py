@@ -5,6 +5,15 @@ import json
 import scrapy
 
 API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
+ANSWER_ERRORS = (ValueError, TypeError, KeyError, AttributeError)  # what parsing an answer that is not the API's raises
+
+
+def payload_of(body: bytes) -> dict:
+    """The JSON object an API answered; ValueError when the body is not one."""
+    payload = json.loads(body)
+    if not isinstance(payload, dict):
+        raise ValueError(f"a JSON {type(payload).__name__}, not an object")
+    return payload
 
 
 class ApiRequests:
@@ -41,11 +50,8 @@ class ApiRequests:
         page with a 200, a field of the wrong type): asked again up to RETRY_TIMES, then an API failure like any
         other, never a traceback."""
         try:
-            payload = json.loads(response.body)
-            if not isinstance(payload, dict):
-                raise ValueError(f"a JSON {type(payload).__name__}, not an object")
-            return parse(payload)
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            return parse(payload_of(response.body))
+        except ANSWER_ERRORS as error:
             why, request = f"not the JSON the API documents: {type(error).__name__}: {error}", response.request
             tries, retries = request.meta.get("landing_answer_tries", 0), self.settings.getint("RETRY_TIMES")
             if tries < retries:  # a portal's page or a truncated body may not last

@@ -11,15 +11,16 @@ CHUNK = 500  # sample documents read at a time while walking a plan (each holds 
 
 
 class Ledger:
-    def __init__(self, docs, wanted: str, sources: list[str], minimum: int, maximum: int):
+    def __init__(self, docs, wanted: str, sources: list[str], minimum: int, maximum: int, per_prefix: int = 0):
         self.docs, self.wanted, self.sources, self.minimum, self.maximum = docs, wanted, sources, minimum, maximum
+        self.per_prefix = per_prefix
 
     def open(self, now: str) -> tuple[dict, bool]:
         """(the run document, resumed?): LANDING_RUN's run, or a new one, stored before any work starts."""
         run, resumed = runs.choose(list(self.docs.scan("run")), self.wanted, now)
         if resumed:
             return run, True
-        run = runs.run_doc(run["run/id"], now, self.sources, self.minimum, self.maximum)
+        run = runs.run_doc(run["run/id"], now, self.sources, self.minimum, self.maximum, self.per_prefix)
         self.docs.put("run", run["run/id"], run)
         self.docs.flush()
         return run, False
@@ -29,7 +30,9 @@ class Ledger:
         """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
         run as `visiting`, its listing complete or not; returns the run document."""
         run_id, start = run["run/id"], run["run/owners"] or 0
-        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes)
+        # A run begun before the per-prefix rule has none: its plan keeps the sizes it was begun with.
+        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes,
+                            run.get("run/sample-per-prefix", 0))
         if start:
             planned = {(s["sample/ra"], s["sample/owner"]) for s in self.docs.scan("sample", prefix=f"{run_id}/")
                        if s["sample/order"] < start}
@@ -37,7 +40,8 @@ class Ledger:
         for sample in samples:
             self.docs.put("sample", runs.sample_id(run_id, sample["sample/order"]), sample)
         run = {**run, "run/state": "visiting", "run/owners": start + len(samples), "run/updated": now,
-               "run/listing": "complete" if complete else "incomplete"}
+               "run/listing": "complete" if complete else "incomplete",
+               "run/dois-planned": (run.get("run/dois-planned") or 0) + sum(s["sample/size"] for s in samples)}
         # After its samples, in the same ordered buffer: a run is `visiting` only once its whole plan is stored.
         self.docs.put("run", run["run/id"], run)
         self.docs.flush()

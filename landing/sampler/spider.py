@@ -28,10 +28,11 @@ from landing.stores import StoreError
 from landing.sampler.leading import SharedLead
 from landing.sampler.answers import ApiRequests
 from landing.sampler.listing import OwnerListing
+from landing.sampler.prefix_samples import PrefixSamples
 from landing.core.sources import crossref, datacite
 
 
-class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
+class DoiSamplerSpider(ApiRequests, OwnerListing, PrefixSamples, SharedLead, scrapy.Spider):
     name = "doi_sampler"
 
     @classmethod
@@ -55,6 +56,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
         spider.sources = sources(s)
         spider.mailto = s.get("LANDING_MAILTO")
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
+        spider.per_prefix = s.getint("LANDING_SAMPLE_MIN_PER_PREFIX")
         spider.resource_from = choice(s, "LANDING_RESOURCE_URL_FROM")
         spider.max_hops, spider.maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.driver, spider.sandbox = browser.driver(s), bool(s.get("LANDING_SANDBOX"))
@@ -95,7 +97,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
         stats = self.crawler.stats
         self.docs = Docs.of(self.crawler)
         self.ledger = Ledger(self.docs.store, wanted or self.settings.get("LANDING_RUN"), self.sources,
-                             self.minimum, self.maximum)
+                             self.minimum, self.maximum, self.per_prefix)
         self.run, resumed = await self.docs.call(self.ledger.open, documents.now())
         run_id = self.run["run/id"]
         if publish:
@@ -113,6 +115,10 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
             if listed is not None:
                 self.run = await self.docs.call(self.ledger.store_plan, self.run, *listed, documents.now(),
                                                 self.prefixes_of)
+                self.logger.info("Planned %d owners: at most %d DOIs (LANDING_SAMPLE_MIN/MAX %d/%d, at least %d per "
+                                 "listed prefix)", self.run["run/owners"], self.run["run/dois-planned"],
+                                 self.run["run/sample-min"], self.run["run/sample-max"],
+                                 self.run.get("run/sample-per-prefix", 0))
             self.members, self.clients, self.prefixes_of = [], {}, {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
         async for request_or_item in self._walk():
@@ -167,21 +173,22 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
             url = datacite.sample_url(self.datacite_api, owner, size)
         return self._api(url, self.parse_shared_sample if self.shared else self.parse_sample, sample=sample)
 
-    def parse_sample(self, response):
-        sample = self._sampled(response)
+    async def parse_sample(self, response):
+        sample = await self._sampled(response)
         if sample is None:
             return
         # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
         yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
         for rank, doi in enumerate(sample["sample/dois"]):
-            yield from self._pid_and_visit(sample, rank, doi)
+            for pid_or_request in self._pid_and_visit(sample, rank, doi):
+                yield pid_or_request
 
     async def parse_shared_sample(self, response):
         """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
         leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
         Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
         (12% of the leader's time in a profile)."""
-        sample = self._sampled(response)
+        sample = await self._sampled(response)
         if sample is None:
             return
         await self.docs.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
@@ -194,9 +201,9 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
             for _ in visits:
                 self.frontier.queued()
 
-    def _sampled(self, response):
-        """The owner's sample document with the DOIs the API answered, or None (an API failure); the frontier's
-        reservation settled either way."""
+    async def _sampled(self, response):
+        """The owner's sample document with the DOIs the API answered (and its prefixes' floors), or None (an API
+        failure); the frontier's reservation settled either way."""
         sample = response.meta["sample"]
         parse = crossref.parse_dois if sample["sample/ra"] == "crossref" else datacite.parse_dois
         answered = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
@@ -208,6 +215,9 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, SharedLead, scrapy.Spider):
             self.logger.warning("%d of the %d DOIs sampled for %s/%s are not DOIs and are not visited: %s",
                                 len(answered) - len(dois), len(answered), sample["sample/ra"], sample["sample/owner"],
                                 ", ".join(repr(d) for d in answered if not well_formed(d))[:300])
+        dois = await self._with_prefixes(sample, dois)
+        if dois is None:
+            return None
         sample = runs.sampled(sample, dois, documents.now())
         self._count_sampled(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))

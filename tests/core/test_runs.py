@@ -49,6 +49,14 @@ def test_the_plan_sizes_each_owner_against_the_largest_of_its_own_agency_never_a
                      ("datacite", "z.w"): 5}
 
 
+def test_the_plan_raises_a_budget_to_the_floor_of_each_listed_prefix_and_keeps_the_floor():
+    owners = [("crossref", "1", 1000), ("crossref", "2", 100), ("crossref", "3", 100)]
+    prefixes = {("crossref", "2"): [f"10.{n}" for n in range(1, 7)], ("crossref", "3"): ["10.9"]}
+    plan = runs.plan("r", owners, 10, 100, prefixes, per_prefix=3)
+    assert {s["sample/owner"]: (s["sample/size"], len(s["sample/prefixes"]), s["sample/per-prefix"])
+            for s in plan} == {"1": (100, 0, 3), "2": (18, 6, 3), "3": (10, 1, 3)}
+
+
 def test_the_plan_leaves_out_owners_without_dois_and_numbers_the_rest_in_order():
     plan = runs.plan("r", [("crossref", str(n), n) for n in range(5)], 1, 100)
     assert [s["sample/order"] for s in plan] == [0, 1, 2, 3]

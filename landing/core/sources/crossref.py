@@ -35,6 +35,12 @@ def sample_url(api: str, member_id: str, size: int, mailto=None) -> str:
     return f"{api}/works?{_query(mailto, sample=min(size, MAX_SAMPLE), filter=f'member:{member_id}', select='DOI')}"
 
 
+def prefix_sample_url(api: str, member_id: str, prefix: str, size: int, mailto=None) -> str:
+    """A random sample of a member's works under one of its prefixes (the `prefix` filter: its owner prefix)."""
+    query = _query(mailto, sample=min(size, MAX_SAMPLE), filter=f"prefix:{prefix},member:{member_id}", select="DOI")
+    return f"{api}/works?{query}"
+
+
 def parse_dois(payload: dict) -> list[str]:
     """The DOIs of a works listing, as returned (normalise before use)."""
     items = (payload.get("message") or {}).get("items") or []

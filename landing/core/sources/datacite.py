@@ -41,6 +41,12 @@ def sample_url(api: str, client_id: str, size: int) -> str:
     return f"{api}/dois?{urlencode({'client-id': client_id, 'random': 'true', 'page[size]': min(size, MAX_SAMPLE)})}"
 
 
+def prefix_sample_url(api: str, client_id: str, prefix: str, size: int) -> str:
+    """A random page of the client's DOIs under one of its prefixes."""
+    query = {"client-id": client_id, "prefix": prefix, "random": "true", "page[size]": min(size, MAX_SAMPLE)}
+    return f"{api}/dois?{urlencode(query)}"
+
+
 def parse_dois(payload: dict) -> list[str]:
     data = payload.get("data") or []
     return [(item.get("attributes") or {}).get("doi") or item.get("id") for item in data if item.get("id")]
