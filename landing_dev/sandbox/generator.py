@@ -25,6 +25,12 @@ DATACITE_SHARE = 0.15
 DOIS_PER_OWNER = 100
 OWN_SCENARIO_SHARE = 0.8
 SHORT_DOI_SHARE = 0.05
+# Prefixes: a large real member holds dozens (journals that came with their own, imprints, acquisitions), most
+# of its DOIs under its first and a handful under its last, so a member-wide sample misses those. An owner gets
+# one more prefix per PREFIX_EVERY DOIs, up to PREFIX_MOST in all; a DOI takes its owner's k-th added prefix with
+# weight 1/(k+2)**PREFIX_TAIL against its own prefix's 1. Drawn from their own random stream (seed + 1), so the
+# rest of a seed's world is what it was before owners had them.
+PREFIX_EVERY, PREFIX_MOST, PREFIX_TAIL = 150, 48, 2.0
 
 # The owners= shape. Real registries: ~20,000 Crossref members and ~3,000 DataCite clients, each sampled at
 # least LANDING_SAMPLE_MIN (10) times, so a real full run samples ~230,000 DOIs; the default here has more
@@ -99,6 +105,24 @@ def _owners(rng, ra: str, count: int, habits, taken: set, prefix_top: int = 9999
             owner["id"] = f"{slug.split('-')[0]}.{slug.split('-')[1]}{i}"
         owners.append(owner)
     return owners
+
+
+def _more_prefixes(rng, owners, sizes, taken: set) -> None:
+    """Give each owner its added prefixes (`more`) and the weights its DOIs choose among its prefixes by."""
+    for owner, size in zip(owners, sizes):
+        wanted = max(0, min(PREFIX_MOST - len(owner["prefixes"]), size // PREFIX_EVERY))
+        more = []
+        while len(more) < wanted:
+            candidate = f"10.{rng.randrange(200000, 1000000)}"  # 6 digits: never a real prefix of the corpus
+            if candidate not in taken:
+                taken.add(candidate)
+                more.append(candidate)
+        owner["more"], owner["weights"] = more, [1.0] + [1 / (k + 2) ** PREFIX_TAIL for k in range(wanted)]
+
+
+def _prefix(rng, prefix_rng, owner) -> str:
+    prefix = rng.choice(owner["prefixes"])
+    return prefix_rng.choices([prefix, *owner["more"]], owner["weights"])[0] if owner.get("more") else prefix
 
 
 def _page_spec(rng, owner, doi, number) -> dict:
@@ -236,14 +260,14 @@ def _truth_in_shards(out: Path, workers: int) -> dict:
     return {"errors": dict(sorted(errors.items()))}
 
 
-def _write_dois(rng, owners, sizes, only, dois_out, routes_out, hosts, progress) -> int:
+def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, hosts, progress) -> int:
     """Write every owner's DOIs and their routes; returns how many."""
     index, total = 0, sum(sizes)
     for owner, size in zip(owners, sizes):
         for k in range(size):
             number = index + 1
             platform = PLATFORMS[owner["platform"]]
-            doi = f"{rng.choice(owner['prefixes'])}/{platform.suffix(rng, owner['journal'], number)}"
+            doi = f"{_prefix(rng, prefix_rng, owner)}/{platform.suffix(rng, owner['journal'], number)}"
             scenario = _choose_scenario(rng, owner, index, only)
             host = _host(owner, scenario, bool(only))
             hosts.setdefault(host, set()).add(scenario)
@@ -296,18 +320,21 @@ def generate(outdir, dois: int | None = None, seed: int = 0, only=None, progress
         sizes = _allocate(n_cr, len(members), rng) + _allocate(n_dc, len(clients), rng)
     else:
         members, clients, sizes = _full_owners(rng, owners, taken)
+    prefix_rng = random.Random(seed + 1)
+    _more_prefixes(prefix_rng, members + clients, sizes, taken)
     hosts: dict = {}
     with (out / "dois.jsonl").open("w") as dois_out, (out / "routes.jsonl").open("w") as routes_out:
-        index = _write_dois(rng, members + clients, sizes, only, dois_out, routes_out, hosts, progress)
+        index = _write_dois(rng, prefix_rng, members + clients, sizes, only, dois_out, routes_out, hosts, progress)
         for host, kinds in hosts.items():
             for route in _site_routes(host, kinds):
                 routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
         extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out) if corpus else ([], 0)
     total = index + added
     world = {"format": FORMAT, "seed": seed, "dois": total, "scenarios": list(only) if only else "mixed",
-             "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"],
+             "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"] + m["more"],
                           "location": "Example City", "platform": m["platform"]} for m in members] + extra_members,
-             "clients": [{"id": c["id"], "name": c["name"], "prefixes": c["prefixes"], "platform": c["platform"]}
+             "clients": [{"id": c["id"], "name": c["name"], "prefixes": c["prefixes"] + c["more"],
+                          "platform": c["platform"]}
                          for c in clients]}
     if owners is not None:
         world["owners"] = owners

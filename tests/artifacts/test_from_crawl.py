@@ -1,6 +1,7 @@
 """Artifacts and re-runs: what the crawl exports equals what truth.jsonl implies, and nothing is ever lost."""
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -63,23 +64,50 @@ def test_mixed_world_artifacts_equal_artifacts_computed_from_truth(mixed_crawl, 
     assert _read(stores.artifacts) == _expected(truth_of(mixed_world), sampled, stores.export("sample"))
 
 
-def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(tmp_path):
-    # A member with three prefixes, whose DOIs all carry one: the other two are still known prefixes.
+def _world(directory: Path, members: list[dict], dois: list[tuple[str, str, str]]) -> Path:
+    """A hand-made world: members, and (DOI, member, host) whose page states the DOI."""
+    directory.mkdir()
+    (directory / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": members}))
+    page = '<html><head><meta name="citation_doi" content="{}"></head><body>.</body></html>'
+    with open(directory / "dois.jsonl", "w") as records, open(directory / "routes.jsonl", "w") as routes:
+        for doi, member, host in dois:
+            url = f"https://{host}/{doi.partition('/')[2]}"
+            records.write(json.dumps({"doi": doi, "ra": "crossref", "member": member, "url": url}) + "\n")
+            routes.write(json.dumps({"url": url, "body": page.format(doi)}) + "\n")
+    return directory
+
+
+def _crawled(world: Path, root: Path, *settings) -> Stores:
     from landing_dev.sandbox.server import RunningSandbox
-    world = tmp_path / "world"
-    world.mkdir()
-    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": "5", "primary-name": "Many Prefixes", "prefixes": ["10.99005", "10.99006", "10.99007"]}]}))
-    page = '<html><head><meta name="citation_doi" content="10.99005/a"></head><body>.</body></html>'
-    (world / "dois.jsonl").write_text(json.dumps({"doi": "10.99005/a", "ra": "crossref", "member": "5",
-                                                  "url": "https://many.example/a"}) + "\n")
-    (world / "routes.jsonl").write_text(json.dumps({"url": "https://many.example/a", "body": page}) + "\n")
     sandbox = RunningSandbox(world)
     try:
-        stores = Stores(tmp_path / "stores")
-        stores.crawl(sandbox.proxy, "-s", "LANDING_SOURCES=crossref")
+        stores = Stores(root)
+        stores.crawl(sandbox.proxy, "-s", "LANDING_SOURCES=crossref", *settings)
     finally:
         sandbox.close()
+    return stores
+
+
+def test_each_listed_prefix_gets_its_floor_though_the_member_wide_sample_would_miss_it(tmp_path):
+    # 200 DOIs under the member's first prefix, a handful under each of four others, each prefix on its own host:
+    # a member-wide sample of 10 almost never holds 3 of each small one.
+    sizes = {"10.99001": 200, "10.99002": 2, "10.99003": 3, "10.99004": 5, "10.99005": 8}
+    dois = [(f"{prefix}/d{n}", "5", f"p{prefix[-1]}.example") for prefix, size in sizes.items() for n in range(size)]
+    world = _world(tmp_path / "world", [{"id": "5", "primary-name": "Many Prefixes", "prefixes": list(sizes)}], dois)
+    stores = _crawled(world, tmp_path / "stores", "-s", "LANDING_SAMPLE_MIN=10", "-s", "LANDING_SAMPLE_MAX=10")
+    sampled = Counter(pid["pid/doi"].partition("/")[0] for pid in stores.export("pid"))
+    assert {prefix: min(sampled[prefix], 3) for prefix in sizes} == {prefix: min(size, 3) for prefix, size in
+                                                                     sizes.items()}
+    assert sum(sampled.values()) == 15  # the budget: 10, raised to 3 for each of 5 prefixes
+    assert {line for line in _read(stores.artifacts)["good"]} == {f"{prefix},p{prefix[-1]}.example,crossref"
+                                                                  for prefix in sizes}
+
+
+def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(tmp_path):
+    # A member with three prefixes, whose DOIs all carry one: the other two are still known prefixes.
+    members = [{"id": "5", "primary-name": "Many Prefixes", "prefixes": ["10.99005", "10.99006", "10.99007"]}]
+    world = _world(tmp_path / "world", members, [("10.99005/a", "5", "many.example")])
+    stores = _crawled(world, tmp_path / "stores")
     assert _read(stores.artifacts)["good"] == {"10.99005,many.example,crossref", "10.99006,,crossref",
                                                "10.99007,,crossref"}
 

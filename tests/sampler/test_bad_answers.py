@@ -17,9 +17,32 @@ CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client
 ASKED: dict = {}
 
 
+def _dois(*dois):
+    return json.dumps({"data": [{"id": doi, "attributes": {"doi": doi}} for doi in dois]}).encode()
+
+
+def prefixes(rest, times):
+    """A client listing two prefixes whose own sample has only the first's DOIs; the second's sample fails once."""
+    if rest.startswith("datacite/clients"):
+        listed = [{"id": p, "type": "prefixes"} for p in ("10.1234", "10.5678")]
+        return 200, JSON, json.dumps({"data": [{"id": "many.client", "type": "clients",
+                                                "relationships": {"prefixes": {"data": listed}}}]}).encode()
+    if "prefix=10.5678" in rest and "client-id=many.client" in rest and "random=true" in rest:
+        if times == 1:
+            return 503, {"Content-Type": "text/html"}, b"<html>Busy</html>"
+        return 200, JSON, _dois("10.5678/x1", "10.5678/x2")
+    if rest.startswith("datacite/dois") and "random" in rest:
+        return 200, JSON, _dois(*(f"10.1234/m{n}" for n in range(5)))
+    if rest.startswith("datacite/dois"):
+        return 200, JSON, json.dumps({"data": [], "meta": {"total": 40}}).encode()
+    return 404, {"Content-Type": "text/html"}, b"<html>DOI not found</html>"
+
+
 def answer(asked):
     scenario, _, rest = asked.lstrip("/").partition("/")
     ASKED[asked] = ASKED.get(asked, 0) + 1
+    if scenario == "prefixes":
+        return prefixes(rest, ASKED[asked])
     if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and ASKED[asked] == 1:
         return 200, {"Content-Type": "text/html"}, b"<html>Try again later</html>"  # only the first time
     if scenario == "partial" and rest.startswith("datacite/dois") and "client-id=bad.client" in rest \
@@ -65,7 +88,8 @@ def crawls(tmp_path_factory):
     with serving(answer) as (port, _):
         for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
                                   ("dois", "datacite"), ("flaky", "datacite"), ("offset", "crossref"),
-                                  ("partial", "datacite"), ("partial", "datacite")]:
+                                  ("partial", "datacite"), ("partial", "datacite"), ("prefixes", "datacite"),
+                                  ("prefixes", "datacite")]:
             stores = results[scenario][-1] if scenario in results else Stores(tmp_path_factory.mktemp(scenario))
             done = _crawl(stores, f"http://127.0.0.1:{port}/{scenario}", sources, 1 if scenario == "flaky" else 0)
             results[scenario] = (*results.get(scenario, ())[:-1], done, stores)
@@ -139,3 +163,15 @@ def test_a_listing_that_failed_part_way_samples_what_was_listed_and_the_same_com
     assert [run["run/state"] for run in stores.export("run")] == ["finished"]
     sampled = [n for asked, n in ASKED.items() if asked.startswith("/partial/") and "random" in asked]
     assert sampled == [1, 1]  # each owner sampled once, across both crawls
+
+
+def test_a_prefix_the_sample_missed_is_sampled_on_its_own_and_its_failure_leaves_the_owner_for_the_next_crawl(crawls):
+    first, second, stores = crawls["prefixes"]
+    assert first.returncode == 1
+    assert re.search(r"ERROR: Sample request failed, owner datacite/many\.client .*prefix=10\.5678.*HTTP 503",
+                     first.stderr)
+    assert second.returncode == 0 and "'landing/run/prefix_samples': 1" in second.stderr
+    assert sorted(doc["pid/doi"] for doc in stores.export("pid")) == [
+        "10.1234/m0", "10.1234/m1", "10.1234/m2", "10.1234/m3", "10.1234/m4", "10.5678/x1", "10.5678/x2"]
+    [sample] = stores.export("sample")
+    assert (sample["sample/size"], sample["sample/per-prefix"], len(sample["sample/dois"])) == (40, 3, 7)

@@ -1,13 +1,14 @@
 """Worlds on disk: deterministic generation, errors that name file and line, and the `scrapy sandbox` command."""
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.generator import PREFIX_MOST, _more_prefixes, generate
 from landing_dev.sandbox.world import FORMAT, World, WorldError
 from tests.sandbox.client import get
 
@@ -44,6 +45,22 @@ def test_generated_world_has_the_asked_number_of_dois_each_with_a_truth_line(tmp
     truth = [json.loads(line)["doi"] for line in open(tmp_path / "truth.jsonl")]
     assert len(dois) == 150
     assert truth == dois
+
+
+def test_a_large_owner_holds_dozens_of_prefixes_the_last_with_a_handful_of_dois():
+    owners = [{"prefixes": ["10.1000"]}, {"prefixes": ["10.1001", "10.1002"]}, {"prefixes": ["10.1003"]}]
+    _more_prefixes(random.Random(1), owners, [13_000, 1_000, 100], {"10.1000", "10.1001", "10.1002", "10.1003"})
+    assert [len(o["prefixes"] + o["more"]) for o in owners] == [PREFIX_MOST, 8, 1]
+    share = owners[0]["weights"][-1] / sum(owners[0]["weights"])
+    assert 1 <= share * 13_000 <= 10  # the last of 48 prefixes: a handful of the owner's 13,000 DOIs
+
+
+def test_generated_dois_fall_under_every_prefix_their_owner_lists(tmp_path):
+    generate(tmp_path, 3000, seed=1)
+    world = json.loads((tmp_path / "world.json").read_text())
+    used = {json.loads(line)["doi"].partition("/")[0] for line in open(tmp_path / "dois.jsonl")}
+    listed = [p for owner in world["members"] + world["clients"] for p in owner["prefixes"]]
+    assert max(len(owner["prefixes"]) for owner in world["members"]) >= 5 and set(listed) == used
 
 
 def test_generate_rejects_an_unknown_scenario(tmp_path):
