@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.sampling import sample_size
+from landing.core.sampling import budget, sample_size
+from landing.settings import LANDING_SAMPLE_MIN_PER_PREFIX
 from landing.stores import open_docs
 from tests.sampler.crawling import PROJECT, truth_of
 
@@ -223,10 +224,15 @@ def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(scrapyd, deplo
     assert sampled and set(sampled) <= set(truth)
     assert sorted(snapshots) == sorted(analyses) == sorted(sampled)  # every sampled DOI visited once, analysed once
 
-    # As many DOIs per owner as the sampling rule gives for the world's owners (each agency scaled to its largest).
+    # As many DOIs per owner as the sampling rule gives for the world's owners (each agency scaled to its largest,
+    # raised to the floor of each prefix it lists).
     owners = Counter((t["ra"], t["member_id"]) for t in truth.values())
     largest = {ra: max(n for (r, _), n in owners.items() if r == ra) for ra, _ in owners}
-    expected = {owner: sample_size(n, largest[owner[0]], SAMPLE_MIN, SAMPLE_MAX) for owner, n in owners.items()}
+    world = json.loads((small_world / "world.json").read_text())
+    listed = {**{("crossref", m["id"]): len(m["prefixes"]) for m in world["members"]},
+              **{("datacite", c["id"]): len(c["prefixes"]) for c in world["clients"]}}
+    expected = {owner: budget(sample_size(n, largest[owner[0]], SAMPLE_MIN, SAMPLE_MAX), listed[owner],
+                              LANDING_SAMPLE_MIN_PER_PREFIX, n) for owner, n in owners.items()}
     assert Counter((p["pid/ra"], p["pid/member-id"]) for p in pids) == expected
 
     artifacts = tmp_path / "artifacts"
