@@ -13,6 +13,7 @@ from pathlib import Path
 from landing.core.artifacts import FILENAMES, Artifacts, excluding, merge, parse, render
 from landing.core.changes import changes
 
+ARTIFACT_MODE = 0o644
 CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
 
 
@@ -24,6 +25,9 @@ def _write_atomically(path: Path, text: str) -> None:
     """Write to a temp file beside `path`, then os.replace, so readers never see half a file."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp makes the file 0600: artifacts are published (a web server, the Percolator's loader, another
+        # user's cron job read them), so they get a plain file's rights.
+        os.fchmod(fd, ARTIFACT_MODE)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()

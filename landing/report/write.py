@@ -52,7 +52,7 @@ def write(out, found: dict, changes: dict | None, points: list[dict], title: str
 
 def replace_text(out: Path, text: str) -> None:
     """Give `out` this text at once: written beside it, then swapped in."""
-    # Not artifact files' _write_atomically: its mkstemp file is 0600, and a report is for reading, by anyone.
+    # A plain file (not artifact files' fsynced one): a report is redrawn from the figures if it is lost.
     temporary = out.with_name(f".{out.name}.tmp")
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, out)

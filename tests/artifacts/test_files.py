@@ -53,6 +53,12 @@ def test_exports_in_the_same_second_do_not_collide(tmp_path):
     assert read_version(second) == merge(FIRST, SECOND)
 
 
+def test_exported_files_are_readable_by_everyone_not_only_the_crawls_user(tmp_path):
+    version = export(tmp_path, FIRST, now=T1)
+    modes = {oct((directory / name).stat().st_mode & 0o777) for directory in (tmp_path, version) for name in FILENAMES}
+    assert modes == {"0o644"}
+
+
 def test_no_temp_files_are_left_behind_only_the_lock_file(tmp_path):
     export(tmp_path, FIRST, now=T1)
     version = export(tmp_path, SECOND, now=T1)
