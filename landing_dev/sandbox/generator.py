@@ -28,8 +28,8 @@ SHORT_DOI_SHARE = 0.05
 # Prefixes: a large real member holds dozens (journals that came with their own, imprints, acquisitions), most
 # of its DOIs under its first and a handful under its last, so a member-wide sample misses those. An owner gets
 # one more prefix per PREFIX_EVERY DOIs, up to PREFIX_MOST in all; a DOI takes its owner's k-th added prefix with
-# weight 1/(k+2)**PREFIX_TAIL against its own prefix's 1. Drawn from their own random stream (seed + 1), so the
-# rest of a seed's world is what it was before owners had them.
+# weight 1/(k+2)**PREFIX_TAIL against its own prefix's 1. Drawn from their own random stream (seed + 1), so a
+# seed's world keeps the owners, hosts and pages it had before: only the DOIs that moved to added prefixes change.
 PREFIX_EVERY, PREFIX_MOST, PREFIX_TAIL = 150, 48, 2.0
 
 # The owners= shape. Real registries: ~20,000 Crossref members and ~3,000 DataCite clients, each sampled at
