@@ -13,12 +13,12 @@ from landing.core import documents, failures, runs
 from landing.core.runs import RunError
 from landing.core.analysis import analyse
 from landing.core.reading import read, states_doi
-from landing.core.doi import normalise, resolver_path, well_formed
+from landing.core.doi import resolver_path
 from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, service_slots
 from landing.crawl.failures import exception_failure
 from landing.sampler.frontier import Frontier
-from landing.sampler.frontier_redis import LEASE, SHARED, scheduler_of
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.sampler.frontier_redis import LEASE, SHARED
+from landing.sampler.items import AnalysisItem, PidItem
 from landing.sampler.ledger import Ledger
 from landing.sampler.shared_run import share_hosts
 from landing.crawl.signals import chain_ended
@@ -28,11 +28,10 @@ from landing.stores import StoreError
 from landing.sampler.leading import SharedLead
 from landing.sampler.answers import ApiRequests
 from landing.sampler.listing import OwnerListing
-from landing.sampler.prefix_samples import PrefixSamples
-from landing.core.sources import crossref, datacite
+from landing.sampler.samples import OwnerSamples
 
 
-class DoiSamplerSpider(ApiRequests, OwnerListing, PrefixSamples, SharedLead, scrapy.Spider):
+class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scrapy.Spider):
     name = "doi_sampler"
 
     @classmethod
@@ -164,68 +163,6 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, PrefixSamples, SharedLead, scr
                     for pid_or_request in self._pid_and_visit(sample, rank, doi):
                         yield pid_or_request
                     self.frontier.queued()
-
-    def _sample_request(self, sample):
-        size, owner = sample["sample/size"], sample["sample/owner"]
-        if sample["sample/ra"] == "crossref":
-            url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
-        else:
-            url = datacite.sample_url(self.datacite_api, owner, size)
-        return self._api(url, self.parse_shared_sample if self.shared else self.parse_sample, sample=sample)
-
-    async def parse_sample(self, response):
-        sample = await self._sampled(response)
-        if sample is None:
-            return
-        # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
-        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
-        for rank, doi in enumerate(sample["sample/dois"]):
-            for pid_or_request in self._pid_and_visit(sample, rank, doi):
-                yield pid_or_request
-
-    async def parse_shared_sample(self, response):
-        """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
-        leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
-        Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
-        (12% of the leader's time in a profile)."""
-        sample = await self._sampled(response)
-        if sample is None:
-            return
-        await self.docs.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
-                             sample)
-        visits = [request for rank, doi in enumerate(sample["sample/dois"])
-                  for request in self._pid_and_visit(sample, rank, doi)]
-        try:
-            scheduler_of(self.crawler).share(visits)
-        finally:  # pushed or not, they leave this worker's count (unpushed, a resumed lead pushes them again)
-            for _ in visits:
-                self.frontier.queued()
-
-    async def _sampled(self, response):
-        """The owner's sample document with the DOIs the API answered (and its prefixes' floors), or None (an API
-        failure); the frontier's reservation settled either way."""
-        sample = response.meta["sample"]
-        parse = crossref.parse_dois if sample["sample/ra"] == "crossref" else datacite.parse_dois
-        answered = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
-        if answered is None:
-            return None
-        dois = [doi for doi in answered if well_formed(doi)]
-        if len(dois) < len(answered):  # an empty id, a NUL or a line break in a "DOI": the API's fault, counted
-            self.crawler.stats.inc_value("landing/run/bad_dois", len(answered) - len(dois))
-            self.logger.warning("%d of the %d DOIs sampled for %s/%s are not DOIs and are not visited: %s",
-                                len(answered) - len(dois), len(answered), sample["sample/ra"], sample["sample/owner"],
-                                ", ".join(repr(d) for d in answered if not well_formed(d))[:300])
-        dois = await self._with_prefixes(sample, dois)
-        if dois is None:
-            return None
-        sample = runs.sampled(sample, dois, documents.now())
-        self._count_sampled(sample)
-        self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
-        return sample
-
-    def _count_sampled(self, sample):
-        self.crawler.stats.inc_value("landing/run/owners_sampled")
-        self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
 
     def _pid_and_visit(self, sample, rank, doi):
         """The pid of a sampled owner's DOI at `rank`, then the first request of its visit (only that, shared)."""
