@@ -5,9 +5,10 @@
 
 Crawls the --dois world of bench/scaling.py (100,000 DOIs, 1,000 sites, seed 1) served at --latency-ms, as a
 user does, with `scrapy crawl doi_sampler`: with each --workers N in turn (default 1), N processes sharing one
-frontier through a redis-server started here, as bench/fullrun.py runs them (LANDING_WORKERS=N splits the per-host
-limits and the resolver's rate among them, so together they are held to one process's limits). Then reads the crawl's own record (every snapshot's hops, from its
-store) and works out the shortest time the crawl's limits allow for exactly those requests, at that latency:
+frontier through a redis-server started here, as bench/fullrun.py runs them (LANDING_WORKERS=N splits the
+per-host limits and the resolver's rate among them, so together they are held to one process's limits). Then
+reads the crawl's own record (every snapshot's hops, from its store) and works out the shortest time the crawl's
+limits allow for exactly those requests, at that latency:
 
 - the resolver's slot: its requests x latency / its concurrency (DOWNLOAD_SLOTS);
 - the resolver's rate: its requests / LANDING_RESOLVER_RATE (the web's, set here: a sandbox has none);
@@ -19,9 +20,10 @@ store) and works out the shortest time the crawl's limits allow for exactly thos
 - the frontier: LANDING_FRONTIER DOIs at once, each one's hops one after another (Little's law).
 
 The limits allow N DOIs in the longest of these; the crawl's visiting rate (progress lines, listing excluded) is
-printed against that rate, and against the crawl's CPU over the same window: with a core's worth of CPU per DOI, a
-process cannot go faster whatever its limits allow. The rate is read between progress lines (every 5 s), so only a crawl of minutes
-gives a figure worth comparing: on the 3,000-DOI world the window is one line apart and the ratio means nothing.
+printed against that rate, and against the crawl's CPU over the same window: with a core's worth of CPU per DOI,
+a process cannot go faster whatever its limits allow. The rate is read between progress lines (every 5 s), so
+only a crawl of minutes gives a figure worth comparing: on the 3,000-DOI world the window is one line apart and
+the ratio means nothing.
 """
 import argparse
 import json
@@ -45,7 +47,6 @@ from scrapy.settings import Settings  # noqa: E402
 
 from landing import settings as defaults  # noqa: E402
 from landing.core.doi import RESOLVER_HOSTS  # noqa: E402
-
 
 
 def crawl_settings(pairs: list[str]) -> Settings:
