@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from landing.core.decisions import Decisions, load_decisions
+from landing.core.decisions import Decisions, decisions_json, decisions_of
 from landing.core.doi import prefix as doi_prefix
 from landing.core.exclusions import excluded
 
@@ -306,8 +306,10 @@ def parse(files: dict[str, str]) -> Artifacts:
     """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough."""
     good_rows = _rows(files.get(GOOD_CSV, ""))
     bad = frozenset(_rows(files.get(BAD_CSV, "")))
-    decisions = load_decisions(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else Decisions()
-    ends = _ends(files[DECISIONS_JSON]) if files.get(DECISIONS_JSON) else frozenset()
+    decisions, ends = Decisions(), frozenset()
+    if files.get(DECISIONS_JSON):  # parsed once, read twice: the flags, then the visit ends
+        data = decisions_json(files[DECISIONS_JSON])
+        decisions, ends = decisions_of(data, files[DECISIONS_JSON]), _ends(data)
     # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
     known = [(p, ra) for p, _, ra, _, _ in good_rows] + [(p, ra) for p, _, ra, _, _ in sorted(bad)]
     known += [(p, "") for p in sorted(decisions.prefixes)]
@@ -326,11 +328,11 @@ def parse(files: dict[str, str]) -> Artifacts:
     )
 
 
-def _ends(text: str) -> frozenset:
-    """The visit ends of a decision structure's cells (load_decisions checked its shape; the original artifact and
+def _ends(data: dict) -> frozenset:
+    """The visit ends of a decision structure's cells (decisions_of checked its shape; the original artifact and
     this project's older versions have none)."""
     ends = set()
-    for domain, row in json.loads(text)["domains-prefixes"].items():
+    for domain, row in data["domains-prefixes"].items():
         for prefix, cell in row.items():
             visits = cell.get("visits") or {}
             if not isinstance(visits, dict) or not all(type(n) is int and n >= 0 for n in visits.values()):

@@ -46,10 +46,20 @@ def _flag(value, where: str) -> bool:
 
 def load_decisions(text: str) -> Decisions:
     """Decisions from the artifact's JSON text; ValueError saying what is wrong with anything else."""
+    return decisions_of(decisions_json(text), text)
+
+
+def decisions_json(text: str):
+    """The artifact's JSON, parsed; ValueError when it is not JSON (decisions_of checks its shape)."""
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"domain-decision-structure: not JSON ({error})") from None
+
+
+def decisions_of(data, text: str) -> Decisions:
+    """Decisions from the artifact's parsed JSON (`text`, its source, names the version); ValueError saying what
+    is wrong with anything else."""
     if not isinstance(data, dict) or not isinstance(data.get("domains-prefixes"), dict):
         raise ValueError('domain-decision-structure: expected an object with a "domains-prefixes" object '
                          '(domain -> prefix -> {"domain-recognised", "domain-confirmed"})')
