@@ -57,9 +57,12 @@ def render_changes(found: dict) -> str:
     lines += [f"  - {prefix}" for prefix in found["prefixes"]["disappeared"]]
     for title, key, other in (("by prefix", "prefix", "domain"), ("by domain", "domain", "prefix")):
         lines.append(f"{title}:")
-        for name in sorted({row[key] for row in found["pairs"]}):
+        grouped: dict[str, list[dict]] = {}  # grouped once: a full run's diff has tens of thousands of pairs
+        for row in found["pairs"]:
+            grouped.setdefault(row[key], []).append(row)
+        for name in sorted(grouped):
             lines.append(f"  {name or '(no domain)'}")
-            for row in sorted((r for r in found["pairs"] if r[key] == name), key=lambda r: r[other]):
+            for row in sorted(grouped[name], key=lambda r: r[other]):
                 lines.append(f"    {row[other] or '(no domain)'}  {_said(row)}")
     return "\n".join(lines) + "\n"
 
