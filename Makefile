@@ -32,6 +32,8 @@ $(REDIS):
 	else echo "make: redis-server is missing and cannot be installed here (needs apt-get as root); the shared-frontier tests skip"; fi
 
 test: $(STAMP) $(CHROMIUM) $(REDIS)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q --doctest-modules landing/core tests
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.

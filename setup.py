@@ -5,6 +5,7 @@ The egg carries the code only; its dependencies are installed in Scrapyd's envir
 reads at run time must be added as package_data (tests/test_scrapyd.py checks the egg holds them all).
 landing_dev/ (the sandbox, the demo, the local S3 server) is for development: find_packages leaves it out.
 """
+
 from setuptools import find_packages, setup
 
 setup(

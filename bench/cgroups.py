@@ -1,4 +1,5 @@
 """Benchmark helper: hold a process and its children to a share of the machine's CPU, in a cgroup of its own."""
+
 import os
 from pathlib import Path
 
@@ -26,4 +27,5 @@ def cpu_cap(name: str, cores: float):
     def join():
         with open(procs, "w") as out:
             out.write(str(os.getpid()))
+
     return group, join

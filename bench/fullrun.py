@@ -22,6 +22,7 @@ The sandbox server shares the machine's cores with the crawler; its CPU seconds 
                                       [--latency-ms 200] [--set NAME=VALUE ...] [--seed 1] [--workers N] [--keep]
                                       [--cpu-per-worker CORES] [--no-reference]
 """
+
 import argparse
 import asyncio
 import os
@@ -50,18 +51,25 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from cgroups import cpu_cap  # noqa: E402
+
 from landing import settings as defaults  # noqa: E402
 from landing.core.sampling import sample_size  # noqa: E402
 from landing_dev.sandbox.generator import FULL_OWNERS  # noqa: E402
 from landing_dev.sandbox.world import World  # noqa: E402
 
-PROGRESS = re.compile(r"progress: (\d+) DOIs sampled, (\d+) visited \((\d+) pages, (\d+) failed\), "
-                      r"[\d.]+ DOIs/s, (\d+) requests")
+PROGRESS = re.compile(
+    r"progress: (\d+) DOIs sampled, (\d+) visited \((\d+) pages, (\d+) failed\), "
+    r"[\d.]+ DOIs/s, (\d+) requests"
+)
 FULL_RUN = 500_000
 # The real web's pace: under a sandbox a crawl starts its hosts at no delay and its DOIs at no rate
 # (landing.crawl.endpoints).
-REAL_PACE = ["-s", f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
-             "-s", f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
+REAL_PACE = [
+    "-s",
+    f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
+    "-s",
+    f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}",
+]
 REDIRECTS = (301, 302, 303, 307, 308)
 
 
@@ -79,14 +87,19 @@ def scrapy(*args) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- the world
 
+
 def ensure_world(directory: Path, owners: int, seed: int) -> float | None:
     """Generate the world unless directory already holds one; the seconds it took, or None if reused."""
     if (directory / "world.json").exists():
         return None
     print(f"generating a {owners:,}-owner world (seed {seed}) in {directory} ...", flush=True)
     started = time.monotonic()
-    done = subprocess.run(scrapy("sandbox", "generate", directory, "--owners", owners, "--seed", seed),
-                          cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(
+        scrapy("sandbox", "generate", directory, "--owners", owners, "--seed", seed),
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode:
         sys.exit(f"generate failed ({done.returncode}):\n{done.stderr[-2000:]}")
     print(done.stdout.strip(), flush=True)
@@ -103,8 +116,15 @@ def shape(directory: Path, minimum: int, maximum: int, seed: int) -> dict:
     hosts = {key.split("/", 3)[2] for (key,) in world.db.execute("select key from route")}
     world.close()
     random.Random(seed).shuffle(owners)
-    return {"members": len(world.members), "clients": len(world.clients), "dois": sum(counts.values()),
-            "hosts": len(hosts), "sample": sum(sizes.values()), "order": owners, "sizes": sizes}
+    return {
+        "members": len(world.members),
+        "clients": len(world.clients),
+        "dois": sum(counts.values()),
+        "hosts": len(hosts),
+        "sample": sum(sizes.values()),
+        "order": owners,
+        "sizes": sizes,
+    }
 
 
 def plan(directory: Path, world: dict, n: int) -> list[str]:
@@ -120,9 +140,15 @@ def plan(directory: Path, world: dict, n: int) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- the crawl
 
+
 def serve(directory: Path, latency_ms: float, log: Path):
-    server = subprocess.Popen(scrapy("sandbox", "serve", directory, "--latency-ms", latency_ms), cwd=REPO,
-                              stdout=subprocess.PIPE, stderr=open(log, "w"), text=True)
+    server = subprocess.Popen(
+        scrapy("sandbox", "serve", directory, "--latency-ms", latency_ms),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=open(log, "w"),
+        text=True,
+    )
     url = server.stdout.readline().strip()  # the one stdout line: the proxy URL
     if not url.startswith("http://"):
         server.kill()
@@ -186,10 +212,25 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", str(directory)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     import redis
+
     client, deadline = redis.Redis(port=port), time.monotonic() + 10
     while True:
         try:
@@ -201,15 +242,38 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen, str]:
             time.sleep(0.05)
 
 
-def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_limit: float | None,
-          server: psutil.Process, workers: int = 1, redis_url: str | None = None, cores: float | None = None) -> dict:
+def crawl(
+    proxy: str,
+    scratch: Path,
+    extra: list[str],
+    limit: int | None,
+    time_limit: float | None,
+    server: psutil.Process,
+    workers: int = 1,
+    redis_url: str | None = None,
+    cores: float | None = None,
+) -> dict:
     """One crawl process, or `workers` sharing the frontier in Redis at redis_url; figures summed over them."""
-    command = scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
-                     "-s", f"LANDING_DOCS=sqlite:///{scratch}/landing.db",
-                     "-s", f"LANDING_BLOBS=file://{scratch}/blobs",
-                     "-s", f"LANDING_ARTIFACTS_DIR={scratch}/artifacts",
-                     "-s", f"LANDING_UNWRITTEN_DIR={scratch}/unwritten",
-                     "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=5", *REAL_PACE, *extra)
+    command = scrapy(
+        "crawl",
+        "doi_sampler",
+        "-s",
+        f"LANDING_SANDBOX={proxy}",
+        "-s",
+        f"LANDING_DOCS=sqlite:///{scratch}/landing.db",
+        "-s",
+        f"LANDING_BLOBS=file://{scratch}/blobs",
+        "-s",
+        f"LANDING_ARTIFACTS_DIR={scratch}/artifacts",
+        "-s",
+        f"LANDING_UNWRITTEN_DIR={scratch}/unwritten",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        "-s",
+        "LANDING_PROGRESS_INTERVAL=5",
+        *REAL_PACE,
+        *extra,
+    )
     if redis_url:
         command += ["-s", f"LANDING_FRONTIER_REDIS={redis_url}", "-s", f"LANDING_WORKERS={workers}"]
     print(f"crawl ({workers} process{'es' if workers > 1 else ''}):", " ".join(command), flush=True)
@@ -219,10 +283,21 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
     server_cpu = sum(server.cpu_times()[:2])
     started = time.monotonic()
     caps = [cpu_cap(f"landing-bench-{os.getpid()}-{i}", cores) if cores else None for i in range(workers)]
-    procs = [subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              preexec_fn=cap[1] if cap else None) for cap in caps]
-    readers = [threading.Thread(target=follow_log, args=(p.stderr, log, stream), daemon=True)
-               for p, log, stream in zip(procs, logs, streams)]
+    procs = [
+        subprocess.Popen(
+            command,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=cap[1] if cap else None,
+        )
+        for cap in caps
+    ]
+    readers = [
+        threading.Thread(target=follow_log, args=(p.stderr, log, stream), daemon=True)
+        for p, log, stream in zip(procs, logs, streams)
+    ]
     for reader in readers:
         reader.start()
     watched, stopped = [psutil.Process(p.pid) for p in procs], None
@@ -235,8 +310,15 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
                 events.append((now, sampled, visited, requests))
             memory = [measure(w, cpu_seen) for w in watched]
             if any(m[0] for m in memory):
-                samples.append(Sample(now - started, visited, requests, *(sum(m[k] for m in memory) for k in range(4)),
-                                      sum(cpu_seen.values())))
+                samples.append(
+                    Sample(
+                        now - started,
+                        visited,
+                        requests,
+                        *(sum(m[k] for m in memory) for k in range(4)),
+                        sum(cpu_seen.values()),
+                    )
+                )
             if stopped is None and ((limit and visited >= limit) or (time_limit and now - started >= time_limit)):
                 stopped = now
                 for p in procs:  # one Ctrl-C: Scrapy finishes what is in flight and closes
@@ -264,11 +346,17 @@ def crawl(proxy: str, scratch: Path, extra: list[str], limit: int | None, time_l
     def total(pattern):
         return sum(int(m.group(1)) for text in texts if (m := re.search(pattern, text)))
 
-    return {"events": [(t - started, s, v, r) for t, s, v, r in events], "samples": samples,
-            "seconds": ended - started, "stopped": (stopped or ended) - started,
-            "code": max(p.returncode for p in procs), "server_cpu": sum(server.cpu_times()[:2]) - server_cpu,
-            "errors": total(r"'log_count/ERROR': (\d+)"), "browser": total(r"'landing/browser/sent': (\d+)"),
-            "tail": texts[0][-3000:]}
+    return {
+        "events": [(t - started, s, v, r) for t, s, v, r in events],
+        "samples": samples,
+        "seconds": ended - started,
+        "stopped": (stopped or ended) - started,
+        "code": max(p.returncode for p in procs),
+        "server_cpu": sum(server.cpu_times()[:2]) - server_cpu,
+        "errors": total(r"'log_count/ERROR': (\d+)"),
+        "browser": total(r"'landing/browser/sent': (\d+)"),
+        "tail": texts[0][-3000:],
+    }
 
 
 def at(events, t: float) -> tuple[float, float]:
@@ -289,18 +377,24 @@ def report_crawl(run: dict):
     events = [e for e in run["events"] if e[0] <= run["stopped"] + 0.5]  # the lines before the SIGINT
     final = run["events"][-1] if run["events"] else (0, 0, 0, 0)
     visited, requests, samples = final[2], final[3], run["samples"]
-    print(f"crawl exit {run['code']}: {final[1]:,} DOIs sampled, {visited:,} visited, {requests:,} requests in "
-          f"{run['seconds']:.0f} s (stop asked at {run['stopped']:.0f} s); {run['browser']} DOIs sent to the browser; "
-          f"{run['errors']} ERROR log lines")
+    print(
+        f"crawl exit {run['code']}: {final[1]:,} DOIs sampled, {visited:,} visited, {requests:,} requests in "
+        f"{run['seconds']:.0f} s (stop asked at {run['stopped']:.0f} s); {run['browser']} DOIs sent to the browser; "
+        f"{run['errors']} ERROR log lines"
+    )
     if not visited or not samples:
         print(run["tail"])
         return None
     last = samples[-1]
-    print(f"  overall: {visited / run['seconds']:.1f} DOIs/s, {requests / run['seconds']:.1f} requests/s, "
-          f"{requests / visited:.2f} requests/DOI; CPU {last.tree_cpu:.0f} s = {last.tree_cpu * 1000 / visited:.1f} ms "
-          f"per DOI for the tree ({last.cpu * 1000 / visited:.1f} ms the Scrapy process), start-up and shutdown in")
-    print(f"  peak RSS: Scrapy process {mb(max(s.rss for s in samples))}, tree {mb(max(s.tree_rss for s in samples))} "
-          f"(PSS {mb(max(s.tree_pss for s in samples))})")
+    print(
+        f"  overall: {visited / run['seconds']:.1f} DOIs/s, {requests / run['seconds']:.1f} requests/s, "
+        f"{requests / visited:.2f} requests/DOI; CPU {last.tree_cpu:.0f} s = {last.tree_cpu * 1000 / visited:.1f} ms "
+        f"per DOI for the tree ({last.cpu * 1000 / visited:.1f} ms the Scrapy process), start-up and shutdown in"
+    )
+    print(
+        f"  peak RSS: Scrapy process {mb(max(s.rss for s in samples))}, tree {mb(max(s.tree_rss for s in samples))} "
+        f"(PSS {mb(max(s.tree_pss for s in samples))})"
+    )
     first = next((e for e in events if e[2] > 0), None)
     steady = None
     if first and events[-1][0] - first[0] >= 10:
@@ -312,31 +406,45 @@ def report_crawl(run: dict):
         cpu_ms = (sb.tree_cpu - sa.tree_cpu) * 1000 / max(sb.visited - sa.visited, 1)
         half = [x for x in samples if mid <= x.t <= b]
         # A least-squares slope: two readings of RSS alone would be at the allocator's mercy.
-        growth = statistics.linear_regression([x.visited for x in half], [x.rss for x in half]).slope \
-            if len({x.visited for x in half}) > 1 else 0.0
+        growth = (
+            statistics.linear_regression([x.visited for x in half], [x.rss for x in half]).slope
+            if len({x.visited for x in half}) > 1
+            else 0.0
+        )
         steady = {"late": late}
-        print(f"  visiting, {a:.0f}-{b:.0f} s (before: listing the owners, storing the plan): "
-              f"{(vb - va) / (b - a):.1f} DOIs/s, {(rb - ra) / (b - a):.1f} requests/s, "
-              f"{cpu_ms:.1f} CPU ms per DOI (tree)")
-        print(f"  first half {early:.1f} DOIs/s, last half {late:.1f} DOIs/s ({late / early - 1:+.0%}); Scrapy RSS "
-              f"{growth * 10_000 / 1e6:+.1f} MB per 10,000 DOIs over the last half")
+        print(
+            f"  visiting, {a:.0f}-{b:.0f} s (before: listing the owners, storing the plan): "
+            f"{(vb - va) / (b - a):.1f} DOIs/s, {(rb - ra) / (b - a):.1f} requests/s, "
+            f"{cpu_ms:.1f} CPU ms per DOI (tree)"
+        )
+        print(
+            f"  first half {early:.1f} DOIs/s, last half {late:.1f} DOIs/s ({late / early - 1:+.0%}); Scrapy RSS "
+            f"{growth * 10_000 / 1e6:+.1f} MB per 10,000 DOIs over the last half"
+        )
         if late > 0:
             hours = (a + FULL_RUN / late) / 3600
-            print(f"  projection: {FULL_RUN:,} DOIs in {hours:.1f} h ({a:.0f} s of listing, then the last half's "
-                  f"rate); Scrapy RSS ~{mb(sb.rss + growth * (FULL_RUN - vb))} if it grows on as in the last half")
-    print(f"  {'time':>7} {'visited':>8} {'requests':>9} {'DOIs/s':>7} {'RSS':>8} {'tree RSS':>9} {'tree PSS':>9} "
-          f"{'tree CPU':>9}")
+            print(
+                f"  projection: {FULL_RUN:,} DOIs in {hours:.1f} h ({a:.0f} s of listing, then the last half's "
+                f"rate); Scrapy RSS ~{mb(sb.rss + growth * (FULL_RUN - vb))} if it grows on as in the last half"
+            )
+    print(
+        f"  {'time':>7} {'visited':>8} {'requests':>9} {'DOIs/s':>7} {'RSS':>8} {'tree RSS':>9} {'tree PSS':>9} "
+        f"{'tree CPU':>9}"
+    )
     previous = Sample(0, 0, 0, 0, 0, 0, 0, 0)
     for tenth in range(1, 11):
         row = sample_at(samples, last.t * tenth / 10 - 0.5)
         rate = (row.visited - previous.visited) / max(row.t - previous.t, 1e-9)
-        print(f"  {row.t:6.0f}s {row.visited:8,} {row.requests:9,} {rate:7.1f} {mb(row.rss):>8} {mb(row.tree_rss):>9} "
-              f"{mb(row.tree_pss):>9} {row.tree_cpu:8.0f}s")
+        print(
+            f"  {row.t:6.0f}s {row.visited:8,} {row.requests:9,} {rate:7.1f} {mb(row.rss):>8} {mb(row.tree_rss):>9} "
+            f"{mb(row.tree_pss):>9} {row.tree_cpu:8.0f}s"
+        )
         previous = row
     return steady
 
 
 # ---------------------------------------------------------------------------------------------- the reference
+
 
 async def visit(session, proxy: str, doi: str, tally: dict):
     url = URL(f"https://doi.org/{doi}")
@@ -363,12 +471,13 @@ async def reference(proxy: str, dois: list[str], concurrency: int) -> dict:
         for doi in queue:
             try:
                 await visit(session, proxy, doi, tally)
-            except (aiohttp.ClientError, asyncio.TimeoutError, ValueError, lxml.etree.LxmlError):
+            except (TimeoutError, aiohttp.ClientError, ValueError, lxml.etree.LxmlError):
                 tally["failed"] += 1
 
     connector = aiohttp.TCPConnector(limit=concurrency, ssl=False)  # the sandbox's certificate is self-signed
-    async with aiohttp.ClientSession(connector=connector, cookie_jar=aiohttp.DummyCookieJar(),
-                                     timeout=aiohttp.ClientTimeout(total=30)) as session:
+    async with aiohttp.ClientSession(
+        connector=connector, cookie_jar=aiohttp.DummyCookieJar(), timeout=aiohttp.ClientTimeout(total=30)
+    ) as session:
         await asyncio.gather(*(worker(session) for _ in range(concurrency)))
     return tally
 
@@ -384,24 +493,32 @@ def run_reference(proxy: str, dois: list[str], concurrency: int, server: psutil.
 
 # ---------------------------------------------------------------------------------------------- main
 
+
 def setting(extra: list[str], name: str):
     values = [e.split("=", 1)[1] for e in extra if e.startswith(name + "=")]
     return values[-1] if values else getattr(defaults, name)
 
 
 def header(directory: Path, world: dict, generated, opts, minimum, maximum, concurrency, tmp: Path):
-    cpu_model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                      if line.startswith("model name")), "?")
-    print(f"# fullrun: {os.cpu_count()} CPUs ({cpu_model}), {mb(psutil.virtual_memory().total)} RAM, python "
-          f"{sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f} (the machine may be shared); scratch {tmp}")
-    print(f"# world {directory}: {world['members']:,} Crossref members + {world['clients']:,} DataCite clients, "
-          f"{world['hosts']:,} hosts, {world['dois']:,} DOIs; a full run samples {world['sample']:,} "
-          f"(min {minimum} / max {maximum}); {mb(disk(directory))} on disk"
-          + (f"; generated in {generated:.0f} s" if generated else " (reused)"))
-    print(f"# sandbox latency {opts.latency_ms:g} ms; CONCURRENT_REQUESTS {concurrency}; "
-          f"{f'each crawl process held to {opts.cpu_per_worker:g} cores; ' if opts.cpu_per_worker else ''}limit "
-          f"{opts.limit_dois or 'none'} DOIs, {opts.time_limit or 'no'} time limit; --set {opts.set or 'none'}",
-          flush=True)
+    cpu_model = next(
+        (line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?"
+    )
+    print(
+        f"# fullrun: {os.cpu_count()} CPUs ({cpu_model}), {mb(psutil.virtual_memory().total)} RAM, python "
+        f"{sys.version.split()[0]}; load average {os.getloadavg()[0]:.1f} (the machine may be shared); scratch {tmp}"
+    )
+    print(
+        f"# world {directory}: {world['members']:,} Crossref members + {world['clients']:,} DataCite clients, "
+        f"{world['hosts']:,} hosts, {world['dois']:,} DOIs; a full run samples {world['sample']:,} "
+        f"(min {minimum} / max {maximum}); {mb(disk(directory))} on disk"
+        + (f"; generated in {generated:.0f} s" if generated else " (reused)")
+    )
+    print(
+        f"# sandbox latency {opts.latency_ms:g} ms; CONCURRENT_REQUESTS {concurrency}; "
+        f"{f'each crawl process held to {opts.cpu_per_worker:g} cores; ' if opts.cpu_per_worker else ''}limit "
+        f"{opts.limit_dois or 'none'} DOIs, {opts.time_limit or 'no'} time limit; --set {opts.set or 'none'}",
+        flush=True,
+    )
 
 
 def report_reference(ref: dict, n: int, concurrency: int, steady, quiet=False):
@@ -410,32 +527,46 @@ def report_reference(ref: dict, n: int, concurrency: int, steady, quiet=False):
         print(f"crawl/reference: {steady['late'] / rate:.2f}")
         return
     statuses = ", ".join(f"{k}:{v}" for k, v in sorted((k, v) for k, v in tally.items() if isinstance(k, int)))
-    print(f"reference (aiohttp + lxml, concurrency {concurrency}): {n:,} DOIs in {ref['seconds']:.0f} s, "
-          f"{rate:.1f} DOIs/s, {tally['requests'] / ref['seconds']:.1f} requests/s, {tally['requests'] / n:.2f} "
-          f"requests/DOI; final statuses {statuses}; {tally['failed']} failed")
-    print(f"  client CPU {ref['cpu']:.0f} s = {ref['cpu'] * 1000 / n:.1f} ms per DOI; sandbox server CPU "
-          f"{ref['server_cpu']:.0f} s ({ref['server_cpu'] / ref['seconds']:.0%} of one core)")
+    print(
+        f"reference (aiohttp + lxml, concurrency {concurrency}): {n:,} DOIs in {ref['seconds']:.0f} s, "
+        f"{rate:.1f} DOIs/s, {tally['requests'] / ref['seconds']:.1f} requests/s, {tally['requests'] / n:.2f} "
+        f"requests/DOI; final statuses {statuses}; {tally['failed']} failed"
+    )
+    print(
+        f"  client CPU {ref['cpu']:.0f} s = {ref['cpu'] * 1000 / n:.1f} ms per DOI; sandbox server CPU "
+        f"{ref['server_cpu']:.0f} s ({ref['server_cpu'] / ref['seconds']:.0%} of one core)"
+    )
     if steady:
         print(f"crawl/reference: {steady['late'] / rate:.2f} (the crawl's last-half rate over the reference's)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--owners", type=int, default=FULL_OWNERS,
-                        help=f"owners of a generated world ({FULL_OWNERS:,})")
+    parser.add_argument(
+        "--owners", type=int, default=FULL_OWNERS, help=f"owners of a generated world ({FULL_OWNERS:,})"
+    )
     parser.add_argument("--seed", type=int, default=1, help="world seed, and the reference's owner order (1)")
     parser.add_argument("--world", help="a world to reuse; generated (and kept) there if it holds none")
-    parser.add_argument("--limit-dois", type=int, default=10_000, help="stop the crawl at this many DOIs visited "
-                                                                       "(10,000; 0: no limit)")
+    parser.add_argument(
+        "--limit-dois", type=int, default=10_000, help="stop the crawl at this many DOIs visited (10,000; 0: no limit)"
+    )
     parser.add_argument("--time-limit", type=float, help="stop the crawl after this many seconds")
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
-    parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier in a Redis started "
-                                                         "here (1: one process, no Redis); a list (1,2) runs each "
-                                                         "in turn on fresh stores and compares them")
-    parser.add_argument("--cpu-per-worker", type=float, metavar="CORES",
-                        help="hold each crawl process (and its children) to this many cores, in a cgroup of its "
-                             "own: scale-out measured as N machines of that size would see it (needs root)")
+    parser.add_argument(
+        "--workers",
+        default="1",
+        help="crawl processes sharing one frontier in a Redis started "
+        "here (1: one process, no Redis); a list (1,2) runs each "
+        "in turn on fresh stores and compares them",
+    )
+    parser.add_argument(
+        "--cpu-per-worker",
+        type=float,
+        metavar="CORES",
+        help="hold each crawl process (and its children) to this many cores, in a cgroup of its "
+        "own: scale-out measured as N machines of that size would see it (needs root)",
+    )
     parser.add_argument("--no-reference", action="store_true", help="skip the aiohttp reference loop")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
     opts = parser.parse_args()
@@ -457,14 +588,25 @@ def main():
             scratch.mkdir()
             if workers > 1:
                 redis, redis_url = start_redis(scratch)
-            run = crawl(proxy, scratch, extra, opts.limit_dois, opts.time_limit, watched, workers, redis_url,
-                        opts.cpu_per_worker)
+            run = crawl(
+                proxy,
+                scratch,
+                extra,
+                opts.limit_dois,
+                opts.time_limit,
+                watched,
+                workers,
+                redis_url,
+                opts.cpu_per_worker,
+            )
             if redis:
                 stop(redis, 10)
                 redis = None
             steady = report_crawl(run)
-            print(f"  sandbox server CPU during the crawl {run['server_cpu']:.0f} s "
-                  f"({run['server_cpu'] / run['seconds']:.0%} of one core)")
+            print(
+                f"  sandbox server CPU during the crawl {run['server_cpu']:.0f} s "
+                f"({run['server_cpu'] / run['seconds']:.0%} of one core)"
+            )
             if steady:
                 rates[workers] = steady
             visited = max(visited, run["events"][-1][2] if run["events"] else 0)
@@ -478,8 +620,10 @@ def main():
             one = min(rates)
             for workers, steady in rates.items():
                 if workers != one:
-                    print(f"{workers} processes / {one}: {steady['late'] / rates[one]['late']:.2f} times the "
-                          f"DOIs/s (last halves)")
+                    print(
+                        f"{workers} processes / {one}: {steady['late'] / rates[one]['late']:.2f} times the "
+                        f"DOIs/s (last halves)"
+                    )
         print(f"# load average at the end {os.getloadavg()[0]:.1f}")
     finally:
         if server:

@@ -25,6 +25,7 @@ a process cannot go faster whatever its limits allow. The rate is read between p
 only a crawl of minutes gives a figure worth comparing: on the 3,000-DOI world the window is one line apart and
 the ratio means nothing.
 """
+
 import argparse
 import json
 import re
@@ -61,8 +62,10 @@ def crawl_settings(pairs: list[str]) -> Settings:
 def hops(store: Path) -> list[list[tuple[str, int | None]]]:
     """Every snapshot's hops (URL, status), in order, from the crawl's SQLite store."""
     db = sqlite3.connect(store)
-    chains = [[(hop["url"], hop.get("status")) for hop in json.loads(doc)["snapshot/urls"] if hop.get("url")]
-              for (doc,) in db.execute("SELECT doc FROM docs WHERE kind = 'snapshot'")]
+    chains = [
+        [(hop["url"], hop.get("status")) for hop in json.loads(doc)["snapshot/urls"] if hop.get("url")]
+        for (doc,) in db.execute("SELECT doc FROM docs WHERE kind = 'snapshot'")
+    ]
     db.close()
     return chains
 
@@ -85,15 +88,20 @@ def allowed(chains: list[list[tuple[str, int | None]]], requests: int, latency: 
     resolver = sum(n for host, n in per_host.items() if host in RESOLVER_HOSTS)
     target = latency / settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
     start, per_domain = settings.getfloat("AUTOTHROTTLE_START_DELAY"), settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
-    hosts = {host: host_seconds(n + 1, ok[host], latency, start, target, per_domain)  # + 1: its robots.txt
-             for host, n in per_host.items() if host not in RESOLVER_HOSTS}
+    hosts = {
+        host: host_seconds(n + 1, ok[host], latency, start, target, per_domain)  # + 1: its robots.txt
+        for host, n in per_host.items()
+        if host not in RESOLVER_HOSTS
+    }
     busiest = max(hosts, key=hosts.get)
     rate = settings.getfloat("LANDING_RESOLVER_RATE")
-    return {"resolver": resolver * latency / settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"],
-            "resolver rate": resolver / rate if rate else 0.0,
-            "global": requests * latency / settings.getint("CONCURRENT_REQUESTS"),
-            f"busiest host ({busiest}, {per_host[busiest]} requests)": hosts[busiest],
-            "frontier": sum(len(c) for c in chains) * latency / settings.getint("LANDING_FRONTIER")}
+    return {
+        "resolver": resolver * latency / settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"],
+        "resolver rate": resolver / rate if rate else 0.0,
+        "global": requests * latency / settings.getint("CONCURRENT_REQUESTS"),
+        f"busiest host ({busiest}, {per_host[busiest]} requests)": hosts[busiest],
+        "frontier": sum(len(c) for c in chains) * latency / settings.getint("LANDING_FRONTIER"),
+    }
 
 
 def visiting(run: dict) -> tuple[float, int, float]:
@@ -110,8 +118,16 @@ def measure(world: Path, latency_ms: float, pairs: list[str], workers: int, tmp:
     scratch.mkdir()
     redis = start_redis(scratch) if workers > 1 else None
     try:
-        run = crawl(proxy, scratch, [x for pair in pairs for x in ("-s", pair)], None, None,
-                    psutil.Process(server.pid), workers, redis[1] if redis else None)
+        run = crawl(
+            proxy,
+            scratch,
+            [x for pair in pairs for x in ("-s", pair)],
+            None,
+            None,
+            psutil.Process(server.pid),
+            workers,
+            redis[1] if redis else None,
+        )
     finally:
         for process in (server, *(redis[:1] if redis else ())):
             process.terminate()
@@ -123,22 +139,31 @@ def measure(world: Path, latency_ms: float, pairs: list[str], workers: int, tmp:
     seconds, dois, cpu = visiting(run)
     chains = hops(scratch / "landing.db")
     # The real web's pace, as bench/fullrun.py sets it: a sandbox has none of its own (landing.crawl.endpoints).
-    pace = [f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
-            f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}"]
+    pace = [
+        f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
+        f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}",
+    ]
     # One process's limits: N workers split them (landing.sampler.shared_run.share_hosts) and are held to the sum.
     bounds = allowed(chains, requests, latency_ms / 1000, crawl_settings(pace + pairs))
     visited = run["events"][-1][2]
     limit_rate = visited / max(bounds.values())
     rate, cpu_rate = dois / seconds, dois / cpu * workers
-    print(f"{workers} process{'es' if workers > 1 else ''}: {visited:,} DOIs, {requests:,} requests, "
-          f"{len(chains):,} snapshots at {latency_ms:g} ms; settings: {' '.join(pairs) or 'defaults'}")
+    print(
+        f"{workers} process{'es' if workers > 1 else ''}: {visited:,} DOIs, {requests:,} requests, "
+        f"{len(chains):,} snapshots at {latency_ms:g} ms; settings: {' '.join(pairs) or 'defaults'}"
+    )
     for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<60} needs {needed:7.1f} s: {visited / needed:7.1f} DOIs/s")
-    print(f"  the limits allow {limit_rate:.1f} DOIs/s; the crawl visited {rate:.1f} DOIs/s "
-          f"({dois:,} DOIs in {seconds:.0f} s, listing excluded): {rate / limit_rate:.0%} of it")
-    print(f"  the crawl's CPU while visiting: {cpu * 1000 / dois:.1f} ms per DOI, so "
-          f"{'one core allows' if workers == 1 else f'{workers} cores allow'} {cpu_rate:.1f} DOIs/s; the crawl made "
-          f"{rate / min(cpu_rate, limit_rate):.0%} of the lower of the two", flush=True)
+    print(
+        f"  the limits allow {limit_rate:.1f} DOIs/s; the crawl visited {rate:.1f} DOIs/s "
+        f"({dois:,} DOIs in {seconds:.0f} s, listing excluded): {rate / limit_rate:.0%} of it"
+    )
+    print(
+        f"  the crawl's CPU while visiting: {cpu * 1000 / dois:.1f} ms per DOI, so "
+        f"{'one core allows' if workers == 1 else f'{workers} cores allow'} {cpu_rate:.1f} DOIs/s; the crawl made "
+        f"{rate / min(cpu_rate, limit_rate):.0%} of the lower of the two",
+        flush=True,
+    )
 
 
 def main():

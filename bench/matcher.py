@@ -7,6 +7,7 @@ truth.jsonl (final URLs of reachable pages, cycled with junk appended: /abstract
 user would: `scrapy match -i FILE` in a subprocess under /usr/bin/time. `--no-fetch` on the same batch is the
 baseline (Handle API and Crossref lookups only), run in the same session.
 """
+
 import argparse
 import json
 import re
@@ -27,10 +28,25 @@ JUNK = ("", "/abstract", "?utm_source=twitter&utm_medium=social", "#references")
 
 
 def _scrapy(args, stores, proxy):
-    command = ["/usr/bin/time", "-f", "PEAK_RSS_KB=%M", sys.executable, "-m", "scrapy", *args,
-               "-s", f"LANDING_SANDBOX={proxy}", "-s", f"LANDING_DOCS=sqlite:///{stores / 'landing.db'}",
-               "-s", f"LANDING_BLOBS=file://{stores / 'blobs'}", "-s", f"LANDING_ARTIFACTS_DIR={stores / 'artifacts'}",
-               "-s", "TELNETCONSOLE_ENABLED=False"]
+    command = [
+        "/usr/bin/time",
+        "-f",
+        "PEAK_RSS_KB=%M",
+        sys.executable,
+        "-m",
+        "scrapy",
+        *args,
+        "-s",
+        f"LANDING_SANDBOX={proxy}",
+        "-s",
+        f"LANDING_DOCS=sqlite:///{stores / 'landing.db'}",
+        "-s",
+        f"LANDING_BLOBS=file://{stores / 'blobs'}",
+        "-s",
+        f"LANDING_ARTIFACTS_DIR={stores / 'artifacts'}",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+    ]
     started = time.monotonic()
     done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True)
     if done.returncode != 0:
@@ -60,8 +76,11 @@ def main():
             done, seconds, peak = _scrapy(["match", "-i", str(batch), *extra], stores, proxy)
             results = [json.loads(line) for line in done.stdout.splitlines()]
             methods = Counter(r["method"] or "no match" for r in results)
-            print(f"{name:22} {len(results):7,} {seconds:8.1f} {len(results) / seconds:9.1f} {peak / 1024:6.0f} MB  "
-                  + ", ".join(f"{k} {v:,}" for k, v in methods.most_common()), flush=True)
+            print(
+                f"{name:22} {len(results):7,} {seconds:8.1f} {len(results) / seconds:9.1f} {peak / 1024:6.0f} MB  "
+                + ", ".join(f"{k} {v:,}" for k, v in methods.most_common()),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ most the API's largest sample), finds the prefixes left short (landing.core.samp
 what the crawl would ask and visit: API sample requests, DOIs planned (the budget), and DOIs sampled. Also how
 many listed prefixes end with no sampled DOI, which is what the floor is for.
 """
+
 import argparse
 import random
 import sys
@@ -29,8 +30,10 @@ def owners_of(count: int, seed: int) -> list[dict]:
     rng, taken = random.Random(seed), set()
     members, clients, sizes = _full_owners(rng, count, taken)
     _more_prefixes(random.Random(seed + 1), members + clients, sizes, taken)
-    return [{**owner, "size": size, "listed": owner["prefixes"] + owner["more"]}
-            for owner, size in zip(members + clients, sizes)]
+    return [
+        {**owner, "size": size, "listed": owner["prefixes"] + owner["more"]}
+        for owner, size in zip(members + clients, sizes)
+    ]
 
 
 def dois_of(owner: dict, rng) -> list[str]:
@@ -43,8 +46,7 @@ def cost(owners: list[dict], per_prefix: int, seed: int) -> dict:
     listing = [(owner["ra"], owner["id"], owner["size"]) for owner in owners]
     prefixes = {(owner["ra"], owner["id"]): owner["listed"] for owner in owners}
     by_id = {(owner["ra"], owner["id"]): owner for owner in owners}
-    plan = runs.plan("cost", listing, defaults.LANDING_SAMPLE_MIN, defaults.LANDING_SAMPLE_MAX, prefixes,
-                     per_prefix)
+    plan = runs.plan("cost", listing, defaults.LANDING_SAMPLE_MIN, defaults.LANDING_SAMPLE_MAX, prefixes, per_prefix)
     tally = Counter()
     for sample in plan:
         owner = by_id[(sample["sample/ra"], sample["sample/owner"])]
@@ -52,13 +54,20 @@ def cost(owners: list[dict], per_prefix: int, seed: int) -> dict:
         largest = crossref.MAX_SAMPLE if owner["ra"] == "crossref" else datacite.MAX_SAMPLE
         member = rng.sample(dois, min(sample["sample/size"], largest, len(dois)))
         short = sampling.short_prefixes(member, owner["listed"], per_prefix)
-        topped = {prefix: rng.sample(pool, min(len(pool), per_prefix + have))
-                  for prefix, have in short.items()
-                  for pool in [[d for d in dois if d.startswith(prefix + "/")]]}
+        topped = {
+            prefix: rng.sample(pool, min(len(pool), per_prefix + have))
+            for prefix, have in short.items()
+            for pool in [[d for d in dois if d.startswith(prefix + "/")]]
+        }
         sampled = sampling.compose(member, topped, owner["listed"], per_prefix, sample["sample/size"])
         present = {sampling.prefix_of(doi) for doi in dois}
-        tally.update(planned=sample["sample/size"], sampled=len(sampled), requests=1 + len(short),
-                     prefixes=len(present), missed=len(present - {sampling.prefix_of(d) for d in sampled}))
+        tally.update(
+            planned=sample["sample/size"],
+            sampled=len(sampled),
+            requests=1 + len(short),
+            prefixes=len(present),
+            missed=len(present - {sampling.prefix_of(d) for d in sampled}),
+        )
     return tally
 
 
@@ -70,17 +79,24 @@ def main():
     args = parser.parse_args()
     owners = owners_of(args.owners, args.seed)
     listed = Counter(len(owner["listed"]) for owner in owners)
-    print(f"{len(owners):,} owners, {sum(o['size'] for o in owners):,} DOIs, {sum(listed.elements()):,} prefixes; "
-          f"owners by prefixes held: {dict(sorted(listed.items()))}")
-    print(f"{'per prefix':>10} {'DOIs planned':>13} {'DOIs sampled':>13} {'API samples':>12} "
-          f"{'prefixes with DOIs':>19} {'of them unsampled':>18}")
+    print(
+        f"{len(owners):,} owners, {sum(o['size'] for o in owners):,} DOIs, {sum(listed.elements()):,} prefixes; "
+        f"owners by prefixes held: {dict(sorted(listed.items()))}"
+    )
+    print(
+        f"{'per prefix':>10} {'DOIs planned':>13} {'DOIs sampled':>13} {'API samples':>12} "
+        f"{'prefixes with DOIs':>19} {'of them unsampled':>18}"
+    )
     base = None
     for per_prefix in (int(n) for n in args.per_prefix.split(",")):
         t = cost(owners, per_prefix, args.seed)
         base = base or t
-        print(f"{per_prefix:>10} {t['planned']:>13,} {t['sampled']:>13,} {t['requests']:>12,} {t['prefixes']:>19,} "
-              f"{t['missed']:>18,}   (+{t['sampled'] / base['sampled'] - 1:.1%} DOIs, "
-              f"+{t['requests'] / base['requests'] - 1:.1%} API samples)", flush=True)
+        print(
+            f"{per_prefix:>10} {t['planned']:>13,} {t['sampled']:>13,} {t['requests']:>12,} {t['prefixes']:>19,} "
+            f"{t['missed']:>18,}   (+{t['sampled'] / base['sampled'] - 1:.1%} DOIs, "
+            f"+{t['requests'] / base['requests'] - 1:.1%} API samples)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

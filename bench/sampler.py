@@ -12,6 +12,7 @@ over the crawl and every process under it. requests/DOI counts every request Scr
 "reached" is how many DOIs ended on a page (their best visit). --every-scenario generates a world whose DOIs
 take every sandbox scenario in turn (the demo's world is mostly plain pages, and samples few hostile ones).
 """
+
 import argparse
 import re
 import subprocess
@@ -25,10 +26,10 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from landing.core.artifacts import current  # noqa: E402
+from landing.stores import open_docs  # noqa: E402
 from landing_dev.sandbox.generator import generate  # noqa: E402
 from landing_dev.sandbox.scenarios import ALL  # noqa: E402
 from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
-from landing.stores import open_docs  # noqa: E402
 
 PROJECT = Path(__file__).resolve().parents[1]
 VARIANTS = {
@@ -61,10 +62,26 @@ def _tree_pss(process: psutil.Process) -> int:
 
 def _crawl(proxy, extra, scratch):
     """Crawl once; (seconds, DOIs visited, requests, peak PSS in bytes, DOIs sent to the browser, DOIs reached)."""
-    command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler",
-               "-s", f"LANDING_SANDBOX={proxy}", "-s", f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
-               "-s", f"LANDING_BLOBS=file://{scratch / 'blobs'}", "-s", f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
-               "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LOG_LEVEL=INFO", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "doi_sampler",
+        "-s",
+        f"LANDING_SANDBOX={proxy}",
+        "-s",
+        f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
+        "-s",
+        f"LANDING_BLOBS=file://{scratch / 'blobs'}",
+        "-s",
+        f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        "-s",
+        "LOG_LEVEL=INFO",
+        *extra,
+    ]
     log = scratch / "crawl.log"
     started, peak = time.monotonic(), 0
     with open(log, "w") as err:
@@ -100,14 +117,19 @@ def main():
             print(f"generating a {args.dois:,}-DOI {kind}world (seed {args.seed}) ...", flush=True)
             generate(world, args.dois, seed=args.seed, only=list(ALL) if args.every_scenario else None)
         proxy = RunningSandbox(world).proxy
-        print(f"{'variant':45} {'DOIs':>6} {'seconds':>8} {'DOIs/s':>7} {'requests/DOI':>13} {'peak PSS':>9} "
-              f"{'browser':>8} {'reached':>8}")
+        print(
+            f"{'variant':45} {'DOIs':>6} {'seconds':>8} {'DOIs/s':>7} {'requests/DOI':>13} {'peak PSS':>9} "
+            f"{'browser':>8} {'reached':>8}"
+        )
         for n, (name, extra) in enumerate(VARIANTS[args.variants].items()):
             scratch = Path(tmp) / f"run{n}"
             scratch.mkdir()
             seconds, dois, requests, peak, sent, reached = _crawl(proxy, extra, scratch)
-            print(f"{name:45} {dois:6,} {seconds:8.1f} {dois / seconds:7.1f} {requests / max(dois, 1):13.2f} "
-                  f"{peak / 2**20:6.0f} MB {sent:8,} {reached:8,}", flush=True)
+            print(
+                f"{name:45} {dois:6,} {seconds:8.1f} {dois / seconds:7.1f} {requests / max(dois, 1):13.2f} "
+                f"{peak / 2**20:6.0f} MB {sent:8,} {reached:8,}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ Client and server share the machine's cores.
 
     .venv/bin/python bench/sandbox_scale.py [--dois 100000] [--baseline-dois 10000] [--requests 20000]
 """
+
 import argparse
 import asyncio
 import json
@@ -58,10 +59,16 @@ def mb(n: float) -> str:
 
 # ---------------------------------------------------------------------------------------------- generate
 
+
 def generate(directory: Path, dois: int, seed: int) -> dict:
     started = time.perf_counter()
-    proc = subprocess.Popen(scrapy("generate", directory, "--dois", dois, "--seed", seed), cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        scrapy("generate", directory, "--dois", dois, "--seed", seed),
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     watched, peak = psutil.Process(proc.pid), 0
     while proc.poll() is None:
         peak = max(peak, rss(watched))
@@ -77,13 +84,16 @@ def generate(directory: Path, dois: int, seed: int) -> dict:
 def print_generate(result: dict):
     sizes = ", ".join(f"{name} {mb(size)}" for name, size in result["sizes"].items())
     own = re.search(r" in ([0-9.]+)s", result["summary"])
-    print(f"generate {result['dois']:>9,} DOIs: {result['seconds']:7.1f} s "
-          f"({result['dois'] / result['seconds']:,.0f} DOIs/s; {own.group(1) if own else '?'} s by the command's "
-          f"own clock, without interpreter start-up), peak RSS {mb(result['peak_rss'])}")
+    print(
+        f"generate {result['dois']:>9,} DOIs: {result['seconds']:7.1f} s "
+        f"({result['dois'] / result['seconds']:,.0f} DOIs/s; {own.group(1) if own else '?'} s by the command's "
+        f"own clock, without interpreter start-up), peak RSS {mb(result['peak_rss'])}"
+    )
     print(f"    files: {sizes}; total {mb(sum(result['sizes'].values()))}")
 
 
 # ---------------------------------------------------------------------------------------------- the load
+
 
 def plan(directory: Path, requests: int, seed: int) -> list[tuple[str, str]]:
     """[(kind, absolute URL)]: the fixed request mix, drawn from the world's own files."""
@@ -130,8 +140,9 @@ async def read_reply(reader) -> tuple[int, int]:
 
 
 def request_bytes(target: str, host: str) -> bytes:
-    return (f"GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: landing-sandbox-bench\r\n"
-            f"Accept: */*\r\n\r\n").encode("latin-1")
+    return (
+        f"GET {target} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: landing-sandbox-bench\r\nAccept: */*\r\n\r\n"
+    ).encode("latin-1")
 
 
 class Load:
@@ -187,7 +198,7 @@ class Load:
                     status, length = await asyncio.wait_for(self._https(url), 30)
                 else:
                     status, length = await asyncio.wait_for(self._http(conn, url), 30)
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError, ssl.SSLError):
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, ssl.SSLError):
                 self.failures += 1
                 if conn[1] is not None:
                     conn[1].close()
@@ -210,14 +221,18 @@ async def sample_rss(process: psutil.Process, peak: list, stop: asyncio.Event):
         peak[0] = max(peak[0], rss(process))
         try:
             await asyncio.wait_for(stop.wait(), 0.05)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
 async def serve_and_load(directory: Path, requests, concurrency: int, timeout: float) -> dict:
     log = open(directory / "serve.log", "w")
-    proc = await asyncio.create_subprocess_exec(*scrapy("serve", directory, "--port", 0, "--host", "127.0.0.1"),
-                                                cwd=REPO, stdout=asyncio.subprocess.PIPE, stderr=log)
+    proc = await asyncio.create_subprocess_exec(
+        *scrapy("serve", directory, "--port", 0, "--host", "127.0.0.1"),
+        cwd=REPO,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=log,
+    )
     watched = psutil.Process(proc.pid)
     try:
         started = time.perf_counter()
@@ -238,14 +253,21 @@ async def serve_and_load(directory: Path, requests, concurrency: int, timeout: f
         cpu = sum(watched.cpu_times()[:2]) - cpu_before
         stop.set()
         await sampler
-        return {"url": line, "startup": startup, "idle_rss": idle, "peak_rss": peak[0], "seconds": elapsed,
-                "cpu": cpu, "load": load}
+        return {
+            "url": line,
+            "startup": startup,
+            "idle_rss": idle,
+            "peak_rss": peak[0],
+            "seconds": elapsed,
+            "cpu": cpu,
+            "load": load,
+        }
     finally:
         if proc.returncode is None:
             proc.send_signal(signal.SIGINT)  # serve_forever stops cleanly on Ctrl-C
             try:
                 await asyncio.wait_for(proc.wait(), 10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 await proc.wait()
         log.close()
@@ -254,19 +276,25 @@ async def serve_and_load(directory: Path, requests, concurrency: int, timeout: f
 def print_serve(dois: int, result: dict, concurrency: int):
     load = result["load"]
     done = sum(len(v) for v in load.latencies.values())
-    print(f"serve    {dois:>9,} DOIs: {done:,} requests ({load.failures} failed) in {result['seconds']:.1f} s "
-          f"at concurrency {concurrency}: {done / result['seconds']:,.0f} requests/s, {mb(load.bytes)} of bodies; "
-          f"server RSS idle {mb(result['idle_rss'])}, peak {mb(result['peak_rss'])} "
-          f"(ready in {result['startup']:.1f} s)")
-    print(f"    server CPU {result['cpu']:.1f} s for {result['seconds']:.1f} s of load "
-          f"({done / result['cpu']:,.0f} requests per server CPU-second; the client shares the machine)")
+    print(
+        f"serve    {dois:>9,} DOIs: {done:,} requests ({load.failures} failed) in {result['seconds']:.1f} s "
+        f"at concurrency {concurrency}: {done / result['seconds']:,.0f} requests/s, {mb(load.bytes)} of bodies; "
+        f"server RSS idle {mb(result['idle_rss'])}, peak {mb(result['peak_rss'])} "
+        f"(ready in {result['startup']:.1f} s)"
+    )
+    print(
+        f"    server CPU {result['cpu']:.1f} s for {result['seconds']:.1f} s of load "
+        f"({done / result['cpu']:,.0f} requests per server CPU-second; the client shares the machine)"
+    )
     for kind, _ in MIX:
         times = sorted(load.latencies.get(kind, []))
         if not times:
             continue
         statuses = ", ".join(f"{s}:{n}" for (k, s), n in sorted(load.statuses.items()) if k == kind)
-        print(f"    {kind:<13} {len(times):>6,}  p50 {times[len(times) // 2] * 1000:6.1f} ms  "
-              f"p95 {times[int(len(times) * 0.95)] * 1000:6.1f} ms  statuses {statuses}")
+        print(
+            f"    {kind:<13} {len(times):>6,}  p50 {times[len(times) // 2] * 1000:6.1f} ms  "
+            f"p95 {times[int(len(times) * 0.95)] * 1000:6.1f} ms  statuses {statuses}"
+        )
 
 
 def main():
@@ -297,6 +325,7 @@ def main():
             print(f"# kept {tmp}")
         else:
             import shutil
+
             shutil.rmtree(tmp, ignore_errors=True)
 
 

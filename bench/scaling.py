@@ -10,6 +10,7 @@ Per crawl: DOIs visited (its last progress line), wall seconds, DOIs/s, CPU mill
 process tree (Chromium included, the sandbox server not), peak RSS of that tree (sampled every 0.5 s) and the
 sandbox server's CPU seconds. Last, the ratios the full run asks for: large/small DOIs/s and peak RSS.
 """
+
 import argparse
 import re
 import resource
@@ -47,23 +48,58 @@ def ensure_world(root: Path, size: int) -> Path:
     world = root / f"w{size}"
     if not (world / "truth.jsonl").exists():
         print(f"generating a {size:,}-DOI world ...", flush=True)
-        subprocess.run([sys.executable, "-m", "scrapy", "sandbox", "generate", str(world), "--dois", str(size),
-                        "--seed", "1"], cwd=REPO, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "scrapy", "sandbox", "generate", str(world), "--dois", str(size), "--seed", "1"],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
     return world
 
 
 def serve(world: Path, latency_ms: float = 0):
-    server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(world), "--port", "0",
-                               "--latency-ms", str(latency_ms)],
-                              cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "sandbox",
+            "serve",
+            str(world),
+            "--port",
+            "0",
+            "--latency-ms",
+            str(latency_ms),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     return server, server.stdout.readline().strip()
 
 
 def crawl(proxy: str, scratch: Path, extra: list[str], server) -> dict:
-    command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
-               "-s", f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}", "-s", f"LANDING_BLOBS=file://{scratch / 'blobs'}",
-               "-s", f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}", "-s", f"LANDING_UNWRITTEN_DIR={scratch / 'unwritten'}",
-               "-s", "TELNETCONSOLE_ENABLED=False", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "doi_sampler",
+        "-s",
+        f"LANDING_SANDBOX={proxy}",
+        "-s",
+        f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
+        "-s",
+        f"LANDING_BLOBS=file://{scratch / 'blobs'}",
+        "-s",
+        f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
+        "-s",
+        f"LANDING_UNWRITTEN_DIR={scratch / 'unwritten'}",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+        *extra,
+    ]
     log = scratch / "crawl.log"
     server_cpu = sum(psutil.Process(server.pid).cpu_times()[:2])
     # The crawl's exact CPU: what this process's reaped children used (the crawl, and what it reaped itself).
@@ -82,8 +118,13 @@ def crawl(proxy: str, scratch: Path, extra: list[str], server) -> dict:
     if process.returncode != 0:
         sys.exit(f"crawl failed ({process.returncode}):\n{text[-2000:]}")
     visited = int(PROGRESS.findall(text)[-1][1])
-    return {"dois": visited, "seconds": seconds, "cpu": cpu, "peak": peak,
-            "server_cpu": sum(psutil.Process(server.pid).cpu_times()[:2]) - server_cpu}
+    return {
+        "dois": visited,
+        "seconds": seconds,
+        "cpu": cpu,
+        "peak": peak,
+        "server_cpu": sum(psutil.Process(server.pid).cpu_times()[:2]) - server_cpu,
+    }
 
 
 def main():
@@ -102,8 +143,10 @@ def main():
             worlds[size] = ensure_world(root, size)
         servers = {size: serve(world) for size, world in worlds.items()}
         results = {size: [] for size in worlds}
-        print(f"{'world':>10} {'DOIs':>7} {'seconds':>8} {'DOIs/s':>7} {'CPU ms/DOI':>11} {'peak RSS':>9} "
-              f"{'server CPU s':>13}   settings: {' '.join(args.set) or 'defaults'}")
+        print(
+            f"{'world':>10} {'DOIs':>7} {'seconds':>8} {'DOIs/s':>7} {'CPU ms/DOI':>11} {'peak RSS':>9} "
+            f"{'server CPU s':>13}   settings: {' '.join(args.set) or 'defaults'}"
+        )
         try:
             for n in range(args.rounds):
                 for size in worlds:
@@ -111,17 +154,21 @@ def main():
                     scratch.mkdir()
                     r = crawl(servers[size][1], scratch, extra, servers[size][0])
                     results[size].append(r)
-                    print(f"{size:>10,} {r['dois']:>7,} {r['seconds']:>8.1f} {r['dois'] / r['seconds']:>7.1f} "
-                          f"{r['cpu'] * 1000 / r['dois']:>11.1f} {r['peak'] / 2**20:>6.0f} MB {r['server_cpu']:>13.1f}",
-                          flush=True)
+                    print(
+                        f"{size:>10,} {r['dois']:>7,} {r['seconds']:>8.1f} {r['dois'] / r['seconds']:>7.1f} "
+                        f"{r['cpu'] * 1000 / r['dois']:>11.1f} {r['peak'] / 2**20:>6.0f} MB {r['server_cpu']:>13.1f}",
+                        flush=True,
+                    )
         finally:
             for server, _ in servers.values():
                 server.terminate()
                 server.wait()
     rate = {size: sum(r["dois"] for r in rs) / sum(r["seconds"] for r in rs) for size, rs in results.items()}
     peak = {size: max(r["peak"] for r in rs) for size, rs in results.items()}
-    print(f"large/small: DOIs/s {rate[args.large] / rate[args.small]:.2f}, peak RSS "
-          f"{peak[args.large] / peak[args.small]:.2f}")
+    print(
+        f"large/small: DOIs/s {rate[args.large] / rate[args.small]:.2f}, peak RSS "
+        f"{peak[args.large] / peak[args.small]:.2f}"
+    )
 
 
 if __name__ == "__main__":

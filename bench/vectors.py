@@ -9,6 +9,7 @@ the page at its URL, which states it (the page-only rows measure plumbing); with
 page-only vector's DOI resolves to another page (of the same host, or a publisher's for an aggregator's record),
 and a trap beside each (kind `page-trap`) names that DOI on another work's page. A wrong DOI anywhere is a bug.
 """
+
 import argparse
 import json
 import subprocess
@@ -27,9 +28,15 @@ from landing_dev.sandbox.vectors import build, read_vectors  # noqa: E402
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"))
-    parser.add_argument("--shape", choices=("friendly", "elsewhere"), default="friendly",
-                        help="where page-only vectors' DOIs resolve (friendly: to the vector's URL)")
+    parser.add_argument(
+        "--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl")
+    )
+    parser.add_argument(
+        "--shape",
+        choices=("friendly", "elsewhere"),
+        default="friendly",
+        help="where page-only vectors' DOIs resolve (friendly: to the vector's URL)",
+    )
     parser.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
     parser.add_argument("--json", action="store_true", help="print only {kind: {right, wrong, none}} as JSON")
     args = parser.parse_args()
@@ -42,8 +49,15 @@ def main():
         sandbox = RunningSandbox(world)
         try:
             command = [sys.executable, "-m", "scrapy", "match", "-i", str(inputs)]
-            command += ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={tmp}",
-                        "-s", "TELNETCONSOLE_ENABLED=False", *(["--no-fetch"] if args.no_fetch else [])]
+            command += [
+                "-s",
+                f"LANDING_SANDBOX={sandbox.proxy}",
+                "-s",
+                f"LANDING_ARTIFACTS_DIR={tmp}",
+                "-s",
+                "TELNETCONSOLE_ENABLED=False",
+                *(["--no-fetch"] if args.no_fetch else []),
+            ]
             done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=1800)
         finally:
             sandbox.close()
@@ -58,19 +72,24 @@ def main():
         outcome = "right" if got == expected else ("none" if got is None else "wrong")
         tally.setdefault(row.get("kind", "?"), Counter())[outcome] += 1
         if outcome != "right" and not args.json:
-            print(f"{outcome:5} {row.get('kind', '?'):11} {row['url'][:90]!r} expected {expected} got {got}"
-                  f" ({result['method']}/{result['verification']})")
+            print(
+                f"{outcome:5} {row.get('kind', '?'):11} {row['url'][:90]!r} expected {expected} got {got}"
+                f" ({result['method']}/{result['verification']})"
+            )
     if args.json:
         print(json.dumps({kind: dict(counts) for kind, counts in tally.items()}))
         return
     print(f"\n{'kind':12} {'vectors':>7} {'right':>6} {'wrong':>6} {'none':>5}  share right")
     for kind, counts in sorted(tally.items()):
         total = sum(counts.values())
-        print(f"{kind:12} {total:7} {counts['right']:6} {counts['wrong']:6} {counts['none']:5}  "
-              f"{counts['right'] / total:.1%}")
+        print(
+            f"{kind:12} {total:7} {counts['right']:6} {counts['wrong']:6} {counts['none']:5}  "
+            f"{counts['right'] / total:.1%}"
+        )
     print()
-    print(render_table(tabulate((row.get("doi") or "", result) for row, result in zip(rows, results)
-                                if row.get("doi"))))
+    print(
+        render_table(tabulate((row.get("doi") or "", result) for row, result in zip(rows, results) if row.get("doi")))
+    )
 
 
 if __name__ == "__main__":

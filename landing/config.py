@@ -3,6 +3,7 @@
 Each check is here once: `problems` runs them all before `scrapy crawl`; the spider and middlewares read what they
 check through `choice`, `number` and `sources`, so a crawler built any other way is refused in the same words.
 """
+
 import os
 import re
 from datetime import UTC, date, datetime, timedelta
@@ -11,17 +12,34 @@ from landing.core.decisions import excluding, seen_since
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 from landing.stores import StoreError, docs_from, open_blobs
 
-CHOICES = {"LANDING_RESOURCE_URL_FROM": ("redirect", "handle"), "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
-           "LANDING_DRIVER": ("http", "browser", "auto")}
-NUMBERS = {"LANDING_SAMPLE_MIN": (int, 1), "LANDING_SAMPLE_MAX": (int, 1), "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
-           "LANDING_RETRY_AFTER_MAX": (float, 0),
-           "LANDING_PROGRESS_INTERVAL": (float, 0), "LANDING_DOCS_RETRIES": (int, 0),
-           "LANDING_DOCS_OUTAGE_MAX": (float, 0), "LANDING_DOCS_BATCH_DOCS": (int, 1),
-           "LANDING_DOCS_BATCH_SECONDS": (float, 0), "LANDING_BROWSER_PAGES": (int, 1),
-           "LANDING_BROWSER_SETTLE": (float, 0), "LANDING_FRONTIER": (int, 1), "LANDING_KEEPALIVE": (float, 0),
-           "LANDING_IDLE_CONNECTIONS": (int, 0), "LANDING_ROBOTS_CACHE": (int, 1), "LANDING_LEASE_SECONDS": (float, 1),
-           "LANDING_WORKERS": (int, 1), "LANDING_RESOLVER_RATE": (float, 0), "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
-           "LANDING_MATCH_CONCURRENCY": (int, 1), "LANDING_MATCH_SEEN_WITHIN": (float, 0)}
+CHOICES = {
+    "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
+    "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
+    "LANDING_DRIVER": ("http", "browser", "auto"),
+}
+NUMBERS = {
+    "LANDING_SAMPLE_MIN": (int, 1),
+    "LANDING_SAMPLE_MAX": (int, 1),
+    "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
+    "LANDING_RETRY_AFTER_MAX": (float, 0),
+    "LANDING_PROGRESS_INTERVAL": (float, 0),
+    "LANDING_DOCS_RETRIES": (int, 0),
+    "LANDING_DOCS_OUTAGE_MAX": (float, 0),
+    "LANDING_DOCS_BATCH_DOCS": (int, 1),
+    "LANDING_DOCS_BATCH_SECONDS": (float, 0),
+    "LANDING_BROWSER_PAGES": (int, 1),
+    "LANDING_BROWSER_SETTLE": (float, 0),
+    "LANDING_FRONTIER": (int, 1),
+    "LANDING_KEEPALIVE": (float, 0),
+    "LANDING_IDLE_CONNECTIONS": (int, 0),
+    "LANDING_ROBOTS_CACHE": (int, 1),
+    "LANDING_LEASE_SECONDS": (float, 1),
+    "LANDING_WORKERS": (int, 1),
+    "LANDING_RESOLVER_RATE": (float, 0),
+    "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
+    "LANDING_MATCH_CONCURRENCY": (int, 1),
+    "LANDING_MATCH_SEEN_WITHIN": (float, 0),
+}
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
@@ -54,8 +72,9 @@ def sources(settings) -> list[str]:
     """The registration agencies LANDING_SOURCES names, in its order."""
     named = [s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip()]
     if not named or set(named) - set(SOURCES):
-        raise SettingsError(f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of "
-                            "crossref,datacite")
+        raise SettingsError(
+            f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of crossref,datacite"
+        )
     return named
 
 
@@ -108,13 +127,17 @@ def problems(settings) -> list[str]:
     if settings.get("JOBDIR"):
         # Scrapy's disk queues are not crash-safe (a kill -9 left them unreadable and the crawl hung): the run
         # resumes from the document store instead.
-        found.append(f"JOBDIR={settings.get('JOBDIR')!r}: not needed, and not safe across a hard kill; drop it: the "
-                     "same command resumes the run from LANDING_DOCS")
+        found.append(
+            f"JOBDIR={settings.get('JOBDIR')!r}: not needed, and not safe across a hard kill; drop it: the "
+            "same command resumes the run from LANDING_DOCS"
+        )
     found += _redis_problems(settings)
     chromium = settings.get("LANDING_CHROMIUM")
     if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
-        found.append(f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
-                     "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http")
+        found.append(
+            f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
+            "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"
+        )
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
     if not any(problem.startswith("LANDING_DOCS_") for problem in found):
         openers.insert(0, docs_from)  # it reads the LANDING_DOCS_* numbers
@@ -144,6 +167,7 @@ def _redis_problems(settings) -> list[str]:
         # A browser visit's request carries live objects (its navigation record) that cannot be queued in Redis.
         return ["LANDING_FRONTIER_REDIS works with LANDING_DRIVER=http or auto, not browser"]
     import redis
+
     try:
         with redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5) as client:
             client.ping()

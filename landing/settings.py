@@ -197,8 +197,13 @@ STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a
 # Only the web is fetched: Scrapy's file, ftp and s3 handlers are off, so a Handle record or a redirect naming
 # file:///etc/passwd ends its visit refused (`refused-address`), never in the blob store. data: stays, for the
 # matcher's own requests.
-DOWNLOAD_HANDLERS = {"http": "landing.crawl.handlers.HttpHandler", "https": "landing.crawl.handlers.HttpHandler",
-                     "file": None, "ftp": None, "s3": None}
+DOWNLOAD_HANDLERS = {
+    "http": "landing.crawl.handlers.HttpHandler",
+    "https": "landing.crawl.handlers.HttpHandler",
+    "file": None,
+    "ftp": None,
+    "s3": None,
+}
 ROBOTSTXT_OBEY = True
 USER_AGENT = "landing/0.1 (scholarly landing-page sampler; +https://github.com/landing/landing)"
 REDIRECT_MAX_TIMES = 10

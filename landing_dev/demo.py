@@ -1,5 +1,6 @@
 """`make demo` (and `make demo-s3`, snapshots in a local S3): generate a sandbox world, serve it, crawl it with
 doi_sampler, and say what was found and where."""
+
 import collections
 import json
 import os
@@ -12,15 +13,15 @@ from pathlib import Path
 
 import boto3
 
-from landing_dev import local_s3 as moto
 from landing import settings as project_settings
 from landing.artifacts.files import line_counts
 from landing.config import chromium_usable
 from landing.core.artifacts import current
+from landing.stores import open_docs
+from landing_dev import local_s3 as moto
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.scenarios import ALL
 from landing_dev.sandbox.server import RunningSandbox
-from landing.stores import open_docs
 
 DATA = Path("data")
 WORLD, DOIS, SEED = DATA / "world", 2000, 42
@@ -50,9 +51,23 @@ def _fresh_store():
 
 def _crawl(proxy: str, blobs: str, env: dict) -> tuple[int, float]:
     """Run the crawl as a user would; show its progress lines; return (exit code, seconds)."""
-    command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}",
-               "-s", f"LANDING_DOCS=sqlite:///{DOCS}", "-s", f"LANDING_BLOBS={blobs}",
-               "-s", f"LANDING_ARTIFACTS_DIR={ARTIFACTS}", "-s", "TELNETCONSOLE_ENABLED=False"]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "doi_sampler",
+        "-s",
+        f"LANDING_SANDBOX={proxy}",
+        "-s",
+        f"LANDING_DOCS=sqlite:///{DOCS}",
+        "-s",
+        f"LANDING_BLOBS={blobs}",
+        "-s",
+        f"LANDING_ARTIFACTS_DIR={ARTIFACTS}",
+        "-s",
+        "TELNETCONSOLE_ENABLED=False",
+    ]
     print("demo: crawling: " + " ".join(["scrapy", *command[3:]]), flush=True)
     started = time.monotonic()
     with open(LOG, "w") as log:
@@ -79,19 +94,29 @@ def _summary(seconds: float, blobs: str):
             correctness[doc["analysis/meta-tag-correctness"]] += 1
     browser = [d for d in analyses if d["snapshot/driver"] == "browser"]
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"\ndemo: {pids:,} DOIs sampled, {len(visited):,} visited in {seconds:.1f} s "
-          f"({len(visited) / seconds:.1f} DOIs/s, peak RSS of its largest process {peak:.0f} MB)")
+    print(
+        f"\ndemo: {pids:,} DOIs sampled, {len(visited):,} visited in {seconds:.1f} s "
+        f"({len(visited) / seconds:.1f} DOIs/s, peak RSS of its largest process {peak:.0f} MB)"
+    )
     if chromium_usable(project_settings.LANDING_CHROMIUM):
-        print(f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
-              f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it")
+        print(
+            f"demo: {len(browser):,} DOIs needed the browser (LANDING_DRIVER=auto); "
+            f"{sum(1 for d in browser if not d['snapshot/error']):,} of them reached their page with it"
+        )
     else:
-        print(f"demo: no Chromium at {project_settings.LANDING_CHROMIUM}, so LANDING_DRIVER=auto worked as http "
-              "(apt-get install chromium)")
-    print("demo: pages reached, by meta-tag correctness: " +
-          ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items())))
+        print(
+            f"demo: no Chromium at {project_settings.LANDING_CHROMIUM}, so LANDING_DRIVER=auto worked as http "
+            "(apt-get install chromium)"
+        )
+    print(
+        "demo: pages reached, by meta-tag correctness: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(correctness.items()))
+    )
     print("demo: failures, by class: " + ", ".join(f"{k} {v:,}" for k, v in errors.most_common()))
-    print(f"demo: documents in {DOCS} (scrapy export pid|snapshot|analysis|report -o FILE.jsonl), "
-          f"bodies in {blobs}, crawl log in {LOG}")
+    print(
+        f"demo: documents in {DOCS} (scrapy export pid|snapshot|analysis|report -o FILE.jsonl), "
+        f"bodies in {blobs}, crawl log in {LOG}"
+    )
     print(f"demo: artifacts in {ARTIFACTS}/ (every version under {ARTIFACTS}/versions/):")
     for name, lines in line_counts(ARTIFACTS).items():
         print(f"  {ARTIFACTS / name}: {lines:,} lines")
@@ -130,8 +155,13 @@ def main(argv=None) -> int:
 
 
 def _objects(env: dict) -> int:
-    client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
-                          aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"], region_name=env["AWS_DEFAULT_REGION"])
+    client = boto3.client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"],
+        region_name=env["AWS_DEFAULT_REGION"],
+    )
     pages = client.get_paginator("list_objects_v2").paginate(Bucket=S3_BUCKET, Prefix="snapshots/")
     return sum(len(page.get("Contents", [])) for page in pages)
 

@@ -1,4 +1,5 @@
 """A local S3 for the demo and the tests: moto's server as a separate process on a free port."""
+
 import socket
 import subprocess
 import sys
@@ -20,8 +21,9 @@ def start(timeout: float = 60) -> tuple[str, subprocess.Popen]:
     """(endpoint URL, process) of a fresh moto S3 server; the caller terminates the process."""
     port = _free_port()
     server = Path(sys.executable).parent / "moto_server"
-    process = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + timeout
     # Readiness, not timing: poll until the port answers or the process dies.
     while time.monotonic() < deadline:
@@ -43,8 +45,13 @@ def environment(endpoint: str) -> dict:
 
 def bucket(endpoint: str, name: str) -> str:
     """Create (once) and name a bucket on the server."""
-    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing", aws_secret_access_key="testing",
-                          region_name="us-east-1")
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
     if name not in {b["Name"] for b in client.list_buckets().get("Buckets", [])}:
         client.create_bucket(Bucket=name)
     client.close()

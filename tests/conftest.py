@@ -1,4 +1,5 @@
 """Shared fixtures: generated worlds and a running sandbox server on a free port."""
+
 import pytest
 
 from landing_dev.sandbox.generator import generate
@@ -19,6 +20,7 @@ def mixed_world(tmp_path_factory):
 def every_scenario_world(tmp_path_factory):
     """A world whose DOIs take every scenario in turn (8 DOIs each)."""
     from landing_dev.sandbox import scenarios
+
     directory = tmp_path_factory.mktemp("every")
     generate(directory, 8 * len(scenarios.ALL), seed=11, only=list(scenarios.ALL))
     return directory

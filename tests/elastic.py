@@ -1,4 +1,5 @@
 """This test session's Elasticsearch stand-in (tests/elastic_standin.py), started on first use."""
+
 import atexit
 
 from elasticsearch import Elasticsearch

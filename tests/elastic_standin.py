@@ -18,6 +18,7 @@ Mapped top-level properties are type-checked per document; `dynamic: strict` rej
 Not modelled: dynamic mapping inference, scoring (_score is 1.0, or null when sorted), replicas (every
 index is one shard), update actions, aliases, scroll and point in time.
 """
+
 import base64
 import fnmatch
 import functools
@@ -57,29 +58,55 @@ class EsError(Exception):
 
 
 def not_found(name):
-    return EsError(404, "index_not_found_exception", f"no such index [{name}]", **{
-        "resource.type": "index_or_alias", "resource.id": name, "index_uuid": "_na_", "index": name})
+    return EsError(
+        404,
+        "index_not_found_exception",
+        f"no such index [{name}]",
+        **{"resource.type": "index_or_alias", "resource.id": name, "index_uuid": "_na_", "index": name},
+    )
 
 
 def search_error(type_, reason):
     """A query that fails on every shard: ES wraps the shard's error in search_phase_execution_exception."""
     cause = {"type": type_, "reason": reason}
-    return EsError(400, "search_phase_execution_exception", "all shards failed", root=cause, phase="query",
-                   grouped=True, caused_by=cause)
+    return EsError(
+        400,
+        "search_phase_execution_exception",
+        "all shards failed",
+        root=cause,
+        phase="query",
+        grouped=True,
+        caused_by=cause,
+    )
 
 
 def check_index_name(name):
     size = len(name.encode())
-    problem = ("must not contain the following characters [' ','\"','*',',','/','<','>','?','\\\\','|']"
-               if set(name) & set('\\/*?"<>| ,') else "must not contain '#'" if "#" in name
-               else "must not contain ':'" if ":" in name
-               else "must not start with '_', '-', or '+'" if name[0] in "_-+"
-               else f"index name is too long, ({size} > 255)" if size > 255
-               else "must not be '.' or '..'" if name in (".", "..")
-               else "must be lowercase" if name != name.lower() else None)
+    problem = (
+        "must not contain the following characters [' ','\"','*',',','/','<','>','?','\\\\','|']"
+        if set(name) & set('\\/*?"<>| ,')
+        else "must not contain '#'"
+        if "#" in name
+        else "must not contain ':'"
+        if ":" in name
+        else "must not start with '_', '-', or '+'"
+        if name[0] in "_-+"
+        else f"index name is too long, ({size} > 255)"
+        if size > 255
+        else "must not be '.' or '..'"
+        if name in (".", "..")
+        else "must be lowercase"
+        if name != name.lower()
+        else None
+    )
     if problem:
-        raise EsError(400, "invalid_index_name_exception", f"Invalid index name [{name}], {problem}",
-                      index_uuid="_na_", index=name)
+        raise EsError(
+            400,
+            "invalid_index_name_exception",
+            f"Invalid index name [{name}], {problem}",
+            index_uuid="_na_",
+            index=name,
+        )
 
 
 def flat(value):
@@ -102,13 +129,22 @@ def rejection(ftype, spec, value, col):
                 return {"type": "number_format_exception", "reason": f'For input string: "{v}"'}
             if not math.isfinite(number) or abs(number) >= LIMITS.get(ftype, math.inf):
                 return {"type": "illegal_argument_exception", "reason": f"Value [{v}] is out of range for a {ftype}"}
-        if ftype == "date" and (isinstance(v, (dict, bool)) or isinstance(v, str) and "format" not in spec
-                                and not ISO_DATE.match(v) and not v.lstrip("-").isdigit()):
-            return {"type": "illegal_argument_exception", "reason": f"failed to parse date field [{v}] with "
-                    "format [strict_date_optional_time||epoch_millis]"}
+        if ftype == "date" and (
+            isinstance(v, (dict, bool))
+            or isinstance(v, str)
+            and "format" not in spec
+            and not ISO_DATE.match(v)
+            and not v.lstrip("-").isdigit()
+        ):
+            return {
+                "type": "illegal_argument_exception",
+                "reason": f"failed to parse date field [{v}] with format [strict_date_optional_time||epoch_millis]",
+            }
         if ftype == "boolean" and not (isinstance(v, bool) or v in ("true", "false", "")):
-            return {"type": "illegal_argument_exception",
-                    "reason": f"Failed to parse value [{v}] as only [true] or [false] are allowed."}
+            return {
+                "type": "illegal_argument_exception",
+                "reason": f"Failed to parse value [{v}] as only [true] or [false] are allowed.",
+            }
     return None
 
 
@@ -135,28 +171,45 @@ class Index:
             col = at.end() + 1 if at else 1  # ES reports where its parser stood: the value's first character
             spec = self.mappings.get("properties", {}).get(field)
             if spec is None and strict:
-                raise EsError(400, "strict_dynamic_mapping_exception", f"[1:{col}] mapping set to strict, dynamic "
-                              f"introduction of [{field}] within [_doc] is not allowed")
+                raise EsError(
+                    400,
+                    "strict_dynamic_mapping_exception",
+                    f"[1:{col}] mapping set to strict, dynamic introduction of [{field}] within [_doc] is not allowed",
+                )
             if spec is None or str(spec.get("enabled", True)).lower() == "false":
                 continue  # unmapped under dynamic false, or a disabled object: kept in _source, not indexed
             ftype = spec.get("type", "object")
             if ftype in ("object", "nested") and any(not isinstance(v, dict) for v in flat(value)):
-                raise EsError(400, "document_parsing_exception", f"[1:{col}] object mapping for [{field}] tried "
-                              f"to parse field [{field}] as object, but found a concrete value")
+                raise EsError(
+                    400,
+                    "document_parsing_exception",
+                    f"[1:{col}] object mapping for [{field}] tried "
+                    f"to parse field [{field}] as object, but found a concrete value",
+                )
             cause = rejection(ftype, spec, value, col)
             if cause:
                 preview = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                raise EsError(400, "document_parsing_exception", f"[1:{col}] failed to parse field [{field}] of "
-                              f"type [{ftype}] in document with id '{doc_id}'. Preview of field's value: "
-                              f"'{preview}'", caused_by=cause)
+                raise EsError(
+                    400,
+                    "document_parsing_exception",
+                    f"[1:{col}] failed to parse field [{field}] of "
+                    f"type [{ftype}] in document with id '{doc_id}'. Preview of field's value: "
+                    f"'{preview}'",
+                    caused_by=cause,
+                )
 
     def write(self, op, doc_id, line):
         """One index, create or delete; returns (status, bulk item body)."""
         current, source = self.docs.get(doc_id), None
         if op == "create" and current:
-            raise EsError(409, "version_conflict_engine_exception", f"[{doc_id}]: version conflict, document "
-                          f"already exists (current version [{current['_version']}])",
-                          index_uuid=self.uuid, shard="0", index=self.name)
+            raise EsError(
+                409,
+                "version_conflict_engine_exception",
+                f"[{doc_id}]: version conflict, document already exists (current version [{current['_version']}])",
+                index_uuid=self.uuid,
+                shard="0",
+                index=self.name,
+            )
         if op != "delete":
             try:
                 source = json.loads(line or "")
@@ -173,8 +226,15 @@ class Index:
         else:
             result, status = ("updated", 200) if current else ("created", 201)
             self.docs[doc_id] = {"_source": source, "_version": version, "_seq_no": self.seq_no}
-        return status, {"_index": self.name, "_id": doc_id, "_version": version, "result": result,
-                        "_shards": SHARDS, "_seq_no": self.seq_no, "_primary_term": 1}
+        return status, {
+            "_index": self.name,
+            "_id": doc_id,
+            "_version": version,
+            "result": result,
+            "_shards": SHARDS,
+            "_seq_no": self.seq_no,
+            "_primary_term": 1,
+        }
 
 
 def values_of(field, doc_id, source):
@@ -196,12 +256,14 @@ def key(value, ftype=None):
 def matches(query, doc_id, source, types):
     if not isinstance(query, dict) or len(query) != 1:
         raise EsError(400, "parsing_exception", "[_na] query malformed, must start with start_object")
-    (kind, arg), = query.items()
+    ((kind, arg),) = query.items()
     if kind in ("match_all", "match_none"):
         return kind == "match_all"
     if kind == "bool":
+
         def clauses(name):
             return arg[name] if isinstance(arg.get(name), list) else [arg[name]] if name in arg else []
+
         must, should = clauses("must") + clauses("filter"), clauses("should")
         need = int(arg.get("minimum_should_match", 1 if should and not must else 0))
         hit = functools.partial(matches, doc_id=doc_id, source=source, types=types)
@@ -246,7 +308,7 @@ class Request:
         try:
             return json.loads(self.raw) if self.raw else None
         except ValueError as e:
-            raise EsError(400, "x_content_parse_exception", f"[1:1] {e}")
+            raise EsError(400, "x_content_parse_exception", f"[1:1] {e}") from None
 
     def flag(self, name):
         return self.query.get(name, "false") in ("true", "")  # ES reads a bare ?flag as true
@@ -314,20 +376,34 @@ class StandIn:
             self._failures = (self._failures[0] - 1, self._failures[1])
             raise EsError(self._failures[1], *INJECTED.get(self._failures[1], ("exception", "injected failure")))
         if self._auth is not None and r.headers.get("authorization") != self._auth:
-            raise EsError(401, "security_exception", "unable to authenticate with provided credentials and anonymous"
-                          " access is not allowed for this request" if "authorization" in r.headers else
-                          f"missing authentication credentials for REST request [{r.path}]",
-                          header={"WWW-Authenticate": ['Basic realm="security", charset="UTF-8"', "ApiKey"]})
+            raise EsError(
+                401,
+                "security_exception",
+                "unable to authenticate with provided credentials and anonymous access is not allowed for this request"
+                if "authorization" in r.headers
+                else f"missing authentication credentials for REST request [{r.path}]",
+                header={"WWW-Authenticate": ['Basic realm="security", charset="UTF-8"', "ApiKey"]},
+            )
         self._check_media_types(r)
         # Like ES's router: a literal route (/_bulk) wins, else the first segment is an index name (/_x too).
         name = None if tuple(r.segments[:1]) in ROUTES else (r.segments or [None])[0]
-        shape = tuple("{index}" if i == 0 and name else "{id}" if i == 2 and name else s
-                      for i, s in enumerate(r.segments))
+        shape = tuple(
+            "{index}" if i == 0 and name else "{id}" if i == 2 and name else s for i, s in enumerate(r.segments)
+        )
         methods = ROUTES.get(shape, {})
         if r.method not in methods:
-            raise EsError(405, "illegal_argument_exception", f"Incorrect HTTP method for uri [{r.path}] and method "
-                          f"[{r.method}], allowed: [{', '.join(sorted(methods))}]") if methods else EsError(
-                400, "illegal_argument_exception", f"no handler found for uri [{r.path}] and method [{r.method}]")
+            raise (
+                EsError(
+                    405,
+                    "illegal_argument_exception",
+                    f"Incorrect HTTP method for uri [{r.path}] and method "
+                    f"[{r.method}], allowed: [{', '.join(sorted(methods))}]",
+                )
+                if methods
+                else EsError(
+                    400, "illegal_argument_exception", f"no handler found for uri [{r.path}] and method [{r.method}]"
+                )
+            )
         return methods[r.method](self, r, name) + ({},)
 
     @staticmethod
@@ -337,11 +413,17 @@ class StandIn:
         found = [re.search(r"compatible-with=(\d+)", r.headers.get(h, "")) for h in headers]
         versions = {m.group(1) if m else None for m in found}
         if versions - {None, "7", "8"} or len(versions) > 1:
-            raise EsError(400, "media_type_header_exception", f"Invalid media-type value on headers "
-                          f"[{', '.join(h.title() for h in headers)}]", caused_by={"type": "status_exception",
-                          "reason": "A compatible version is required on both Content-Type and Accept headers if "
-                          "either one has requested a compatible version and the compatible versions must match. "
-                          + ", ".join(f"{h.title()}={r.headers.get(h)}" for h in headers)})
+            raise EsError(
+                400,
+                "media_type_header_exception",
+                f"Invalid media-type value on headers [{', '.join(h.title() for h in headers)}]",
+                caused_by={
+                    "type": "status_exception",
+                    "reason": "A compatible version is required on both Content-Type and Accept headers if "
+                    "either one has requested a compatible version and the compatible versions must match. "
+                    + ", ".join(f"{h.title()}={r.headers.get(h)}" for h in headers),
+                },
+            )
 
     def _resolve(self, expr, r):
         """The indices an expression (a,b,logs-*,_all) names, under ES's default indices options."""
@@ -349,8 +431,11 @@ class StandIn:
         for part in (expr or "_all").split(","):
             if part == "_all" or "*" in part:
                 pattern = "*" if part == "_all" else part
-                found = [n for n in self.indices if fnmatch.fnmatchcase(n, pattern)
-                         and (pattern.startswith(".") or not n.startswith("."))]  # dot-indices are hidden
+                found = [
+                    n
+                    for n in self.indices
+                    if fnmatch.fnmatchcase(n, pattern) and (pattern.startswith(".") or not n.startswith("."))
+                ]  # dot-indices are hidden
                 if not found and not allow_none:
                     raise not_found(part)
                 names += found
@@ -365,19 +450,33 @@ class StandIn:
     def _create(self, name, body=None):
         check_index_name(name)
         if name in self.indices:
-            raise EsError(400, "resource_already_exists_exception", f"index [{name}/{self.indices[name].uuid}] "
-                          "already exists", index_uuid=self.indices[name].uuid, index=name)
+            raise EsError(
+                400,
+                "resource_already_exists_exception",
+                f"index [{name}/{self.indices[name].uuid}] already exists",
+                index_uuid=self.indices[name].uuid,
+                index=name,
+            )
         self.indices[name] = Index(name, (body or {}).get("settings"), (body or {}).get("mappings"))
         return self.indices[name]
 
     # Endpoints: (standin, request, index name from the path) -> (status, body).
     def info(self, r, _):
-        return 200, {"name": "standin", "cluster_name": "landing-standin", "cluster_uuid": "c3RhbmRpbi1jbHVzdGVy",
-                     "version": {"number": "8.15.0", "build_flavor": "default", "build_type": "docker",
-                                 "build_snapshot": False, "lucene_version": "9.11.1",
-                                 "minimum_wire_compatibility_version": "7.17.0",
-                                 "minimum_index_compatibility_version": "7.0.0"},
-                     "tagline": "You Know, for Search"}
+        return 200, {
+            "name": "standin",
+            "cluster_name": "landing-standin",
+            "cluster_uuid": "c3RhbmRpbi1jbHVzdGVy",
+            "version": {
+                "number": "8.15.0",
+                "build_flavor": "default",
+                "build_type": "docker",
+                "build_snapshot": False,
+                "lucene_version": "9.11.1",
+                "minimum_wire_compatibility_version": "7.17.0",
+                "minimum_index_compatibility_version": "7.0.0",
+            },
+            "tagline": "You Know, for Search",
+        }
 
     def exists(self, r, name):
         return (200 if name in self.indices else 404), None
@@ -420,19 +519,30 @@ class StandIn:
                 action = json.loads(line)
             except ValueError:
                 action = None
-            if not isinstance(action, dict) or len(action) != 1 or next(iter(action)) not in (
-                    "index", "create", "delete", "update"):
-                raise EsError(400, "illegal_argument_exception", f"Malformed action/metadata line [{line}], "
-                              "expected one of [create], [delete], [index] or [update]")
-            (op, meta), = action.items()
+            if (
+                not isinstance(action, dict)
+                or len(action) != 1
+                or next(iter(action)) not in ("index", "create", "delete", "update")
+            ):
+                raise EsError(
+                    400,
+                    "illegal_argument_exception",
+                    f"Malformed action/metadata line [{line}], expected one of [create], [delete], [index] or [update]",
+                )
+            ((op, meta),) = action.items()
             source = None if op == "delete" else next(lines, None)
             index, doc_id = meta.get("_index", name), None if meta.get("_id") is None else str(meta["_id"])
             if index is None:
                 raise EsError(400, "action_request_validation_exception", "Validation Failed: 1: index is missing;")
             if doc_id is not None and not 0 < len(doc_id.encode()) <= 512:
-                raise EsError(400, "action_request_validation_exception", f"Validation Failed: 1: id [{doc_id}] "
-                              f"is too long, must be no longer than 512 bytes but was: {len(doc_id.encode())};"
-                              if doc_id else "Validation Failed: 1: if _id is specified it must not be empty;")
+                raise EsError(
+                    400,
+                    "action_request_validation_exception",
+                    f"Validation Failed: 1: id [{doc_id}] "
+                    f"is too long, must be no longer than 512 bytes but was: {len(doc_id.encode())};"
+                    if doc_id
+                    else "Validation Failed: 1: if _id is specified it must not be empty;",
+                )
             try:
                 if self._rejections > 0:  # what streaming_bulk's per-item retries are for
                     self._rejections -= 1
@@ -455,8 +565,11 @@ class StandIn:
         if r.flag("refresh"):  # ES marks each write it refreshed for
             for item in (body for i in items for body in i.values() if "error" not in body):
                 item["forced_refresh"] = True
-        return 200, {"took": int((time.monotonic() - started) * 1000),
-                     "errors": any("error" in next(iter(i.values())) for i in items), "items": items}
+        return 200, {
+            "took": int((time.monotonic() - started) * 1000),
+            "errors": any("error" in next(iter(i.values())) for i in items),
+            "items": items,
+        }
 
     def count(self, r, name):
         return self.search(r, name, counting=True)
@@ -467,8 +580,11 @@ class StandIn:
         rows = []  # (index, id, doc, position): only what the last refresh made visible
         for index in map(self.indices.get, names):
             types = index.types()
-            rows += [(index, doc_id, doc, position) for position, (doc_id, doc) in enumerate(index.visible.items())
-                     if matches(query, doc_id, doc["_source"], types)]
+            rows += [
+                (index, doc_id, doc, position)
+                for position, (doc_id, doc) in enumerate(index.visible.items())
+                if matches(query, doc_id, doc["_source"], types)
+            ]
         shards = {"total": len(names), "successful": len(names), "skipped": 0, "failed": 0}
         if counting:
             return 200, {"count": len(rows), "_shards": shards}
@@ -476,48 +592,73 @@ class StandIn:
         for spec in body.get("sort", []) if isinstance(body.get("sort", []), list) else [body["sort"]]:
             field, options = (spec, {}) if isinstance(spec, str) else next(iter(spec.items()))
             if field == "_id":  # indices.id_field_data.enabled is false by default in 8.x
-                raise search_error("illegal_argument_exception", "Fielddata access on the _id field is disallowed, "
-                                   "you can re-enable it by updating the dynamic cluster setting: "
-                                   "indices.id_field_data.enabled")
+                raise search_error(
+                    "illegal_argument_exception",
+                    "Fielddata access on the _id field is disallowed, "
+                    "you can re-enable it by updating the dynamic cluster setting: "
+                    "indices.id_field_data.enabled",
+                )
             order = options if isinstance(options, str) else options.get("order", "asc")
             ftype = next((self.indices[n].types()[field] for n in names if field in self.indices[n].types()), None)
             sorts.append((field, order, ftype))
 
         def sort_values(index, doc_id, doc, position):  # a multi-valued field sorts by its min (asc) or max (desc)
             values = [[position] if f == "_doc" else values_of(f, doc_id, doc["_source"]) for f, _, _ in sorts]
-            return [(min if order == "asc" else max)(v, key=lambda x: key(x, t)) if v else None
-                    for v, (_, order, t) in zip(values, sorts)]
+            return [
+                (min if order == "asc" else max)(v, key=lambda x: key(x, t)) if v else None
+                for v, (_, order, t) in zip(values, sorts)
+            ]
 
-        ranked = sorted(((sort_values(*row), row) for row in rows),  # stable: ties keep index order
-                        key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], sorts)))
+        ranked = sorted(
+            ((sort_values(*row), row) for row in rows),  # stable: ties keep index order
+            key=functools.cmp_to_key(lambda a, b: compare(a[0], b[0], sorts)),
+        )
         after = body.get("search_after")
         if after is not None:
             if len(after) != len(sorts):
-                raise search_error("illegal_argument_exception",
-                                   f"search_after has {len(after)} value(s) but sort has {len(sorts)}.")
+                raise search_error(
+                    "illegal_argument_exception", f"search_after has {len(after)} value(s) but sort has {len(sorts)}."
+                )
             ranked = [hit for hit in ranked if compare(hit[0], after, sorts) > 0]  # strictly after
         start, size = int(body.get("from", r.query.get("from", 0))), int(body.get("size", r.query.get("size", 10)))
         if start + size > 10000:
-            raise search_error("illegal_argument_exception", "Result window is too large, from + size must be less "
-                               f"than or equal to: [10000] but was [{start + size}].")
+            raise search_error(
+                "illegal_argument_exception",
+                "Result window is too large, from + size must be less "
+                f"than or equal to: [10000] but was [{start + size}].",
+            )
         hits = []
-        for values, (index, doc_id, doc, _) in ranked[start:start + size]:
+        for values, (index, doc_id, doc, _) in ranked[start : start + size]:
             hit = {"_index": index.name, "_id": doc_id, "_score": None if sorts else 1.0}
             wanted = body.get("_source", True)
             if wanted is not False:
-                fields = [wanted] if isinstance(wanted, str) else wanted.get("includes", ["*"]) if isinstance(
-                    wanted, dict) else wanted  # top-level field patterns; excludes are not modelled
-                hit["_source"] = doc["_source"] if fields is True else {
-                    k: v for k, v in doc["_source"].items() if any(fnmatch.fnmatchcase(k, p) for p in fields)}
+                fields = (
+                    [wanted]
+                    if isinstance(wanted, str)
+                    else wanted.get("includes", ["*"])
+                    if isinstance(wanted, dict)
+                    else wanted
+                )  # top-level field patterns; excludes are not modelled
+                hit["_source"] = (
+                    doc["_source"]
+                    if fields is True
+                    else {k: v for k, v in doc["_source"].items() if any(fnmatch.fnmatchcase(k, p) for p in fields)}
+                )
             hits.append({**hit, "sort": values} if sorts else hit)
         result = {"max_score": None if sorts or not hits else 1.0, "hits": hits}
         track = body.get("track_total_hits", 10000)  # by default ES counts exactly up to 10,000
         if track is not False:
             limit = math.inf if track is True else int(track)
-            result = {"total": {"value": min(len(rows), limit), "relation": "eq" if len(rows) <= limit else "gte"},
-                      **result}
-        return 200, {"took": int((time.monotonic() - started) * 1000), "timed_out": False, "_shards": shards,
-                     "hits": result}
+            result = {
+                "total": {"value": min(len(rows), limit), "relation": "eq" if len(rows) <= limit else "gte"},
+                **result,
+            }
+        return 200, {
+            "took": int((time.monotonic() - started) * 1000),
+            "timed_out": False,
+            "_shards": shards,
+            "hits": result,
+        }
 
 
 ROUTES = {  # path shape -> method -> endpoint
@@ -525,10 +666,15 @@ ROUTES = {  # path shape -> method -> endpoint
     ("{index}",): {"HEAD": StandIn.exists, "PUT": StandIn.create_index, "DELETE": StandIn.delete_index},
     ("{index}", "_doc", "{id}"): {"GET": StandIn.get},
 }
-for _endpoint, _methods in [(StandIn.bulk, ("POST", "PUT")), (StandIn.refresh, ("GET", "POST")),
-                            (StandIn.count, ("GET", "POST")), (StandIn.search, ("GET", "POST"))]:
+for _endpoint, _methods in [
+    (StandIn.bulk, ("POST", "PUT")),
+    (StandIn.refresh, ("GET", "POST")),
+    (StandIn.count, ("GET", "POST")),
+    (StandIn.search, ("GET", "POST")),
+]:
     ROUTES[(f"_{_endpoint.__name__}",)] = ROUTES[("{index}", f"_{_endpoint.__name__}")] = dict.fromkeys(
-        _methods, _endpoint)
+        _methods, _endpoint
+    )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -551,8 +697,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("X-Elastic-Product", "Elasticsearch")  # on every response, errors too, as ES does
         # ES answers in the compatible media type the client asked for (if it serves it), else in plain JSON.
-        self.send_header("Content-Type", f"application/vnd.elasticsearch+json;compatible-with={version[1]}"
-                         if version else "application/json")
+        self.send_header(
+            "Content-Type",
+            f"application/vnd.elasticsearch+json;compatible-with={version[1]}" if version else "application/json",
+        )
         for header, value in extra.items():
             self.send_header(header, value)
         self.send_header("Content-Length", str(len(data)))

@@ -1,4 +1,5 @@
 """A real HTTP server on 127.0.0.1 and a free port, for tests of what a client asks of a site."""
+
 import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

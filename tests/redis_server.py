@@ -1,4 +1,5 @@
 """A throw-away redis-server (Debian's) on a free port, no persistence, for the shared-frontier tests."""
+
 import os
 import socket
 import subprocess
@@ -16,12 +17,27 @@ def running_redis(directory):
     if not os.access(REDIS_SERVER, os.X_OK):
         pytest.skip(f"{REDIS_SERVER} not installed (apt-get install redis-server)")
     import redis
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                "--appendonly", "no", "--dir", str(directory)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            REDIS_SERVER,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     client = redis.Redis.from_url(url)
     deadline = time.monotonic() + 10

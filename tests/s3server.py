@@ -1,4 +1,5 @@
 """This test session's moto S3 server (landing_dev.local_s3), started on first use and stopped at exit."""
+
 import atexit
 
 from landing_dev import local_s3 as moto

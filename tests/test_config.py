@@ -1,4 +1,5 @@
 """The settings check names every problem and accepts the project's defaults."""
+
 import socket
 
 import pytest
@@ -11,7 +12,9 @@ from landing.config import SettingsError, choice, number, problems, sources
 def _settings(tmp_path, **overrides):
     settings = Settings()
     settings.setmodule(project_settings)
-    settings.setdict({"LANDING_DOCS": f"sqlite:///{tmp_path}/x.db", "LANDING_BLOBS": f"file://{tmp_path}/b", **overrides})
+    settings.setdict(
+        {"LANDING_DOCS": f"sqlite:///{tmp_path}/x.db", "LANDING_BLOBS": f"file://{tmp_path}/b", **overrides}
+    )
     return settings
 
 
@@ -21,7 +24,8 @@ def test_the_defaults_have_no_problems(tmp_path):
 
 def test_an_empty_source_list_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_SOURCES=" , ")) == [
-        "LANDING_SOURCES=' , ': name one or both of crossref,datacite"]
+        "LANDING_SOURCES=' , ': name one or both of crossref,datacite"
+    ]
 
 
 def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
@@ -30,7 +34,8 @@ def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
 
 def test_an_unknown_resource_url_source_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_RESOURCE_URL_FROM="api")) == [
-        "LANDING_RESOURCE_URL_FROM='api': use redirect or handle"]
+        "LANDING_RESOURCE_URL_FROM='api': use redirect or handle"
+    ]
 
 
 def test_an_unusable_document_store_is_a_problem(tmp_path):
@@ -43,15 +48,17 @@ def test_an_unusable_document_store_is_a_problem(tmp_path):
 
 
 def test_an_unknown_driver_is_a_problem(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_DRIVER="sometimes")) == \
-        ["LANDING_DRIVER='sometimes': use http or browser or auto"]
+    assert problems(_settings(tmp_path, LANDING_DRIVER="sometimes")) == [
+        "LANDING_DRIVER='sometimes': use http or browser or auto"
+    ]
 
 
 def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path):
     missing = str(tmp_path / "no-chromium")
     assert problems(_settings(tmp_path, LANDING_DRIVER="browser", LANDING_CHROMIUM=missing)) == [
         f"LANDING_CHROMIUM={missing!r} is not an executable: install Debian's chromium package "
-        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"]
+        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"
+    ]
 
 
 def test_the_auto_driver_without_chromium_is_no_problem(tmp_path):
@@ -69,7 +76,8 @@ def test_the_http_driver_does_not_need_chromium(tmp_path):
 
 def test_a_shared_frontier_url_that_is_not_redis_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_FRONTIER_REDIS="localhost:6379")) == [
-        "LANDING_FRONTIER_REDIS='localhost:6379': use a URL like redis://host:6379/0"]
+        "LANDING_FRONTIER_REDIS='localhost:6379': use a URL like redis://host:6379/0"
+    ]
 
 
 def test_an_unreachable_shared_frontier_is_a_problem(tmp_path):
@@ -81,19 +89,27 @@ def test_an_unreachable_shared_frontier_is_a_problem(tmp_path):
 
 
 def test_a_shared_frontier_with_the_browser_driver_is_a_problem(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_FRONTIER_REDIS="redis://127.0.0.1:1/0", LANDING_DRIVER="browser",
-                              LANDING_CHROMIUM="/bin/true")) == [
-        "LANDING_FRONTIER_REDIS works with LANDING_DRIVER=http or auto, not browser"]
+    assert problems(
+        _settings(
+            tmp_path,
+            LANDING_FRONTIER_REDIS="redis://127.0.0.1:1/0",
+            LANDING_DRIVER="browser",
+            LANDING_CHROMIUM="/bin/true",
+        )
+    ) == ["LANDING_FRONTIER_REDIS works with LANDING_DRIVER=http or auto, not browser"]
 
 
 def test_a_lease_under_one_second_is_a_problem(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_LEASE_SECONDS="0.5")) == ["LANDING_LEASE_SECONDS=0.5 must be at least 1"]
+    assert problems(_settings(tmp_path, LANDING_LEASE_SECONDS="0.5")) == [
+        "LANDING_LEASE_SECONDS=0.5 must be at least 1"
+    ]
 
 
 def test_a_setting_read_through_its_check_is_refused_in_the_words_problems_uses(tmp_path):
     # What the spider and middlewares read through these, a crawler built without `scrapy crawl` refuses alike.
-    settings = _settings(tmp_path, LANDING_RESOLVER_ROBOTS="maybe", LANDING_LEASE_SECONDS="0.5",
-                         LANDING_SOURCES="crossref,orcid")
+    settings = _settings(
+        tmp_path, LANDING_RESOLVER_ROBOTS="maybe", LANDING_LEASE_SECONDS="0.5", LANDING_SOURCES="crossref,orcid"
+    )
     refusals = []
     for check, *names in ((choice, "LANDING_RESOLVER_ROBOTS"), (number, "LANDING_LEASE_SECONDS"), (sources,)):
         with pytest.raises(SettingsError) as refused:
@@ -105,21 +121,27 @@ def test_a_setting_read_through_its_check_is_refused_in_the_words_problems_uses(
 def test_a_good_setting_read_through_its_check_is_its_value(tmp_path):
     settings = _settings(tmp_path, LANDING_SOURCES=" datacite, crossref", LANDING_LEASE_SECONDS="30")
     assert (sources(settings), number(settings, "LANDING_LEASE_SECONDS"), choice(settings, "LANDING_DRIVER")) == (
-        ["datacite", "crossref"], 30.0, "auto")
+        ["datacite", "crossref"],
+        30.0,
+        "auto",
+    )
 
 
 def test_an_exclusion_list_that_cannot_be_read_or_is_not_domains_is_a_problem(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("youtube.com\nhttps://vimeo.com/\n")
     assert problems(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(tmp_path / "missing.txt")))[0].startswith(
-        f"LANDING_EXCLUDED_DOMAINS={str(tmp_path / 'missing.txt')!r}: cannot read it")
+        f"LANDING_EXCLUDED_DOMAINS={str(tmp_path / 'missing.txt')!r}: cannot read it"
+    )
     assert problems(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(bad))) == [
         f"LANDING_EXCLUDED_DOMAINS={str(bad)!r}: line 2: 'https://vimeo.com/' is not a domain (one host name a line, "
-        "such as youtube.com)"]
+        "such as youtube.com)"
+    ]
 
 
 def test_an_exclusion_list_file_replaces_the_shipped_one(tmp_path):
     from landing.config import exclusions
+
     mine = tmp_path / "mine.txt"
     mine.write_text("# ours\nvideos.example.org\n")
     assert exclusions(_settings(tmp_path, LANDING_EXCLUDED_DOMAINS=str(mine))) == {"videos.example.org"}
@@ -132,11 +154,23 @@ def test_the_matcher_trusts_only_pairs_seen_within_the_days_it_is_told(tmp_path)
 
     from landing.config import trusted
     from landing.core.decisions import load_decisions
-    decisions = load_decisions(json.dumps({"domains-prefixes": {
-        "old.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-01-01"}},
-        "www.youtube.com": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}},
-        "new.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}}}}))
+
+    decisions = load_decisions(
+        json.dumps(
+            {
+                "domains-prefixes": {
+                    "old.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-01-01"}},
+                    "www.youtube.com": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}},
+                    "new.example": {"10.1": {"domain-recognised": True, "last-seen": "2026-11-20"}},
+                }
+            }
+        )
+    )
     today = date(2026, 11, 24)
-    assert trusted(decisions, _settings(tmp_path), today).recognised == {("old.example", "10.1"), ("new.example", "10.1")}
+    assert trusted(decisions, _settings(tmp_path), today).recognised == {
+        ("old.example", "10.1"),
+        ("new.example", "10.1"),
+    }
     assert trusted(decisions, _settings(tmp_path, LANDING_MATCH_SEEN_WITHIN=30), today).recognised == {
-        ("new.example", "10.1")}
+        ("new.example", "10.1")
+    }

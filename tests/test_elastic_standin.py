@@ -1,12 +1,18 @@
 """The Elasticsearch stand-in, driven through the real `elasticsearch` client."""
+
 import pytest
-from elasticsearch import (ApiError, AuthenticationException, BadRequestError, Elasticsearch, NotFoundError,
-                           helpers)
+from elasticsearch import ApiError, AuthenticationException, BadRequestError, Elasticsearch, NotFoundError, helpers
 
 from tests.elastic_standin import StandIn
 
-KEYWORDS = {"dynamic": False, "properties": {"doi": {"type": "keyword"}, "fetched": {"type": "date"},
-                                             "raw": {"type": "object", "enabled": False}}}
+KEYWORDS = {
+    "dynamic": False,
+    "properties": {
+        "doi": {"type": "keyword"},
+        "fetched": {"type": "date"},
+        "raw": {"type": "object", "enabled": False},
+    },
+}
 
 
 @pytest.fixture
@@ -50,9 +56,14 @@ def test_index_lifecycle(standin, es):
 
 def test_bulk_round_trip_realtime_get_and_near_real_time_search(standin, es):
     es.indices.create(index="records", mappings=KEYWORDS)
-    docs = [{"_index": "records", "_id": f"10.1/{n}", "_source": {"doi": f"10.1/{n}", "fetched": "2024-05-01T10:00:00Z",
-                                                                   "raw": {"any": ["thing"]}, "extra": n}}
-            for n in range(3)]
+    docs = [
+        {
+            "_index": "records",
+            "_id": f"10.1/{n}",
+            "_source": {"doi": f"10.1/{n}", "fetched": "2024-05-01T10:00:00Z", "raw": {"any": ["thing"]}, "extra": n},
+        }
+        for n in range(3)
+    ]
     assert helpers.bulk(es, docs) == (3, [])
     # GET is realtime (the id's "/" travels URL-encoded); search and count wait for a refresh.
     assert es.get(index="records", id="10.1/2")["_source"]["extra"] == 2
@@ -62,10 +73,23 @@ def test_bulk_round_trip_realtime_get_and_near_real_time_search(standin, es):
     assert es.count(index="records", query={"term": {"doi": "10.1/1"}})["count"] == 1
     assert es.search(index="records", size=2)["hits"]["total"]["value"] == 3
     # Writing again updates in place.
-    ok, = list(helpers.streaming_bulk(es, docs[:1], refresh=True))
-    assert ok == (True, {"index": {"_index": "records", "_id": "10.1/0", "_version": 2, "result": "updated",
-                                   "_shards": {"total": 1, "successful": 1, "failed": 0}, "_seq_no": 3,
-                                   "_primary_term": 1, "status": 200, "forced_refresh": True}})
+    (ok,) = list(helpers.streaming_bulk(es, docs[:1], refresh=True))
+    assert ok == (
+        True,
+        {
+            "index": {
+                "_index": "records",
+                "_id": "10.1/0",
+                "_version": 2,
+                "result": "updated",
+                "_shards": {"total": 1, "successful": 1, "failed": 0},
+                "_seq_no": 3,
+                "_primary_term": 1,
+                "status": 200,
+                "forced_refresh": True,
+            }
+        },
+    )
     with pytest.raises(NotFoundError):
         es.get(index="records", id="absent")
     with pytest.raises(NotFoundError) as missing:
@@ -91,8 +115,9 @@ def test_sort_and_search_after_page_in_utf8_byte_order(es):
     assert "Fielddata access on the _id field is disallowed" in str(by_id.value.body)
     seen, after = [], None
     while True:
-        page = es.search(index="records", size=10, sort=[{"doi": "asc"}], search_after=after,
-                         track_total_hits=False)["hits"]
+        page = es.search(index="records", size=10, sort=[{"doi": "asc"}], search_after=after, track_total_hits=False)[
+            "hits"
+        ]
         assert "total" not in page
         if not page["hits"]:
             break
@@ -100,7 +125,7 @@ def test_sort_and_search_after_page_in_utf8_byte_order(es):
         after = page["hits"][-1]["sort"]
     assert seen == sorted(ids, key=lambda i: i.encode("utf-8")) != sorted(ids, key=lambda i: i.encode("utf-16-be"))
     newest = es.search(index="records", size=1, sort=[{"doi": {"order": "desc"}}])["hits"]["hits"][0]
-    assert newest["_id"] == "doc-\U0001F600"
+    assert newest["_id"] == "doc-\U0001f600"
 
 
 def test_client_retries_injected_503s(standin):
@@ -127,11 +152,13 @@ def test_streaming_bulk_retries_rejected_items(standin, es):
 
 def test_a_keyword_field_given_an_object_fails_that_item_only(es):
     es.indices.create(index="records", mappings=KEYWORDS)
-    docs = [{"_index": "records", "_id": "good", "_source": {"doi": "10.1/x"}},
-            {"_index": "records", "_id": "bad", "_source": {"doi": {"nested": "no"}}}]
+    docs = [
+        {"_index": "records", "_id": "good", "_source": {"doi": "10.1/x"}},
+        {"_index": "records", "_id": "bad", "_source": {"doi": {"nested": "no"}}},
+    ]
     with pytest.raises(helpers.BulkIndexError) as failed:
         helpers.bulk(es, docs)
-    error, = failed.value.errors
+    (error,) = failed.value.errors
     assert error["index"]["status"] == 400
     assert error["index"]["error"]["type"] == "document_parsing_exception"
     assert "failed to parse field [doi] of type [keyword]" in error["index"]["error"]["reason"]

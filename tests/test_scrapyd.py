@@ -4,6 +4,7 @@ Scrapyd runs from the .venv (so its jobs import the same dependencies) in a temp
 scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, landing_dev/, setup.py
 and the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
 """
+
 import configparser
 import json
 import os
@@ -66,12 +67,14 @@ class Scrapyd:
             f"dbs_dir = {root / 'dbs'}\n"
             "items_dir =\n"
             "max_proc = 1\n"
-            "poll_interval = 0.2\n")
+            "poll_interval = 0.2\n"
+        )
         self.output = root / "scrapyd.out"
         with open(self.output, "wb") as out:
             # cwd: Scrapyd and its runner read ./scrapyd.conf.
-            self.process = subprocess.Popen([str(BIN / "scrapyd")], cwd=root, stdout=out, stderr=subprocess.STDOUT,
-                                            env=_env(root / "home"))
+            self.process = subprocess.Popen(
+                [str(BIN / "scrapyd")], cwd=root, stdout=out, stderr=subprocess.STDOUT, env=_env(root / "home")
+            )
 
     def log(self) -> str:
         return self.output.read_text(errors="replace")
@@ -94,6 +97,7 @@ class Scrapyd:
                 return self.get("daemonstatus.json").get("status") == "ok"
             except OSError:
                 return False
+
         _wait("scrapyd's daemonstatus.json", answered, seconds)
 
     def schedule(self, spider: str, settings: dict) -> str:
@@ -107,6 +111,7 @@ class Scrapyd:
         def finished():
             jobs = self.get("listjobs.json", project="landing")
             return any(j["id"] == job for j in jobs["finished"])
+
         _wait(f"job {job} to finish", finished, seconds, interval=0.2, detail=lambda: self.log()[-3000:])
 
     def job_log(self, spider: str, job: str) -> Path:
@@ -150,8 +155,14 @@ def deployed(scrapyd, tmp_path_factory):
     shutil.copy(PROJECT / "setup.py", copy)
     config = (PROJECT / "scrapy.cfg").read_text()
     (copy / "scrapy.cfg").write_text(f"{config}\n[deploy:test]\nurl = {scrapyd.url}\n")  # project from [deploy]
-    done = subprocess.run([str(BIN / "scrapyd-deploy"), "test", "--version", "1"], cwd=copy, capture_output=True,
-                          text=True, timeout=120, env=_env(scrapyd.root / "home"))
+    done = subprocess.run(
+        [str(BIN / "scrapyd-deploy"), "test", "--version", "1"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(scrapyd.root / "home"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     answer = json.loads(done.stdout)
     assert answer["status"] == "ok" and answer["project"] == "landing" and answer["spiders"] >= 1, answer
@@ -172,8 +183,11 @@ def test_the_egg_holds_every_file_of_the_landing_package_and_names_the_settings(
         names = set(archive.namelist())
         entry_points = archive.read("EGG-INFO/entry_points.txt").decode()
         info = archive.read("EGG-INFO/PKG-INFO").decode()
-    wanted = {path.relative_to(PROJECT).as_posix() for path in (PROJECT / "landing").rglob("*")
-              if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
+    wanted = {
+        path.relative_to(PROJECT).as_posix()
+        for path in (PROJECT / "landing").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    }
     assert wanted - names == set(), "files under landing/ missing from the egg (package_data in setup.py?)"
     assert "[scrapy]\nsettings = landing.settings" in entry_points
     assert sorted({name.split("/")[0] for name in names}) == ["EGG-INFO", "landing"]  # no sandbox, demo, local S3
@@ -183,8 +197,13 @@ def test_the_egg_holds_every_file_of_the_landing_package_and_names_the_settings(
 def test_jobs_can_only_import_the_project_from_the_egg(scrapyd):
     # Scrapyd's runner appends the egg to sys.path: a `landing` importable without it (an installed copy, a
     # checkout as working directory, PYTHONPATH) would shadow the deployed code, and this test would prove nothing.
-    done = subprocess.run([sys.executable, "-c", "import landing"], cwd=scrapyd.root, capture_output=True, text=True,
-                          env=_env(scrapyd.root / "home"))
+    done = subprocess.run(
+        [sys.executable, "-c", "import landing"],
+        cwd=scrapyd.root,
+        capture_output=True,
+        text=True,
+        env=_env(scrapyd.root / "home"),
+    )
     assert "No module named 'landing'" in done.stderr
 
 
@@ -193,8 +212,9 @@ def test_scrapyd_lists_the_spiders_from_the_egg(scrapyd, deployed):
     assert "doi_sampler" in spiders["spiders"]
 
 
-def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(scrapyd, deployed, small_world, small_sandbox,
-                                                                  tmp_path):
+def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(
+    scrapyd, deployed, small_world, small_sandbox, tmp_path
+):
     settings = {
         "LANDING_SANDBOX": small_sandbox.proxy,
         "LANDING_DOCS": f"sqlite:///{tmp_path / 'landing.db'}",
@@ -208,8 +228,9 @@ def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(scrapyd, deplo
     job = scrapyd.schedule("doi_sampler", settings)
     scrapyd.wait_finished(job)
 
-    assert f"Process finished: project='landing' spider='doi_sampler' job='{job}'" in scrapyd.log(), \
-        scrapyd.log()[-3000:]  # exit status 0; "Process died: exitstatus=N" otherwise
+    assert f"Process finished: project='landing' spider='doi_sampler' job='{job}'" in scrapyd.log(), scrapyd.log()[
+        -3000:
+    ]  # exit status 0; "Process died: exitstatus=N" otherwise
     log = scrapyd.job_log("doi_sampler", job).read_text()
     assert "Traceback" not in log, log[-3000:]
     assert [line for line in log.splitlines() if "] ERROR: " in line] == []
@@ -229,10 +250,16 @@ def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(scrapyd, deplo
     owners = Counter((t["ra"], t["member_id"]) for t in truth.values())
     largest = {ra: max(n for (r, _), n in owners.items() if r == ra) for ra, _ in owners}
     world = json.loads((small_world / "world.json").read_text())
-    listed = {**{("crossref", m["id"]): len(m["prefixes"]) for m in world["members"]},
-              **{("datacite", c["id"]): len(c["prefixes"]) for c in world["clients"]}}
-    expected = {owner: budget(sample_size(n, largest[owner[0]], SAMPLE_MIN, SAMPLE_MAX), listed[owner],
-                              LANDING_SAMPLE_MIN_PER_PREFIX, n) for owner, n in owners.items()}
+    listed = {
+        **{("crossref", m["id"]): len(m["prefixes"]) for m in world["members"]},
+        **{("datacite", c["id"]): len(c["prefixes"]) for c in world["clients"]},
+    }
+    expected = {
+        owner: budget(
+            sample_size(n, largest[owner[0]], SAMPLE_MIN, SAMPLE_MAX), listed[owner], LANDING_SAMPLE_MIN_PER_PREFIX, n
+        )
+        for owner, n in owners.items()
+    }
     assert Counter((p["pid/ra"], p["pid/member-id"]) for p in pids) == expected
 
     artifacts = tmp_path / "artifacts"
@@ -243,8 +270,9 @@ def test_a_scheduled_crawl_fills_the_stores_and_exports_artifacts(scrapyd, deplo
 
 def test_the_project_crawl_command_checks_settings_under_scrapyd_too(scrapyd, deployed, tmp_path):
     # landing.commands.crawl replaces Scrapy's: Scrapyd's runner must reach it through the egg's settings.
-    job = scrapyd.schedule("doi_sampler", {"LANDING_DOCS": f"sqlite:///{tmp_path / 'landing.db'}",
-                                           "LANDING_SAMPLE_MAX": "lots"})
+    job = scrapyd.schedule(
+        "doi_sampler", {"LANDING_DOCS": f"sqlite:///{tmp_path / 'landing.db'}", "LANDING_SAMPLE_MAX": "lots"}
+    )
     scrapyd.wait_finished(job)
     output = scrapyd.log()
     assert "LANDING_SAMPLE_MAX='lots' is not a number" in output

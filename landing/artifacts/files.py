@@ -2,6 +2,7 @@
 
 Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one.
 """
+
 import fcntl
 import json
 import os
@@ -61,9 +62,11 @@ def load_latest(directory) -> Artifacts:
 
 def versions(directory) -> list[Path]:
     """The version directories under `directory`, oldest first (a same-second export's -N after its stamp)."""
+
     def order(path: Path):
         stamp, _, n = path.name.partition("-")
         return stamp, int(n) if n.isdigit() else 0
+
     found = Path(directory) / "versions"
     return sorted((p for p in found.iterdir() if p.is_dir()), key=order) if found.is_dir() else []
 
@@ -86,8 +89,9 @@ def _locked(directory: Path):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def export(directory, artifacts: Artifacts, now: datetime | None = None,
-           exclusions: frozenset[str] = frozenset()) -> Path:
+def export(
+    directory, artifacts: Artifacts, now: datetime | None = None, exclusions: frozenset[str] = frozenset()
+) -> Path:
     """Merge `artifacts` into the latest version, excluded domains only followed (a domain excluded since an older
     version loses its trust there too), and write it as a new version and as the top-level copy."""
     directory = Path(directory)

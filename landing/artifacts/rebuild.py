@@ -1,4 +1,5 @@
 """Reports and artifacts from the document store: what the crawl does when it closes and `scrapy artifacts` does."""
+
 from landing.artifacts import files as artifact_files
 from landing.core.artifacts import Aggregate, current, diff, report_id
 from landing.core.exclusions import DOMAINS
@@ -6,8 +7,9 @@ from landing.core.report import figures
 from landing.report.write import beside_version
 
 
-def rebuild(docs, artifacts_dir, progress=None, exclusions: frozenset[str] = frozenset(DOMAINS),
-            report: bool = True) -> dict:
+def rebuild(
+    docs, artifacts_dir, progress=None, exclusions: frozenset[str] = frozenset(DOMAINS), report: bool = True
+) -> dict:
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
     followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
     summary."""
@@ -28,6 +30,7 @@ def rebuild(docs, artifacts_dir, progress=None, exclusions: frozenset[str] = fro
             docs.put("report", report_id(report), report)
             stored[0] += 1
             yield report
+
     found = figures(storing(aggregate.reports()))
     docs.flush()
     reports = stored[0]
@@ -35,5 +38,11 @@ def rebuild(docs, artifacts_dir, progress=None, exclusions: frozenset[str] = fro
     fresh = aggregate.artifacts()
     version = artifact_files.export(artifacts_dir, fresh, exclusions=exclusions)
     drawn = beside_version(artifacts_dir, version, found) if report else None
-    return {"analyses": count, "reports": reports, "version": str(version), "report": str(drawn) if drawn else None,
-            "added": diff(previous, fresh), "lines": artifact_files.line_counts(artifacts_dir)}
+    return {
+        "analyses": count,
+        "reports": reports,
+        "version": str(version),
+        "report": str(drawn) if drawn else None,
+        "added": diff(previous, fresh),
+        "lines": artifact_files.line_counts(artifacts_dir),
+    }

@@ -5,6 +5,7 @@ context (cookies, storage), closed when its visit ends, as ChainCookiesMiddlewar
 Playwright and scrapy-playwright load only once a browser visit is made (landing.browser.handler, `request_meta`),
 so an HTTP crawl never loads them.
 """
+
 import logging
 import os
 
@@ -21,12 +22,21 @@ HANDLER = "landing.browser.handler.BrowserHandler"
 # 65 s of CPU before, 50 s after, pages read alike), which is most of what auto costs on a full run.
 # WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
 # Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
-ARGS = ["--disable-background-networking", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--disable-component-update", "--no-first-run",
-        "--disable-gpu", "--disable-dev-shm-usage", "--disable-sync", "--disable-extensions",
-        "--renderer-process-limit=2", "--disable-site-isolation-trials",
-        "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
-        "--blink-settings=imagesEnabled=false", "--disable-remote-fonts"]
+ARGS = [
+    "--disable-background-networking",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-sync",
+    "--disable-extensions",
+    "--renderer-process-limit=2",
+    "--disable-site-isolation-trials",
+    "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
+    "--blink-settings=imagesEnabled=false",
+    "--disable-remote-fonts",
+]
 
 
 def driver(settings) -> str:
@@ -45,8 +55,13 @@ def configure(settings) -> None:
     settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
     # Chromium's sandbox needs a user other than root (Chromium refuses root with it); the handler falls back to
     # none, saying so, where the kernel does not allow it either.
-    launch = {"executable_path": settings.get("LANDING_CHROMIUM"), "headless": True, "args": ARGS,
-              "env": chromium_env(os.environ), "chromium_sandbox": os.geteuid() != 0}
+    launch = {
+        "executable_path": settings.get("LANDING_CHROMIUM"),
+        "headless": True,
+        "args": ARGS,
+        "env": chromium_env(os.environ),
+        "chromium_sandbox": os.geteuid() != 0,
+    }
     if settings.get("LANDING_SANDBOX") and not guard_enabled(settings):
         launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
     # With the guard on, the handler puts Chromium behind landing.browser.proxy when it starts it.
@@ -55,14 +70,26 @@ def configure(settings) -> None:
     # An object, not a path: scrapy-playwright's load_object takes callables as they are.
     settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings), priority="spider")
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
-    settings.set("PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000,
-                 priority="spider")
+    settings.set(
+        "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000, priority="spider"
+    )
 
 
 # Chromium gets these of the crawl's environment and nothing else: docs/scrapyd.md puts the stores' secrets in the
 # environment, and a page that took over a renderer (no sandbox as root) could read its browser's.
-_ENV_KEPT = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_RUNTIME_DIR",
-             "FONTCONFIG_PATH", "FONTCONFIG_FILE")
+_ENV_KEPT = (
+    "PATH",
+    "HOME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+    "FONTCONFIG_PATH",
+    "FONTCONFIG_FILE",
+)
 
 
 def chromium_env(environ) -> dict:
@@ -124,9 +151,12 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     from scrapy_playwright.page import PageMethod  # here, not at load: the driver may never visit with a browser
 
     meta = {
-        "pid": pid, "playwright": True, "playwright_include_page": True,
+        "pid": pid,
+        "playwright": True,
+        "playwright_include_page": True,
         "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
-        "playwright_context": f"doi {pid['pid/doi']}", "handle_httpstatus_all": True,
+        "playwright_context": f"doi {pid['pid/doi']}",
+        "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
         "playwright_page_methods": [PageMethod(settle, settle_ms)],
     }

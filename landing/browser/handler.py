@@ -3,6 +3,7 @@
 The only module of the project that imports Playwright when it loads: Scrapy loads it only when
 landing.browser.driver.configure installed it, so an HTTP crawl never does.
 """
+
 import asyncio
 import logging
 
@@ -67,8 +68,10 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         except Exception as error:
             if not self.config.launch_options.get("chromium_sandbox"):
                 raise
-            logger.warning("Chromium could not start with its sandbox, so it runs without one: %s",
-                           str(error).splitlines()[0][:300])
+            logger.warning(
+                "Chromium could not start with its sandbox, so it runs without one: %s",
+                str(error).splitlines()[0][:300],
+            )
             self.config.launch_options["chromium_sandbox"] = False
             await super()._maybe_launch_browser()
 

@@ -11,6 +11,7 @@ Written here rather than taken from a library: the job is small (CONNECT tunnels
 as bytes), and what matters, connecting only to the checked address, is exactly what general-purpose proxies do
 not expose.
 """
+
 import asyncio
 import logging
 from asyncio import open_connection
@@ -74,7 +75,7 @@ class GuardingProxy:
             return await _reply(writer, 403, str(refusal))
         try:
             site_reader, site_writer = await self._connect(ask.host, ask.port)
-        except (OSError, asyncio.TimeoutError) as error:
+        except (TimeoutError, OSError) as error:
             return await _reply(writer, 502, f"{ask.host}:{ask.port}: {error!r}")
         try:
             if ask.tunnel and self.upstream is None:
@@ -99,7 +100,7 @@ class GuardingProxy:
         for address in addresses:
             try:
                 return await asyncio.wait_for(open_connection(address, port), CONNECT_TIMEOUT)
-            except (OSError, asyncio.TimeoutError) as error:
+            except (TimeoutError, OSError) as error:
                 failure = error
         raise failure
 
@@ -132,6 +133,9 @@ async def _pipe(source, sink) -> None:
 async def _reply(writer, status: int, why: str) -> None:
     body = why.encode("utf-8", "replace")
     reason = {400: "Bad Request", 403: "Forbidden", 431: "Request Header Fields Too Large", 502: "Bad Gateway"}
-    writer.write(f"HTTP/1.1 {status} {reason[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("latin-1") + body)
+    writer.write(
+        f"HTTP/1.1 {status} {reason[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("latin-1")
+        + body
+    )
     await writer.drain()

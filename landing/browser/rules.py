@@ -13,6 +13,7 @@ follows a server's 3xx without asking them (even a 3xx fulfilled from a route). 
 hops once the visit has ended: the page is then discarded and the visit classed as if it had been stopped,
 but the request itself has been made.
 """
+
 import asyncio
 import logging
 from typing import NamedTuple
@@ -35,6 +36,7 @@ _REMEMBERED = 4096  # hosts, origins and stopped URLs kept; the oldest go first
 
 class Stop(NamedTuple):
     """Why Chromium was kept from a URL: a failure class, what to say, and the stat to count it under."""
+
     error: str
     detail: str
     stat: str
@@ -73,9 +75,11 @@ class BrowserRules:
 
     @classmethod
     def from_settings(cls, settings) -> "BrowserRules":
-        return cls(guard=guard_enabled(settings),
-                   robots=robots_policy(settings),
-                   user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*")
+        return cls(
+            guard=guard_enabled(settings),
+            robots=robots_policy(settings),
+            user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*",
+        )
 
     def __repr__(self):  # as the crawl's settings log shows it
         return f"BrowserRules(guard={self.guard}, robots={self.robots.obey}, obey_resolver={self.robots.obey_resolver})"
@@ -109,8 +113,9 @@ class BrowserRules:
             if 300 <= (before.get("status") or 0) < 400:
                 stop = await self.verdict(hop["url"], context, navigation=True)
                 if stop:
-                    logger.warning("browser followed a redirect the rules forbid (%s); the visit is discarded",
-                                   stop.detail)
+                    logger.warning(
+                        "browser followed a redirect the rules forbid (%s); the visit is discarded", stop.detail
+                    )
                     return hop["url"], stop
         return None
 

@@ -1,13 +1,14 @@
 """`scrapy analyze`: re-run the analysis of every stored snapshot from its stored body, with no network."""
+
 import sys
 import time
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing.commands.stores import blobs_of, docs_of
 from landing.core import documents
 from landing.core.reading import as_crawled, read
-from landing.commands.stores import blobs_of, docs_of
 
 
 class Command(ScrapyCommand):
@@ -37,14 +38,19 @@ class Command(ScrapyCommand):
                 counts["changed"] += 1
             docs.put("analysis", key, fresh)
             if fresh["snapshot/error"] != snapshot.get("snapshot/error"):
-                docs.put("snapshot", documents.snapshot_id(snapshot),
-                         documents.only(fresh, documents.PID_KEYS, documents.SNAPSHOT_KEYS))
+                docs.put(
+                    "snapshot",
+                    documents.snapshot_id(snapshot),
+                    documents.only(fresh, documents.PID_KEYS, documents.SNAPSHOT_KEYS),
+                )
             counts["analysed"] += 1
             if n % 5000 == 0:
                 print(f"analyze: {n:,}/{total:,} snapshots", file=sys.stderr, flush=True)
         docs.close()
         seconds = time.monotonic() - started
-        print(f"analyze: {counts['analysed']:,} snapshots analysed in {seconds:.1f} s, {counts['changed']:,} analyses "
-              f"changed, {counts['missing-body']:,} skipped (body missing from the blob store)")
+        print(
+            f"analyze: {counts['analysed']:,} snapshots analysed in {seconds:.1f} s, {counts['changed']:,} analyses "
+            f"changed, {counts['missing-body']:,} skipped (body missing from the blob store)"
+        )
         if counts["missing-body"]:
             self.exitcode = 1

@@ -1,5 +1,6 @@
 """`scrapy artifacts`: rebuild reports and export a new artifact version from the document store, no crawling;
 `scrapy artifacts --diff [OLD [NEW]]`: what changed between two exported versions."""
+
 import sys
 from pathlib import Path
 
@@ -26,30 +27,39 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
-        parser.add_argument("--diff", action="store_true",
-                            help="print what changed between two versions, per prefix and per domain, and export "
-                                 "nothing: OLD and NEW name versions under LANDING_ARTIFACTS_DIR/versions (or their "
-                                 "paths); default: the last two, or OLD and the latest")
+        parser.add_argument(
+            "--diff",
+            action="store_true",
+            help="print what changed between two versions, per prefix and per domain, and export "
+            "nothing: OLD and NEW name versions under LANDING_ARTIFACTS_DIR/versions (or their "
+            "paths); default: the last two, or OLD and the latest",
+        )
 
     def run(self, args, opts):
         if opts.diff:
             return self._diff(args)
         if args:
-            raise UsageError("scrapy artifacts takes no arguments but --diff's (the directory is "
-                             "LANDING_ARTIFACTS_DIR)")
+            raise UsageError(
+                "scrapy artifacts takes no arguments but --diff's (the directory is LANDING_ARTIFACTS_DIR)"
+            )
         try:
             excluded = exclusions(self.settings)
         except SettingsError as error:
-            raise UsageError(str(error), print_help=False)
+            raise UsageError(str(error), print_help=False) from None
         docs = docs_of(self.settings)
         try:
-            summary = rebuild(docs, self.settings.get("LANDING_ARTIFACTS_DIR"),
-                              progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
-                              exclusions=excluded, report=self.settings.getbool("LANDING_EXPORT_REPORT"))
+            summary = rebuild(
+                docs,
+                self.settings.get("LANDING_ARTIFACTS_DIR"),
+                progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
+                exclusions=excluded,
+                report=self.settings.getbool("LANDING_EXPORT_REPORT"),
+            )
         finally:
             docs.close()
-        print(f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; "
-              f"version {summary['version']}")
+        print(
+            f"artifacts: {summary['analyses']:,} analyses, {summary['reports']:,} reports; version {summary['version']}"
+        )
         for name, lines in summary["lines"].items():
             print(f"  {name}: {lines:,} lines")
         if summary["report"]:
@@ -63,8 +73,9 @@ class Command(ScrapyCommand):
         chosen = [self._version(directory, name) for name in args]
         pair = chosen if len(chosen) == 2 else chosen + known[-1:] if chosen else known[-2:]
         if len(pair) < 2:
-            raise UsageError(f"{directory / 'versions'} holds {len(known)} version(s): nothing to compare yet",
-                             print_help=False)
+            raise UsageError(
+                f"{directory / 'versions'} holds {len(known)} version(s): nothing to compare yet", print_help=False
+            )
         old, new = pair
         print(f"artifacts: changes from {old.name} to {new.name}")
         print(render_changes(changes(files.load_version(old), files.load_version(new))), end="")
@@ -74,5 +85,6 @@ class Command(ScrapyCommand):
         for candidate in (directory / "versions" / name, Path(name)):
             if candidate.is_dir():
                 return candidate
-        raise UsageError(f"no artifact version {name!r} (neither {directory / 'versions' / name} nor a directory)",
-                         print_help=False)
+        raise UsageError(
+            f"no artifact version {name!r} (neither {directory / 'versions' / name} nor a directory)", print_help=False
+        )

@@ -1,4 +1,5 @@
 """`scrapy crawl`, as Scrapy's, plus a settings check first and a failing exit when nothing could be sampled."""
+
 import sys
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
@@ -8,7 +9,6 @@ from landing.config import problems
 
 
 class Command(ScrapyCrawl):
-
     def run(self, args, opts):
         found = problems(self.settings)
         if found:
@@ -29,8 +29,11 @@ class Command(ScrapyCrawl):
             self.exitcode = 1
             return
         if stats.get_value("landing/docs_unwritten") or stats.get_value("landing/docs_outage"):
-            print(f"crawl: the document store refused writes; {stats.get_value('landing/docs_unwritten') or 0} "
-                  "documents were saved under LANDING_UNWRITTEN_DIR (see the log's ERROR lines)", file=sys.stderr)
+            print(
+                f"crawl: the document store refused writes; {stats.get_value('landing/docs_unwritten') or 0} "
+                "documents were saved under LANDING_UNWRITTEN_DIR (see the log's ERROR lines)",
+                file=sys.stderr,
+            )
             self.exitcode = 1
             return
         for stat, message in FAILURES:
@@ -43,10 +46,16 @@ class Command(ScrapyCrawl):
 # A crawl that "finished" without doing its run's work must not look like success.
 FAILURES = (
     ("landing/run/unreadable", "the run's state in LANDING_DOCS could not be read or recorded: {}"),
-    ("landing/run/listing_failed", "{} listing requests failed, so only the owners listed were planned and the run "
-                                   "stays open: run the same command again to list the rest (see the log's ERROR "
-                                   "lines)"),
+    (
+        "landing/run/listing_failed",
+        "{} listing requests failed, so only the owners listed were planned and the run "
+        "stays open: run the same command again to list the rest (see the log's ERROR "
+        "lines)",
+    ),
     ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
-    ("landing/run/samples_failed", "{} owners could not be sampled, so the run stays open: run the same command "
-                                   "again to sample them (see the log's ERROR lines)"),
+    (
+        "landing/run/samples_failed",
+        "{} owners could not be sampled, so the run stays open: run the same command "
+        "again to sample them (see the log's ERROR lines)",
+    ),
 )

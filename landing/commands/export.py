@@ -1,4 +1,5 @@
 """`scrapy export KIND -o FILE.jsonl`: stored documents of one kind as JSON lines, with their namespaced keys."""
+
 import json
 import os
 import sys
@@ -42,7 +43,7 @@ class Command(ScrapyCommand):
                     count = _write(docs.scan(args[0]), out)
                 os.replace(partial, opts.output)
         except OSError as error:
-            raise UsageError(f"cannot write {opts.output}: {error.strerror}", print_help=False)
+            raise UsageError(f"cannot write {opts.output}: {error.strerror}", print_help=False) from None
         finally:
             docs.close()
         print(f"export: {count:,} {args[0]} documents to {opts.output}", file=sys.stderr)
@@ -50,6 +51,6 @@ class Command(ScrapyCommand):
 
 def _write(docs, out) -> int:
     count = 0
-    for count, doc in enumerate(docs, 1):
+    for count, doc in enumerate(docs, 1):  # noqa: B007 (the last count is the total)
         out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True) + "\n")
     return count

@@ -1,12 +1,12 @@
 """`scrapy load FILE...`: put documents saved by a crawl whose store refused them into the configured store."""
+
 import sys
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from landing.stores import unwritten
-from landing.stores import StoreError
 from landing.commands.stores import docs_of
+from landing.stores import StoreError, unwritten
 
 
 class Command(ScrapyCommand):
@@ -47,8 +47,11 @@ class Command(ScrapyCommand):
                         loaded += 1
             docs.flush()
         except StoreError as error:
-            print(f"load: the document store refused the documents: {error}; nothing was lost, the files are "
-                  "unchanged: run this again later", file=sys.stderr)
+            print(
+                f"load: the document store refused the documents: {error}; nothing was lost, the files are "
+                "unchanged: run this again later",
+                file=sys.stderr,
+            )
             self.exitcode = 1
             return
         finally:

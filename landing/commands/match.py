@@ -1,4 +1,5 @@
 """`scrapy match URL... | -i FILE | --evaluate`: landing-page URLs to DOIs, one JSON line per input."""
+
 import json
 import sys
 import time
@@ -8,12 +9,12 @@ from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing.commands.stores import docs_of
 from landing.config import trusted, value_problems
 from landing.core.decisions import Decisions
-from landing.core.evaluation import tabulate, render_table
+from landing.core.evaluation import render_table, tabulate
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.spider import MatcherSpider
-from landing.commands.stores import docs_of
 
 
 class Command(ScrapyCommand):
@@ -28,12 +29,19 @@ class Command(ScrapyCommand):
     def add_options(self, parser):
         super().add_options(parser)
         parser.add_argument("-i", "--input", metavar="FILE", help="inputs, one per line; - for stdin")
-        parser.add_argument("--artifact", metavar="PATH", help=f"a {ARTIFACT} (default: the latest in "
-                                                                "LANDING_ARTIFACTS_DIR)")
-        parser.add_argument("--no-fetch", action="store_true", help="never fetch pages or resolve DOIs to pages; "
-                                                                    "Handle API and Crossref lookups still run")
-        parser.add_argument("--evaluate", action="store_true", help="match every stored snapshot's final URL and "
-                                                                    "tabulate right / wrong / no match")
+        parser.add_argument(
+            "--artifact", metavar="PATH", help=f"a {ARTIFACT} (default: the latest in LANDING_ARTIFACTS_DIR)"
+        )
+        parser.add_argument(
+            "--no-fetch",
+            action="store_true",
+            help="never fetch pages or resolve DOIs to pages; Handle API and Crossref lookups still run",
+        )
+        parser.add_argument(
+            "--evaluate",
+            action="store_true",
+            help="match every stored snapshot's final URL and tabulate right / wrong / no match",
+        )
 
     def run(self, args, opts):
         found = value_problems(self.settings)
@@ -65,7 +73,7 @@ class Command(ScrapyCommand):
         try:
             decisions, warning = load_artifact(path, required=bool(opts.artifact))
         except ArtifactError as error:
-            raise UsageError(str(error), print_help=False)
+            raise UsageError(str(error), print_help=False) from None
         if warning:
             print(f"match: {warning}", file=sys.stderr)
         return trusted(decisions, self.settings)  # value_problems checked the settings
@@ -74,20 +82,26 @@ class Command(ScrapyCommand):
         try:
             stream = sys.stdin.buffer if name == "-" else open(name, "rb")
         except OSError as error:
-            raise UsageError(f"cannot read {name}: {error.strerror}", print_help=False)
+            raise UsageError(f"cannot read {name}: {error.strerror}", print_help=False) from None
         with stream:
             inputs, bad = read_inputs(stream)
         if bad:  # one stray byte in a million lines costs that line's match, never the run: said, not hidden
-            print(f"match: {name}: {len(bad):,} line(s) not UTF-8 (first: line {bad[0]}), read with U+FFFD for "
-                  f"each bad byte", file=sys.stderr)
+            print(
+                f"match: {name}: {len(bad):,} line(s) not UTF-8 (first: line {bad[0]}), read with U+FFFD for "
+                f"each bad byte",
+                file=sys.stderr,
+            )
         return inputs
 
     def _labelled(self):
         """(final URL, DOI) of every stored snapshot that reached a page: the sampler's labelled data."""
         docs = docs_of(self.settings)
         with docs:
-            pairs = [(d["snapshot/final-url"], d["pid/doi"]) for d in docs.scan("analysis")
-                     if not d.get("snapshot/error") and d.get("snapshot/final-url")]
+            pairs = [
+                (d["snapshot/final-url"], d["pid/doi"])
+                for d in docs.scan("analysis")
+                if not d.get("snapshot/error") and d.get("snapshot/final-url")
+            ]
         if not pairs:
             raise UsageError("the store holds no snapshot that reached a page: crawl first", print_help=False)
         return pairs
@@ -112,8 +126,11 @@ class _Printer:
         now = time.monotonic()
         if now - self.shown >= 5:
             self.shown = now
-            print(f"match: {self.done:,}/{self.total:,} inputs, {self.done / (now - self.started):.1f}/s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"match: {self.done:,}/{self.total:,} inputs, {self.done / (now - self.started):.1f}/s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def finish(self):
         """The closing line; results held back behind an input that never finished are printed now, in order."""
@@ -122,9 +139,16 @@ class _Printer:
                 print(json.dumps(self.results.pop(number), ensure_ascii=False), flush=True)
         seconds = time.monotonic() - self.started
         missing = self.total - self.done
-        print(f"match: {self.done:,} inputs in {seconds:.1f} s ({self.done / max(seconds, 1e-9):.1f}/s)"
-              + (f"; {missing} lost (see the log): the results after the first lost one are printed last"
-                 if missing else ""), file=sys.stderr, flush=True)
+        print(
+            f"match: {self.done:,} inputs in {seconds:.1f} s ({self.done / max(seconds, 1e-9):.1f}/s)"
+            + (
+                f"; {missing} lost (see the log): the results after the first lost one are printed last"
+                if missing
+                else ""
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def read_inputs(lines) -> tuple[list[str], list[int]]:

@@ -1,4 +1,5 @@
 """`scrapy report -o report.html`: the HTML report of the stored reports and the exported artifact versions."""
+
 from pathlib import Path
 
 from scrapy.commands import ScrapyCommand
@@ -36,5 +37,7 @@ class Command(ScrapyCommand):
         if not found["totals"]["prefixes"]:
             raise UsageError("the store holds no report: crawl first, or run scrapy artifacts", print_help=False)
         out = write(opts.output, found, latest_changes(artifacts_dir), trend(artifacts_dir), "from the store")
-        print(f"report: {out} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
-              f"{found['totals']['domains']:,} domains)")
+        print(
+            f"report: {out} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
+            f"{found['totals']['domains']:,} domains)"
+        )

@@ -1,4 +1,5 @@
 """`scrapy sandbox generate|serve|truth`: make, serve and check an offline scholarly web (docs/sandbox.md)."""
+
 import argparse
 import sys
 import time
@@ -33,15 +34,24 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser):
         super().add_options(parser)
         parser.add_argument("--dois", type=int, help="generate: number of DOIs in the world")
-        parser.add_argument("--owners", type=int, help="generate, instead of --dois: the real registries' shape, "
-                                                       "N Crossref members and DataCite clients with long-tailed "
-                                                       "sizes, some on shared platform hosts (55000: a full run "
-                                                       "samples 500,000 DOIs)")
+        parser.add_argument(
+            "--owners",
+            type=int,
+            help="generate, instead of --dois: the real registries' shape, "
+            "N Crossref members and DataCite clients with long-tailed "
+            "sizes, some on shared platform hosts (55000: a full run "
+            "samples 500,000 DOIs)",
+        )
         parser.add_argument("--seed", type=int, default=0, help="generate: random seed (default 0)")
-        parser.add_argument("--scenarios", help="generate: comma-separated scenarios to give the DOIs in turn, "
-                                                "or 'all' (default: the realistic mix)")
-        parser.add_argument("--corpus", help="generate: also serve the real pages of this landing-page corpus "
-                                             "folder (manifest.csv + pages/), read from where they lie")
+        parser.add_argument(
+            "--scenarios",
+            help="generate: comma-separated scenarios to give the DOIs in turn, or 'all' (default: the realistic mix)",
+        )
+        parser.add_argument(
+            "--corpus",
+            help="generate: also serve the real pages of this landing-page corpus "
+            "folder (manifest.csv + pages/), read from where they lie",
+        )
         parser.add_argument("--port", type=int, default=0, help="serve: port (default: a free one)")
         parser.add_argument("--host", default="127.0.0.1", help="serve: address to listen on")
         parser.add_argument("--latency-ms", type=float, default=0, help="serve: delay added to every response")
@@ -54,8 +64,10 @@ class Command(ScrapyCommand):
         try:
             from landing_dev.sandbox.world import WorldError
         except ImportError:  # a Scrapyd egg ships landing/ only: the sandbox lives in the checkout (landing_dev/)
-            raise UsageError("the sandbox is a development tool: run it from a checkout of the project, where "
-                             "landing_dev/ is", print_help=False) from None
+            raise UsageError(
+                "the sandbox is a development tool: run it from a checkout of the project, where landing_dev/ is",
+                print_help=False,
+            ) from None
         try:
             getattr(self, "_" + args[0])(args[1], opts)
         except (WorldError, ValueError, OSError) as error:
@@ -65,6 +77,7 @@ class Command(ScrapyCommand):
     def _generate(self, outdir, opts):
         from landing_dev.sandbox import scenarios
         from landing_dev.sandbox.generator import generate
+
         if (opts.dois is None) == (opts.owners is None):
             raise UsageError("generate needs --dois N or --owners N (not both)", print_help=False)
         only = None
@@ -72,22 +85,28 @@ class Command(ScrapyCommand):
             only = list(scenarios.ALL) if opts.scenarios == "all" else opts.scenarios.split(",")
         started = time.monotonic()
         stats = generate(outdir, opts.dois, opts.seed, only, progress=_progress, corpus=opts.corpus, owners=opts.owners)
-        print(f"sandbox: wrote {outdir}: {stats['dois']:,} DOIs, {stats['members']} Crossref members, "
-              f"{stats['clients']} DataCite clients, {stats['hosts']} sites in {time.monotonic() - started:.1f}s")
+        print(
+            f"sandbox: wrote {outdir}: {stats['dois']:,} DOIs, {stats['members']} Crossref members, "
+            f"{stats['clients']} DataCite clients, {stats['hosts']} sites in {time.monotonic() - started:.1f}s"
+        )
         print(f"sandbox: expected failures (truth.jsonl 'error'): {stats['errors']}")
 
     def _serve(self, directory, opts):
         from landing_dev.sandbox.server import serve_forever
         from landing_dev.sandbox.world import World
+
         world = World(directory)
 
         def announce(url):
             print(f"sandbox: serving {directory} at {url} (Ctrl-C to stop)", file=sys.stderr, flush=True)
             print(url, flush=True)  # stdout carries only the proxy URL, for scripts: LANDING_SANDBOX=$(...)
-        serve_forever(world, opts.port, opts.host, opts.latency_ms, opts.jitter_ms, announce,
-                      log=_progress if opts.log else None)
+
+        serve_forever(
+            world, opts.port, opts.host, opts.latency_ms, opts.jitter_ms, announce, log=_progress if opts.log else None
+        )
 
     def _truth(self, directory, opts):
         from landing_dev.sandbox.truth import write_truth
+
         stats = write_truth(directory, progress=_progress)
         print(f"sandbox: wrote {directory}/truth.jsonl; failures: {stats['errors']}")

@@ -2,6 +2,7 @@
 
 A helper module, not a command: it defines no ScrapyCommand, so `scrapy` lists nothing for it.
 """
+
 from scrapy.exceptions import UsageError
 
 from landing.stores import StoreError, docs_from, open_blobs

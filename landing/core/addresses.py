@@ -1,4 +1,5 @@
 """Addresses a crawler must not reach (loopback, private, link-local, cloud metadata ...). Strings in, reasons out."""
+
 import ipaddress
 import re
 from urllib.parse import urlsplit
@@ -7,44 +8,57 @@ from urllib.parse import urlsplit
 # sit inside link-local (169.254/16), shared (100.64/10) and unique-local (fc00::/7) ranges.
 # An explicit table rather than ipaddress's is_private/is_global: those flags changed between Python patch
 # releases, and 3.11 calls ::127.0.0.1, fec0::1 and 64:ff9b:1::1 global.
-_V4 = [(ipaddress.ip_network(net), reason) for net, reason in (
-    ("169.254.169.254/32", "cloud-metadata"),  # AWS, GCP, Azure, OCI, DigitalOcean ...
-    ("169.254.170.2/32", "cloud-metadata"),    # AWS ECS task credentials
-    ("100.100.100.200/32", "cloud-metadata"),  # Alibaba Cloud
-    ("168.63.129.16/32", "cloud-metadata"),    # Azure WireServer: a public address that answers inside Azure
-    ("0.0.0.0/8", "unspecified"),              # "this network": connecting to 0.0.0.0 reaches the local host
-    ("127.0.0.0/8", "loopback"),
-    ("10.0.0.0/8", "private"),
-    ("172.16.0.0/12", "private"),
-    ("192.168.0.0/16", "private"),
-    ("100.64.0.0/10", "shared"),               # carrier-grade NAT (RFC 6598): someone's internal network
-    ("169.254.0.0/16", "link-local"),
-    ("224.0.0.0/4", "multicast"),
-    ("192.0.0.0/24", "reserved"),
-    ("192.0.2.0/24", "reserved"),
-    ("192.88.99.0/24", "reserved"),
-    ("198.18.0.0/15", "reserved"),
-    ("198.51.100.0/24", "reserved"),
-    ("203.0.113.0/24", "reserved"),
-    ("240.0.0.0/4", "reserved"),               # includes the broadcast 255.255.255.255
-)]
-_V6 = [(ipaddress.ip_network(net), reason) for net, reason in (
-    ("fd00:ec2::254/128", "cloud-metadata"),   # AWS IMDS over IPv6
-    ("::/128", "unspecified"),
-    ("::1/128", "loopback"),
-    ("64:ff9b:1::/48", "private"),             # local-use NAT64 (RFC 8215)
-    ("fc00::/7", "private"),                   # unique local
-    ("fec0::/10", "private"),                  # site-local, deprecated but still routed by some stacks
-    ("fe80::/10", "link-local"),
-    ("ff00::/8", "multicast"),
-    ("::/8", "reserved"),                      # includes the deprecated IPv4-compatible ::a.b.c.d
-    ("100::/64", "reserved"),
-    ("2001:db8::/32", "reserved"),
-)]
+_V4 = [
+    (ipaddress.ip_network(net), reason)
+    for net, reason in (
+        ("169.254.169.254/32", "cloud-metadata"),  # AWS, GCP, Azure, OCI, DigitalOcean ...
+        ("169.254.170.2/32", "cloud-metadata"),  # AWS ECS task credentials
+        ("100.100.100.200/32", "cloud-metadata"),  # Alibaba Cloud
+        ("168.63.129.16/32", "cloud-metadata"),  # Azure WireServer: a public address that answers inside Azure
+        ("0.0.0.0/8", "unspecified"),  # "this network": connecting to 0.0.0.0 reaches the local host
+        ("127.0.0.0/8", "loopback"),
+        ("10.0.0.0/8", "private"),
+        ("172.16.0.0/12", "private"),
+        ("192.168.0.0/16", "private"),
+        ("100.64.0.0/10", "shared"),  # carrier-grade NAT (RFC 6598): someone's internal network
+        ("169.254.0.0/16", "link-local"),
+        ("224.0.0.0/4", "multicast"),
+        ("192.0.0.0/24", "reserved"),
+        ("192.0.2.0/24", "reserved"),
+        ("192.88.99.0/24", "reserved"),
+        ("198.18.0.0/15", "reserved"),
+        ("198.51.100.0/24", "reserved"),
+        ("203.0.113.0/24", "reserved"),
+        ("240.0.0.0/4", "reserved"),  # includes the broadcast 255.255.255.255
+    )
+]
+_V6 = [
+    (ipaddress.ip_network(net), reason)
+    for net, reason in (
+        ("fd00:ec2::254/128", "cloud-metadata"),  # AWS IMDS over IPv6
+        ("::/128", "unspecified"),
+        ("::1/128", "loopback"),
+        ("64:ff9b:1::/48", "private"),  # local-use NAT64 (RFC 8215)
+        ("fc00::/7", "private"),  # unique local
+        ("fec0::/10", "private"),  # site-local, deprecated but still routed by some stacks
+        ("fe80::/10", "link-local"),
+        ("ff00::/8", "multicast"),
+        ("::/8", "reserved"),  # includes the deprecated IPv4-compatible ::a.b.c.d
+        ("100::/64", "reserved"),
+        ("2001:db8::/32", "reserved"),
+    )
+]
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_LOCAL_NAMES = {"localhost": "loopback", "localhost.localdomain": "loopback", "ip6-localhost": "loopback",
-                "ip6-loopback": "loopback", "metadata": "cloud-metadata", "metadata.google.internal": "cloud-metadata",
-                "instance-data": "cloud-metadata", "instance-data.ec2.internal": "cloud-metadata"}
+_LOCAL_NAMES = {
+    "localhost": "loopback",
+    "localhost.localdomain": "loopback",
+    "ip6-localhost": "loopback",
+    "ip6-loopback": "loopback",
+    "metadata": "cloud-metadata",
+    "metadata.google.internal": "cloud-metadata",
+    "instance-data": "cloud-metadata",
+    "instance-data.ec2.internal": "cloud-metadata",
+}
 _V4_PART = re.compile(r"0x[0-9a-f]+|0[0-7]*|[1-9][0-9]*")
 
 

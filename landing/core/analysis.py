@@ -1,4 +1,5 @@
 """Page analysis: what a landing page's HTML says about its own DOI (meta tags, hyperlinks, visible text)."""
+
 from lxml import etree
 from w3lib.encoding import html_to_unicode
 
@@ -7,21 +8,23 @@ from landing.core.titles import TITLE_META_NAMES, stated
 
 # Meta names (compared lower-case) whose content states the page's own DOI, with the evidence for each.
 # The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are ../shared/corpus pages.
-DOI_META_NAMES = frozenset({
-    "citation_doi",          # Highwire / Google Scholar tag, the most common (36 pages; 041 writes doi:10.x)
-    "dc.identifier",         # Dublin Core, any case (39 pages: bare, doi:10.x or a DOI URL)
-    "dc.identifier.doi",     # OJS (001, 037)
-    "dc:identifier",         # Dublin Core, colon spelling (Thieme 056)
-    "dc.source",             # Atypon writes the DOI URL here (005, 012, 023, 024, 030, 061)
-    "prism.doi",             # PRISM (Springer, BMC, Nature: 006, 028, 029, 036)
-    "prism:doi",             # PRISM, colon spelling (Thieme 056)
-    "publication_doi",       # Atypon (SAGE 051, ACM 060, PsychiatryOnline 061)
-    "doi",                   # Springer, BMC, Nature (4 pages); D-Lib writes <meta id="DOI"> (039)
-    "bepress_citation_doi",  # bepress Digital Commons' copy of citation_doi (none in the corpus)
-    "wkhealth_doi",          # Wolters Kluwer / LWW (058)
-    "dcterms.identifier",    # DCMI Terms spelling of dc.identifier (none in the corpus; common extractors read it)
-    "eprints.id_number",     # EPrints repositories put the item's DOI here (none in the corpus; other ids ignored)
-})
+DOI_META_NAMES = frozenset(
+    {
+        "citation_doi",  # Highwire / Google Scholar tag, the most common (36 pages; 041 writes doi:10.x)
+        "dc.identifier",  # Dublin Core, any case (39 pages: bare, doi:10.x or a DOI URL)
+        "dc.identifier.doi",  # OJS (001, 037)
+        "dc:identifier",  # Dublin Core, colon spelling (Thieme 056)
+        "dc.source",  # Atypon writes the DOI URL here (005, 012, 023, 024, 030, 061)
+        "prism.doi",  # PRISM (Springer, BMC, Nature: 006, 028, 029, 036)
+        "prism:doi",  # PRISM, colon spelling (Thieme 056)
+        "publication_doi",  # Atypon (SAGE 051, ACM 060, PsychiatryOnline 061)
+        "doi",  # Springer, BMC, Nature (4 pages); D-Lib writes <meta id="DOI"> (039)
+        "bepress_citation_doi",  # bepress Digital Commons' copy of citation_doi (none in the corpus)
+        "wkhealth_doi",  # Wolters Kluwer / LWW (058)
+        "dcterms.identifier",  # DCMI Terms spelling of dc.identifier (none in the corpus; common extractors read it)
+        "eprints.id_number",  # EPrints repositories put the item's DOI here (none in the corpus; other ids ignored)
+    }
+)
 # Not DOI names, though they hold DOIs: citation_reference (cited works), dc.relation (related works),
 # itemprop sameAs (PeerJ's info:doi/ copy, but sameAs lists other versions too), and URLs that merely
 # contain the DOI (og:url, citation_pdf_url, prism.url, Atypon's pbContext).
@@ -29,9 +32,41 @@ DOI_META_NAMES = frozenset({
 # Elements whose text a reader never sees; `head` holds title and metas, read separately.
 _INVISIBLE = ("head", "script", "style", "noscript", "template")
 # Elements a browser lays out on their own line: their text must not run into the next element's.
-_BLOCKS = ("address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure",
-           "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol",
-           "p", "pre", "section", "table", "td", "th", "tr", "ul")
+_BLOCKS = (
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "td",
+    "th",
+    "tr",
+    "ul",
+)
 # A link's label ends the DOI it shows (ScienceDirect puts the next link right after its doi.org link);
 # its start does not: `doi:<a>10.x/y</a>` is still the doi: scheme.
 _ENDS = ("a",)
@@ -75,13 +110,15 @@ def visible_text(root) -> str:
 # tail from Python, took ~3 ms of a real 185 KB page (../shared/corpus average); this takes ~1. The whole document
 # is read, as a browser does: content after </html> (Cambridge Core's dialogs) ends up beside the root, not in it.
 _BREAK = "<xsl:text>&#10;</xsl:text>"
-_VISIBLE_TEXT = etree.XSLT(etree.XML(f"""\
+_VISIBLE_TEXT = etree.XSLT(
+    etree.XML(f"""\
 <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
   <xsl:output method="text" encoding="utf-8"/>
-  <xsl:template match="{'|'.join(_INVISIBLE)}"/>
-  <xsl:template match="{'|'.join(_BLOCKS)}">{_BREAK}<xsl:apply-templates/>{_BREAK}</xsl:template>
-  <xsl:template match="{'|'.join(_ENDS)}"><xsl:apply-templates/>{_BREAK}</xsl:template>
-</xsl:stylesheet>"""))
+  <xsl:template match="{"|".join(_INVISIBLE)}"/>
+  <xsl:template match="{"|".join(_BLOCKS)}">{_BREAK}<xsl:apply-templates/>{_BREAK}</xsl:template>
+  <xsl:template match="{"|".join(_ENDS)}"><xsl:apply-templates/>{_BREAK}</xsl:template>
+</xsl:stylesheet>""")
+)
 
 
 def _correctness(stated: set, own: str) -> str:
@@ -119,9 +156,13 @@ def read_page(body: bytes, content_type: str | None = None) -> dict:
     if root is None:
         return {"meta-tags": [], "canonicals": [], "text": "", "titles": []}
     tags = _meta_tags(root)
-    canonicals = [link.get("href") or "" for link in root.iter("link")
-                  if "canonical" in (link.get("rel") or "").lower().split()]
-    metas = [meta.get("content") or "" for meta in root.iter("meta")
-             if (meta.get("name") or meta.get("property") or "").lower() in TITLE_META_NAMES]
+    canonicals = [
+        link.get("href") or "" for link in root.iter("link") if "canonical" in (link.get("rel") or "").lower().split()
+    ]
+    metas = [
+        meta.get("content") or ""
+        for meta in root.iter("meta")
+        if (meta.get("name") or meta.get("property") or "").lower() in TITLE_META_NAMES
+    ]
     heading = next(("".join(t.itertext()) for t in root.iter("title")), None)
     return {"meta-tags": tags, "canonicals": canonicals, "text": visible_text(root), "titles": stated(metas, heading)}

@@ -2,6 +2,7 @@
 
 One accumulator (`Aggregate`) is the only place the rules live: `aggregate` and `reports` both read it.
 """
+
 import csv
 import io
 import json
@@ -32,6 +33,7 @@ class Artifacts:
     DOIs that led to the domain ended; seen: (prefix, domain or "" for the prefix itself, first-seen, last-seen),
     the times (UTC, ISO 8601) of the first and last visits that saw it. Every prefix named anywhere is also in
     `prefixes`."""
+
     good: frozenset = field(default_factory=frozenset)
     bad: frozenset = field(default_factory=frozenset)
     prefixes: frozenset = field(default_factory=frozenset)
@@ -158,8 +160,15 @@ class Aggregate:
                     confirmed.add((domain, prefix))
         ends = frozenset((domain, prefix, end, n) for (domain, prefix, end), n in self.ends.items())
         seen = frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in self.seen.items())
-        return Artifacts(frozenset(good), frozenset(bad), frozenset(self.ras.items()),
-                         frozenset(recognised), frozenset(confirmed), ends, _written(seen, good))
+        return Artifacts(
+            frozenset(good),
+            frozenset(bad),
+            frozenset(self.ras.items()),
+            frozenset(recognised),
+            frozenset(confirmed),
+            ends,
+            _written(seen, good),
+        )
 
     def reports(self) -> Iterator[dict]:
         """Per prefix, per domain, per member report documents, each group sorted by key, made as they are read
@@ -209,8 +218,10 @@ def _one_ra_per_prefix(pairs: Iterable[tuple[str, str]]) -> frozenset:
 def excluding(a: Artifacts, exclusions: frozenset[str]) -> Artifacts:
     """The artifacts with every excluded domain (landing.core.exclusions) kept only as followed: a good pair there
     is bad (a DOI led there, but the domain vouches for nothing), and it is never recognised or confirmed."""
+
     def out(domain):
         return excluded(domain, exclusions)
+
     moved = {row for row in a.good if out(row[1])}
     return Artifacts(
         good=a.good - moved,
@@ -336,8 +347,10 @@ def _ends(data: dict) -> frozenset:
         for prefix, cell in row.items():
             visits = cell.get("visits") or {}
             if not isinstance(visits, dict) or not all(type(n) is int and n >= 0 for n in visits.values()):
-                raise ValueError(f'domain-decision-structure: "domains-prefixes"["{domain}"]["{prefix}"]["visits"] '
-                                 "must map classes to counts")
+                raise ValueError(
+                    f'domain-decision-structure: "domains-prefixes"["{domain}"]["{prefix}"]["visits"] '
+                    "must map classes to counts"
+                )
             ends.update((domain.strip().lower(), prefix.strip().lower(), str(end), n) for end, n in visits.items())
     return frozenset(ends)
 

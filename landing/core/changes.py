@@ -7,6 +7,7 @@ exclusion, or files from elsewhere). A pair in both *went unseen* when the newer
 later, but not there: its last-seen stayed where it was while another pair of the prefix moved on. That is
 how a site that moved to a new domain shows: the new domain appears, the old one goes unseen.
 """
+
 from landing.core.artifacts import Artifacts
 
 LABELS = ("good", "bad", "recognised", "confirmed")
@@ -15,9 +16,12 @@ LABELS = ("good", "bad", "recognised", "confirmed")
 def _labels(a: Artifacts) -> dict[tuple[str, str], set[str]]:
     """(prefix, domain) -> its labels in a."""
     labels: dict[tuple[str, str], set[str]] = {}
-    for label, pairs in (("good", ((p, d) for p, d, _ in a.good)), ("bad", ((p, d) for p, d, _ in a.bad)),
-                         ("recognised", ((p, d) for d, p in a.recognised)),
-                         ("confirmed", ((p, d) for d, p in a.confirmed))):
+    for label, pairs in (
+        ("good", ((p, d) for p, d, _ in a.good)),
+        ("bad", ((p, d) for p, d, _ in a.bad)),
+        ("recognised", ((p, d) for d, p in a.recognised)),
+        ("confirmed", ((p, d) for d, p in a.confirmed)),
+    ):
         for pair in pairs:
             labels.setdefault(pair, set()).add(label)
     return labels
@@ -40,14 +44,31 @@ def changes(old: Artifacts, new: Artifacts) -> dict:
         appeared = sorted(after.get(pair, set()) - before.get(pair, set()), key=LABELS.index)
         disappeared = sorted(before.get(pair, set()) - after.get(pair, set()), key=LABELS.index)
         last = seen_after.get(pair)
-        unseen = pair in before and pair in after and last and last == seen_before.get(pair) \
+        unseen = (
+            pair in before
+            and pair in after
+            and last
+            and last == seen_before.get(pair)
             and last < latest.get(pair[0], "")
+        )
         if appeared or disappeared or unseen:
-            rows.append({"prefix": pair[0], "domain": pair[1], "appeared": appeared, "disappeared": disappeared,
-                         "unseen-since": last if unseen else None})
+            rows.append(
+                {
+                    "prefix": pair[0],
+                    "domain": pair[1],
+                    "appeared": appeared,
+                    "disappeared": disappeared,
+                    "unseen-since": last if unseen else None,
+                }
+            )
     old_prefixes, new_prefixes = {p for p, _ in old.prefixes}, {p for p, _ in new.prefixes}
-    return {"pairs": rows, "prefixes": {"appeared": sorted(new_prefixes - old_prefixes),
-                                        "disappeared": sorted(old_prefixes - new_prefixes)}}
+    return {
+        "pairs": rows,
+        "prefixes": {
+            "appeared": sorted(new_prefixes - old_prefixes),
+            "disappeared": sorted(old_prefixes - new_prefixes),
+        },
+    }
 
 
 def render_changes(found: dict) -> str:

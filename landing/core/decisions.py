@@ -5,6 +5,7 @@ Shape (this project's artifacts.render and the original Percolator's resources/a
 {"domains": [...], "prefixes": [...], "domains-prefixes": {domain: {prefix: {"domain-recognised": bool,
 "domain-confirmed": bool}}}}.
 """
+
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ _FLAGS = ("domain-recognised", "domain-confirmed")
 @dataclass(frozen=True)
 class Decisions:
     """domains/prefixes: every one named; recognised/confirmed: (domain, prefix) pairs; all lower case."""
+
     domains: frozenset = frozenset()
     prefixes: frozenset = frozenset()
     recognised: frozenset = frozenset()
@@ -61,8 +63,10 @@ def decisions_of(data, text: str) -> Decisions:
     """Decisions from the artifact's parsed JSON (`text`, its source, names the version); ValueError saying what
     is wrong with anything else."""
     if not isinstance(data, dict) or not isinstance(data.get("domains-prefixes"), dict):
-        raise ValueError('domain-decision-structure: expected an object with a "domains-prefixes" object '
-                         '(domain -> prefix -> {"domain-recognised", "domain-confirmed"})')
+        raise ValueError(
+            'domain-decision-structure: expected an object with a "domains-prefixes" object '
+            '(domain -> prefix -> {"domain-recognised", "domain-confirmed"})'
+        )
     recognised, confirmed, by_domain, last_seen = set(), set(), {}, {}
     for domain, row in data["domains-prefixes"].items():
         if not isinstance(row, dict):
@@ -84,9 +88,15 @@ def decisions_of(data, text: str) -> Decisions:
     # The original's test artifact names domains and prefixes in the table that its lists leave out: take both.
     domains = set(_strings(data, "domains")) | set(by_domain)
     prefixes = set(_strings(data, "prefixes")) | {p for ps in by_domain.values() for p in ps}
-    return Decisions(frozenset(domains), frozenset(prefixes), frozenset(recognised), frozenset(confirmed),
-                     MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
-                     "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], MappingProxyType(last_seen))
+    return Decisions(
+        frozenset(domains),
+        frozenset(prefixes),
+        frozenset(recognised),
+        frozenset(confirmed),
+        MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
+        "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+        MappingProxyType(last_seen),
+    )
 
 
 def excluding(decisions: Decisions, exclusions: frozenset[str]) -> Decisions:
@@ -105,16 +115,24 @@ def seen_since(decisions: Decisions, day: str) -> Decisions:
 def _keeping(decisions: Decisions, keep) -> Decisions:
     """The decisions with only the (domain, prefix) pairs keep(domain, prefix) holds, and the domains that still
     have one (or never had any)."""
-    by_domain = {domain: frozenset(p for p in prefixes if keep(domain, p))
-                 for domain, prefixes in decisions.by_domain.items()}
-    by_domain = {domain: prefixes for domain, prefixes in by_domain.items()
-                 if prefixes or not decisions.by_domain[domain]}
-    domains = frozenset(d for d in decisions.domains
-                        if d in by_domain or (d not in decisions.by_domain and keep(d, "")))
-    return Decisions(domains, decisions.prefixes,
-                     frozenset(pair for pair in decisions.recognised if keep(*pair)),
-                     frozenset(pair for pair in decisions.confirmed if keep(*pair)),
-                     MappingProxyType(by_domain), decisions.version, decisions.last_seen)
+    by_domain = {
+        domain: frozenset(p for p in prefixes if keep(domain, p)) for domain, prefixes in decisions.by_domain.items()
+    }
+    by_domain = {
+        domain: prefixes for domain, prefixes in by_domain.items() if prefixes or not decisions.by_domain[domain]
+    }
+    domains = frozenset(
+        d for d in decisions.domains if d in by_domain or (d not in decisions.by_domain and keep(d, ""))
+    )
+    return Decisions(
+        domains,
+        decisions.prefixes,
+        frozenset(pair for pair in decisions.recognised if keep(*pair)),
+        frozenset(pair for pair in decisions.confirmed if keep(*pair)),
+        MappingProxyType(by_domain),
+        decisions.version,
+        decisions.last_seen,
+    )
 
 
 def prefixes_on(decisions: Decisions, domain: str | None) -> set[str]:

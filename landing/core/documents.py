@@ -1,20 +1,38 @@
 """The pid, snapshot and analysis documents: namespaced keys, derived ids, each stage a superset of the last."""
+
 import hashlib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from landing.core.doi import normalise, prefix
 
 PID_KEYS = ("pid/doi", "pid/doi-prefix", "pid/ra", "pid/member-id", "pid/global-member-id", "pid/timestamp")
-SNAPSHOT_KEYS = ("snapshot/resource-url", "snapshot/timestamp", "snapshot/urls", "snapshot/final-url",
-                 "snapshot/final-url-domain", "snapshot/status", "snapshot/content-hash", "snapshot/content-type",
-                 "snapshot/content-length", "snapshot/driver", "snapshot/error", "snapshot/error-detail")
-ANALYSIS_KEYS = ("analysis/meta-tags", "analysis/meta-tag-correctness", "analysis/doi-in-text",
-                 "analysis/doi-in-hyperlinks", "analysis/doi-in-meta-tags", "analysis/timestamp")
+SNAPSHOT_KEYS = (
+    "snapshot/resource-url",
+    "snapshot/timestamp",
+    "snapshot/urls",
+    "snapshot/final-url",
+    "snapshot/final-url-domain",
+    "snapshot/status",
+    "snapshot/content-hash",
+    "snapshot/content-type",
+    "snapshot/content-length",
+    "snapshot/driver",
+    "snapshot/error",
+    "snapshot/error-detail",
+)
+ANALYSIS_KEYS = (
+    "analysis/meta-tags",
+    "analysis/meta-tag-correctness",
+    "analysis/doi-in-text",
+    "analysis/doi-in-hyperlinks",
+    "analysis/doi-in-meta-tags",
+    "analysis/timestamp",
+)
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def content_hash(data: bytes) -> str:
@@ -25,8 +43,14 @@ def content_hash(data: bytes) -> str:
 def pid(doi: str, ra: str, member_id: str, timestamp: str) -> dict:
     """A pid document: the DOI in its normalised form, where it is registered and who registered it."""
     bare = normalise(doi)
-    return {"pid/doi": bare, "pid/doi-prefix": prefix(bare), "pid/ra": ra, "pid/member-id": str(member_id),
-            "pid/global-member-id": f"{ra}/{member_id}", "pid/timestamp": timestamp}
+    return {
+        "pid/doi": bare,
+        "pid/doi-prefix": prefix(bare),
+        "pid/ra": ra,
+        "pid/member-id": str(member_id),
+        "pid/global-member-id": f"{ra}/{member_id}",
+        "pid/timestamp": timestamp,
+    }
 
 
 def pid_id(doc: dict) -> str:
@@ -53,7 +77,9 @@ def hops(redirect_urls: list[str], redirect_reasons: list, last_url: str | None,
         if isinstance(reason, int):
             chain.append({"url": url, "status": reason})
         else:  # a meta refresh or a script's location change: the page answered 200 and moved on
-            chain.append({"url": url, "status": 200, "kind": "js-location" if reason == "js-location" else "meta-refresh"})
+            chain.append(
+                {"url": url, "status": 200, "kind": "js-location" if reason == "js-location" else "meta-refresh"}
+            )
     if last_url is not None:
         chain.append({"url": last_url, "status": last_status})
     return chain

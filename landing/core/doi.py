@@ -1,4 +1,5 @@
 """DOI rules: the resolver's host names, normalise, prefix, and the expressions a page may use to state a DOI."""
+
 import re
 from urllib.parse import quote, unquote
 
@@ -31,7 +32,7 @@ def normalise(doi: str) -> str:
     """
     lowered = unquote(doi.strip()).lower()
     if resolver := _RESOLVER_URL.match(lowered):
-        return lowered[resolver.end():]
+        return lowered[resolver.end() :]
     if lowered.startswith("doi:"):
         return lowered[4:].strip()
     return lowered
@@ -88,8 +89,9 @@ def best_expression(found) -> str | None:
 
 
 # A value that is one DOI: an optional lead (resolver URL, `doi:` scheme, `DOI:` label, `info:doi/`), then the DOI.
-_VALUE = re.compile(rf"(?P<lead>https?://{RESOLVER_HOST}/|doi\s*:\s*|doi\s+|info:doi/)?(?P<bare>10\.\d{{4,9}}/\S+)",
-                    re.IGNORECASE)
+_VALUE = re.compile(
+    rf"(?P<lead>https?://{RESOLVER_HOST}/|doi\s*:\s*|doi\s+|info:doi/)?(?P<bare>10\.\d{{4,9}}/\S+)", re.IGNORECASE
+)
 _SHAPE = re.compile(r"10\.\d{4,9}/\S+")
 # In running text a DOI starts on a boundary (not inside 110.5555/...) and runs to whitespace or a quote, for at
 # most 1,000 characters (the longest real ones, SICIs, are near 100): a page of junk is no one DOI.

@@ -1,4 +1,5 @@
 """`scrapy match --evaluate`: how many labelled URLs each method and verification matched rightly or wrongly."""
+
 from collections import Counter
 
 from landing.core.matching import METHODS, VERIFICATIONS
@@ -27,6 +28,10 @@ def render_table(rows) -> str:
         if method == "no match":
             lines.append(f"| no match | | | | {wrong / max(total, 1):.1%} ({wrong:,}) |")
         else:
-            lines.append(f"| {method} | {verification} | {right:,} | {wrong:,} | {(right + wrong) / max(total, 1):.1%} |")
-    lines.append(f"| all | | {sum(r for _, _, r, _ in rows):,} | {sum(w for _, _, _, w in rows[:-1]):,} | {total:,} inputs |")
+            lines.append(
+                f"| {method} | {verification} | {right:,} | {wrong:,} | {(right + wrong) / max(total, 1):.1%} |"
+            )
+    lines.append(
+        f"| all | | {sum(r for _, _, r, _ in rows):,} | {sum(w for _, _, _, w in rows[:-1]):,} | {total:,} inputs |"
+    )
     return "\n".join(lines)

@@ -4,16 +4,30 @@ archived copies of anything, so a domain there vouches for no prefix. Strings in
 The shipped list (VERSION, DOMAINS) is the default; LANDING_EXCLUDED_DOMAINS names a file that replaces it. A
 domain excludes its subdomains too (youtube.com: m.youtube.com). Changed by editing DOMAINS and VERSION together.
 """
+
 VERSION = "2026-11-24"
 DOMAINS = (
     # Video and audio platforms: a conference talk or a lab's video, never a work's landing page.
-    "youtube.com", "youtu.be", "vimeo.com", "dailymotion.com", "soundcloud.com",
+    "youtube.com",
+    "youtu.be",
+    "vimeo.com",
+    "dailymotion.com",
+    "soundcloud.com",
     # Social media: a post that cites a DOI is about the work, not its landing page.
-    "twitter.com", "x.com", "facebook.com", "linkedin.com", "instagram.com", "reddit.com",
+    "twitter.com",
+    "x.com",
+    "facebook.com",
+    "linkedin.com",
+    "instagram.com",
+    "reddit.com",
     # File hosting and shared documents: any file of anyone, under opaque ids.
-    "drive.google.com", "docs.google.com", "dropbox.com",
+    "drive.google.com",
+    "docs.google.com",
+    "dropbox.com",
     # Web archives: a copy of any page of any site.
-    "web.archive.org", "archive.today", "archive.ph",
+    "web.archive.org",
+    "archive.today",
+    "archive.ph",
 )
 
 
@@ -29,8 +43,9 @@ def parse_exclusions(text: str) -> frozenset[str]:
         if not domain:
             continue
         if "/" in domain or ":" in domain or " " in domain or "." not in domain:
-            raise ExclusionsError(f"line {number}: {line.strip()!r} is not a domain (one host name a line, "
-                                  "such as youtube.com)")
+            raise ExclusionsError(
+                f"line {number}: {line.strip()!r} is not a domain (one host name a line, such as youtube.com)"
+            )
         domains.add(domain)
     return frozenset(domains)
 

@@ -1,32 +1,53 @@
 """Failure classes: why a DOI's chain did not end on a landing page. Decided from strings and numbers only."""
+
 import re
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from landing.core.analysis import parse, visible_text
 
 # Every class a snapshot may carry in `snapshot/error` (docs in docs/data-model.md "Failure classes").
-CLASSES = ("timeout", "dns", "connection", "http-4xx", "http-5xx", "redirect-loop", "too-many-redirects",
-           "too-large", "not-html", "robots", "challenge", "js-required", "cookie-required", "refused-address")
+CLASSES = (
+    "timeout",
+    "dns",
+    "connection",
+    "http-4xx",
+    "http-5xx",
+    "redirect-loop",
+    "too-many-redirects",
+    "too-large",
+    "not-html",
+    "robots",
+    "challenge",
+    "js-required",
+    "cookie-required",
+    "refused-address",
+)
 # The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
 BROWSER_CLASSES = ("js-required", "challenge", "cookie-required")
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # A literal location assignment, as script-only redirect pages write it.
-_JS_LOCATION = re.compile(r"(?:window\.|document\.|self\.|top\.)?location(?:\.href)?\s*=(?!=)|location\.(?:replace|assign)\s*\(")
+_JS_LOCATION = re.compile(
+    r"(?:window\.|document\.|self\.|top\.)?location(?:\.href)?\s*=(?!=)|location\.(?:replace|assign)\s*\("
+)
 # The same, with the target a string literal: the only kind a client without JavaScript can follow safely.
 _JS_LITERAL = re.compile(
     r"""(?:\b(?:window|document|self|top)\.)?\blocation(?:\.href)?\s*=(?!=)\s*(["'])(?P<a>[^"'\\\n]*)\1"""
-    r"""|\blocation\.(?:replace|assign)\(\s*(["'])(?P<b>[^"'\\\n]*)\3\s*\)""")
+    r"""|\blocation\.(?:replace|assign)\(\s*(["'])(?P<b>[^"'\\\n]*)\3\s*\)"""
+)
 # How publisher platforms mark a client that did not keep their session cookie. Atypon (Wiley, Taylor & Francis,
 # SAGE, ACS ...) bounces it through /action/getSharedSiteSession and ends at /action/cookieAbsent, or loops a page
 # to itself with ?cookieSet=1; others name a cookies-required or cookies-disabled page.
-_COOKIE_PATH = re.compile(r"/(?:action/)?(?:getSharedSiteSession|cookie-?absent|cookies?[-_]?(?:required|disabled))\b",
-                          re.I)
+_COOKIE_PATH = re.compile(
+    r"/(?:action/)?(?:getSharedSiteSession|cookie-?absent|cookies?[-_]?(?:required|disabled))\b", re.I
+)
 _COOKIE_QUERY = frozenset({"cookieset", "cookie_set", "cookiecheck", "cookies_enabled"})
 # What a no-cookie page says, on a page too short to be anything else (cookie banners live on long pages).
 _COOKIE_NOTICE = re.compile(
     r"\b(?:enable|accept|allow|turn on|support)s?\b(?:\W+\w+){0,3}?\W+cookies\b"
-    r"|\bcookies\b(?:\W+\w+){0,2}?\W+(?:disabled|blocked|required|turned off|not enabled|not supported)\b", re.I)
+    r"|\bcookies\b(?:\W+\w+){0,2}?\W+(?:disabled|blocked|required|turned off|not enabled|not supported)\b",
+    re.I,
+)
 # Byte-level tests that rule a page out before it is parsed (most pages, on every visit): no script element, no
 # `location` word. A UTF-16 page (a BOM, or NUL bytes) cannot be ruled out on its bytes, so it is always parsed. Words are
 # looked for in a lower-cased copy: a case-blind regex scans a 14 KB page that lacks the word in ~140 us, the copy and a search ~20.
@@ -48,7 +69,8 @@ def cookie_check(url: str) -> bool:
     """A URL of a platform's cookie check: its session bounce, its no-cookie page, or a `?cookieSet=1` retry."""
     parts = urlsplit(url)
     return bool(_COOKIE_PATH.search(parts.path)) or any(
-        key.lower() in _COOKIE_QUERY for key, _ in parse_qsl(parts.query, keep_blank_values=True))
+        key.lower() in _COOKIE_QUERY for key, _ in parse_qsl(parts.query, keep_blank_values=True)
+    )
 
 
 def cookie_notice(body: bytes, content_type: str | None = None) -> bool:

@@ -4,6 +4,7 @@ Chromium asks its proxy in two ways: `CONNECT host:port` for a tunnel (https, an
 and an absolute-form request (`GET http://host/path HTTP/1.1`) for plain http. Either way the proxy learns the
 host before any byte reaches it, which is what lets landing.browser.proxy judge every connection Chromium makes.
 """
+
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -20,6 +21,7 @@ class BadAsk(ValueError):
 class Ask(NamedTuple):
     """One request to the proxy: the host and port to connect to, the URL the guard judges (and a refusal is
     named by), and the head to send there (empty for a tunnel: Chromium speaks through it itself)."""
+
     tunnel: bool
     host: str
     port: int
@@ -46,8 +48,12 @@ def asked(head: bytes, through_proxy: bool = False) -> Ask:
     if url.query:
         path += "?" + url.query
     headers = [line for line in lines[1:] if line]
-    listed = {name.strip().lower() for line in headers if _name(line) == "connection"
-              for name in line.split(":", 1)[1].split(",")}
+    listed = {
+        name.strip().lower()
+        for line in headers
+        if _name(line) == "connection"
+        for name in line.split(":", 1)[1].split(",")
+    }
     kept = [line for line in headers if _name(line) not in _HOP_BY_HOP | listed]
     start = f"{method} {target if through_proxy else path} {version}"
     sent = "\r\n".join([start, *kept, "Connection: close", "", ""]).encode("latin-1")

@@ -1,4 +1,5 @@
 """The matcher's pure decisions: literal DOIs and PIIs, candidate DOIs in a URL or page, the result's shape."""
+
 import html
 import re
 from urllib.parse import unquote
@@ -8,8 +9,17 @@ from landing.core.doi import RESOLVER_HOST, normalise, prefix, shaped, split_exp
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
-VERIFICATIONS = ("literal", "lookup", "checked-url-exact", "checked-url-basic", "stated-in-url",
-                 "registered-title", "confirmed-domain-prefix", "recognised-domain-prefix", "recognised-domain")
+VERIFICATIONS = (
+    "literal",
+    "lookup",
+    "checked-url-exact",
+    "checked-url-basic",
+    "stated-in-url",
+    "registered-title",
+    "confirmed-domain-prefix",
+    "recognised-domain-prefix",
+    "recognised-domain",
+)
 RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
 
 # --- the input as written ----------------------------------------------------------------------------------
@@ -165,16 +175,29 @@ _OCCURRENCE = re.compile(r"(?<![\w.\-])(?=(10\.\d{4,9}/\S*))")
 _JSESSIONID = re.compile(r";jsessionid=[^/?#&;]*")  # Java servlet session in the path (Wiley, older Atypon)
 # What sites append to a DOI in their URLs; stripped repeatedly from the end, each strip one more candidate.
 _SUFFIXES = (
-    "/abstract", "/full", "/pdf", "/epdf", "/references", "/figures", "/citedby", "/suppinfo",  # Wiley Online Library
-    "/fulltext", "/metrics",               # Frontiers (/full, /pdf too), Springer's old /fulltext.html
-    "/html",                               # De Gruyter /document/doi/<doi>/html (and /pdf)
-    "/suppl_file",                         # ACS, Taylor & Francis: /doi/suppl/<doi>/suppl_file/<name>
-    ".full", ".abstract", ".short",        # HighWire sites (bioRxiv, medRxiv): <doi>v1.full, .abstract
-    ".pdf", ".html", ".htm", ".xml",       # files named after the DOI (Springer content/pdf/<doi>.pdf, JATS XML)
-    ".supplementary-material",             # HighWire's supplements page
-    "+html",                               # HighWire's PDF in a frame (<doi>v1.full.pdf+html)
+    "/abstract",
+    "/full",
+    "/pdf",
+    "/epdf",
+    "/references",
+    "/figures",
+    "/citedby",
+    "/suppinfo",  # Wiley Online Library
+    "/fulltext",
+    "/metrics",  # Frontiers (/full, /pdf too), Springer's old /fulltext.html
+    "/html",  # De Gruyter /document/doi/<doi>/html (and /pdf)
+    "/suppl_file",  # ACS, Taylor & Francis: /doi/suppl/<doi>/suppl_file/<name>
+    ".full",
+    ".abstract",
+    ".short",  # HighWire sites (bioRxiv, medRxiv): <doi>v1.full, .abstract
+    ".pdf",
+    ".html",
+    ".htm",
+    ".xml",  # files named after the DOI (Springer content/pdf/<doi>.pdf, JATS XML)
+    ".supplementary-material",  # HighWire's supplements page
+    "+html",  # HighWire's PDF in a frame (<doi>v1.full.pdf+html)
 )
-_VERSION = re.compile(r"(?<=\d)v\d+$")     # bioRxiv/medRxiv's version (…972935v2); `.v1` of figshare DOIs is kept
+_VERSION = re.compile(r"(?<=\d)v\d+$")  # bioRxiv/medRxiv's version (…972935v2); `.v1` of figshare DOIs is kept
 
 
 def _cuts(doi: str) -> set[str]:
@@ -245,7 +268,7 @@ def names_below(doi: str, url: str) -> bool:
     at = text.find(doi)
     if at < 0:
         return False
-    rest = _JSESSIONID.sub("", text[at + len(doi):])
+    rest = _JSESSIONID.sub("", text[at + len(doi) :])
     return rest.startswith("/") and bool(rest.strip("/")) and doi not in _stripped(doi + rest)
 
 
@@ -298,8 +321,15 @@ def attempt(step: str, candidate: str | None, outcome: str, requests: int = 0) -
     return {"step": step, "candidate": candidate, "outcome": outcome, "requests": requests}
 
 
-def result(input: str, doi: str | None, method: str | None, verification: str | None, url: str | None,
-           subj_id: str | None, evidence: list[dict]) -> dict:
+def result(
+    input: str,
+    doi: str | None,
+    method: str | None,
+    verification: str | None,
+    url: str | None,
+    subj_id: str | None,
+    evidence: list[dict],
+) -> dict:
     """The matcher's output object for one input; method and verification must be known names or None."""
     if method is not None and method not in METHODS:
         raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")

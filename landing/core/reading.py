@@ -1,8 +1,8 @@
 """From a snapshot and its body to its analysis document: the one path the crawl and `scrapy analyze` share."""
+
 from landing.core import documents
 from landing.core.analysis import analyse
 from landing.core.failures import cookie_check, cookie_notice, js_required
-
 
 # What `not_landing` may call a reached page; `as_crawled` undoes exactly these.
 RECLASSES = ("cookie-required", "js-required")
@@ -11,7 +11,8 @@ RECLASSES = ("cookie-required", "js-required")
 def states_doi(found: dict) -> bool:
     """Whether an analysis found any DOI meta tag or the DOI anywhere on the page."""
     return bool(found.get("analysis/meta-tags")) or any(
-        found.get(k) for k in ("analysis/doi-in-text", "analysis/doi-in-hyperlinks", "analysis/doi-in-meta-tags"))
+        found.get(k) for k in ("analysis/doi-in-text", "analysis/doi-in-hyperlinks", "analysis/doi-in-meta-tags")
+    )
 
 
 def not_landing(found: dict, body: bytes, content_type: str | None, final_url: str | None) -> str | None:

@@ -1,4 +1,5 @@
 """A mapping that keeps only its most recently used entries: the crawl's caches of hosts, robots.txt and answers."""
+
 from collections import OrderedDict
 
 
@@ -31,7 +32,8 @@ class Recent(OrderedDict):
         self.move_to_end(key)
         if len(self) > self.size:
             # Keys only, read without __getitem__: reading through it would reorder the mapping mid-scan.
-            old = next((k for k in self if k != key and not (self.keep and self.keep(OrderedDict.__getitem__(self, k)))),
-                       None)
+            old = next(
+                (k for k in self if k != key and not (self.keep and self.keep(OrderedDict.__getitem__(self, k)))), None
+            )
             if old is not None:
                 del self[old]

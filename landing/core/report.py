@@ -2,6 +2,7 @@
 
 A full run holds ~130,000 report documents: only totals and bounded top lists are kept while they stream by.
 """
+
 import heapq
 from collections.abc import Iterable
 
@@ -34,14 +35,26 @@ class _Top:
 def _row(doc: dict) -> dict:
     correctness = {name: doc.get("report/correctness", {}).get(name, 0) for name in CORRECTNESS}
     errors = dict(doc.get("report/errors") or {})
-    return {"key": doc["report/key"], "dois": doc.get("report/dois", 0), "correctness": correctness,
-            "errors": errors, "failed": sum(errors.values())}
+    return {
+        "key": doc["report/key"],
+        "dois": doc.get("report/dois", 0),
+        "correctness": correctness,
+        "errors": errors,
+        "failed": sum(errors.values()),
+    }
 
 
 def figures(reports: Iterable[dict]) -> dict:
     """Totals, and the top rows per member, prefix and domain, of a stream of report documents."""
-    totals = {"dois": 0, "prefixes": 0, "domains": 0, "members": 0, "correctness": dict.fromkeys(CORRECTNESS, 0),
-              "errors": {}, "prefixes-without-good-domain": 0}
+    totals = {
+        "dois": 0,
+        "prefixes": 0,
+        "domains": 0,
+        "members": 0,
+        "correctness": dict.fromkeys(CORRECTNESS, 0),
+        "errors": {},
+        "prefixes-without-good-domain": 0,
+    }
     top = {kind: _Top() for kind in ("member", "prefix", "domain")}
     failing, worst, no_good = _Top(), _Top(), []
     for doc in reports:
@@ -69,9 +82,15 @@ def figures(reports: Iterable[dict]) -> dict:
                 share = row["correctness"]["ok"] / read
                 worst.add((-share, row["dois"]), {**row, "ok-share": round(share, 4)})
     totals["errors"] = dict(sorted(totals["errors"].items(), key=lambda item: (-item[1], item[0])))
-    return {"totals": totals, "members": top["member"].items(), "prefixes": top["prefix"].items(),
-            "domains": top["domain"].items(), "failing-domains": failing.items(), "worst-domains": worst.items(),
-            "prefixes-without-good-domain": sorted(no_good, key=lambda row: row["key"])}
+    return {
+        "totals": totals,
+        "members": top["member"].items(),
+        "prefixes": top["prefix"].items(),
+        "domains": top["domain"].items(),
+        "failing-domains": failing.items(),
+        "worst-domains": worst.items(),
+        "prefixes-without-good-domain": sorted(no_good, key=lambda row: row["key"]),
+    }
 
 
 def trend_point(version: str, found: dict) -> dict:

@@ -1,5 +1,6 @@
 """Retry-After (RFC 9110 section 10.2.3): seconds to wait, from delta-seconds or an HTTP date."""
-from datetime import timezone
+
+from datetime import UTC
 from email.utils import parsedate_to_datetime
 
 
@@ -17,5 +18,5 @@ def retry_after(value: str, now: float) -> float | None:
     if when is None:
         return None
     if when.tzinfo is None:  # asctime dates carry no zone; RFC 9110 dates are all UTC
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return max(0.0, when.timestamp() - now)

@@ -1,4 +1,5 @@
 """Whether robots.txt governs a request: one policy for Scrapy's requests and for what Chromium fetches by itself."""
+
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -6,6 +7,7 @@ from urllib.parse import urlsplit
 class RobotsPolicy(NamedTuple):
     """API requests never ask robots.txt (their terms govern them); the resolver's hops ask it when obey_resolver
     (LANDING_RESOLVER_ROBOTS=obey); every other page, the publishers', asks it when obey (ROBOTSTXT_OBEY)."""
+
     obey: bool
     obey_resolver: bool = False
     resolver_hosts: frozenset = frozenset()

@@ -10,6 +10,7 @@ Three kinds of document make up the run's ledger, each written before the work i
 - `visit` (id: `<run>/<order>/<rank>`): the DOI at that rank of that sample has its final snapshot stored.
 Ids sort by plan order, so a resumed run walks its plan and its visits side by side in two streamed scans.
 """
+
 import random
 
 from landing.core.sampling import budget, sample_size
@@ -24,9 +25,17 @@ class RunError(ValueError):
 
 def run_doc(run_id: str, started: str, sources: list[str], minimum: int, maximum: int, per_prefix: int = 0) -> dict:
     """A new run, listing its owners, with its sampling rule (kept: a resumed run samples by the rule it began with)."""
-    return {"run/id": run_id, "run/started": started, "run/state": "listing", "run/sources": list(sources),
-            "run/sample-min": minimum, "run/sample-max": maximum, "run/sample-per-prefix": per_prefix,
-            "run/owners": None, "run/updated": started}
+    return {
+        "run/id": run_id,
+        "run/started": started,
+        "run/state": "listing",
+        "run/sources": list(sources),
+        "run/sample-min": minimum,
+        "run/sample-max": maximum,
+        "run/sample-per-prefix": per_prefix,
+        "run/owners": None,
+        "run/updated": started,
+    }
 
 
 def choose(runs: list[dict], wanted: str, now: str) -> tuple[dict, bool]:
@@ -64,8 +73,14 @@ def visit_id(run_id: str, order: int, rank: int) -> str:
     return f"{sample_id(run_id, order)}/{rank:0{RANK_DIGITS}d}"
 
 
-def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum: int,
-         prefixes: dict | None = None, per_prefix: int = 0) -> list[dict]:
+def plan(
+    run_id: str,
+    owners: list[tuple[str, str, int]],
+    minimum: int,
+    maximum: int,
+    prefixes: dict | None = None,
+    per_prefix: int = 0,
+) -> list[dict]:
     """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
 
     Sizes follow landing.core.sampling per registration agency (a sample is proportional to the agency's
@@ -77,15 +92,37 @@ def plan(run_id: str, owners: list[tuple[str, str, int]], minimum: int, maximum:
     for ra, _, total in owners:
         largest[ra] = max(largest.get(ra, 0), total)
     prefixes = prefixes or {}
-    sized = sorted((ra, str(owner), total, budget(sample_size(total, largest[ra], minimum, maximum),
-                                                  len(prefixes.get((ra, str(owner)), ())), per_prefix, total))
-                   for ra, owner, total in owners)
+    sized = sorted(
+        (
+            ra,
+            str(owner),
+            total,
+            budget(
+                sample_size(total, largest[ra], minimum, maximum),
+                len(prefixes.get((ra, str(owner)), ())),
+                per_prefix,
+                total,
+            ),
+        )
+        for ra, owner, total in owners
+    )
     sized = [row for row in sized if row[3] > 0]
     random.Random(run_id).shuffle(sized)
-    return [{"sample/run": run_id, "sample/order": order, "sample/ra": ra, "sample/owner": owner,
-             "sample/total": total, "sample/size": size, "sample/prefixes": prefixes.get((ra, owner), []),
-             "sample/per-prefix": per_prefix, "sample/dois": None, "sample/timestamp": None}
-            for order, (ra, owner, total, size) in enumerate(sized)]
+    return [
+        {
+            "sample/run": run_id,
+            "sample/order": order,
+            "sample/ra": ra,
+            "sample/owner": owner,
+            "sample/total": total,
+            "sample/size": size,
+            "sample/prefixes": prefixes.get((ra, owner), []),
+            "sample/per-prefix": per_prefix,
+            "sample/dois": None,
+            "sample/timestamp": None,
+        }
+        for order, (ra, owner, total, size) in enumerate(sized)
+    ]
 
 
 def extension(samples: list[dict], planned: set[tuple[str, str]], start: int) -> list[dict]:
@@ -106,5 +143,10 @@ def unvisited(doc: dict, visited_ranks: set[int]) -> list[tuple[int, str]]:
 
 
 def visit_doc(run_id: str, order: int, rank: int, doi: str, snapshot_id: str) -> dict:
-    return {"visit/run": run_id, "visit/order": order, "visit/rank": rank, "pid/doi": doi,
-            "visit/snapshot": snapshot_id}
+    return {
+        "visit/run": run_id,
+        "visit/order": order,
+        "visit/rank": rank,
+        "pid/doi": doi,
+        "visit/snapshot": snapshot_id,
+    }

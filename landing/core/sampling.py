@@ -47,8 +47,9 @@ def short_prefixes(dois: list[str], prefixes: list[str], per_prefix: int) -> dic
     return {prefix: n for prefix, n in have.items() if n < per_prefix}
 
 
-def compose(dois: list[str], topped: dict[str, list[str]], prefixes: list[str], per_prefix: int,
-            size: int) -> list[str]:
+def compose(
+    dois: list[str], topped: dict[str, list[str]], prefixes: list[str], per_prefix: int, size: int
+) -> list[str]:
     """The owner's sample: each listed prefix's first per_prefix DOIs (the member-wide sample's, then its own
     sample's), then the member-wide sample's others in its order up to `size` in all; each DOI once.
 

@@ -4,14 +4,26 @@ The matcher's check for pages that state a DOI the resolver sends elsewhere: an 
 the abstract of a full text. A misstated DOI names another work, with another title, so a title match is
 evidence about the page, not about the site.
 """
+
 import html
 import re
 import unicodedata
 
 # Meta tags that carry the work's own title (../shared/corpus: citation_title 37 pages, og:title 38, dc.title 26,
 # twitter:title 12); citation_journal_title and the like name the container, never the work.
-TITLE_META_NAMES = frozenset({"citation_title", "dc.title", "dc:title", "dcterms.title", "og:title",
-                              "twitter:title", "prism.title", "eprints.title", "bepress_citation_title"})
+TITLE_META_NAMES = frozenset(
+    {
+        "citation_title",
+        "dc.title",
+        "dc:title",
+        "dcterms.title",
+        "og:title",
+        "twitter:title",
+        "prism.title",
+        "eprints.title",
+        "bepress_citation_title",
+    }
+)
 
 # A registered title this short could be many works' ("Editorial", "Book reviews", "Letters to the editor").
 MIN_WORDS, MIN_LETTERS = 3, 20
@@ -58,6 +70,6 @@ def same_work(registered: list[str], subtitles: list[str], page: list[tuple[str,
             continue
         accepted = {title, *(title + tail for tail in tails)}
         for own in page:
-            if own in accepted or (distinctive(own) and len(own) >= 4 and title[:len(own)] == own):
+            if own in accepted or (distinctive(own) and len(own) >= 4 and title[: len(own)] == own):
                 return True
     return False

@@ -1,4 +1,5 @@
 """URL rules for the matcher: tracking-parameter removal, exact and basic equality, the subject URL."""
+
 import re
 import string
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
@@ -9,26 +10,41 @@ from landing.core.documents import domain as domain  # re-exported: the artifact
 
 # Query parameters that only say how a visitor arrived, never which content to serve.
 # Compared case-insensitively, after percent-decoding the name.
-TRACKING_PARAMETERS = frozenset({
-    "fbclid",                                          # Facebook click id
-    "gclid", "dclid", "gbraid", "wbraid", "gclsrc",    # Google Ads / Campaign Manager click ids
-    "msclkid",                                         # Microsoft Ads click id
-    "yclid",                                           # Yandex click id
-    "twclid",                                          # Twitter/X click id
-    "ttclid",                                          # TikTok click id
-    "sccid",                                           # Snapchat click id (ScCid)
-    "li_fat_id",                                       # LinkedIn first-party ad tracking
-    "igshid",                                          # Instagram share id
-    "mc_cid", "mc_eid",                                # Mailchimp campaign and recipient
-    "_ga", "_gl",                                      # Google Analytics cross-domain linker
-    "_hsenc", "_hsmi", "__hstc", "__hssc", "__hsfp",   # HubSpot email and visitor cookies
-    "hsctatracking",                                   # HubSpot call-to-action
-    "mkt_tok",                                         # Marketo email
-    "oly_anon_id", "oly_enc_id",                       # Omeda email
-    "vero_id", "vero_conv",                            # Vero email
-    "wt.mc_id",                                        # Webtrends campaign
-    "s_cid", "s_kwcid",                                # Adobe Analytics campaign / paid search
-})
+TRACKING_PARAMETERS = frozenset(
+    {
+        "fbclid",  # Facebook click id
+        "gclid",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "gclsrc",  # Google Ads / Campaign Manager click ids
+        "msclkid",  # Microsoft Ads click id
+        "yclid",  # Yandex click id
+        "twclid",  # Twitter/X click id
+        "ttclid",  # TikTok click id
+        "sccid",  # Snapchat click id (ScCid)
+        "li_fat_id",  # LinkedIn first-party ad tracking
+        "igshid",  # Instagram share id
+        "mc_cid",
+        "mc_eid",  # Mailchimp campaign and recipient
+        "_ga",
+        "_gl",  # Google Analytics cross-domain linker
+        "_hsenc",
+        "_hsmi",
+        "__hstc",
+        "__hssc",
+        "__hsfp",  # HubSpot email and visitor cookies
+        "hsctatracking",  # HubSpot call-to-action
+        "mkt_tok",  # Marketo email
+        "oly_anon_id",
+        "oly_enc_id",  # Omeda email
+        "vero_id",
+        "vero_conv",  # Vero email
+        "wt.mc_id",  # Webtrends campaign
+        "s_cid",
+        "s_kwcid",  # Adobe Analytics campaign / paid search
+    }
+)
 # Whole families: utm_* (Google Analytics campaign), mtm_* (Matomo campaign).
 TRACKING_PREFIXES = ("utm_", "mtm_")
 # Deliberately absent: ref, source, id, doi, cid, cmpid, cookieSet, rc, from, share. On publisher sites
@@ -66,9 +82,11 @@ def strip_tracking(url: str) -> str:
 
 def _normalise_escapes(part: str) -> str:
     """Decode escaped unreserved characters and upper-case the other escapes (RFC 3986, 6.2.2)."""
+
     def one(match):
         char = chr(int(match.group(1), 16))
         return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
     return _ESCAPE.sub(one, part)
 
 
@@ -89,8 +107,15 @@ def exact_key(url: str) -> str:
     parts = urlsplit(safe_url_string(strip_tracking(url)))  # safe_url_string: IDNA host, escape spaces, non-ASCII
     userinfo, at, _ = parts.netloc.rpartition("@")
     # Query order and path case stay significant: servers may read either. An empty "?" is dropped.
-    return urlunsplit((parts.scheme, userinfo + at + _host(parts), _normalise_escapes(parts.path) or "/",
-                       _normalise_escapes(parts.query), ""))
+    return urlunsplit(
+        (
+            parts.scheme,
+            userinfo + at + _host(parts),
+            _normalise_escapes(parts.path) or "/",
+            _normalise_escapes(parts.query),
+            "",
+        )
+    )
 
 
 def basic_key(url: str) -> str:

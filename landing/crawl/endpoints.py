@@ -1,4 +1,5 @@
 """API and resolver endpoints from settings, adjusted when a sandbox stands in for the web."""
+
 from urllib.parse import urlsplit
 
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -17,7 +18,7 @@ def endpoint(settings, name: str) -> str:
     """
     url = settings.get(name).rstrip("/")
     if settings.get("LANDING_SANDBOX") and name != "LANDING_DOI_RESOLVER" and url.startswith("https://"):
-        return "http://" + url[len("https://"):]
+        return "http://" + url[len("https://") :]
     return url
 
 
@@ -50,8 +51,10 @@ def service_slots(settings) -> dict:
     slots = dict(settings.getdict("DOWNLOAD_SLOTS"))
     if settings.get("LANDING_SANDBOX"):
         return slots
-    for name, pace in (("LANDING_CROSSREF_API", CROSSREF_POLITE if settings.get("LANDING_MAILTO") else CROSSREF_PUBLIC),
-                       ("LANDING_DATACITE_API", DATACITE)):
+    for name, pace in (
+        ("LANDING_CROSSREF_API", CROSSREF_POLITE if settings.get("LANDING_MAILTO") else CROSSREF_PUBLIC),
+        ("LANDING_DATACITE_API", DATACITE),
+    ):
         host = urlsplit(endpoint(settings, name)).hostname
         slots[host] = {**slots.get(host, {}), **pace}
     return slots

@@ -1,7 +1,15 @@
 """Map the exceptions Scrapy and Twisted raise for a failed visit onto landing.core.failures classes."""
-from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, DownloadConnectionRefusedError,
-                               DownloadFailedError, DownloadTimeoutError, IgnoreRequest, NotSupported,
-                               ResponseDataLossError)
+
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    NotSupported,
+    ResponseDataLossError,
+)
 from twisted.internet import error as tx
 from twisted.web._newclient import ResponseFailed
 
@@ -11,8 +19,18 @@ from landing.crawl.guard import ForbiddenAddress
 _BY_TYPE = (
     ((DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError), "timeout"),
     ((CannotResolveHostError, tx.DNSLookupError), "dns"),
-    ((DownloadConnectionRefusedError, DownloadFailedError, ResponseDataLossError, tx.ConnectError,
-      tx.ConnectionLost, tx.ConnectionDone, ResponseFailed), "connection"),
+    (
+        (
+            DownloadConnectionRefusedError,
+            DownloadFailedError,
+            ResponseDataLossError,
+            tx.ConnectError,
+            tx.ConnectionLost,
+            tx.ConnectionDone,
+            ResponseFailed,
+        ),
+        "connection",
+    ),
 )
 
 

@@ -3,6 +3,7 @@
 A crawler follows redirects chosen by strangers: without this, a publisher's 302 to http://169.254.169.254/ or to
 an intranet name would make the crawl fetch (and store) what only the crawling machine can reach.
 """
+
 import asyncio
 import logging
 import socket
@@ -30,8 +31,9 @@ def guard_enabled(settings, say: bool = False) -> bool:
             logger.warning("LANDING_SANDBOX=%s is a sandbox on this machine: the address guard is off", sandbox)
         return False
     if sandbox and say:
-        logger.warning("LANDING_SANDBOX=%s is not on this machine (not a loopback address): the address guard stays "
-                       "on", sandbox)
+        logger.warning(
+            "LANDING_SANDBOX=%s is not on this machine (not a loopback address): the address guard stays on", sandbox
+        )
     return True
 
 
@@ -158,6 +160,6 @@ async def lookup(host: str, timeout: float) -> tuple[str, ...]:
     loop = asyncio.get_running_loop()
     try:
         found = await asyncio.wait_for(loop.getaddrinfo(host, None, type=socket.SOCK_STREAM), timeout)
-    except (OSError, UnicodeError, asyncio.TimeoutError):
+    except (TimeoutError, OSError, UnicodeError):
         return ()
     return tuple(dict.fromkeys(info[4][0] for info in found))

@@ -7,6 +7,7 @@ memory grew by ~25 KB per DOI with them. Closing idle connections after a few se
 a TLS handshake for nearly every request, on both sides. So idle connections stay up to LANDING_KEEPALIVE
 seconds, and past LANDING_IDLE_CONNECTIONS of them the one idle longest is closed.
 """
+
 import weakref
 
 from OpenSSL import SSL
@@ -63,8 +64,12 @@ def persistent_per_host(settings) -> int:
     than its concurrency. Twice the size: 66 connections to doi.org in all.
     """
     slots = settings.getdict("DOWNLOAD_SLOTS")
-    return 2 * max([settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
-                    *(int(slot.get("concurrency", 0)) for slot in slots.values())])
+    return 2 * max(
+        [
+            settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
+            *(int(slot.get("concurrency", 0)) for slot in slots.values()),
+        ]
+    )
 
 
 def one_tls_context(handler, verified: frozenset = frozenset()) -> None:

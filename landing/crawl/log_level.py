@@ -1,4 +1,5 @@
 """The root logger held at LOG_LEVEL while a crawl runs."""
+
 import logging
 
 from scrapy import signals

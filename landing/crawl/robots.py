@@ -13,9 +13,11 @@ from landing.crawl.endpoints import resolver_hosts
 
 def robots_policy(settings) -> RobotsPolicy:
     """The crawl's robots.txt policy (landing.core.robots), from ROBOTSTXT_OBEY and LANDING_RESOLVER_ROBOTS."""
-    return RobotsPolicy(obey=settings.getbool("ROBOTSTXT_OBEY"),
-                        obey_resolver=choice(settings, "LANDING_RESOLVER_ROBOTS") == "obey",
-                        resolver_hosts=resolver_hosts(settings))
+    return RobotsPolicy(
+        obey=settings.getbool("ROBOTSTXT_OBEY"),
+        obey_resolver=choice(settings, "LANDING_RESOLVER_ROBOTS") == "obey",
+        resolver_hosts=resolver_hosts(settings),
+    )
 
 
 class RobotsPolicyMiddleware:
@@ -65,6 +67,7 @@ def _relay(own):
     def relay(result):
         own.callback(result)
         return result  # on down the chain, for the next waiter
+
     return relay
 
 

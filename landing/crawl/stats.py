@@ -1,4 +1,5 @@
 """The crawl's stats collector: Scrapy's in-memory one, called the way Scrapy 2.19 itself calls it, without the shim."""
+
 from scrapy.statscollectors import MemoryStatsCollector
 
 

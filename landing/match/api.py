@@ -6,6 +6,7 @@
 `match` runs Scrapy's Twisted reactor, which can run once per process: call it once with every input, or
 run `scrapy match` as a subprocess from long-lived programs.
 """
+
 from pathlib import Path
 
 from scrapy import signals
@@ -13,8 +14,8 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
-from landing.core.artifacts import DECISIONS_JSON
 from landing.config import trusted
+from landing.core.artifacts import DECISIONS_JSON
 from landing.core.decisions import Decisions, load_decisions
 from landing.match.spider import MatcherSpider
 
@@ -31,8 +32,9 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
     if not path.exists():
         if required:
             raise ArtifactError(f"no artifact at {path}")
-        return Decisions(), (f"no artifact at {path} (run the sampler first, or pass --artifact); "
-                                       "domain-prefix verifications are off")
+        return Decisions(), (
+            f"no artifact at {path} (run the sampler first, or pass --artifact); domain-prefix verifications are off"
+        )
     try:
         return load_decisions(path.read_text(encoding="utf-8")), None
     except (ValueError, OSError) as error:

@@ -1,5 +1,6 @@
 """The matcher's network questions, asked through Scrapy's engine and cached: does a DOI exist, what does a
 shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."""
+
 import asyncio
 import itertools
 import json
@@ -10,8 +11,8 @@ import scrapy
 
 from landing.core.doi import normalise, resolver_path
 from landing.crawl.failures import exception_failure
-from landing.crawl.signals import chain_ended
 from landing.crawl.responses import headers
+from landing.crawl.signals import chain_ended
 
 
 class LookupFailed(Exception):
@@ -22,6 +23,7 @@ class LookupFailed(Exception):
 @dataclass
 class Fetched:
     """A URL followed to its end: the last URL, its status and body, the hops taken, or the failure class."""
+
     url: str
     final_url: str | None = None
     status: int | None = None
@@ -73,6 +75,7 @@ class Lookups:
     async def handle(self, handle: str) -> tuple[dict | None, int]:
         """The Handle API's record for a handle, or None when it is not registered; (record, requests made).
         Raises LookupFailed when the API's answer says neither."""
+
         async def ask():
             url = f"{self.resolver}/api/handles/{resolver_path(handle)}"
             got = await self.fetch(url, landing_api=True)
@@ -82,6 +85,7 @@ class Lookups:
             if got.status == 404 and payload.get("responseCode") == 100:  # the Handle API's "handle not found"
                 return None, got.hops
             raise LookupFailed(f"Handle API: {got.error or got.status} for {handle}")
+
         return await self._once(("handle", handle.lower()), ask)
 
     async def exists(self, doi: str) -> tuple[bool, int]:
@@ -100,6 +104,7 @@ class Lookups:
         """DOIs whose Crossref alternative-id is one of the PII's written forms (first form that finds any)."""
         requests = 0
         for variant in variants:
+
             async def ask(variant=variant):
                 query = f"filter=alternative-id:{quote(variant, safe='')}&select=DOI&rows=5"
                 if self.mailto:
@@ -109,6 +114,7 @@ class Lookups:
                     raise LookupFailed(f"Crossref: {got.error or got.status} for PII {variant}")
                 items = (_json(got).get("message") or {}).get("items") or []
                 return sorted({normalise(i["DOI"]) for i in items if i.get("DOI")}), got.hops
+
             found, made = await self._once(("pii", variant), ask)
             requests += made
             if found:
@@ -118,14 +124,17 @@ class Lookups:
     async def titles(self, doi: str) -> tuple[tuple[list[str], list[str]] | None, int]:
         """The DOI's registered (titles, subtitles): Crossref's record, else DataCite's; None when neither
         registered it (another agency's DOI has no title to check)."""
+
         async def ask():
             query = f"?mailto={quote(self.mailto)}" if self.mailto else ""
             got = await self.fetch(f"{self.crossref_api}/works/{resolver_path(doi)}{query}", landing_api=True)
             requests = got.hops
             if got.status == 200:
                 work = _json(got).get("message") or {}
-                return (_strings(work.get("title")) + _strings(work.get("original-title")),
-                        _strings(work.get("subtitle"))), requests
+                return (
+                    _strings(work.get("title")) + _strings(work.get("original-title")),
+                    _strings(work.get("subtitle")),
+                ), requests
             if got.status != 404:
                 raise LookupFailed(f"Crossref: {got.error or got.status} for {doi}")
             got = await self.fetch(f"{self.datacite_api}/dois/{resolver_path(doi)}", landing_api=True)
@@ -136,17 +145,22 @@ class Lookups:
                 raise LookupFailed(f"DataCite: {got.error or got.status} for {doi}")
             entries = ((_json(got).get("data") or {}).get("attributes") or {}).get("titles") or []
             entries = [e for e in entries if isinstance(e, dict) and isinstance(e.get("title"), str)]
-            return ([e["title"] for e in entries if e.get("titleType") != "Subtitle"],
-                    [e["title"] for e in entries if e.get("titleType") == "Subtitle"]), requests
+            return (
+                [e["title"] for e in entries if e.get("titleType") != "Subtitle"],
+                [e["title"] for e in entries if e.get("titleType") == "Subtitle"],
+            ), requests
+
         return await self._once(("titles", doi.lower()), ask)
 
     async def resolve(self, doi: str) -> tuple[Fetched, int]:
         """Where resolving the DOI leads: the chain followed from the resolver to its end, without the page's body
         and headers; (fetched, requests)."""
+
         async def ask():
             got = await self.fetch(f"{self.resolver}/{resolver_path(doi)}")
             # Cached for the run: where it led, never the page's body and headers (a body per DOI asked about).
             return replace(got, body=None, headers=None), got.hops
+
         return await self._once(("resolve", doi.lower()), ask)
 
 

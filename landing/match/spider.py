@@ -3,6 +3,7 @@
 The decisions are landing.core.matching, .decisions and .urls; this spider only asks the network
 (landing.match.lookups) what those decisions need, and records every attempt as evidence.
 """
+
 import asyncio
 from urllib.parse import urlsplit
 
@@ -13,7 +14,8 @@ from landing.core.analysis import read_page
 from landing.core.decisions import Decisions, domain_verification, prefixes_on
 from landing.core.doi import find_dois, prefix
 from landing.core.failures import page_failure
-from landing.core.titles import distinctive, same_work as titles_match
+from landing.core.titles import distinctive
+from landing.core.titles import same_work as titles_match
 from landing.core.urls import domain, same_basic, same_exact, subject_url
 from landing.crawl.endpoints import endpoint, resolver_hosts
 from landing.match.lookups import LookupFailed, Lookups
@@ -44,8 +46,12 @@ class MatcherSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         s = crawler.settings
         spider.lookups = None
-        spider.endpoints = (endpoint(s, "LANDING_DOI_RESOLVER"), endpoint(s, "LANDING_CROSSREF_API"),
-                            endpoint(s, "LANDING_DATACITE_API"), s.get("LANDING_MAILTO"))
+        spider.endpoints = (
+            endpoint(s, "LANDING_DOI_RESOLVER"),
+            endpoint(s, "LANDING_CROSSREF_API"),
+            endpoint(s, "LANDING_DATACITE_API"),
+            s.get("LANDING_MAILTO"),
+        )
         spider.text_cap = s.getint("LANDING_MATCH_TEXT_CANDIDATES")
         spider.resolver_hosts = resolver_hosts(s)
         return spider
@@ -55,8 +61,12 @@ class MatcherSpider(scrapy.Spider):
         self.running = asyncio.Semaphore(self.crawler.settings.getint("LANDING_MATCH_CONCURRENCY"))
         for number, text in enumerate(self.inputs):
             # A data: URL costs no network: it only hands each input to a callback inside the engine.
-            yield scrapy.Request(f"data:,{number}", callback=self.match, dont_filter=True,
-                                 meta={"input": text, "number": number, "download_slot": INPUTS})
+            yield scrapy.Request(
+                f"data:,{number}",
+                callback=self.match,
+                dont_filter=True,
+                meta={"input": text, "number": number, "download_slot": INPUTS},
+            )
 
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
@@ -105,7 +115,9 @@ class MatcherSpider(scrapy.Spider):
                 if candidate == tried:
                     continue
                 exists, requests = await self.lookups.exists(candidate)
-                evidence.append(matching.attempt("doi-literal", candidate, "exists" if exists else "not-found", requests))
+                evidence.append(
+                    matching.attempt("doi-literal", candidate, "exists" if exists else "not-found", requests)
+                )
                 if exists:
                     return matching.result(text, candidate, "doi-literal", "literal", None, None, evidence)
         pii = matching.pii(text)
@@ -153,12 +165,14 @@ class MatcherSpider(scrapy.Spider):
                     # chapter): the domain's record cannot vouch for the container's DOI. Read the page.
                     evidence.append(matching.attempt("landing-page-url", candidate, "names-below-the-doi", 0))
                     return None
-            verification = verification or domain_verification(self.decisions, domain(text), prefix(candidate),
-                                                               allow_domain_only=True)
+            verification = verification or domain_verification(
+                self.decisions, domain(text), prefix(candidate), allow_domain_only=True
+            )
             evidence.append(matching.attempt("landing-page-url", candidate, verification or "unverified", 0))
             if verification:  # the page itself was not fetched: its subject is the input, tracking removed
-                return matching.result(text, candidate, "landing-page-url", verification, None,
-                                       subject_url(text, text, []), evidence)
+                return matching.result(
+                    text, candidate, "landing-page-url", verification, None, subject_url(text, text, []), evidence
+                )
             return None  # the URL's own DOI exists but nothing vouches for it here: read the page instead
         return None
 
@@ -198,8 +212,9 @@ class MatcherSpider(scrapy.Spider):
     async def _page(self, text, evidence):
         """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
         page = await self.lookups.fetch(text)
-        failure = page.error or page_failure(page.status, (page.headers or {}).get("content-type"), page.headers or {},
-                                             page.body or b"")
+        failure = page.error or page_failure(
+            page.status, (page.headers or {}).get("content-type"), page.headers or {}, page.body or b""
+        )
         evidence.append(matching.attempt("fetch", text, failure or f"{page.status} {page.final_url}", page.hops))
         if failure:
             return matching.result(text, None, None, None, page.final_url, None, evidence)
@@ -231,5 +246,7 @@ class MatcherSpider(scrapy.Spider):
             verification, _ = await self._checked(doi, urls, evidence, "landing-page-page-text")
             verification = verification or await self._titled(doi, titles, evidence, "landing-page-page-text")
             if verification:  # no domain fallback: reference lists are full of other works' DOIs
-                return matching.result(text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence)
+                return matching.result(
+                    text, doi, "landing-page-page-text", verification, page.final_url, subj, evidence
+                )
         return matching.result(text, None, None, None, page.final_url, subj, evidence)

@@ -1,5 +1,6 @@
 """`python -m landing.report ARTIFACTS_DIR VERSION`: draw a version's report.html from its kept figures, and copy
 it to the top of ARTIFACTS_DIR (landing.report.write.beside_version runs this)."""
+
 import json
 import sys
 from pathlib import Path

@@ -4,6 +4,7 @@ Why matplotlib: the best-kept Python plotting library, and its SVG needs no Java
 so the file opens offline in any browser, prints, and has nothing that could fail in a console. It is imported
 only here, when a report is drawn: the crawl itself never loads it (export draws the report in a child process).
 """
+
 import base64
 import io
 from html import escape
@@ -20,6 +21,7 @@ td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1p
 def _chart(draw) -> str:
     """An <img> of what draw(axes) plots, as an SVG data URI."""
     import matplotlib
+
     matplotlib.use("svg")
     import matplotlib.pyplot as plt
 
@@ -47,6 +49,7 @@ def _stacked(rows: list[dict], field: str, names: list[str], colours: dict | Non
         axes.set_xlabel("DOIs")
         axes.legend(loc="lower right", fontsize="small")
         axes.tick_params(axis="y", labelsize="small")
+
     return draw
 
 
@@ -57,63 +60,104 @@ def _table(header: list[str], rows: list[list]) -> str:
 
 
 def _correctness_rows(rows: list[dict]) -> list[list]:
-    return [[row["key"], row["dois"], *(row["correctness"][name] for name in CORRECTNESS), row["failed"]]
-            for row in rows]
+    return [
+        [row["key"], row["dois"], *(row["correctness"][name] for name in CORRECTNESS), row["failed"]] for row in rows
+    ]
 
 
 def _section(title: str, rows: list[dict], what: str) -> str:
     if not rows:
         return f"<h2>{escape(title)}</h2><p class=note>No {escape(what)} yet.</p>"
     ended = [{**row, "ended": {**row["correctness"], "failed": row["failed"]}} for row in rows]
-    return (f"<h2>{escape(title)}</h2>" + _chart(_stacked(ended, "ended", [*CORRECTNESS, "failed"], COLOURS))
-            + _table([what, "DOIs", *CORRECTNESS, "failed"], _correctness_rows(rows)))
+    return (
+        f"<h2>{escape(title)}</h2>"
+        + _chart(_stacked(ended, "ended", [*CORRECTNESS, "failed"], COLOURS))
+        + _table([what, "DOIs", *CORRECTNESS, "failed"], _correctness_rows(rows))
+    )
 
 
 def render(found: dict, changes: dict | None = None, trend: list[dict] | None = None, title: str = "") -> str:
     """The report's HTML: figures (landing.core.report.figures), the latest changes and the trend, if any."""
     totals = found["totals"]
-    parts = [f"<h1>Landing pages: {escape(title)}</h1>",
-             "<h2>Totals</h2>",
-             _table(["", "count"], [["DOIs", totals["dois"]], ["members and clients", totals["members"]],
-                                    ["prefixes", totals["prefixes"]], ["domains", totals["domains"]],
-                                    ["prefixes with no good domain", totals["prefixes-without-good-domain"]]]),
-             _table(["meta-tag correctness", "DOIs"], [[name, totals["correctness"][name]] for name in CORRECTNESS]),
-             _table(["failure class", "DOIs"], [[name, n] for name, n in totals["errors"].items()])]
+    parts = [
+        f"<h1>Landing pages: {escape(title)}</h1>",
+        "<h2>Totals</h2>",
+        _table(
+            ["", "count"],
+            [
+                ["DOIs", totals["dois"]],
+                ["members and clients", totals["members"]],
+                ["prefixes", totals["prefixes"]],
+                ["domains", totals["domains"]],
+                ["prefixes with no good domain", totals["prefixes-without-good-domain"]],
+            ],
+        ),
+        _table(["meta-tag correctness", "DOIs"], [[name, totals["correctness"][name]] for name in CORRECTNESS]),
+        _table(["failure class", "DOIs"], [[name, n] for name, n in totals["errors"].items()]),
+    ]
     parts.append(_section("Meta-tag correctness per member (largest)", found["members"], "member"))
     parts.append(_section("Top prefixes by DOIs, and their meta-tag correctness", found["prefixes"], "prefix"))
     parts.append(_section("Meta-tag correctness per domain (largest)", found["domains"], "domain"))
     failing = found["failing-domains"]
     classes = sorted({name for row in failing for name in row["errors"]})
     parts.append("<h2>Failure classes per domain (most failures)</h2>")
-    parts.append(_chart(_stacked(failing, "errors", classes)) + _table(
-        ["domain", "DOIs", *classes], [[row["key"], row["dois"], *(row["errors"].get(c, 0) for c in classes)]
-                                       for row in failing]) if failing else "<p class=note>No failed visit.</p>")
+    parts.append(
+        _chart(_stacked(failing, "errors", classes))
+        + _table(
+            ["domain", "DOIs", *classes],
+            [[row["key"], row["dois"], *(row["errors"].get(c, 0) for c in classes)] for row in failing],
+        )
+        if failing
+        else "<p class=note>No failed visit.</p>"
+    )
     parts.append("<h2>Worst domains (lowest share of correct meta tags)</h2>")
-    parts.append(_table(["domain", "DOIs", "ok share", *CORRECTNESS],
-                        [[row["key"], row["dois"], f"{row['ok-share']:.0%}",
-                          *(row["correctness"][name] for name in CORRECTNESS)] for row in found["worst-domains"]]))
+    parts.append(
+        _table(
+            ["domain", "DOIs", "ok share", *CORRECTNESS],
+            [
+                [row["key"], row["dois"], f"{row['ok-share']:.0%}", *(row["correctness"][name] for name in CORRECTNESS)]
+                for row in found["worst-domains"]
+            ],
+        )
+    )
     no_good = found["prefixes-without-good-domain"]
     parts.append(f"<h2>Prefixes with no good domain ({totals['prefixes-without-good-domain']})</h2>")
-    parts.append(_table(["prefix", "DOIs", "failed", "domains led to"],
-                        [[row["key"], row["dois"], row["failed"], " ".join(row["bad-domains"])] for row in no_good]))
+    parts.append(
+        _table(
+            ["prefix", "DOIs", "failed", "domains led to"],
+            [[row["key"], row["dois"], row["failed"], " ".join(row["bad-domains"])] for row in no_good],
+        )
+    )
     parts.append(_changes(changes))
     parts.append(_trend(trend or []))
-    return (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Landing report {escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n")
+    return (
+        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Landing report {escape(title)}</title>"
+        f"<style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n"
+    )
 
 
 def _changes(changes: dict | None) -> str:
     if not changes:
         return "<h2>Changes since the last version</h2><p class=note>No earlier version.</p>"
     rows = changes["pairs"]
-    said = [[row["prefix"], row["domain"], " ".join(f"+{x}" for x in row["appeared"]),
-             " ".join(f"-{x}" for x in row["disappeared"]), row["unseen-since"] or ""] for row in rows[:200]]
-    return (f"<h2>Changes since the last version ({escape(str(changes.get('from')))} to "
-            f"{escape(str(changes.get('to')))})</h2>"
-            f"<p>{len(changes['prefixes']['appeared'])} prefixes appeared, "
-            f"{len(changes['prefixes']['disappeared'])} disappeared; {len(rows)} prefix-domain pairs changed"
-            f"{' (the first 200 below)' if len(rows) > 200 else ''}.</p>"
-            + _table(["prefix", "domain", "appeared", "disappeared", "not seen since"], said))
+    said = [
+        [
+            row["prefix"],
+            row["domain"],
+            " ".join(f"+{x}" for x in row["appeared"]),
+            " ".join(f"-{x}" for x in row["disappeared"]),
+            row["unseen-since"] or "",
+        ]
+        for row in rows[:200]
+    ]
+    return (
+        f"<h2>Changes since the last version ({escape(str(changes.get('from')))} to "
+        f"{escape(str(changes.get('to')))})</h2>"
+        f"<p>{len(changes['prefixes']['appeared'])} prefixes appeared, "
+        f"{len(changes['prefixes']['disappeared'])} disappeared; {len(rows)} prefix-domain pairs changed"
+        f"{' (the first 200 below)' if len(rows) > 200 else ''}.</p>"
+        + _table(["prefix", "domain", "appeared", "disappeared", "not seen since"], said)
+    )
 
 
 def _trend(points: list[dict]) -> str:
@@ -128,4 +172,5 @@ def _trend(points: list[dict]) -> str:
         axes.set_ylabel("share of DOIs read")
         axes.tick_params(axis="x", labelrotation=30, labelsize="small")
         axes.legend(fontsize="small")
+
     return "<h2>Correctness over runs</h2>" + _chart(draw)

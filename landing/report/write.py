@@ -1,5 +1,6 @@
 """Write the HTML report: from the store (`scrapy report`) or beside an exported version (in a child process, so
 the crawl never holds matplotlib in memory: it adds ~70 MB)."""
+
 import json
 import logging
 import os
@@ -65,8 +66,13 @@ def beside_version(artifacts_dir, version: Path, found: dict) -> Path | None:
     # The child finds this code where the parent did (an egg under Scrapyd is on sys.path, not installed).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     try:
-        done = subprocess.run([sys.executable, "-m", "landing.report", str(artifacts_dir), version.name],
-                              capture_output=True, text=True, env=env, timeout=DRAW_TIMEOUT)
+        done = subprocess.run(
+            [sys.executable, "-m", "landing.report", str(artifacts_dir), version.name],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=DRAW_TIMEOUT,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         logger.warning("The HTML report of %s could not be drawn: %s", version.name, error)
         return None

@@ -1,5 +1,6 @@
 """The sampler's API requests and what their answers cost: a mixin of the doi_sampler spider, which provides the
 `frontier` and `_listed` (landing.sampler.listing) that a failed request settles."""
+
 import json
 
 import scrapy
@@ -20,8 +21,14 @@ class ApiRequests:
     def _api(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
         # once (dont_filter: the dupefilter's fingerprints would only grow with the owners).
-        return scrapy.Request(url, callback=callback, errback=self.api_failed, priority=API_PRIORITY,
-                              dont_filter=True, meta={"dont_obey_robotstxt": True, "landing_api": True, **meta})
+        return scrapy.Request(
+            url,
+            callback=callback,
+            errback=self.api_failed,
+            priority=API_PRIORITY,
+            dont_filter=True,
+            meta={"dont_obey_robotstxt": True, "landing_api": True, **meta},
+        )
 
     def api_failed(self, failure):
         self._api_failed(failure.request, failure.getErrorMessage())
@@ -33,13 +40,19 @@ class ApiRequests:
         self.crawler.stats.inc_value("landing/api_failed")
         meta = request.meta
         if "listing" in meta:
-            self.logger.error("Listing request failed, the owners it lists are left for the next crawl: %s (%s)",
-                              request.url, why)
+            self.logger.error(
+                "Listing request failed, the owners it lists are left for the next crawl: %s (%s)", request.url, why
+            )
             self.crawler.stats.inc_value("landing/run/listing_failed")
             self._listed(meta["listing"], failed=True)
         elif "sample" in meta:
-            self.logger.error("Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
-                              meta["sample"]["sample/ra"], meta["sample"]["sample/owner"], request.url, why)
+            self.logger.error(
+                "Sample request failed, owner %s/%s is not sampled in this run: %s (%s)",
+                meta["sample"]["sample/ra"],
+                meta["sample"]["sample/owner"],
+                request.url,
+                why,
+            )
             self.crawler.stats.inc_value("landing/run/samples_failed")
             self.frontier.leave(meta["sample"]["sample/size"])
         else:

@@ -4,6 +4,7 @@ A DOI enters when its visit is scheduled (or its owner's sample is asked for, re
 leaves when its final snapshot is stored, so the scheduler, the downloader and the pipelines together never
 hold more than LANDING_FRONTIER DOIs' requests and bodies. The spider asks for the next owners as it drains.
 """
+
 import asyncio
 
 
@@ -18,8 +19,11 @@ class Frontier:
         if getattr(crawler, "landing_frontier", None) is None:
             settings, bound = crawler.settings, crawler.settings.getint("LANDING_FRONTIER")
             # Shared, the bound is per worker: N workers hold N times the DOIs, each as many as one process would.
-            crawler.landing_frontier = SharedFrontier(bound * max(1, settings.getint("LANDING_WORKERS"))) \
-                if settings.get("LANDING_FRONTIER_REDIS") else cls(bound)
+            crawler.landing_frontier = (
+                SharedFrontier(bound * max(1, settings.getint("LANDING_WORKERS")))
+                if settings.get("LANDING_FRONTIER_REDIS")
+                else cls(bound)
+            )
         return crawler.landing_frontier
 
     def queued(self) -> None:

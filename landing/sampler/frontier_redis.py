@@ -32,6 +32,7 @@ Redis keys, with <q> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:req
 Every operation is one round trip (a Lua script or a pipeline). Needs one Redis >= 5 (scripts calling
 TIME), not Redis Cluster.
 """
+
 import asyncio
 import importlib
 import logging
@@ -72,7 +73,9 @@ return id
 """
 
 # KEYS: pending data prio leased owner; ARGV: offset ttl token
-_POP = _NOW + """
+_POP = (
+    _NOW
+    + """
 while true do
   local id = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
   if not id then return false end
@@ -86,6 +89,7 @@ while true do
   redis.call('HDEL', KEYS[3], id)  -- an id without a payload: drop it and take the next
 end
 """
+)
 
 # The unit is done: forget it wherever it is (leased, or already reaped back to pending), but only for the
 # worker that leased it last, so a late ack cannot delete work another worker holds now. ARGV[4] = '1'
@@ -104,7 +108,9 @@ return 1
 
 # Heartbeat: returns the ids still leased to the token, their expiry moved to now + ttl.
 # KEYS: leased owner; ARGV: offset ttl token id...
-_EXTEND = _NOW + """
+_EXTEND = (
+    _NOW
+    + """
 local held = {}
 for i = 4, #ARGV do
   if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[3] and redis.call('ZSCORE', KEYS[1], ARGV[i]) then
@@ -114,11 +120,14 @@ for i = 4, #ARGV do
 end
 return held
 """
+)
 
 # Moves leases back to pending with their saved score: those expired (ARGV[3] = '') or, on a worker's
 # close, those still held by the token ARGV[3] among ARGV[4...]. Returns how many moved.
 # KEYS: pending prio leased owner; ARGV: offset limit token id...
-_REQUEUE = _NOW + """
+_REQUEUE = (
+    _NOW
+    + """
 local ids = {}
 if ARGV[3] == '' then
   ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
@@ -135,13 +144,14 @@ for _, id in ipairs(ids) do
 end
 return #ids
 """
+)
 
 
 class LeasedQueue(PriorityQueue):
     """scrapy-redis's priority queue where pop leases a request until ack, instead of removing it."""
 
-    ttl = 120.0       # lease length in seconds; the scheduler sets it from LANDING_LEASE_SECONDS
-    skew = 0.0        # seconds added to Redis TIME: tests move the lease clock with it instead of sleeping
+    ttl = 120.0  # lease length in seconds; the scheduler sets it from LANDING_LEASE_SECONDS
+    skew = 0.0  # seconds added to Redis TIME: tests move the lease clock with it instead of sleeping
     reap_limit = 1000  # leases reaped per call, to keep one script short
 
     def __init__(self, server, spider, key, serializer=None):
@@ -165,8 +175,9 @@ class LeasedQueue(PriorityQueue):
         pipe = self.server.pipeline(transaction=False)
         keys = [self.keys[k] for k in ("pending", "seq", "data", "prio")]
         for request, key in requests:
-            self._scripts["push"](keys=keys, args=[self.skew, self._encode_request(request), -request.priority, key],
-                                  client=pipe)
+            self._scripts["push"](
+                keys=keys, args=[self.skew, self._encode_request(request), -request.priority, key], client=pipe
+            )
         return [pushed.decode() if pushed else None for pushed in pipe.execute()]
 
     def lease(self):
@@ -240,7 +251,9 @@ class Scheduler(RedisScheduler):
     def from_crawler(cls, crawler):
         url = crawler.settings.get("LANDING_FRONTIER_REDIS")
         if not url:
-            raise ValueError("landing.sampler.frontier_redis.Scheduler needs LANDING_FRONTIER_REDIS=redis://host:port/db")
+            raise ValueError(
+                "landing.sampler.frontier_redis.Scheduler needs LANDING_FRONTIER_REDIS=redis://host:port/db"
+            )
         settings = Settings({**crawler.settings.copy_to_dict(), "REDIS_URL": url})  # crawler's is frozen
         # Built here rather than by RedisScheduler.from_settings, which would instantiate Scrapy 2.19's
         # DUPEFILTER_CLASS through a from_settings method that class no longer has.
@@ -248,10 +261,13 @@ class Scheduler(RedisScheduler):
         server.ping()
         serializer = settings.get("SCHEDULER_SERIALIZER")
         scheduler = cls(
-            server, persist=True, flush_on_start=False,
+            server,
+            persist=True,
+            flush_on_start=False,
             queue_key=settings.get("SCHEDULER_QUEUE_KEY") or defaults.SCHEDULER_QUEUE_KEY,
             serializer=importlib.import_module(serializer) if isinstance(serializer, str) else serializer,
-            dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler))
+            dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
+        )
         scheduler.crawler, scheduler.stats = crawler, crawler.stats
         scheduler.ttl = number(crawler.settings, "LANDING_LEASE_SECONDS")
         crawler.landing_redis_scheduler = scheduler  # how ack(crawler, meta) finds it
@@ -267,8 +283,11 @@ class Scheduler(RedisScheduler):
         settings = self.crawler.settings
         start_queue = settings["SCHEDULER_START_MEMORY_QUEUE"]
         self.local = ScrapyPriorityQueue.from_crawler(
-            self.crawler, load_object(settings["SCHEDULER_MEMORY_QUEUE"]), key="",
-            start_queue_cls=load_object(start_queue) if start_queue else None)
+            self.crawler,
+            load_object(settings["SCHEDULER_MEMORY_QUEUE"]),
+            key="",
+            start_queue_cls=load_object(start_queue) if start_queue else None,
+        )
         self.held = set()  # ids of the leases this worker holds, for heartbeats and close()
         now = self.clock()
         self._reap_at, self._heartbeat_at = now, now + self.ttl / 3
@@ -377,8 +396,7 @@ class Scheduler(RedisScheduler):
                 self._heartbeat_at = now + self.ttl / 3
                 held = set(self.queue.extend(sorted(self.held), self.queue.token))
                 if self.held - held:
-                    logger.warning("lost %d leases (expired and reaped): they may be done twice",
-                                   len(self.held - held))
+                    logger.warning("lost %d leases (expired and reaped): they may be done twice", len(self.held - held))
                 self.held = held
         except Exception:
             # A Redis hiccup must not stop the looping call for good; the next tick tries again.

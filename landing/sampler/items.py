@@ -13,8 +13,14 @@ class AnalysisItem(dict):
     """A visit to a DOI and what its page says (pid/*, snapshot/* and analysis/* keys); `body` holds the bytes
     fetched, if any."""
 
-    def __init__(self, *args, body: bytes | None = None, visit: tuple[str, dict] | None = None,
-                 lease: tuple[str, str] | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        body: bytes | None = None,
+        visit: tuple[str, dict] | None = None,
+        lease: tuple[str, str] | None = None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs);
         # lease: the shared frontier's lease on the DOI, acked once that record is written (landing.sampler.frontier_redis)

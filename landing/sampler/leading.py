@@ -1,5 +1,6 @@
 """The lead of a run shared by workers through Redis (landing.sampler.shared_run), a mixin of the doi_sampler spider: lead
 the run (its `_run`) while no other worker does, else follow, visiting what the leader shares."""
+
 import asyncio
 
 import redis
@@ -44,8 +45,9 @@ class SharedLead:
                 if shared.lead() != RENEWED:
                     self.leading = False
                     self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
-                    self.logger.error("Another worker took the lead of the run (this one did not renew it within "
-                                      "LANDING_LEASE_SECONDS): this worker stops sampling and only visits")
+                    self.logger.error(
+                        "Another worker took the lead of the run (this one did not renew it within "
+                        "LANDING_LEASE_SECONDS): this worker stops sampling and only visits"
+                    )
             except redis.RedisError as error:
                 self.logger.warning("Cannot renew the lead of the run: %s", error)
-

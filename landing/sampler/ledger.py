@@ -3,6 +3,7 @@
 Every method blocks on the store: the crawl calls them on the document store's own thread (pipelines.Stores),
 the one that also writes the crawl's documents, so reads see every document the crawl has put.
 """
+
 from itertools import islice
 
 from landing.core import runs
@@ -25,23 +26,33 @@ class Ledger:
         self.docs.flush()
         return run, False
 
-    def store_plan(self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str,
-                   prefixes: dict | None = None) -> dict:
+    def store_plan(
+        self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str, prefixes: dict | None = None
+    ) -> dict:
         """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
         run as `visiting`, its listing complete or not; returns the run document."""
         run_id, start = run["run/id"], run["run/owners"] or 0
         # A run begun before the per-prefix rule has none: its plan keeps the sizes it was begun with.
-        samples = runs.plan(run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes,
-                            run.get("run/sample-per-prefix", 0))
+        samples = runs.plan(
+            run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes, run.get("run/sample-per-prefix", 0)
+        )
         if start:
-            planned = {(s["sample/ra"], s["sample/owner"]) for s in self.docs.scan("sample", prefix=f"{run_id}/")
-                       if s["sample/order"] < start}
+            planned = {
+                (s["sample/ra"], s["sample/owner"])
+                for s in self.docs.scan("sample", prefix=f"{run_id}/")
+                if s["sample/order"] < start
+            }
             samples = runs.extension(samples, planned, start)
         for sample in samples:
             self.docs.put("sample", runs.sample_id(run_id, sample["sample/order"]), sample)
-        run = {**run, "run/state": "visiting", "run/owners": start + len(samples), "run/updated": now,
-               "run/listing": "complete" if complete else "incomplete",
-               "run/dois-planned": (run.get("run/dois-planned") or 0) + sum(s["sample/size"] for s in samples)}
+        run = {
+            **run,
+            "run/state": "visiting",
+            "run/owners": start + len(samples),
+            "run/updated": now,
+            "run/listing": "complete" if complete else "incomplete",
+            "run/dois-planned": (run.get("run/dois-planned") or 0) + sum(s["sample/size"] for s in samples),
+        }
         # After its samples, in the same ordered buffer: a run is `visiting` only once its whole plan is stored.
         self.docs.put("run", run["run/id"], run)
         self.docs.flush()
@@ -51,8 +62,11 @@ class Ledger:
         """The next plan entries past order `after` (-1: from the start), each with the ranks already visited."""
         run_id, prefix = run["run/id"], f"{run['run/id']}/"
         start = runs.sample_id(run_id, after) if after >= 0 else ""
-        samples = [s for s in islice(self.docs.scan("sample", prefix=prefix, after=start), CHUNK)
-                   if s["sample/order"] < run["run/owners"]]  # a longer plan of an earlier listing, left over
+        samples = [
+            s
+            for s in islice(self.docs.scan("sample", prefix=prefix, after=start), CHUNK)
+            if s["sample/order"] < run["run/owners"]
+        ]  # a longer plan of an earlier listing, left over
         visited: dict[int, set[int]] = {}
         if any(s["sample/dois"] is not None for s in samples):
             first, last = samples[0]["sample/order"], samples[-1]["sample/order"]

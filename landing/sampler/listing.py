@@ -3,6 +3,7 @@ sizes depend on the largest owner). A mixin of the doi_sampler spider, which pro
 `_api_failed`, the endpoints, and the `listing` counts, `members`, `clients`, `prefixes_of`, `cursors` and
 `listed` state.
 """
+
 from landing.core.sources import crossref, datacite
 
 
@@ -10,8 +11,9 @@ class OwnerListing:
     def _listing_requests(self):
         if "crossref" in self.sources:
             self.listing["crossref"] = 1
-            yield self._api(crossref.members_url(self.crossref_api, self.mailto), self.parse_members,
-                            listing="crossref")
+            yield self._api(
+                crossref.members_url(self.crossref_api, self.mailto), self.parse_members, listing="crossref"
+            )
         if "datacite" in self.sources:
             self.listing["datacite"] = 1
             yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients, listing="datacite")
@@ -32,8 +34,11 @@ class OwnerListing:
         owners = [("crossref", m["id"], m["total"]) for m in self.members]
         owners += [("datacite", client, total) for client, total in self.clients.items() if total is not None]
         if not complete:
-            self.logger.error("The owners could not all be listed: the %d listed are planned, and the same command "
-                              "lists again and samples those missing", len(owners))
+            self.logger.error(
+                "The owners could not all be listed: the %d listed are planned, and the same command "
+                "lists again and samples those missing",
+                len(owners),
+            )
             return (owners, False) if owners else None
         if not owners:
             self.crawler.stats.set_value("landing/run/sampled_nothing", 1)
@@ -79,8 +84,9 @@ class OwnerListing:
         self._listed("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = None  # until its count answers: a client whose count failed is not planned
-            yield self._api(datacite.count_url(self.datacite_api, client), self.parse_count, owner=client,
-                            listing="datacite")
+            yield self._api(
+                datacite.count_url(self.datacite_api, client), self.parse_count, owner=client, listing="datacite"
+            )
         if following:
             yield self._api(following, self.parse_clients, listing="datacite")
 
@@ -89,4 +95,3 @@ class OwnerListing:
         if total is not None:
             self.clients[response.meta["owner"]] = total
             self._listed("datacite")
-

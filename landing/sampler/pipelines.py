@@ -1,4 +1,5 @@
 """Item pipelines: body to the blob store, documents to the document store, artifacts at close."""
+
 import asyncio
 import json
 import logging
@@ -7,18 +8,16 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import redis
 from scrapy import signals
 
-import redis
-
-from landing.sampler import frontier_redis
-from landing.stores import unwritten
-from landing.core import documents
-from landing.sampler.frontier import Frontier
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.artifacts.rebuild import rebuild
 from landing.config import exclusions
-from landing.stores import StoreError, docs_from, open_blobs
+from landing.core import documents
+from landing.sampler import frontier_redis
+from landing.sampler.frontier import Frontier
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.stores import StoreError, docs_from, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
 
@@ -173,8 +172,11 @@ class DocumentPipeline:
             self.docs.put("snapshot", documents.snapshot_id(snapshot), snapshot)
             self.docs.put("analysis", documents.analysis_id(item), dict(item))
             self.stats.inc_value("landing/snapshots")
-            self.stats.inc_value(f"landing/error/{item['snapshot/error']}" if item["snapshot/error"]
-                                 else f"landing/correctness/{item['analysis/meta-tag-correctness']}")
+            self.stats.inc_value(
+                f"landing/error/{item['snapshot/error']}"
+                if item["snapshot/error"]
+                else f"landing/correctness/{item['analysis/meta-tag-correctness']}"
+            )
             if item.lease:  # from a shared frontier the leader writes no pid: the visiting worker does
                 self.docs.put("pid", documents.pid_id(item), documents.only(item, documents.PID_KEYS))
                 self.stats.inc_value("landing/pids")
@@ -190,14 +192,21 @@ class DocumentPipeline:
         now = time.monotonic()
         if self.warned_at is None or now - self.warned_at >= 30:
             self.warned_at = now
-            logger.warning("The document store refuses writes (%s); %d documents kept in memory for %.0f s so far, "
-                           "retrying", self.docs.last_error, self.docs.pending, now - since)
+            logger.warning(
+                "The document store refuses writes (%s); %d documents kept in memory for %.0f s so far, retrying",
+                self.docs.last_error,
+                self.docs.pending,
+                now - since,
+            )
         if now - since > self.outage_max and self.stopping is None:
-            logger.error("The document store has refused writes for over %.0f s (LANDING_DOCS_OUTAGE_MAX): "
-                         "stopping the crawl", self.outage_max)
+            logger.error(
+                "The document store has refused writes for over %.0f s (LANDING_DOCS_OUTAGE_MAX): stopping the crawl",
+                self.outage_max,
+            )
             self.stats.set_value("landing/docs_outage", True)
             self.stopping = asyncio.get_running_loop().create_task(
-                self.crawler.engine.close_spider_async(reason="docstore_unavailable"))
+                self.crawler.engine.close_spider_async(reason="docstore_unavailable")
+            )
 
     def close_spider(self, spider=None):
         if self.keeper is not None:
@@ -227,12 +236,19 @@ class DocumentPipeline:
         return written
 
     def _export(self, settings):
-        summary = rebuild(self.docs, settings.get("LANDING_ARTIFACTS_DIR"), exclusions=exclusions(settings),
-                          report=settings.getbool("LANDING_EXPORT_REPORT"))
+        summary = rebuild(
+            self.docs,
+            settings.get("LANDING_ARTIFACTS_DIR"),
+            exclusions=exclusions(settings),
+            report=settings.getbool("LANDING_EXPORT_REPORT"),
+        )
         for name, value in summary["lines"].items():
             self.stats.set_value(f"landing/artifacts/{name}", value)
-        logger.info("Artifacts exported to %s (%s)", summary["version"],
-                    ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()))
+        logger.info(
+            "Artifacts exported to %s (%s)",
+            summary["version"],
+            ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()),
+        )
         if summary["report"]:
             logger.info("Report: %s", summary["report"])
 
@@ -243,9 +259,20 @@ class DocumentPipeline:
         try:
             unwritten.save(path, self.docs.unwritten())
         except OSError as save_error:
-            logger.critical("%d documents are lost: the document store refused them (%s) and %s could not be "
-                            "written (%s)", count, error, path, save_error)
+            logger.critical(
+                "%d documents are lost: the document store refused them (%s) and %s could not be written (%s)",
+                count,
+                error,
+                path,
+                save_error,
+            )
             return
         self.docs.abandon()
-        logger.error("The document store refused %d documents (%s); they are saved in %s: "
-                     "run `scrapy load %s` once the store is back", count, error, path, path)
+        logger.error(
+            "The document store refused %d documents (%s); they are saved in %s: "
+            "run `scrapy load %s` once the store is back",
+            count,
+            error,
+            path,
+            path,
+        )

@@ -1,4 +1,5 @@
 """Progress: a log line every few seconds with what the crawl has sampled, visited and found."""
+
 import logging
 import time
 
@@ -37,15 +38,25 @@ class Progress:
         pages = sum(get(f"landing/correctness/{c}", 0) for c in ("ok", "incorrect", "conflict", "missing"))
         failed = sum(v for k, v in self.stats.get_stats().items() if k.startswith("landing/error/"))
         rate = get("landing/visits", 0) / max(time.monotonic() - self.started, 1e-9)
-        run = "following the worker that leads it" if get("landing/run/following") else \
-            f"{get('landing/run/owners_sampled', 0)} of {get('landing/run/owners', '?')} owners sampled"
-        logger.info("progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests; "
-                    "run %s: %s", get("landing/run/dois", 0), visited, pages, failed, rate,
-                    get("downloader/request_count", 0), get("landing/run/id", "-"), run)
+        run = (
+            "following the worker that leads it"
+            if get("landing/run/following")
+            else f"{get('landing/run/owners_sampled', 0)} of {get('landing/run/owners', '?')} owners sampled"
+        )
+        logger.info(
+            "progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests; run %s: %s",
+            get("landing/run/dois", 0),
+            visited,
+            pages,
+            failed,
+            rate,
+            get("downloader/request_count", 0),
+            get("landing/run/id", "-"),
+            run,
+        )
 
     def closed(self, spider=None, reason=None):
         if self.loop and self.loop.running:
             self.loop.stop()
         if self.started is not None:
             self.report()
-

@@ -1,6 +1,7 @@
 """An owner's sample: asked for, answered, its prefixes' floors added (rule: landing.core.sampling), stored before
 its DOIs are visited. A mixin of the doi_sampler spider, which provides the endpoints, the run, the frontier,
 `_api`, `_answer`, `_api_failed` (landing.sampler.answers) and `_pid_and_visit`."""
+
 import asyncio
 
 from landing.core import documents, runs, sampling
@@ -38,10 +39,14 @@ class OwnerSamples:
         sample = await self._sampled(response)
         if sample is None:
             return
-        await self.docs.call(self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]),
-                             sample)
-        visits = [request for rank, doi in enumerate(sample["sample/dois"])
-                  for request in self._pid_and_visit(sample, rank, doi)]
+        await self.docs.call(
+            self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample
+        )
+        visits = [
+            request
+            for rank, doi in enumerate(sample["sample/dois"])
+            for request in self._pid_and_visit(sample, rank, doi)
+        ]
         try:
             scheduler_of(self.crawler).share(visits)
         finally:  # pushed or not, they leave this worker's count (unpushed, a resumed lead pushes them again)
@@ -59,9 +64,14 @@ class OwnerSamples:
         dois = [doi for doi in answered if well_formed(doi)]
         if len(dois) < len(answered):  # an empty id, a NUL or a line break in a "DOI": the API's fault, counted
             self.crawler.stats.inc_value("landing/run/bad_dois", len(answered) - len(dois))
-            self.logger.warning("%d of the %d DOIs sampled for %s/%s are not DOIs and are not visited: %s",
-                                len(answered) - len(dois), len(answered), sample["sample/ra"], sample["sample/owner"],
-                                ", ".join(repr(d) for d in answered if not well_formed(d))[:300])
+            self.logger.warning(
+                "%d of the %d DOIs sampled for %s/%s are not DOIs and are not visited: %s",
+                len(answered) - len(dois),
+                len(answered),
+                sample["sample/ra"],
+                sample["sample/owner"],
+                ", ".join(repr(d) for d in answered if not well_formed(d))[:300],
+            )
         dois = await self._with_prefixes(sample, dois)
         if dois is None:
             return None
@@ -83,8 +93,9 @@ class OwnerSamples:
         topped = {}
         if short:
             # Each asks for the floor plus what the member-wide sample has: a random page may repeat those.
-            answers = await asyncio.gather(*(self._prefix_sample(sample, prefix, per_prefix + have)
-                                             for prefix, have in short.items()))
+            answers = await asyncio.gather(
+                *(self._prefix_sample(sample, prefix, per_prefix + have) for prefix, have in short.items())
+            )
             failed = next((answer for answer in answers if answer[0] is None), None)
             if failed:
                 self._api_failed(failed[1], failed[2])
@@ -102,8 +113,10 @@ class OwnerSamples:
         downloader's middlewares (the API's slot and pace, retries), a bad answer asked again up to RETRY_TIMES."""
         owner = sample["sample/owner"]
         if sample["sample/ra"] == "crossref":
-            url, parse = crossref.prefix_sample_url(self.crossref_api, owner, prefix, size, self.mailto), \
-                crossref.parse_dois
+            url, parse = (
+                crossref.prefix_sample_url(self.crossref_api, owner, prefix, size, self.mailto),
+                crossref.parse_dois,
+            )
         else:
             url, parse = datacite.prefix_sample_url(self.datacite_api, owner, prefix, size), datacite.parse_dois
         request = self._api(url, None, sample=sample)

@@ -8,6 +8,7 @@ as a restarted single crawl would; the visit ids the frontier is keyed by keep i
 ``<q>:run`` holds the last leadership's number, run id and state (``leading`` or ``ended``), so a worker knows
 when the run it joined is over and never starts another one after it.
 """
+
 import uuid
 from urllib.parse import urlsplit
 
@@ -94,8 +95,11 @@ def share_hosts(settings) -> None:
         if settings.getint(name):
             settings.set(name, max(1, settings.getint(name) // workers), priority=settings.getpriority(name))
     target = settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
-    settings.set("AUTOTHROTTLE_TARGET_CONCURRENCY", max(1.0, target / workers),
-                 priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"))
+    settings.set(
+        "AUTOTHROTTLE_TARGET_CONCURRENCY",
+        max(1.0, target / workers),
+        priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"),
+    )
     rate = number(settings, "LANDING_RESOLVER_RATE")
     settings.set("LANDING_RESOLVER_RATE", rate / workers, priority=settings.getpriority("LANDING_RESOLVER_RATE"))
     slots = settings.getdict("DOWNLOAD_SLOTS")

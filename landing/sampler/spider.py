@@ -1,4 +1,5 @@
 """doi_sampler: sample DOIs from Crossref and DataCite, follow each to its landing page, yield what was found."""
+
 import asyncio
 import json
 
@@ -10,25 +11,25 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from landing.browser import driver as browser
 from landing.config import choice, sources
 from landing.core import documents, failures, runs
-from landing.core.runs import RunError
 from landing.core.analysis import analyse
-from landing.core.reading import read, states_doi
 from landing.core.doi import resolver_path
+from landing.core.reading import read, states_doi
+from landing.core.runs import RunError
 from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, service_slots
 from landing.crawl.failures import exception_failure
+from landing.crawl.responses import headers
+from landing.crawl.signals import chain_ended
+from landing.sampler.answers import ApiRequests
 from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import LEASE, SHARED
 from landing.sampler.items import AnalysisItem, PidItem
-from landing.sampler.ledger import Ledger
-from landing.sampler.shared_run import share_hosts
-from landing.crawl.signals import chain_ended
-from landing.crawl.responses import headers
-from landing.sampler.pipelines import Docs
-from landing.stores import StoreError
 from landing.sampler.leading import SharedLead
-from landing.sampler.answers import ApiRequests
+from landing.sampler.ledger import Ledger
 from landing.sampler.listing import OwnerListing
+from landing.sampler.pipelines import Docs
 from landing.sampler.samples import OwnerSamples
+from landing.sampler.shared_run import share_hosts
+from landing.stores import StoreError
 
 
 class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scrapy.Spider):
@@ -41,7 +42,9 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
         sandbox_pace(settings)
         if settings.get("LANDING_FRONTIER_REDIS"):
-            settings.set("SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER"))
+            settings.set(
+                "SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER")
+            )
             share_hosts(settings)
 
     @classmethod
@@ -76,14 +79,16 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         self.logger.warning(
             "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
             "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
-            "to say that is what you want.", self.settings.get("LANDING_CHROMIUM"))
+            "to say that is what you want.",
+            self.settings.get("LANDING_CHROMIUM"),
+        )
 
     # The run (landing.sampler.ledger): list the owners once and store the plan, then walk it, asking for each owner's
     # sample and visiting its DOIs only as the bounded frontier drains. A resumed run walks the same plan, and
     # takes sampled owners' DOIs from their stored sample, skipping those already visited.
     async def start(self):
         try:
-            async for request_or_item in (self._share() if self.shared else self._run()):
+            async for request_or_item in self._share() if self.shared else self._run():
                 yield request_or_item
         except (StoreError, RunError) as error:
             self.crawler.stats.set_value("landing/run/unreadable", str(error))
@@ -95,15 +100,26 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
     async def _run(self, wanted=None, publish=None):
         stats = self.crawler.stats
         self.docs = Docs.of(self.crawler)
-        self.ledger = Ledger(self.docs.store, wanted or self.settings.get("LANDING_RUN"), self.sources,
-                             self.minimum, self.maximum, self.per_prefix)
+        self.ledger = Ledger(
+            self.docs.store,
+            wanted or self.settings.get("LANDING_RUN"),
+            self.sources,
+            self.minimum,
+            self.maximum,
+            self.per_prefix,
+        )
         self.run, resumed = await self.docs.call(self.ledger.open, documents.now())
         run_id = self.run["run/id"]
         if publish:
             publish(run_id)
         stats.set_value("landing/run/id", run_id)
-        self.logger.info("%s run %s (started %s, %s)", "Resuming" if resumed else "Starting", run_id,
-                         self.run["run/started"], self.run["run/state"])
+        self.logger.info(
+            "%s run %s (started %s, %s)",
+            "Resuming" if resumed else "Starting",
+            run_id,
+            self.run["run/started"],
+            self.run["run/state"],
+        )
         if self.run["run/state"] == "listing" or self.run.get("run/listing") == "incomplete":
             for request in self._listing_requests():
                 yield request
@@ -112,12 +128,17 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
             if listed is None and self.run["run/state"] == "listing":
                 return
             if listed is not None:
-                self.run = await self.docs.call(self.ledger.store_plan, self.run, *listed, documents.now(),
-                                                self.prefixes_of)
-                self.logger.info("Planned %d owners: at most %d DOIs (LANDING_SAMPLE_MIN/MAX %d/%d, at least %d per "
-                                 "listed prefix)", self.run["run/owners"], self.run["run/dois-planned"],
-                                 self.run["run/sample-min"], self.run["run/sample-max"],
-                                 self.run.get("run/sample-per-prefix", 0))
+                self.run = await self.docs.call(
+                    self.ledger.store_plan, self.run, *listed, documents.now(), self.prefixes_of
+                )
+                self.logger.info(
+                    "Planned %d owners: at most %d DOIs (LANDING_SAMPLE_MIN/MAX %d/%d, at least %d per listed prefix)",
+                    self.run["run/owners"],
+                    self.run["run/dois-planned"],
+                    self.run["run/sample-min"],
+                    self.run["run/sample-max"],
+                    self.run.get("run/sample-per-prefix", 0),
+                )
             self.members, self.clients, self.prefixes_of = [], {}, {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
         async for request_or_item in self._walk():
@@ -126,12 +147,18 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         if not self.leading:
             return
         if self.run.get("run/listing") == "incomplete":
-            self.logger.error("Run %s stays open: its owners could not all be listed; the same command lists them "
-                              "again and samples those missing", run_id)
+            self.logger.error(
+                "Run %s stays open: its owners could not all be listed; the same command lists them "
+                "again and samples those missing",
+                run_id,
+            )
             return
         if stats.get_value("landing/run/samples_failed"):
-            self.logger.error("Run %s stays open: %d owners could not be sampled; the same command samples them",
-                              run_id, stats.get_value("landing/run/samples_failed"))
+            self.logger.error(
+                "Run %s stays open: %d owners could not be sampled; the same command samples them",
+                run_id,
+                stats.get_value("landing/run/samples_failed"),
+            )
             return
         if not stats.get_value("landing/run/dois"):
             stats.set_value("landing/run/sampled_nothing", 1)
@@ -185,23 +212,46 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
         meta = {"pid": dict(pid), "visit": visit, "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
         if self.resource_from == "handle":
-            return scrapy.Request(f"{self.resolver}/api/handles/{handle}?type=URL", callback=self.parse_handle,
-                                  errback=self.visit_failed, priority=-rank, meta={**meta, "landing_resolver": True})
+            return scrapy.Request(
+                f"{self.resolver}/api/handles/{handle}?type=URL",
+                callback=self.parse_handle,
+                errback=self.visit_failed,
+                priority=-rank,
+                meta={**meta, "landing_resolver": True},
+            )
         # dont_filter: two DOIs may share a page, and a loop must reach the redirect limit, not the dupefilter.
-        return scrapy.Request(f"{self.resolver}/{handle}", callback=self.parse_page, errback=self.visit_failed,
-                              priority=-rank, dont_filter=True, meta=meta)
+        return scrapy.Request(
+            f"{self.resolver}/{handle}",
+            callback=self.parse_page,
+            errback=self.visit_failed,
+            priority=-rank,
+            dont_filter=True,
+            meta=meta,
+        )
 
     def parse_handle(self, response):
         values = json.loads(response.text).get("values") or []
         url = next((v["data"]["value"] for v in values if v.get("type") == "URL"), None)
         if not url:
-            yield self._final(self._snapshot(response.meta, [], None, error="http-4xx",
-                                             detail="handle has no URL value"), response.meta)
+            yield self._final(
+                self._snapshot(response.meta, [], None, error="http-4xx", detail="handle has no URL value"),
+                response.meta,
+            )
             return
-        meta = {**_carried(response.meta), "handle_httpstatus_list": [401], "resource_url": url,
-                "cookiejar": response.meta.get("cookiejar")}
-        yield scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, priority=response.request.priority,
-                             dont_filter=True, meta=meta)
+        meta = {
+            **_carried(response.meta),
+            "handle_httpstatus_list": [401],
+            "resource_url": url,
+            "cookiejar": response.meta.get("cookiejar"),
+        }
+        yield scrapy.Request(
+            url,
+            callback=self.parse_page,
+            errback=self.visit_failed,
+            priority=response.request.priority,
+            dont_filter=True,
+            meta=meta,
+        )
 
     def parse_page(self, response):
         hop = self._script_hop(response)
@@ -225,8 +275,14 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         meta = {**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit}
         if lease:
             meta[LEASE] = lease
-        return scrapy.Request(f"{self.resolver}/{resolver_path(pid['pid/doi'])}", callback=self.parse_browser,
-                              errback=self.browser_failed, priority=priority, dont_filter=True, meta=meta)
+        return scrapy.Request(
+            f"{self.resolver}/{resolver_path(pid['pid/doi'])}",
+            callback=self.parse_browser,
+            errback=self.browser_failed,
+            priority=priority,
+            dont_filter=True,
+            meta=meta,
+        )
 
     async def parse_browser(self, response):
         meta = response.meta
@@ -239,8 +295,19 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         error = failures.page_failure(status, content_type, found, body)
         if self.maxsize and max(len(body), _length(found)) > self.maxsize:  # Chromium has no DOWNLOAD_MAXSIZE
             error, body = "too-large", None
-        return self._final(self._snapshot(meta, meta["landing_navigation"].hops(), url, status=status,
-                                          content_type=content_type, body=body, error=error, driver="browser"), meta)
+        return self._final(
+            self._snapshot(
+                meta,
+                meta["landing_navigation"].hops(),
+                url,
+                status=status,
+                content_type=content_type,
+                body=body,
+                error=error,
+                driver="browser",
+            ),
+            meta,
+        )
 
     async def browser_failed(self, failure):
         meta = failure.request.meta
@@ -250,15 +317,26 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         chain = meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
-        return self._final(self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500],
-                                          driver="browser"), meta)
+        return self._final(
+            self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser"),
+            meta,
+        )
 
     def _browser_stopped(self, meta):
         """The snapshot of a visit that ended where landing.browser.rules kept Chromium out (address, robots)."""
         url, stop = meta["landing_navigation"].stop()
         self.crawler.stats.inc_value(stop.stat)
-        return self._final(self._snapshot(meta, meta["landing_navigation"].hops_to(url), url, error=stop.error,
-                                          detail=stop.detail, driver="browser"), meta)
+        return self._final(
+            self._snapshot(
+                meta,
+                meta["landing_navigation"].hops_to(url),
+                url,
+                error=stop.error,
+                detail=stop.detail,
+                driver="browser",
+            ),
+            meta,
+        )
 
     def _script_hop(self, response):
         """The next request when the page is a script-only redirect to a literal URL (recorded `js-location`)."""
@@ -270,24 +348,41 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
             target = None  # a landing page that also scripts a move is still a landing page
         url = response.urljoin(target) if target else None
         urls = response.meta.get("redirect_urls", [])
-        if not url or not url.startswith(("http://", "https://")) or url in urls or url == response.url \
-                or len(urls) >= self.max_hops:
+        if (
+            not url
+            or not url.startswith(("http://", "https://"))
+            or url in urls
+            or url == response.url
+            or len(urls) >= self.max_hops
+        ):
             return None  # no literal target, a loop, or the hop limit: the page is read as it is (js-required)
-        meta = {**_carried(response.meta), **{key: response.meta[key] for key in
-                                               ("handle_httpstatus_list", "cookiejar", "resource_url")
-                                               if key in response.meta}}
-        meta.update(redirect_urls=[*urls, response.url],
-                    redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
-                    redirect_times=response.meta.get("redirect_times", 0) + 1)
-        return scrapy.Request(url, callback=self.parse_page, errback=self.visit_failed, dont_filter=True,
-                              priority=response.request.priority, meta=meta)
+        meta = {
+            **_carried(response.meta),
+            **{
+                key: response.meta[key]
+                for key in ("handle_httpstatus_list", "cookiejar", "resource_url")
+                if key in response.meta
+            },
+        }
+        meta.update(
+            redirect_urls=[*urls, response.url],
+            redirect_reasons=[*response.meta.get("redirect_reasons", []), "js-location"],
+            redirect_times=response.meta.get("redirect_times", 0) + 1,
+        )
+        return scrapy.Request(
+            url,
+            callback=self.parse_page,
+            errback=self.visit_failed,
+            dont_filter=True,
+            priority=response.request.priority,
+            meta=meta,
+        )
 
     def visit_failed(self, failure):
         request = failure.request
         response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
         if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
-            yield from self._and_maybe_browser(self._page(response, default="http-4xx"), request.meta,
-                                               request.priority)
+            yield from self._and_maybe_browser(self._page(response, default="http-4xx"), request.meta, request.priority)
             return
         meta = request.meta
         chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []), None, None)
@@ -298,23 +393,44 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
 
     def _page(self, response, default=None):
         meta, found = response.meta, headers(response)
-        chain = documents.hops(meta.get("redirect_urls", []), meta.get("redirect_reasons", []),
-                               response.url, response.status)
+        chain = documents.hops(
+            meta.get("redirect_urls", []), meta.get("redirect_reasons", []), response.url, response.status
+        )
         content_type = found.get("content-type")
-        error = (failures.refused_redirect(response.status, found.get("location"), response.url)
-                 or failures.page_failure(response.status, content_type, found, response.body) or default)
-        return self._snapshot(meta, chain, response.url, status=response.status, content_type=content_type,
-                              body=response.body, error=error)
+        error = (
+            failures.refused_redirect(response.status, found.get("location"), response.url)
+            or failures.page_failure(response.status, content_type, found, response.body)
+            or default
+        )
+        return self._snapshot(
+            meta,
+            chain,
+            response.url,
+            status=response.status,
+            content_type=content_type,
+            body=response.body,
+            error=error,
+        )
 
-    def _snapshot(self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None,
-                  driver="http"):
+    def _snapshot(
+        self, meta, chain, final_url, status=None, content_type=None, body=None, error=None, detail=None, driver="http"
+    ):
         self.crawler.signals.send_catch_log(chain_ended, jar=meta.get("cookiejar"))  # the chain ends here
         resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
-        doc = documents.snapshot(meta["pid"], resource_url=resource, timestamp=documents.now(), urls=chain,
-                                 final_url=final_url, status=status, content_type=content_type,
-                                 content_length=len(body) if body is not None else None, driver=driver,
-                                 content_hash=documents.content_hash(body) if body is not None else None,
-                                 error=error, error_detail=detail)
+        doc = documents.snapshot(
+            meta["pid"],
+            resource_url=resource,
+            timestamp=documents.now(),
+            urls=chain,
+            final_url=final_url,
+            status=status,
+            content_type=content_type,
+            content_length=len(body) if body is not None else None,
+            driver=driver,
+            content_hash=documents.content_hash(body) if body is not None else None,
+            error=error,
+            error_detail=detail,
+        )
         # Read here, where every visit ends: under LANDING_DRIVER=auto its class decides whether a browser visits.
         return AnalysisItem(read(doc, body, documents.now()), body=body)
 
@@ -322,8 +438,10 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it
         (and, from a shared frontier, the lease to ack once that record is written)."""
         run_id, order, rank = meta["visit"]
-        item.visit = (runs.visit_id(run_id, order, rank),
-                      runs.visit_doc(run_id, order, rank, item["pid/doi"], documents.snapshot_id(item)))
+        item.visit = (
+            runs.visit_id(run_id, order, rank),
+            runs.visit_doc(run_id, order, rank, item["pid/doi"], documents.snapshot_id(item)),
+        )
         item.lease = meta.get(LEASE)
         return item
 

@@ -1,4 +1,5 @@
 """Stores chosen by URL-like settings: LANDING_DOCS for documents, LANDING_BLOBS for blobs."""
+
 from urllib.parse import urlsplit
 
 from landing.stores.base import BlobStore, DocStore, StoreError
@@ -39,10 +40,14 @@ def _shown(url: str) -> str:
 def docs_from(settings, **options) -> DocStore:
     """The document store the settings name: LANDING_DOCS, its batches, and LANDING_DOCS_* for Elasticsearch."""
     url = settings.get("LANDING_DOCS")
-    options = {"batch_docs": int(settings.get("LANDING_DOCS_BATCH_DOCS", 500)),
-               "batch_seconds": float(settings.get("LANDING_DOCS_BATCH_SECONDS", 2.0)), **options}
+    options = {
+        "batch_docs": int(settings.get("LANDING_DOCS_BATCH_DOCS", 500)),
+        "batch_seconds": float(settings.get("LANDING_DOCS_BATCH_SECONDS", 2.0)),
+        **options,
+    }
     if _split("LANDING_DOCS", url, DOC_FORMS)[0] in ("http", "https"):
         from landing.stores.elastic import elastic_options
+
         options = {**elastic_options(settings), **options}
     return open_docs(url, **options)
 
@@ -54,12 +59,13 @@ def open_docs(url: str, **options) -> DocStore:
     if scheme in ("http", "https"):
         parts = urlsplit(url.strip())
         try:
-            parts.port  # raises for a port that is not a number
+            parts.port  # noqa: B018 raises for a port that is not a number
         except ValueError:
             _fail(setting, url, "the port is not a number", DOC_FORMS)
         if not parts.hostname:
             _fail(setting, url, "no host named", DOC_FORMS)
         from landing.stores.elastic import ElasticDocStore  # the client is imported only by those who use it
+
         try:
             return ElasticDocStore(url.strip(), **options)
         except StoreError as error:
@@ -86,6 +92,7 @@ def open_blobs(url: str, **options) -> BlobStore:
         if not bucket:
             _fail(setting, url, "no bucket named", BLOB_FORMS)
         from landing.stores.s3 import S3BlobStore  # boto3 is imported only by those who use S3
+
         try:
             return S3BlobStore(bucket, prefix, **options)
         except StoreError as error:

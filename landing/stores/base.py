@@ -1,4 +1,5 @@
 """The DocStore and BlobStore interfaces every backend implements."""
+
 import json
 import time
 from abc import ABC, abstractmethod
@@ -44,8 +45,9 @@ class DocStore(ABC):
         self._buffer[(kind, doc_id)] = text
         # The age check runs on put only: a quiet buffer waits for the next put, read, flush or close.
         now = time.monotonic()
-        if (len(self._buffer) >= self.batch_docs or now - self._buffered_since >= self.batch_seconds) \
-                and now >= self._retry_at:
+        if (
+            len(self._buffer) >= self.batch_docs or now - self._buffered_since >= self.batch_seconds
+        ) and now >= self._retry_at:
             try:
                 self.flush()
             except StoreError:
@@ -214,7 +216,7 @@ class BlobStore(ABC):
         check_prefix(prefix)
         return self._keys(prefix)
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (optional to override)
         """Release connections; the file store holds none."""
 
     def __enter__(self):

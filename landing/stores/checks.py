@@ -1,4 +1,5 @@
 """What the stores accept: document kinds and ids, blob keys and prefixes, JSON documents; and StoreError."""
+
 import json
 import re
 

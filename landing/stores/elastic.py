@@ -4,6 +4,7 @@ The official client, 8.x: it sends `compatible-with=8`, which 8.x servers and 9.
 client's `compatible-with=9` is refused by 8.x servers). Each index is created on first write with explicit
 mappings; writes go through `helpers.streaming_bulk`; scans page with `search_after` on the id field.
 """
+
 import json
 import logging
 import os
@@ -26,15 +27,31 @@ _KEYWORD = {"type": "keyword", "ignore_above": 8191}  # 8191 UTF-8 characters fi
 _DATE = {"type": "date", "format": "strict_date_optional_time||epoch_millis"}
 _STORED_ONLY = {"type": "object", "enabled": False}  # kept in _source, never parsed or indexed
 _TYPES = {
-    "pid/timestamp": _DATE, "snapshot/timestamp": _DATE, "analysis/timestamp": _DATE,
-    "snapshot/status": {"type": "integer"}, "snapshot/content-length": {"type": "long"},
-    "snapshot/urls": _STORED_ONLY, "analysis/meta-tags": _STORED_ONLY,
-    "report/dois": {"type": "long"}, "report/errors": _STORED_ONLY, "report/correctness": _STORED_ONLY,
+    "pid/timestamp": _DATE,
+    "snapshot/timestamp": _DATE,
+    "analysis/timestamp": _DATE,
+    "snapshot/status": {"type": "integer"},
+    "snapshot/content-length": {"type": "long"},
+    "snapshot/urls": _STORED_ONLY,
+    "analysis/meta-tags": _STORED_ONLY,
+    "report/dois": {"type": "long"},
+    "report/errors": _STORED_ONLY,
+    "report/correctness": _STORED_ONLY,
 }
 # Every key a report document may have (landing.core.artifacts); the ones not in _TYPES are keywords.
-_REPORT_KEYS = ("report/kind", "report/key", "report/ra", "report/member-id", "report/dois", "report/errors",
-                "report/correctness", "report/good-domains", "report/bad-domains", "report/good-prefixes",
-                "report/bad-prefixes")
+_REPORT_KEYS = (
+    "report/kind",
+    "report/key",
+    "report/ra",
+    "report/member-id",
+    "report/dois",
+    "report/errors",
+    "report/correctness",
+    "report/good-domains",
+    "report/bad-domains",
+    "report/good-prefixes",
+    "report/bad-prefixes",
+)
 
 
 def mappings() -> dict:
@@ -65,8 +82,10 @@ def check_prefix(prefix: str) -> None:
     """Raise StoreError unless `prefix-<kind>` makes a valid index name."""
     bad = set('\\/*?"<>|, #:') & set(prefix)
     if not prefix or prefix != prefix.lower() or prefix[0] in "-_+." or bad or len(prefix) > 200:
-        raise StoreError(f"bad index prefix {prefix!r}: lower case, at most 200 characters, not starting "
-                         "with - _ + or ., and none of \\ / * ? \" < > | , # : or space")
+        raise StoreError(
+            f"bad index prefix {prefix!r}: lower case, at most 200 characters, not starting "
+            'with - _ + or ., and none of \\ / * ? " < > | , # : or space'
+        )
 
 
 def _describe(error: Exception) -> str:
@@ -87,9 +106,21 @@ def _redacted(url: str) -> str:
 class ElasticDocStore(DocStore):
     """Documents of kind K in the index `<index_prefix>-K`, under their own ids."""
 
-    def __init__(self, url: str, *, index_prefix: str = "landing", api_key: str | None = None,
-                 username: str | None = None, password: str | None = None, ca_certs: str | None = None,
-                 retries: int = 5, backoff: float = 1.0, timeout: float = 30.0, client=None, **options):
+    def __init__(
+        self,
+        url: str,
+        *,
+        index_prefix: str = "landing",
+        api_key: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        ca_certs: str | None = None,
+        retries: int = 5,
+        backoff: float = 1.0,
+        timeout: float = 30.0,
+        client=None,
+        **options,
+    ):
         super().__init__(**options)
         check_prefix(index_prefix)
         if retries < 0:
@@ -100,11 +131,17 @@ class ElasticDocStore(DocStore):
         self.url, self.index_prefix, self.retries, self.backoff = _redacted(url), index_prefix, retries, backoff
         self._created: set[str] = set()
         self.client = client or Elasticsearch(
-            self.url, api_key=api_key, basic_auth=(username, password or "") if username else None,
-            ca_certs=ca_certs, request_timeout=timeout,
+            self.url,
+            api_key=api_key,
+            basic_auth=(username, password or "") if username else None,
+            ca_certs=ca_certs,
+            request_timeout=timeout,
             # The transport retries connection failures and these statuses at once, on another node if any;
             # streaming_bulk adds backoff for bulk writes, and the buffer outlives both (DocStore).
-            max_retries=3, retry_on_status=RETRY_STATUSES, retry_on_timeout=True)
+            max_retries=3,
+            retry_on_status=RETRY_STATUSES,
+            retry_on_timeout=True,
+        )
         try:
             self.version = self.client.info()["version"]["number"]
         except (ApiError, TransportError) as error:
@@ -143,22 +180,32 @@ class ElasticDocStore(DocStore):
             for kind in sorted({kind for kind, _, _ in rows}):
                 self._ensure_index(kind)
             results = helpers.streaming_bulk(
-                self.client, self._actions(rows), chunk_size=self.batch_docs, raise_on_error=False,
-                max_retries=self.retries, initial_backoff=self.backoff, max_backoff=30 * self.backoff,
-                retry_on_status=RETRY_STATUSES)
+                self.client,
+                self._actions(rows),
+                chunk_size=self.batch_docs,
+                raise_on_error=False,
+                max_retries=self.retries,
+                initial_backoff=self.backoff,
+                max_backoff=30 * self.backoff,
+                retry_on_status=RETRY_STATUSES,
+            )
             for ok, result in results:
                 if not ok:
                     refused.append(result.get("index", result))
         except (ApiError, TransportError) as error:
-            raise StoreError(f"cannot write {len(rows)} documents to Elasticsearch at {self.url}: "
-                             f"{_describe(error)}") from None
+            raise StoreError(
+                f"cannot write {len(rows)} documents to Elasticsearch at {self.url}: {_describe(error)}"
+            ) from None
         if refused:
             first = refused[0]
-            reason = (first.get("error") or {}).get("reason") if isinstance(first.get("error"), dict) \
-                else first.get("error")
-            raise StoreError(f"Elasticsearch at {self.url} refused {len(refused)} of {len(rows)} documents; "
-                             f"the first, {first.get('_id')!r} in {first.get('_index')}: HTTP {first.get('status')} "
-                             f"{reason}")
+            reason = (
+                (first.get("error") or {}).get("reason") if isinstance(first.get("error"), dict) else first.get("error")
+            )
+            raise StoreError(
+                f"Elasticsearch at {self.url} refused {len(refused)} of {len(rows)} documents; "
+                f"the first, {first.get('_id')!r} in {first.get('_index')}: HTTP {first.get('status')} "
+                f"{reason}"
+            )
 
     def _call(self, what: str, call, *args, **kwargs):
         try:
@@ -190,8 +237,17 @@ class ElasticDocStore(DocStore):
             self._refresh(kind)
         page = {"search_after": [after]} if after else {}
         query = {"range": {ID_FIELD: {"lt": before}}} if before is not None else {"match_all": {}}
-        answer = self._call("scan", self.client.search, index=self.index(kind), ignore_unavailable=True,
-                            size=limit, sort=[{ID_FIELD: "asc"}], query=query, track_total_hits=False, **page)
+        answer = self._call(
+            "scan",
+            self.client.search,
+            index=self.index(kind),
+            ignore_unavailable=True,
+            size=limit,
+            sort=[{ID_FIELD: "asc"}],
+            query=query,
+            track_total_hits=False,
+            **page,
+        )
         rows = []
         for hit in (answer or {}).get("hits", {}).get("hits", []):
             source = hit["_source"]

@@ -1,4 +1,5 @@
 """The default blob store: one file per blob under a root directory, written atomically."""
+
 import os
 import secrets
 from pathlib import Path

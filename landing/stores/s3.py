@@ -3,6 +3,7 @@
 Endpoint, region and credentials come from boto3's own chain (AWS_ENDPOINT_URL, AWS_PROFILE, the
 environment, instance roles), so a local S3 (moto, MinIO) and AWS are configured the same way.
 """
+
 import io
 
 import boto3

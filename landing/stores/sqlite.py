@@ -1,4 +1,5 @@
 """The default document store: one SQLite file in WAL mode, safe for several processes at once."""
+
 import json
 import sqlite3
 import time
@@ -24,8 +25,7 @@ class SqliteDocStore(DocStore):
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # Autocommit mode: transactions are begun explicitly, so reads never hold a snapshot open.
             # Any thread may use it, one at a time (DocStore's rule): the crawl writes from a worker thread.
-            self._db = sqlite3.connect(self.path, timeout=busy_seconds, isolation_level=None,
-                                       check_same_thread=False)
+            self._db = sqlite3.connect(self.path, timeout=busy_seconds, isolation_level=None, check_same_thread=False)
         except OSError as error:
             raise StoreError(f"cannot open {self.path}: {describe(error)}") from None
         except sqlite3.Error as error:
@@ -86,11 +86,14 @@ class SqliteDocStore(DocStore):
 
     def _chunk(self, kind, after, limit, before=None):
         if before is None:
-            rows = self._db.execute("SELECT id, doc FROM docs WHERE kind = ? AND id > ? ORDER BY id LIMIT ?",
-                                    (kind, after, limit)).fetchall()
+            rows = self._db.execute(
+                "SELECT id, doc FROM docs WHERE kind = ? AND id > ? ORDER BY id LIMIT ?", (kind, after, limit)
+            ).fetchall()
         else:
-            rows = self._db.execute("SELECT id, doc FROM docs WHERE kind = ? AND id > ? AND id < ? ORDER BY id "
-                                    "LIMIT ?", (kind, after, before, limit)).fetchall()
+            rows = self._db.execute(
+                "SELECT id, doc FROM docs WHERE kind = ? AND id > ? AND id < ? ORDER BY id LIMIT ?",
+                (kind, after, before, limit),
+            ).fetchall()
         # Decoded one at a time as the scan reaches them (_decoded): a chunk of decoded analyses held ~10 MB,
         # the peak of a crawl's closing rebuild on a 10,000-DOI run.
         return rows

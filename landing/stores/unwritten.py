@@ -1,4 +1,5 @@
 """Documents the store refused, saved as JSON lines ({"kind", "id", "doc"}) and loaded back by `scrapy load`."""
+
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -31,8 +32,12 @@ def read(lines: Iterable[str]) -> Iterator[tuple[int, tuple[str, str, dict] | st
         except ValueError as error:
             yield number, f"not JSON ({error})"
             continue
-        if not isinstance(row, dict) or not isinstance(row.get("doc"), dict) \
-                or not isinstance(row.get("kind"), str) or not isinstance(row.get("id"), str):
+        if (
+            not isinstance(row, dict)
+            or not isinstance(row.get("doc"), dict)
+            or not isinstance(row.get("kind"), str)
+            or not isinstance(row.get("id"), str)
+        ):
             yield number, 'not a {"kind": ..., "id": ..., "doc": {...}} line'
             continue
         yield number, (row["kind"], row["id"], row["doc"])

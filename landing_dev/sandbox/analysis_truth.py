@@ -3,14 +3,27 @@
 The rules are the ones docs/sandbox.md gives for the truth fields; the project's own analysis (core/analysis.py)
 must reach the same answers from the HTML alone.
 """
+
 import re
 
 from landing.core.doi import best_expression, normalise
 
 # Meta tag names (compared lower-case) whose content states the page's DOI.
-DOI_META_NAMES = frozenset({"citation_doi", "dc.identifier", "dc.identifier.doi", "prism.doi", "prism:doi",
-                            "dc.source", "dc:identifier", "publication_doi", "doi", "bepress_citation_doi",
-                            "wkhealth_doi"})
+DOI_META_NAMES = frozenset(
+    {
+        "citation_doi",
+        "dc.identifier",
+        "dc.identifier.doi",
+        "prism.doi",
+        "prism:doi",
+        "dc.source",
+        "dc:identifier",
+        "publication_doi",
+        "doi",
+        "bepress_citation_doi",
+        "wkhealth_doi",
+    }
+)
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 
 
@@ -19,9 +32,13 @@ def expression_of(value: str) -> str:
     lowered = value.strip().lower()
     if lowered.startswith("doi: "):
         return "non-url"  # "DOI: 10.x/y" is a label, not the doi: URI scheme
-    for start, name in (("https://doi.org/", "https-doi"), ("https://dx.doi.org/", "https-dx-doi"),
-                        ("http://doi.org/", "http-doi"), ("http://dx.doi.org/", "http-dx-doi"),
-                        ("doi:", "doi-scheme")):
+    for start, name in (
+        ("https://doi.org/", "https-doi"),
+        ("https://dx.doi.org/", "https-dx-doi"),
+        ("http://doi.org/", "http-doi"),
+        ("http://dx.doi.org/", "http-dx-doi"),
+        ("doi:", "doi-scheme"),
+    ):
         if lowered.startswith(start):
             return name
     return "non-url"
@@ -33,8 +50,9 @@ def _own(value: str, doi: str) -> bool:
 
 def page_truth(doi: str, page: dict) -> dict:
     """meta-tag-correctness and doi-in-* for a page spec, as the truth records them."""
-    pairs = [(m.get("name", ""), m.get("content", "")) if isinstance(m, dict) else (m[0], m[1])
-             for m in page.get("meta", [])]
+    pairs = [
+        (m.get("name", ""), m.get("content", "")) if isinstance(m, dict) else (m[0], m[1]) for m in page.get("meta", [])
+    ]
     tags = [[name, content] for name, content in pairs if name.lower() in DOI_META_NAMES]
     stated = {normalise(content) for _, content in tags if _DOI.match(normalise(content))}
     own = doi.lower()

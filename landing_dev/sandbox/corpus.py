@@ -3,6 +3,7 @@
 The pages stay where they are (../shared/corpus is third-party material and never enters the repo): a world
 refers to them by absolute path.
 """
+
 import csv
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -30,16 +31,30 @@ def corpus_entries(corpus_dir) -> list[dict]:
             url = (row.get("page_url") or "").strip()
             if not url or urlsplit(url).hostname in _SERVICE_HOSTS:  # captured at the resolver itself
                 url = f"https://corpus.example/{Path(row['file']).stem}"
-            entries.append({"doi": doi, "url": url, "file": str(corpus_dir / row["file"]),
-                            "manifest": {k: row.get(k) for k in ("doi_in_meta", "doi_in_links", "doi_in_text")}})
+            entries.append(
+                {
+                    "doi": doi,
+                    "url": url,
+                    "file": str(corpus_dir / row["file"]),
+                    "manifest": {k: row.get(k) for k in ("doi_in_meta", "doi_in_links", "doi_in_text")},
+                }
+            )
     return entries
 
 
 def corpus_members(entries, taken: set) -> list[dict]:
     """One Crossref member per DOI prefix of the corpus."""
     prefixes = sorted({e["doi"].split("/", 1)[0].lower() for e in entries} - taken)
-    return [{"id": str(MEMBER_BASE + i), "primary-name": f"Corpus {p}", "prefixes": [p], "location": "",
-             "platform": "corpus"} for i, p in enumerate(prefixes)]
+    return [
+        {
+            "id": str(MEMBER_BASE + i),
+            "primary-name": f"Corpus {p}",
+            "prefixes": [p],
+            "location": "",
+            "platform": "corpus",
+        }
+        for i, p in enumerate(prefixes)
+    ]
 
 
 def corpus_route(entry) -> dict:

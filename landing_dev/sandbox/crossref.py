@@ -1,4 +1,5 @@
 """api.crossref.org: the part of the Crossref REST API the project uses, in its JSON envelope."""
+
 import base64
 import json
 from urllib.parse import unquote
@@ -16,7 +17,8 @@ SELECTABLE = set(
     "license link member original-title page posted prefix published-online published-print publisher "
     "publisher-location reference references-count relation resource score short-container-title "
     "short-title standards-body subject subtitle title translator type update-policy update-to "
-    "updated-by volume".split())
+    "updated-by volume".split()
+)
 _HEADERS = (("X-Rate-Limit-Limit", "50"), ("X-Rate-Limit-Interval", "1s"), ("Access-Control-Allow-Origin", "*"))
 
 
@@ -29,13 +31,17 @@ class Invalid(Exception):
 
 
 def _ok(message_type: str, message) -> Reply:
-    return json_reply(200, {"status": "ok", "message-type": message_type, "message-version": "1.0.0",
-                            "message": message}, headers=_HEADERS)
+    return json_reply(
+        200,
+        {"status": "ok", "message-type": message_type, "message-version": "1.0.0", "message": message},
+        headers=_HEADERS,
+    )
 
 
 def _failed(error: Invalid) -> Reply:
-    return json_reply(400, {"status": "failed", "message-type": "validation-failure",
-                            "message": [error.detail]}, headers=_HEADERS)
+    return json_reply(
+        400, {"status": "failed", "message-type": "validation-failure", "message": [error.detail]}, headers=_HEADERS
+    )
 
 
 def _int(query, name, default, maximum):
@@ -43,8 +49,11 @@ def _int(query, name, default, maximum):
     if raw is None:
         return default
     if not raw.isdigit() or int(raw) > maximum:
-        raise Invalid("integer-not-valid", raw,
-                      f"Integer specified as {raw} but must be a positive integer less than or equal to {maximum}.")
+        raise Invalid(
+            "integer-not-valid",
+            raw,
+            f"Integer specified as {raw} but must be a positive integer less than or equal to {maximum}.",
+        )
     return int(raw)
 
 
@@ -53,8 +62,9 @@ def _filters(query) -> dict:
     for part in filter(None, query.get("filter", "").split(",")):
         name, _, value = part.partition(":")
         if name not in FILTERS:
-            raise Invalid("filter-not-available", name, f"Filter {name} specified but there is no such filter"
-                                                        " for this route.")
+            raise Invalid(
+                "filter-not-available", name, f"Filter {name} specified but there is no such filter for this route."
+            )
         found[name] = value
     return found
 
@@ -71,9 +81,14 @@ def _select(query):
 
 
 def _work(record, fields):
-    item = {"DOI": record["doi"].lower(), "URL": "https://doi.org/" + record["doi"].lower(),
-            "prefix": record["prefix"], "member": record["owner"], "type": "journal-article",
-            "resource": {"primary": {"URL": record["url"]}}}
+    item = {
+        "DOI": record["doi"].lower(),
+        "URL": "https://doi.org/" + record["doi"].lower(),
+        "prefix": record["prefix"],
+        "member": record["owner"],
+        "type": "journal-article",
+        "resource": {"primary": {"URL": record["url"]}},
+    }
     if record["pii"]:
         item["alternative-id"] = [record["pii"]]
     if record.get("title"):
@@ -101,11 +116,17 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
     prefix = prefix or filters.get("prefix")
     if "doi" in filters or "alternative-id" in filters:
         records = [world.doi(filters["doi"])] if "doi" in filters else world.by_pii(filters["alternative-id"])
-        records = [r for r in records if r and r["ra"] == "crossref"
-                   and (member is None or r["owner"] == member) and (prefix is None or r["prefix"] == prefix)]
+        records = [
+            r
+            for r in records
+            if r
+            and r["ra"] == "crossref"
+            and (member is None or r["owner"] == member)
+            and (prefix is None or r["prefix"] == prefix)
+        ]
         total = len(records)
         start = _int(query, "offset", 0, MAX_OFFSET)
-        records = records[start:start + _int(query, "rows", 20, MAX_ROWS)]
+        records = records[start : start + _int(query, "rows", 20, MAX_ROWS)]
         message = {"total-results": total, "items": [_work(r, fields) for r in records]}
     elif "sample" in query:
         if "cursor" in query:
@@ -120,9 +141,12 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
         else:
             start = _int(query, "offset", 0, MAX_OFFSET)
         records = world.page("crossref", member, prefix, start, rows)
-        message = {"total-results": world.count("crossref", member, prefix),
-                   "items": [_work(r, fields) for r in records], "items-per-page": rows,
-                   "query": {"start-index": start, "search-terms": None}}
+        message = {
+            "total-results": world.count("crossref", member, prefix),
+            "items": [_work(r, fields) for r in records],
+            "items-per-page": rows,
+            "query": {"start-index": start, "search-terms": None},
+        }
         if "cursor" in query:
             message["next-cursor"] = _cursor(start + len(records))
     message.setdefault("items-per-page", len(message["items"]))
@@ -135,23 +159,35 @@ def _member(world, member: dict) -> dict:
     total = world.count("crossref", member["id"])
     current = total // 4
     prefixes = member.get("prefixes", [])
-    return {"id": int(member["id"]) if str(member["id"]).isdigit() else member["id"],
-            "primary-name": member["primary-name"], "names": [member["primary-name"]],
-            "location": member.get("location", ""), "prefixes": prefixes,
-            "prefix": [{"value": p, "name": member["primary-name"], "public-references": True,
-                        "reference-visibility": "open"} for p in prefixes],
-            "counts": {"total-dois": total, "current-dois": current, "backfile-dois": total - current},
-            "tokens": member["primary-name"].lower().split(), "coverage": {}, "flags": {},
-            "breakdowns": {"dois-by-issued-year": []}}
+    return {
+        "id": int(member["id"]) if str(member["id"]).isdigit() else member["id"],
+        "primary-name": member["primary-name"],
+        "names": [member["primary-name"]],
+        "location": member.get("location", ""),
+        "prefixes": prefixes,
+        "prefix": [
+            {"value": p, "name": member["primary-name"], "public-references": True, "reference-visibility": "open"}
+            for p in prefixes
+        ],
+        "counts": {"total-dois": total, "current-dois": current, "backfile-dois": total - current},
+        "tokens": member["primary-name"].lower().split(),
+        "coverage": {},
+        "flags": {},
+        "breakdowns": {"dois-by-issued-year": []},
+    }
 
 
 def _members(world, query) -> Reply:
     members = list(world.members.values())
     rows = _int(query, "rows", 20, MAX_ROWS)
     start = _uncursor(query["cursor"]) if "cursor" in query else _int(query, "offset", 0, MAX_OFFSET)
-    chosen = members[start:start + rows]
-    message = {"items-per-page": rows, "query": {"start-index": start, "search-terms": None},
-               "total-results": len(members), "items": [_member(world, m) for m in chosen]}
+    chosen = members[start : start + rows]
+    message = {
+        "items-per-page": rows,
+        "query": {"start-index": start, "search-terms": None},
+        "total-results": len(members),
+        "items": [_member(world, m) for m in chosen],
+    }
     if "cursor" in query:
         message["next-cursor"] = _cursor(start + len(chosen))
     return _ok("member-list", message)

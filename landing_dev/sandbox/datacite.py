@@ -1,4 +1,5 @@
 """api.datacite.org: the part of the DataCite REST API the project uses, in its JSON:API envelope."""
+
 import math
 from urllib.parse import unquote, urlencode
 
@@ -30,12 +31,21 @@ def _paging(query):
 
 def _doi(record) -> dict:
     doi = record["doi"].lower()
-    return {"id": doi, "type": "dois",
-            "attributes": {"doi": doi, "prefix": record["prefix"], "suffix": doi.split("/", 1)[1],
-                           "identifiers": [], "url": record["url"], "state": "findable",
-                           "types": {"resourceTypeGeneral": "Dataset"},
-                           "titles": [{"title": record["title"]}] if record.get("title") else []},
-            "relationships": {"client": {"data": {"id": record["owner"], "type": "clients"}}}}
+    return {
+        "id": doi,
+        "type": "dois",
+        "attributes": {
+            "doi": doi,
+            "prefix": record["prefix"],
+            "suffix": doi.split("/", 1)[1],
+            "identifiers": [],
+            "url": record["url"],
+            "state": "findable",
+            "types": {"resourceTypeGeneral": "Dataset"},
+            "titles": [{"title": record["title"]}] if record.get("title") else [],
+        },
+        "relationships": {"client": {"data": {"id": record["owner"], "type": "clients"}}},
+    }
 
 
 def _links(request, query, number, pages):
@@ -62,34 +72,54 @@ def _dois(world, request, query, state) -> Reply:
     if client is None and prefix is None:
         facets = sorted(((world.count("datacite", c), c) for c in world.clients), reverse=True)[:10]
         meta["clients"] = [{"id": c, "title": world.clients[c].get("name", c), "count": n} for n, c in facets]
-        counts = sorted(((world.prefix_count(p), p) for c in world.clients.values() for p in c.get("prefixes", [])),
-                        reverse=True)[:10]
+        counts = sorted(
+            ((world.prefix_count(p), p) for c in world.clients.values() for p in c.get("prefixes", [])), reverse=True
+        )[:10]
         meta["prefixes"] = [{"id": p, "title": p, "count": n} for n, p in counts]
-    return _reply(200, {"data": [_doi(r) for r in records], "meta": meta,
-                        "links": _links(request, query, number, pages)})
+    return _reply(
+        200, {"data": [_doi(r) for r in records], "meta": meta, "links": _links(request, query, number, pages)}
+    )
 
 
 def _client(world, client) -> dict:
-    return {"id": client["id"], "type": "clients",
-            "attributes": {"name": client.get("name", client["id"]), "symbol": client["id"].upper(),
-                           "clientType": client.get("clientType", "repository"), "url": client.get("url")},
-            "relationships": {"provider": {"data": {"id": client["id"].split(".")[0], "type": "providers"}},
-                              "prefixes": {"data": [{"id": p, "type": "prefixes"}
-                                                    for p in client.get("prefixes", [])]}}}
+    return {
+        "id": client["id"],
+        "type": "clients",
+        "attributes": {
+            "name": client.get("name", client["id"]),
+            "symbol": client["id"].upper(),
+            "clientType": client.get("clientType", "repository"),
+            "url": client.get("url"),
+        },
+        "relationships": {
+            "provider": {"data": {"id": client["id"].split(".")[0], "type": "providers"}},
+            "prefixes": {"data": [{"id": p, "type": "prefixes"} for p in client.get("prefixes", [])]},
+        },
+    }
 
 
 def _prefix(world, prefix: str) -> dict:
     owners = [c["id"] for c in world.clients.values() if prefix in c.get("prefixes", [])]
-    return {"id": prefix, "type": "prefixes", "attributes": {"prefix": prefix},
-            "relationships": {"clients": {"data": [{"id": c, "type": "clients"} for c in owners]}}}
+    return {
+        "id": prefix,
+        "type": "prefixes",
+        "attributes": {"prefix": prefix},
+        "relationships": {"clients": {"data": [{"id": c, "type": "clients"} for c in owners]}},
+    }
 
 
 def _listing(request, query, items) -> Reply:
     size, number = _paging(query)
     pages = math.ceil(len(items) / size) if size else 0
-    chosen = items[(number - 1) * size: number * size]
-    return _reply(200, {"data": chosen, "meta": {"total": len(items), "totalPages": pages, "page": number},
-                        "links": _links(request, query, number, pages)})
+    chosen = items[(number - 1) * size : number * size]
+    return _reply(
+        200,
+        {
+            "data": chosen,
+            "meta": {"total": len(items), "totalPages": pages, "page": number},
+            "links": _links(request, query, number, pages),
+        },
+    )
 
 
 def _prefixes(world) -> list[str]:

@@ -1,4 +1,5 @@
 """`make sandbox-demo`: build a sandbox world, serve it, walk some DOIs through it, report."""
+
 import asyncio
 import collections
 import json
@@ -32,8 +33,10 @@ def main():
     port = asyncio.run_coroutine_threadsafe(server.start(), loop).result(10)
     proxy = f"http://127.0.0.1:{port}"
     members = _get(proxy, "http://api.crossref.org/members?rows=3")["message"]
-    print(f"demo: Crossref API through the proxy: {members['total-results']} members, first "
-          f"{members['items'][0]['primary-name']!r} with {members['items'][0]['counts']['total-dois']} DOIs")
+    print(
+        f"demo: Crossref API through the proxy: {members['total-results']} members, first "
+        f"{members['items'][0]['primary-name']!r} with {members['items'][0]['counts']['total-dois']} DOIs"
+    )
     sample = _get(proxy, f"http://api.crossref.org/works?sample=5&filter=member:{members['items'][0]['id']}&select=DOI")
     print("demo: a sample of its works:", ", ".join(i["DOI"] for i in sample["message"]["items"]))
     truth = [json.loads(line) for line in open(WORLD / "truth.jsonl")]

@@ -3,6 +3,7 @@
 Two shapes: `dois=N` (about one owner per 100 DOIs, every owner on its own hosts), or `owners=N`, the
 proportions of the real registries (docs/sandbox.md, "Generated worlds").
 """
+
 import json
 import math
 import os
@@ -13,14 +14,25 @@ from pathlib import Path
 
 from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.corpus import corpus_entries, corpus_members, corpus_route
-from landing_dev.sandbox.platforms import (CROSSREF_HABITS, DATACITE_HABITS, META_NAMES, PLATFORMS, VALUE_FORMS, doi_value)
+from landing_dev.sandbox.platforms import (
+    CROSSREF_HABITS,
+    DATACITE_HABITS,
+    META_NAMES,
+    PLATFORMS,
+    VALUE_FORMS,
+    doi_value,
+)
 from landing_dev.sandbox.world import FORMAT, INDEX_NAME, build_index
 
-_NAMES = ("Aurora Boreal Cedar Delta Ember Fjord Granite Harbor Iris Juniper Kestrel Lumen Meridian Nimbus "
-          "Orchid Prairie Quartz Riverside Summit Tundra Umber Vertex Willow Xylem Yarrow Zephyr").split()
+_NAMES = (
+    "Aurora Boreal Cedar Delta Ember Fjord Granite Harbor Iris Juniper Kestrel Lumen Meridian Nimbus "
+    "Orchid Prairie Quartz Riverside Summit Tundra Umber Vertex Willow Xylem Yarrow Zephyr"
+).split()
 _KINDS = ("Press", "Society", "Publishing", "Academic", "University Press", "Institute")
-_WORDS = ("adaptive coastal neural soil quantum urban marine cellular thermal genomic seismic lunar "
-          "microbial dynamic sparse robust").split()
+_WORDS = (
+    "adaptive coastal neural soil quantum urban marine cellular thermal genomic seismic lunar "
+    "microbial dynamic sparse robust"
+).split()
 DATACITE_SHARE = 0.15
 DOIS_PER_OWNER = 100
 OWN_SCENARIO_SHARE = 0.8
@@ -47,16 +59,20 @@ FULL_LARGEST = {"crossref": 10_000, "datacite": 5_000}
 # like a national journal portal (DergiPark, J-STAGE, SciELO), Atypon or HighWire serving hundreds of
 # societies, or a data repository hosting institutions' clients. Everyone else has hosts of their own.
 FULL_SHARED_HOSTS = {
-    "crossref": (("ojs", "direct", "journals.national-portal.example", 0.05),
-                 ("ojs", "direct", "revistas.regional-portal.example", 0.03),
-                 ("ojs", "placeholder-doi", "ojs.journal-hosting.example", 0.01),
-                 ("atypon", "cookie-wall", "www.society-platform.example", 0.02),
-                 ("atypon", "direct", "pubs.press-platform.example", 0.015),
-                 ("highwire", "http-to-https", "content.hosted-journals.example", 0.01),
-                 ("elsevier", "multi-hop", "www.science-library.example", 0.005),
-                 ("springer", "direct", "link.big-publisher.example", 0.01)),
-    "datacite": (("repository", "direct", "data.repository-hub.example", 0.1),
-                 ("dataverse", "http-to-https", "dataverse.university-consortium.example", 0.05)),
+    "crossref": (
+        ("ojs", "direct", "journals.national-portal.example", 0.05),
+        ("ojs", "direct", "revistas.regional-portal.example", 0.03),
+        ("ojs", "placeholder-doi", "ojs.journal-hosting.example", 0.01),
+        ("atypon", "cookie-wall", "www.society-platform.example", 0.02),
+        ("atypon", "direct", "pubs.press-platform.example", 0.015),
+        ("highwire", "http-to-https", "content.hosted-journals.example", 0.01),
+        ("elsevier", "multi-hop", "www.science-library.example", 0.005),
+        ("springer", "direct", "link.big-publisher.example", 0.01),
+    ),
+    "datacite": (
+        ("repository", "direct", "data.repository-hub.example", 0.1),
+        ("dataverse", "http-to-https", "dataverse.university-consortium.example", 0.05),
+    ),
 }
 
 
@@ -97,8 +113,15 @@ def _owners(rng, ra: str, count: int, habits, taken: set, prefix_top: int = 9999
                 prefixes.append(candidate)
         platform, default = rng.choices(choices, weights)[0]
         journal = "".join(w[0] for w in name.lower().split()) + _NAMES[i % len(_NAMES)][:2].lower()
-        owner = {"ra": ra, "name": name, "slug": slug, "prefixes": prefixes, "platform": platform,
-                 "scenario": default, "journal": journal}
+        owner = {
+            "ra": ra,
+            "name": name,
+            "slug": slug,
+            "prefixes": prefixes,
+            "platform": platform,
+            "scenario": default,
+            "journal": journal,
+        }
         if ra == "crossref":
             owner["id"] = str(rng.randrange(100, 50000) * 7 + i % 7)
         else:
@@ -127,8 +150,10 @@ def _prefix(rng, prefix_rng, owner) -> str:
 
 def _page_spec(rng, owner, doi, number) -> dict:
     platform = PLATFORMS[owner["platform"]]
-    meta = [[name, doi_value(doi, form), attrs] if attrs else [name, doi_value(doi, form)]
-            for name, form, attrs in platform.meta]
+    meta = [
+        [name, doi_value(doi, form), attrs] if attrs else [name, doi_value(doi, form)]
+        for name, form, attrs in platform.meta
+    ]
     if meta and rng.random() < 0.15:  # real sites drift: another spelling or value form now and then
         meta[0] = [rng.choice(META_NAMES), doi_value(doi, rng.choice(VALUE_FORMS))]
     links = [[doi_value(doi, platform.link)] * 2] if platform.link else []
@@ -138,9 +163,17 @@ def _page_spec(rng, owner, doi, number) -> dict:
     if refs and rng.random() < 0.2:
         refs["near"] = doi
     title = " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(4, 9))).capitalize()
-    return {"title": title, "meta": meta, "links": links, "text": text, "refs": refs,
-            "refs_in_meta": platform.refs_in_meta, "seed": number, "paragraphs": rng.randrange(3, 9),
-            "canonical": None}
+    return {
+        "title": title,
+        "meta": meta,
+        "links": links,
+        "text": text,
+        "refs": refs,
+        "refs_in_meta": platform.refs_in_meta,
+        "seed": number,
+        "paragraphs": rng.randrange(3, 9),
+        "canonical": None,
+    }
 
 
 def _host(owner, scenario: str, forced: bool) -> str:
@@ -155,14 +188,29 @@ def _host(owner, scenario: str, forced: bool) -> str:
 
 def _site_routes(host: str, kinds: set) -> list[dict]:
     disallow = "Disallow: /\n" if "robots-disallowed" in kinds else "Disallow: /search\n"
-    routes = [{"url": f"https://{host}/robots.txt", "content_type": "text/plain",
-               "body": f"User-agent: *\n{disallow}"}]
+    routes = [{"url": f"https://{host}/robots.txt", "content_type": "text/plain", "body": f"User-agent: *\n{disallow}"}]
     if "cookie-wall" in kinds:
-        routes.append({"url": f"https://{host}/action/getSharedSiteSession", "handler": "shared-session",
-                       "cookie": scenarios.SESSION_COOKIE, "rounds": 10, "absent": "/action/cookieAbsent"})
-        routes.append({"url": f"https://{host}/action/cookieAbsent", "role": "cookie-absent",
-                       "page": {"title": "Cookies disabled", "paragraphs": 1, "seed": 0,
-                                "text": ["Your browser must accept cookies to use this site."]}})
+        routes.append(
+            {
+                "url": f"https://{host}/action/getSharedSiteSession",
+                "handler": "shared-session",
+                "cookie": scenarios.SESSION_COOKIE,
+                "rounds": 10,
+                "absent": "/action/cookieAbsent",
+            }
+        )
+        routes.append(
+            {
+                "url": f"https://{host}/action/cookieAbsent",
+                "role": "cookie-absent",
+                "page": {
+                    "title": "Cookies disabled",
+                    "paragraphs": 1,
+                    "seed": 0,
+                    "text": ["Your browser must accept cookies to use this site."],
+                },
+            }
+        )
     return routes
 
 
@@ -183,9 +231,20 @@ def _add_corpus(corpus, taken, dois_out, routes_out):
         pfx = entry["doi"].split("/", 1)[0].lower()
         if pfx not in by_prefix:
             continue  # a generated member already owns this prefix: keep the worlds apart
-        dois_out.write(json.dumps({"doi": entry["doi"], "ra": "crossref", "member": by_prefix[pfx],
-                                   "url": entry["url"], "scenario": "corpus", "landing_url": entry["url"],
-                                   "corpus": entry["manifest"]}) + "\n")
+        dois_out.write(
+            json.dumps(
+                {
+                    "doi": entry["doi"],
+                    "ra": "crossref",
+                    "member": by_prefix[pfx],
+                    "url": entry["url"],
+                    "scenario": "corpus",
+                    "landing_url": entry["url"],
+                    "corpus": entry["manifest"],
+                }
+            )
+            + "\n"
+        )
         routes_out.write(json.dumps(corpus_route(entry)) + "\n")
         added += 1
     return members, added
@@ -199,7 +258,7 @@ def _long_tail(count: int, largest: int, rng) -> list[int]:
     """Owner sizes, in random order: the log-normal body under the Zipf head (FULL_BODY, FULL_HEAD_EXPONENT)."""
     floor, median, sigma = FULL_BODY
     body = sorted((floor + round(rng.lognormvariate(math.log(median), sigma)) for _ in range(count)), reverse=True)
-    sizes = [max(size, round(largest / rank ** FULL_HEAD_EXPONENT)) for rank, size in enumerate(body, 1)]
+    sizes = [max(size, round(largest / rank**FULL_HEAD_EXPONENT)) for rank, size in enumerate(body, 1)]
     rng.shuffle(sizes)
     return sizes
 
@@ -225,14 +284,16 @@ def _full_owners(rng, owners: int, taken: set):
         member["id"] = str(number)  # _owners' ids collide by the tens of thousands
     _share_hosts(rng, members, FULL_SHARED_HOSTS["crossref"])
     _share_hosts(rng, clients, FULL_SHARED_HOSTS["datacite"])
-    sizes = _long_tail(len(members), FULL_LARGEST["crossref"], rng) + \
-        _long_tail(len(clients), FULL_LARGEST["datacite"], rng)
+    sizes = _long_tail(len(members), FULL_LARGEST["crossref"], rng) + _long_tail(
+        len(clients), FULL_LARGEST["datacite"], rng
+    )
     return members, clients, sizes
 
 
 def _truth_in_shards(out: Path, workers: int) -> dict:
     """write_truth over `workers` slices of dois.jsonl at once, joined in order: the same truth.jsonl, sooner."""
     from landing_dev.sandbox.truth import write_truth
+
     with open(out / "dois.jsonl", "rb") as lines:
         total = sum(1 for _ in lines)
     shards = [out / f".truth-shard-{i}" for i in range(workers)]
@@ -264,7 +325,7 @@ def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, host
     """Write every owner's DOIs and their routes; returns how many."""
     index, total = 0, sum(sizes)
     for owner, size in zip(owners, sizes):
-        for k in range(size):
+        for _k in range(size):
             number = index + 1
             platform = PLATFORMS[owner["platform"]]
             doi = f"{_prefix(rng, prefix_rng, owner)}/{platform.suffix(rng, owner['journal'], number)}"
@@ -278,8 +339,14 @@ def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, host
                 page["canonical"] = landing
             ctx = scenarios.Context(doi, host, owner["slug"], number, landing, page, rng)
             resource = scenarios.build(scenario, ctx)
-            record = {"doi": doi, "ra": owner["ra"], ("member" if owner["ra"] == "crossref" else "client"):
-                      owner["id"], "url": resource, "scenario": scenario, "landing_url": landing}
+            record = {
+                "doi": doi,
+                "ra": owner["ra"],
+                ("member" if owner["ra"] == "crossref" else "client"): owner["id"],
+                "url": resource,
+                "scenario": scenario,
+                "landing_url": landing,
+            }
             if pii:
                 record["pii"] = pii
             if rng.random() < SHORT_DOI_SHARE:
@@ -293,8 +360,9 @@ def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, host
     return index
 
 
-def generate(outdir, dois: int | None = None, seed: int = 0, only=None, progress=None, corpus=None,
-             owners: int | None = None) -> dict:
+def generate(
+    outdir, dois: int | None = None, seed: int = 0, only=None, progress=None, corpus=None, owners: int | None = None
+) -> dict:
     """Write a world to outdir (world.json, dois.jsonl, routes.jsonl, truth.jsonl): `dois` DOIs, or `owners`.
 
     `owners`: instead of `dois`, the real registries' shape: that many owners (FULL_DATACITE_SHARE of them
@@ -330,17 +398,33 @@ def generate(outdir, dois: int | None = None, seed: int = 0, only=None, progress
                 routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
         extra_members, added = _add_corpus(corpus, taken, dois_out, routes_out) if corpus else ([], 0)
     total = index + added
-    world = {"format": FORMAT, "seed": seed, "dois": total, "scenarios": list(only) if only else "mixed",
-             "members": [{"id": m["id"], "primary-name": m["name"], "prefixes": m["prefixes"] + m["more"],
-                          "location": "Example City", "platform": m["platform"]} for m in members] + extra_members,
-             "clients": [{"id": c["id"], "name": c["name"], "prefixes": c["prefixes"] + c["more"],
-                          "platform": c["platform"]}
-                         for c in clients]}
+    world = {
+        "format": FORMAT,
+        "seed": seed,
+        "dois": total,
+        "scenarios": list(only) if only else "mixed",
+        "members": [
+            {
+                "id": m["id"],
+                "primary-name": m["name"],
+                "prefixes": m["prefixes"] + m["more"],
+                "location": "Example City",
+                "platform": m["platform"],
+            }
+            for m in members
+        ]
+        + extra_members,
+        "clients": [
+            {"id": c["id"], "name": c["name"], "prefixes": c["prefixes"] + c["more"], "platform": c["platform"]}
+            for c in clients
+        ],
+    }
     if owners is not None:
         world["owners"] = owners
     (out / "world.json").write_text(json.dumps(world, indent=1) + "\n")
     build_index(out)
     from landing_dev.sandbox.truth import write_truth
+
     workers = min(os.cpu_count() or 1, 4)
     if owners is not None and workers > 1:  # the walk is most of the time: every core takes a share of it
         if progress:

@@ -1,4 +1,5 @@
 """The sandbox's request and reply values: what the router takes and gives, free of any server."""
+
 import json
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
@@ -55,13 +56,16 @@ def json_reply(status: int, value, content_type="application/json;charset=utf-8"
 
 def html_reply(status: int, title: str, text: str = "", headers=()) -> Reply:
     from html import escape
-    body = (f"<!DOCTYPE html><html><head><title>{escape(title)}</title></head>"
-            f"<body><h1>{escape(title)}</h1><p>{escape(text)}</p></body></html>\n").encode()
+
+    body = (
+        f"<!DOCTYPE html><html><head><title>{escape(title)}</title></head>"
+        f"<body><h1>{escape(title)}</h1><p>{escape(text)}</p></body></html>\n"
+    ).encode()
     return Reply(status, [("Content-Type", "text/html; charset=utf-8"), *headers], body)
 
 
 def redirect_reply(status: int, location: str, headers=()) -> Reply:
     from html import escape
+
     body = f'<html><head><title>Redirect</title></head><body><a href="{escape(location)}">here</a></body></html>'
-    return Reply(status, [("Location", location), ("Content-Type", "text/html;charset=utf-8"), *headers],
-                 body.encode())
+    return Reply(status, [("Location", location), ("Content-Type", "text/html;charset=utf-8"), *headers], body.encode())

@@ -2,6 +2,7 @@
 
 Rendering is deterministic: the same spec gives the same bytes, so a body's hash is stable.
 """
+
 import json
 import random
 from html import escape
@@ -13,8 +14,10 @@ _WORDS = (
     "surface system theory thermal tissue transport trial urban variation water wave yield"
 ).split()
 
-_PDF = (b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
-        b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n")
+_PDF = (
+    b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+    b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+)
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -74,14 +77,23 @@ def _script_only_body(spec: dict) -> list[str]:
     if spec.get("js_computed"):
         # The target never appears literally: it is assembled at run time, as real SPAs do.
         target = spec["js_computed"]
-        parts = json.dumps([target[i:i + 7] for i in range(0, len(target), 7)])
-        return ["<body>", '<div id="app"></div>',
-                f"<script>var p = {parts}; window.location.assign(p.join(''));</script>", "</body>"]
+        parts = json.dumps([target[i : i + 7] for i in range(0, len(target), 7)])
+        return [
+            "<body>",
+            '<div id="app"></div>',
+            f"<script>var p = {parts}; window.location.assign(p.join(''));</script>",
+            "</body>",
+        ]
     if spec.get("challenge"):
         cookie = json.dumps(spec["challenge"] + "; path=/")
-        return ["<body>", "<h1>Just a moment...</h1>", "<p>Checking your browser before accessing the site.</p>",
-                f"<script>document.cookie = {cookie}; setTimeout(function () {{ location.reload(); }}, 50);</script>",
-                "<noscript>Enable JavaScript and cookies to continue</noscript>", "</body>"]
+        return [
+            "<body>",
+            "<h1>Just a moment...</h1>",
+            "<p>Checking your browser before accessing the site.</p>",
+            f"<script>document.cookie = {cookie}; setTimeout(function () {{ location.reload(); }}, 50);</script>",
+            "<noscript>Enable JavaScript and cookies to continue</noscript>",
+            "</body>",
+        ]
     return []
 
 
@@ -107,9 +119,12 @@ def render(spec: dict) -> bytes:
 
 
 def _article_body(spec: dict, rng: random.Random, refs: list[str]) -> list[str]:
-    body = ["<body>", '<header><nav><a href="/">Home</a> <a href="/journals">Journals</a> '
-            '<a href="/about">About</a></nav></header>', "<main><article>",
-            f"<h1>{escape(spec.get('title', 'Untitled'))}</h1>"]
+    body = [
+        "<body>",
+        '<header><nav><a href="/">Home</a> <a href="/journals">Journals</a> <a href="/about">About</a></nav></header>',
+        "<main><article>",
+        f"<h1>{escape(spec.get('title', 'Untitled'))}</h1>",
+    ]
     body.append(f'<p class="authors">{escape(spec.get("authors", "A. Author, B. Author"))}</p>')
     for text in spec.get("text", []):
         body.append(f'<p class="identifier">{escape(text)}</p>')
@@ -123,13 +138,17 @@ def _article_body(spec: dict, rng: random.Random, refs: list[str]) -> list[str]:
         body.append('<section class="references"><h2>References</h2><ol>')
         for number, doi in enumerate(refs, 1):
             url = "https://doi.org/" + doi
-            body.append(f"<li>{escape(_sentence(rng, 7))} <i>{rng.choice(_WORDS).title()} Letters</i> "
-                        f"{rng.randrange(1, 99)}, {number} ({rng.randrange(1990, 2026)}). "
-                        f'doi:{escape(doi)} <a href="{escape(url)}">{escape(url)}</a></li>')
+            body.append(
+                f"<li>{escape(_sentence(rng, 7))} <i>{rng.choice(_WORDS).title()} Letters</i> "
+                f"{rng.randrange(1, 99)}, {number} ({rng.randrange(1990, 2026)}). "
+                f'doi:{escape(doi)} <a href="{escape(url)}">{escape(url)}</a></li>'
+            )
         body.append("</ol></section>")
     body.append("</article></main>")
-    body.append('<footer><p>&copy; The Publisher. <a href="/terms">Terms</a></p>'
-                '<script src="/static/site.js"></script></footer>')
+    body.append(
+        '<footer><p>&copy; The Publisher. <a href="/terms">Terms</a></p>'
+        '<script src="/static/site.js"></script></footer>'
+    )
     body.append("</body>")
     return body
 

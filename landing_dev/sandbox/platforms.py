@@ -3,6 +3,7 @@
 Modelled on the habits of the real pages in ../shared/corpus (names, value forms, links, text) and on
 the URL shapes of the real platforms they come from.
 """
+
 import random
 from dataclasses import dataclass, field
 from urllib.parse import quote
@@ -10,11 +11,31 @@ from urllib.parse import quote
 from landing.core.doi import express
 
 # DOI meta tag names the sandbox writes, in the spellings real pages use.
-META_NAMES = ("citation_doi", "dc.identifier", "DC.identifier", "dc.Identifier", "DC.Identifier",
-              "DC.Identifier.DOI", "prism.doi", "prism:doi", "dc.source", "dc.Source", "publication_doi", "DOI")
+META_NAMES = (
+    "citation_doi",
+    "dc.identifier",
+    "DC.identifier",
+    "dc.Identifier",
+    "DC.Identifier",
+    "DC.Identifier.DOI",
+    "prism.doi",
+    "prism:doi",
+    "dc.source",
+    "dc.Source",
+    "publication_doi",
+    "DOI",
+)
 # Value forms: an expression (core.doi.EXPRESSIONS), optionally percent-encoded ("+enc").
-VALUE_FORMS = ("non-url", "doi-scheme", "https-doi", "http-dx-doi", "https-dx-doi", "http-doi",
-               "non-url+enc", "https-doi+enc")
+VALUE_FORMS = (
+    "non-url",
+    "doi-scheme",
+    "https-doi",
+    "http-dx-doi",
+    "https-dx-doi",
+    "http-doi",
+    "non-url+enc",
+    "https-doi+enc",
+)
 PLACEHOLDER_DOI = "10.5555/987654321"
 
 
@@ -74,38 +95,109 @@ def _code(rng, n):
     return "".join(rng.choice("abcdefghjkmnpqrstvwxyz0123456789") for _ in range(n))
 
 
-PLATFORMS = {p.name: p for p in (
-    Platform("highwire", (("citation_doi", "non-url", {}), ("DC.Identifier", "non-url", {})),
-             "https-doi", "doi:{}", True, (20, 80), hosts=("{j}",)),
-    Platform("plos", (("citation_doi", "non-url", {}), ("dc.identifier", "https-doi", {})),
-             "https-doi", "https://doi.org/{}", False, (40, 90), hosts=("journals",)),
-    Platform("atypon", (("dc.Identifier", "non-url", {"scheme": "doi"}), ("dc.Source", "http-dx-doi", {})),
-             "https-doi+enc", "DOI: {}", False, (30, 120), hosts=("www",)),
-    Platform("springer", (("citation_doi", "non-url", {}), ("prism.doi", "doi-scheme", {}),
-                          ("dc.identifier", "doi-scheme", {})),
-             "https-doi", "DOI: {}", True, (30, 80), refs_in_meta=True, hosts=("link",)),
-    Platform("elsevier", (("citation_doi", "non-url", {}),), "https-doi", None, True, (40, 100),
-             hosts=("www",)),
-    Platform("ojs", (("DC.Identifier.DOI", "non-url", {}), ("citation_doi", "non-url", {})),
-             "https-doi", "https://doi.org/{}", False, (0, 40), hosts=("journals",)),
-    Platform("society", (("DOI", "non-url", {}),), None, "DOI: {}", False, (0, 30), hosts=("www",)),
-    Platform("zenodo", (("citation_doi", "non-url", {}), ("DC.identifier", "https-doi", {})),
-             "https-doi", "https://doi.org/{}", True, (0, 10), ras=("datacite",), hosts=("records",)),
-    Platform("dataverse", (("DC.identifier", "doi-scheme", {}), ("citation_doi", "non-url", {})),
-             "https-doi", "doi:{}", True, (0, 5), ras=("datacite",), hosts=("dataverse",)),
-    Platform("repository", (("prism:doi", "non-url", {}), ("dc.identifier", "https-dx-doi", {})),
-             "https-dx-doi", "DOI: {}", False, (0, 20), ras=("datacite",), hosts=("repository",)),
-)}
+PLATFORMS = {
+    p.name: p
+    for p in (
+        Platform(
+            "highwire",
+            (("citation_doi", "non-url", {}), ("DC.Identifier", "non-url", {})),
+            "https-doi",
+            "doi:{}",
+            True,
+            (20, 80),
+            hosts=("{j}",),
+        ),
+        Platform(
+            "plos",
+            (("citation_doi", "non-url", {}), ("dc.identifier", "https-doi", {})),
+            "https-doi",
+            "https://doi.org/{}",
+            False,
+            (40, 90),
+            hosts=("journals",),
+        ),
+        Platform(
+            "atypon",
+            (("dc.Identifier", "non-url", {"scheme": "doi"}), ("dc.Source", "http-dx-doi", {})),
+            "https-doi+enc",
+            "DOI: {}",
+            False,
+            (30, 120),
+            hosts=("www",),
+        ),
+        Platform(
+            "springer",
+            (("citation_doi", "non-url", {}), ("prism.doi", "doi-scheme", {}), ("dc.identifier", "doi-scheme", {})),
+            "https-doi",
+            "DOI: {}",
+            True,
+            (30, 80),
+            refs_in_meta=True,
+            hosts=("link",),
+        ),
+        Platform("elsevier", (("citation_doi", "non-url", {}),), "https-doi", None, True, (40, 100), hosts=("www",)),
+        Platform(
+            "ojs",
+            (("DC.Identifier.DOI", "non-url", {}), ("citation_doi", "non-url", {})),
+            "https-doi",
+            "https://doi.org/{}",
+            False,
+            (0, 40),
+            hosts=("journals",),
+        ),
+        Platform("society", (("DOI", "non-url", {}),), None, "DOI: {}", False, (0, 30), hosts=("www",)),
+        Platform(
+            "zenodo",
+            (("citation_doi", "non-url", {}), ("DC.identifier", "https-doi", {})),
+            "https-doi",
+            "https://doi.org/{}",
+            True,
+            (0, 10),
+            ras=("datacite",),
+            hosts=("records",),
+        ),
+        Platform(
+            "dataverse",
+            (("DC.identifier", "doi-scheme", {}), ("citation_doi", "non-url", {})),
+            "https-doi",
+            "doi:{}",
+            True,
+            (0, 5),
+            ras=("datacite",),
+            hosts=("dataverse",),
+        ),
+        Platform(
+            "repository",
+            (("prism:doi", "non-url", {}), ("dc.identifier", "https-dx-doi", {})),
+            "https-dx-doi",
+            "DOI: {}",
+            False,
+            (0, 20),
+            ras=("datacite",),
+            hosts=("repository",),
+        ),
+    )
+}
 
 # (platform, the scenario most of a member's DOIs follow, weight): real members keep to one platform.
 CROSSREF_HABITS = (
-    ("highwire", "http-to-https", 14), ("plos", "multi-hop", 6), ("atypon", "direct", 14),
-    ("atypon", "cookie-wall", 6), ("atypon", "challenge", 2), ("springer", "direct", 14),
-    ("springer", "robots-disallowed", 2), ("elsevier", "multi-hop", 8), ("ojs", "direct", 12),
-    ("ojs", "placeholder-doi", 3), ("society", "tracking-params", 5), ("society", "text-only", 3),
+    ("highwire", "http-to-https", 14),
+    ("plos", "multi-hop", 6),
+    ("atypon", "direct", 14),
+    ("atypon", "cookie-wall", 6),
+    ("atypon", "challenge", 2),
+    ("springer", "direct", 14),
+    ("springer", "robots-disallowed", 2),
+    ("elsevier", "multi-hop", 8),
+    ("ojs", "direct", 12),
+    ("ojs", "placeholder-doi", 3),
+    ("society", "tracking-params", 5),
+    ("society", "text-only", 3),
     ("society", "meta-refresh", 2),
 )
 DATACITE_HABITS = (
-    ("zenodo", "direct", 10), ("dataverse", "http-to-https", 5), ("repository", "meta-refresh", 2),
+    ("zenodo", "direct", 10),
+    ("dataverse", "http-to-https", 5),
+    ("repository", "meta-refresh", 2),
     ("repository", "js-redirect", 1),
 )

@@ -1,11 +1,12 @@
 """doi.org: the DOI resolver and the Handle API, answering as the real ones do."""
-from datetime import datetime, timezone
+
+from datetime import UTC, datetime
 from urllib.parse import unquote
 
 from landing_dev.sandbox.http import Reply, html_reply, json_reply, redirect_reply
 
 HOSTS = ("doi.org", "dx.doi.org", "www.doi.org")
-_TIMESTAMP = datetime(2020, 1, 1, tzinfo=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+_TIMESTAMP = datetime(2020, 1, 1, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _lookup(world, handle: str):
@@ -22,7 +23,7 @@ def respond(world, request) -> Reply:
         return redirect_reply(301, target)
     path = unquote(parts.path)
     if path.startswith("/api/handles/"):
-        return _handle_api(world, path[len("/api/handles/"):], request.query)
+        return _handle_api(world, path[len("/api/handles/") :], request.query)
     handle = path.lstrip("/")
     if not handle:
         return html_reply(200, "DOI resolver", "Resolve a DOI: https://doi.org/<doi>")
@@ -39,16 +40,34 @@ def _handle_api(world, handle: str, query: dict) -> Reply:
         return json_reply(404, {"responseCode": 100, "handle": handle})
     if handle.lower().startswith("10/"):
         # A shortDOI is a handle alias: its record names the DOI it stands for, which carries the URL.
-        first = {"index": 1, "type": "HS_ALIAS", "data": {"format": "string", "value": record["doi"]},
-                 "ttl": 86400, "timestamp": _TIMESTAMP}
+        first = {
+            "index": 1,
+            "type": "HS_ALIAS",
+            "data": {"format": "string", "value": record["doi"]},
+            "ttl": 86400,
+            "timestamp": _TIMESTAMP,
+        }
     else:
-        first = {"index": 1, "type": "URL", "data": {"format": "string", "value": record["url"]},
-                 "ttl": 86400, "timestamp": _TIMESTAMP}
-    values = [first,
-              {"index": 100, "type": "HS_ADMIN",
-               "data": {"format": "admin", "value": {"handle": "0.na/" + record["prefix"], "index": 200,
-                                                    "permissions": "111111110111"}},
-               "ttl": 86400, "timestamp": _TIMESTAMP}]
+        first = {
+            "index": 1,
+            "type": "URL",
+            "data": {"format": "string", "value": record["url"]},
+            "ttl": 86400,
+            "timestamp": _TIMESTAMP,
+        }
+    values = [
+        first,
+        {
+            "index": 100,
+            "type": "HS_ADMIN",
+            "data": {
+                "format": "admin",
+                "value": {"handle": "0.na/" + record["prefix"], "index": 200, "permissions": "111111110111"},
+            },
+            "ttl": 86400,
+            "timestamp": _TIMESTAMP,
+        },
+    ]
     wanted = query.get("type")
     if wanted:
         values = [v for v in values if v["type"] == wanted]

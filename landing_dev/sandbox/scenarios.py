@@ -3,6 +3,7 @@
 Each builder takes the DOI's context and returns its resource URL, its routes and changes to its page.
 docs/sandbox.md describes each scenario and what the ground truth says about it.
 """
+
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlsplit
 
@@ -10,15 +11,39 @@ from landing_dev.sandbox.platforms import PLACEHOLDER_DOI, doi_value
 
 # Scenarios a DOI can get on its own, with the weights the generator mixes them by.
 PER_DOI = {
-    "direct": 10, "http-to-https": 2, "multi-hop": 2, "tracking-params": 1, "not-found": 2, "gone": 0.5,
-    "server-error-burst": 2, "server-error": 0.5, "rate-limited": 1, "unauthorized-page": 1.5,
-    "meta-conflict": 1, "meta-missing": 1.5, "doi-absent": 1.5, "link-only": 1, "text-only": 1, "reference-trap": 1.5,
-    "js-redirect": 0.8, "js-computed": 0.4, "meta-refresh": 1, "redirect-loop": 0.3, "long-chain": 0.3,
-    "too-large": 0.2, "pdf": 1, "bad-charset": 0.6, "slow": 0.2,
+    "direct": 10,
+    "http-to-https": 2,
+    "multi-hop": 2,
+    "tracking-params": 1,
+    "not-found": 2,
+    "gone": 0.5,
+    "server-error-burst": 2,
+    "server-error": 0.5,
+    "rate-limited": 1,
+    "unauthorized-page": 1.5,
+    "meta-conflict": 1,
+    "meta-missing": 1.5,
+    "doi-absent": 1.5,
+    "link-only": 1,
+    "text-only": 1,
+    "reference-trap": 1.5,
+    "js-redirect": 0.8,
+    "js-computed": 0.4,
+    "meta-refresh": 1,
+    "redirect-loop": 0.3,
+    "long-chain": 0.3,
+    "too-large": 0.2,
+    "pdf": 1,
+    "bad-charset": 0.6,
+    "slow": 0.2,
 }
 # Scenarios that are a property of a whole site: they live on a host of their own.
-SITE_WIDE = {"cookie-wall": "secure", "challenge": "protected", "placeholder-doi": "archive",
-             "robots-disallowed": "private"}
+SITE_WIDE = {
+    "cookie-wall": "secure",
+    "challenge": "protected",
+    "placeholder-doi": "archive",
+    "robots-disallowed": "private",
+}
 ALL = tuple(PER_DOI) + tuple(SITE_WIDE)
 REDIRECTS = (301, 302, 303, 307, 308)
 SESSION_COOKIE = "SERVER=WZ6myaEXBLEs"
@@ -61,7 +86,7 @@ def _direct(ctx):
 
 def _http_to_https(ctx):
     ctx.page_route()
-    start = "http://" + ctx.landing[len("https://"):]
+    start = "http://" + ctx.landing[len("https://") :]
     ctx.route(start, status=301, location=ctx.landing)
     return start
 
@@ -89,6 +114,7 @@ def _status(status, role="error", title="Not found"):
     def build_(ctx):
         ctx.route(ctx.landing, status=status, role=role, page={"title": title, "paragraphs": 1, "seed": ctx.number})
         return ctx.landing
+
     return build_
 
 
@@ -175,14 +201,20 @@ def _cookie_wall(ctx):
     path = urlsplit(ctx.landing)
     target = path.path + (("?" + path.query) if path.query else "")
     session = f"/action/getSharedSiteSession?redirect={quote(target, safe='')}&rc=0"
-    ctx.page_route(require_cookie=SESSION_COOKIE.split("=")[0],
-                   without_cookie={"status": 302, "location": session, "set_cookie": SESSION_COOKIE + "; Path=/"})
+    ctx.page_route(
+        require_cookie=SESSION_COOKIE.split("=")[0],
+        without_cookie={"status": 302, "location": session, "set_cookie": SESSION_COOKIE + "; Path=/"},
+    )
     return ctx.landing
 
 
 def _challenge(ctx):
-    challenge = {"status": 403, "role": "challenge", "headers": {"cf-mitigated": "challenge"},
-                 "page": {"title": "Just a moment...", "challenge": CLEARANCE_COOKIE, "seed": 0}}
+    challenge = {
+        "status": 403,
+        "role": "challenge",
+        "headers": {"cf-mitigated": "challenge"},
+        "page": {"title": "Just a moment...", "challenge": CLEARANCE_COOKIE, "seed": 0},
+    }
     ctx.page_route(require_cookie=CLEARANCE_COOKIE.split("=")[0], without_cookie=challenge)
     return ctx.landing
 
@@ -191,6 +223,7 @@ def _page_change(change):
     def build_(ctx):
         change(ctx.page, ctx)
         return _direct(ctx)
+
     return build_
 
 
@@ -230,15 +263,34 @@ def _robots(ctx):
 
 
 _BUILDERS = {
-    "direct": _direct, "http-to-https": _http_to_https, "multi-hop": _multi_hop, "tracking-params": _tracking,
-    "not-found": _not_found, "gone": _status(410, title="This article has been withdrawn"),
-    "server-error": _status(500, title="Internal server error"), "server-error-burst": _burst,
-    "rate-limited": _rate_limited, "unauthorized-page": _unauthorized, "meta-conflict": _page_change(_conflict),
-    "meta-missing": _page_change(_missing), "doi-absent": _page_change(_absent), "link-only": _page_change(_link_only),
-    "text-only": _page_change(_text_only), "reference-trap": _page_change(_reference_trap),
-    "js-redirect": _js_redirect, "js-computed": _js_computed, "meta-refresh": _meta_refresh,
-    "redirect-loop": _loop, "long-chain": _long_chain, "too-large": _too_large, "pdf": _pdf,
-    "bad-charset": _bad_charset, "slow": _slow, "cookie-wall": _cookie_wall, "challenge": _challenge,
-    "placeholder-doi": _page_change(_placeholder), "robots-disallowed": _robots,
+    "direct": _direct,
+    "http-to-https": _http_to_https,
+    "multi-hop": _multi_hop,
+    "tracking-params": _tracking,
+    "not-found": _not_found,
+    "gone": _status(410, title="This article has been withdrawn"),
+    "server-error": _status(500, title="Internal server error"),
+    "server-error-burst": _burst,
+    "rate-limited": _rate_limited,
+    "unauthorized-page": _unauthorized,
+    "meta-conflict": _page_change(_conflict),
+    "meta-missing": _page_change(_missing),
+    "doi-absent": _page_change(_absent),
+    "link-only": _page_change(_link_only),
+    "text-only": _page_change(_text_only),
+    "reference-trap": _page_change(_reference_trap),
+    "js-redirect": _js_redirect,
+    "js-computed": _js_computed,
+    "meta-refresh": _meta_refresh,
+    "redirect-loop": _loop,
+    "long-chain": _long_chain,
+    "too-large": _too_large,
+    "pdf": _pdf,
+    "bad-charset": _bad_charset,
+    "slow": _slow,
+    "cookie-wall": _cookie_wall,
+    "challenge": _challenge,
+    "placeholder-doi": _page_change(_placeholder),
+    "robots-disallowed": _robots,
 }
 assert set(_BUILDERS) == set(ALL)

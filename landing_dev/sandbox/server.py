@@ -3,6 +3,7 @@
 asyncio streams with h11 rather than a web framework: the server has to answer CONNECT and then speak TLS
 on the same socket (https URLs through a proxy), which frameworks hide; h11 leaves the bytes to us.
 """
+
 import asyncio
 import datetime
 import ipaddress
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import h11
 
-from landing_dev.sandbox.http import Request, Reply
+from landing_dev.sandbox.http import Reply, Request
 from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
 
@@ -32,18 +33,26 @@ def _certificate(directory: Path) -> ssl.SSLContext:
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "landing sandbox")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
-            .not_valid_after(now + datetime.timedelta(days=365))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-                           critical=False)
-            .sign(key, hashes.SHA256()))
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=365))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = directory / "sandbox.crt", directory / "sandbox.key"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert_path, key_path)
     return context
@@ -143,6 +152,7 @@ class SandboxServer:
 
 def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, announce=print, log=None):
     """Serve until interrupted; announce() gets the proxy URL once listening."""
+
     async def main():
         server = SandboxServer(world, latency_ms, jitter_ms, log=log)
         bound = await server.start(host, port)

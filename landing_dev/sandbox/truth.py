@@ -6,6 +6,7 @@
 - browser: cookies kept, JavaScript run (redirects and challenges), robots.txt not consulted.
 All three accept at most 2 MiB of body.
 """
+
 import json
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -101,8 +102,14 @@ def walk(world, url: str, client: Client, robots_cache=None) -> dict:
             result["final_url"], result["final_status"], result["route"] = url, reply.status, route
         break
     end = chain[-1] if chain else {"url": url, "status": None}
-    return {**result, "end_url": end["url"] if chain else url, "end_status": end["status"], "urls": chain,
-            "retried": retried, "delay_ms": delay}
+    return {
+        **result,
+        "end_url": end["url"] if chain else url,
+        "end_status": end["status"],
+        "urls": chain,
+        "retried": retried,
+        "delay_ms": delay,
+    }
 
 
 def _failure(world, reply, route, page):
@@ -152,19 +159,39 @@ def write_truth(directory, progress=None) -> dict:
             landing = rec.get("landing_url") or browser["final_url"]
             page = _landing_page(world, landing, browser)
             analysis = page_truth(rec["doi"], page) if page is not None else None
-            truth = {"doi": rec["doi"].lower(), "ra": rec["ra"], "member_id": str(rec.get("member", rec.get("client"))),
-                     "prefix": rec["doi"].split("/", 1)[0].lower(), "scenario": rec.get("scenario"),
-                     "resource_url": rec["url"], "landing_url": landing,
-                     "final_url": http["final_url"], "final_domain": _domain(http["final_url"]),
-                     "final_status": http["final_status"], "end_url": http["end_url"],
-                     "end_status": http["end_status"], "error": http["error"], "urls": http["urls"],
-                     "retried": http["retried"], "cookie_final_url": cookies["final_url"],
-                     "cookie_error": cookies["error"], "browser_final_url": browser["final_url"],
-                     "browser_error": browser["error"],
-                     "robots_disallowed": bool(landing) and not _allowed(world, landing, robots),
-                     "delay_ms": http["delay_ms"]}
-            truth.update(analysis or {"meta_tag_correctness": None, "doi_in_text": None,
-                                      "doi_in_hyperlinks": None, "doi_in_meta_tags": None, "meta_tags": None})
+            truth = {
+                "doi": rec["doi"].lower(),
+                "ra": rec["ra"],
+                "member_id": str(rec.get("member", rec.get("client"))),
+                "prefix": rec["doi"].split("/", 1)[0].lower(),
+                "scenario": rec.get("scenario"),
+                "resource_url": rec["url"],
+                "landing_url": landing,
+                "final_url": http["final_url"],
+                "final_domain": _domain(http["final_url"]),
+                "final_status": http["final_status"],
+                "end_url": http["end_url"],
+                "end_status": http["end_status"],
+                "error": http["error"],
+                "urls": http["urls"],
+                "retried": http["retried"],
+                "cookie_final_url": cookies["final_url"],
+                "cookie_error": cookies["error"],
+                "browser_final_url": browser["final_url"],
+                "browser_error": browser["error"],
+                "robots_disallowed": bool(landing) and not _allowed(world, landing, robots),
+                "delay_ms": http["delay_ms"],
+            }
+            truth.update(
+                analysis
+                or {
+                    "meta_tag_correctness": None,
+                    "doi_in_text": None,
+                    "doi_in_hyperlinks": None,
+                    "doi_in_meta_tags": None,
+                    "meta_tags": None,
+                }
+            )
             if "corpus" in rec:
                 truth["corpus"] = rec["corpus"]  # the manifest's yes/no columns for a real page
             out.write(json.dumps(truth) + "\n")

@@ -14,6 +14,7 @@ states none. Two shapes:
 
 Decoys in footers, DOIs hidden in scripts and pages without a title are not modelled.
 """
+
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -50,8 +51,10 @@ def _page(doi: str | None, stated: str | None) -> str:
     meta = f'<meta name="citation_doi" content="{doi}">' if doi else ""
     if stated:
         meta += f'<meta name="citation_title" content="{stated}">'
-    return (f"<html><head>{meta}<title>{stated or 'A vector'} | A vector's site</title></head>"
-            f"<body><p>A page.</p></body></html>")
+    return (
+        f"<html><head>{meta}<title>{stated or 'A vector'} | A vector's site</title></head>"
+        f"<body><p>A page.</p></body></html>"
+    )
 
 
 def _elsewhere(row: dict, url: str) -> str:
@@ -74,8 +77,9 @@ def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
             routes.setdefault(url, doi)
         if not doi:
             continue
-        record = records.setdefault(doi, {"doi": doi, "ra": "crossref", "member": prefix(doi), "url": None,
-                                          "title": title(doi)})
+        record = records.setdefault(
+            doi, {"doi": doi, "ra": "crossref", "member": prefix(doi), "url": None, "title": title(doi)}
+        )
         if shape == "elsewhere" and url and row.get("kind") == "page-only":
             record["url"] = record["url"] or _elsewhere(row, url)
             trap = f"{urlsplit(url).scheme}://{urlsplit(url).netloc}/another-work/{len(traps)}"
@@ -91,10 +95,17 @@ def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
         record["url"] = record["url"] or f"{HOME}/{record['doi']}"
         routes.setdefault(record["url"], record["doi"])
     members = sorted({r["member"] for r in records.values()})
-    (outdir / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": m, "primary-name": f"Registrant {m}", "prefixes": [m]} for m in members]}))
+    (outdir / "world.json").write_text(
+        json.dumps(
+            {
+                "format": "landing-sandbox/1",
+                "members": [{"id": m, "primary-name": f"Registrant {m}", "prefixes": [m]} for m in members],
+            }
+        )
+    )
     (outdir / "dois.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records.values()))
     pages = {u: (d if isinstance(d, tuple) else (d, title(d) if d else None)) for u, d in routes.items()}
-    (outdir / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(*d)}) + "\n"
-                                                 for u, d in pages.items()))
+    (outdir / "routes.jsonl").write_text(
+        "".join(json.dumps({"url": u, "body": _page(*d)}) + "\n" for u, d in pages.items())
+    )
     return rows + traps

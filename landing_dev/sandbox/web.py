@@ -1,4 +1,5 @@
 """The sandbox's router: one pure function from a request to a reply, by host, then by route."""
+
 import random
 from urllib.parse import quote, urljoin
 
@@ -48,8 +49,7 @@ def serve_route(world, route: dict, request, state: State) -> Reply:
             state.counts[route["url"]] = seen + 1
             headers = [("Retry-After", str(failing["retry_after"]))] if "retry_after" in failing else []
             status = failing.get("status", 503)
-            return html_reply(status, "Service unavailable" if status >= 500 else "Too many requests",
-                              headers=headers)
+            return html_reply(status, "Service unavailable" if status >= 500 else "Too many requests", headers=headers)
     if route.get("handler") == "shared-session":
         return _shared_session(route, request)
     reply = _reply(world, route, request, state)

@@ -3,6 +3,7 @@
 The index keeps the server's memory flat whatever the world's size: nothing is expanded in memory,
 every lookup is one indexed query (docs/sandbox.md explains the format).
 """
+
 import json
 import os
 import re
@@ -39,8 +40,11 @@ def url_key(url: str) -> str:
     port = parts.port
     if port and (scheme, port) not in (("http", 80), ("https", 443)):
         host = f"{host}:{port}"
-    query = "&".join("=".join(_requote(x) for x in pair.split("=", 1)) for pair in parts.query.split("&")) \
-        if parts.query else ""
+    query = (
+        "&".join("=".join(_requote(x) for x in pair.split("=", 1)) for pair in parts.query.split("&"))
+        if parts.query
+        else ""
+    )
     return urlunsplit((scheme, host, _requote(parts.path) or "/", query, ""))
 
 
@@ -145,10 +149,23 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         if not isinstance(rec.get("url"), str):
             raise WorldError(f"{where}: 'url' (the registered resource URL) is required")
         pfx = doi.split("/", 1)[0].lower()
-        rows.append((doi_key(doi), doi, ra, owner, pfx, rec["url"],
-                     rec.get("pii"), pii_key(rec["pii"]) if rec.get("pii") else None,
-                     rec["short"].lower() if rec.get("short") else None, rec.get("title"),
-                     next_seq(ra), next_seq((ra, owner)), next_seq((ra, "prefix", pfx))))
+        rows.append(
+            (
+                doi_key(doi),
+                doi,
+                ra,
+                owner,
+                pfx,
+                rec["url"],
+                rec.get("pii"),
+                pii_key(rec["pii"]) if rec.get("pii") else None,
+                rec["short"].lower() if rec.get("short") else None,
+                rec.get("title"),
+                next_seq(ra),
+                next_seq((ra, owner)),
+                next_seq((ra, "prefix", pfx)),
+            )
+        )
         if len(rows) >= 50_000:
             _insert_dois(db, rows, dois_path)
     _insert_dois(db, rows, dois_path)
@@ -184,8 +201,11 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
 
 def _insert_dois(db, rows, path):
     try:
-        db.executemany("insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, title, ra_seq,"
-                       " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?,?)", rows)
+        db.executemany(
+            "insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, title, ra_seq,"
+            " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
     except sqlite3.IntegrityError:
         raise WorldError(_repeated_doi(path)) from None
     rows.clear()
@@ -197,8 +217,10 @@ def _repeated_doi(path: Path) -> str:
     for number, rec in _jsonl(path):
         key = doi_key(str(rec.get("doi")))
         if key in seen:
-            return (f"{path}:{number}: DOI {rec['doi']!r} is listed twice, first at line {seen[key]}"
-                    " (DOIs are case-insensitive)")
+            return (
+                f"{path}:{number}: DOI {rec['doi']!r} is listed twice, first at line {seen[key]}"
+                " (DOIs are case-insensitive)"
+            )
         seen[key] = number
     return f"{path}: a DOI is listed twice (DOIs are case-insensitive)"
 
@@ -222,8 +244,9 @@ class World:
         self.db = sqlite3.connect(f"file:{index}?mode=ro", uri=True, check_same_thread=False)
         self.members = {str(m["id"]): m for m in self.meta.get("members", [])}
         self.clients = {str(c["id"]): c for c in self.meta.get("clients", [])}
-        self._counts = {(ra, owner): n for ra, owner, n in
-                        self.db.execute("select ra, owner, count(*) from doi group by ra, owner")}
+        self._counts = {
+            (ra, owner): n for ra, owner, n in self.db.execute("select ra, owner, count(*) from doi group by ra, owner")
+        }
         self._prefix_counts = dict(self.db.execute("select prefix, count(*) from doi group by prefix"))
 
     def close(self):

@@ -1,8 +1,9 @@
 """landing.artifacts.files: versioned, additive exports on disk."""
+
 import subprocess
 import sys
-from pathlib import Path
 from datetime import UTC, datetime
+from pathlib import Path
 
 from landing.artifacts.files import CHANGES, export, line_counts, load_latest
 from landing.core.artifacts import FILENAMES, Artifacts, merge, parse
@@ -94,8 +95,9 @@ for k in range(15):
 
 def test_exports_from_two_processes_at_once_keep_every_entry_at_the_top(tmp_path):
     repo = Path(__file__).resolve().parents[2]
-    exporters = [subprocess.Popen([sys.executable, "-c", EXPORTER, str(tmp_path), name], cwd=repo)
-                 for name in ("1", "2")]
+    exporters = [
+        subprocess.Popen([sys.executable, "-c", EXPORTER, str(tmp_path), name], cwd=repo) for name in ("1", "2")
+    ]
     assert [exporter.wait(timeout=120) for exporter in exporters] == [0, 0]
     expected = {(f"10.{name}{k}", "crossref") for name in ("1", "2") for k in range(15)}
     assert (load_latest(tmp_path).prefixes, len(list((tmp_path / "versions").iterdir()))) == (expected, 30)

@@ -1,4 +1,5 @@
 """Artifacts and re-runs: what the crawl exports equals what truth.jsonl implies, and nothing is ever lost."""
+
 import csv
 import json
 from collections import Counter
@@ -7,7 +8,6 @@ from urllib.parse import urlsplit
 
 from tests.sampler.crawling import Stores, truth_of
 from tests.sampler.test_spider import expected as reached
-
 
 RESOLVER_HOSTS = {"doi.org", "dx.doi.org"}
 
@@ -37,19 +37,28 @@ def _expected(truth: dict, sampled: set, samples: list[dict] = ()) -> dict:
         (good if found else bad).add((t["prefix"], domain, t["ra"]))
     good_lines = {",".join(g) for g in good}
     good_lines |= {f"{p},,{ra}" for p, ra in prefixes.items() if not any(g[0] == p for g in good)}
-    return {"good": good_lines, "bad": {",".join(b) for b in bad}, "prefixes": set(prefixes),
-            "recognised": recognised, "confirmed": confirmed}
+    return {
+        "good": good_lines,
+        "bad": {",".join(b) for b in bad},
+        "prefixes": set(prefixes),
+        "recognised": recognised,
+        "confirmed": confirmed,
+    }
 
 
 def _read(directory: Path) -> dict:
     def lines(name):
         return {",".join(row[:3]) for row in csv.reader(open(directory / name))}
+
     decisions = json.loads((directory / "domain-decision-structure.json").read_text())
     pairs = [(d, p, v) for d, ps in decisions["domains-prefixes"].items() for p, v in ps.items()]
-    return {"good": lines("prefixes-domains.csv"), "bad": lines("prefixes-domains-bad.csv"),
-            "prefixes": set(decisions["prefixes"]),
-            "recognised": {(d, p) for d, p, v in pairs if v["domain-recognised"]},
-            "confirmed": {(d, p) for d, p, v in pairs if v["domain-confirmed"]}}
+    return {
+        "good": lines("prefixes-domains.csv"),
+        "bad": lines("prefixes-domains-bad.csv"),
+        "prefixes": set(decisions["prefixes"]),
+        "recognised": {(d, p) for d, p, v in pairs if v["domain-recognised"]},
+        "confirmed": {(d, p) for d, p, v in pairs if v["domain-confirmed"]},
+    }
 
 
 def test_exported_artifacts_equal_artifacts_computed_from_truth(every_crawl, every_scenario_world):
@@ -79,6 +88,7 @@ def _world(directory: Path, members: list[dict], dois: list[tuple[str, str, str]
 
 def _crawled(world: Path, root: Path, *settings) -> Stores:
     from landing_dev.sandbox.server import RunningSandbox
+
     sandbox = RunningSandbox(world)
     try:
         stores = Stores(root)
@@ -96,11 +106,13 @@ def test_each_listed_prefix_gets_its_floor_though_the_member_wide_sample_would_m
     world = _world(tmp_path / "world", [{"id": "5", "primary-name": "Many Prefixes", "prefixes": list(sizes)}], dois)
     stores = _crawled(world, tmp_path / "stores", "-s", "LANDING_SAMPLE_MIN=10", "-s", "LANDING_SAMPLE_MAX=10")
     sampled = Counter(pid["pid/doi"].partition("/")[0] for pid in stores.export("pid"))
-    assert {prefix: min(sampled[prefix], 3) for prefix in sizes} == {prefix: min(size, 3) for prefix, size in
-                                                                     sizes.items()}
+    assert {prefix: min(sampled[prefix], 3) for prefix in sizes} == {
+        prefix: min(size, 3) for prefix, size in sizes.items()
+    }
     assert sum(sampled.values()) == 15  # the budget: 10, raised to 3 for each of 5 prefixes
-    assert {line for line in _read(stores.artifacts)["good"]} == {f"{prefix},p{prefix[-1]}.example,crossref"
-                                                                  for prefix in sizes}
+    assert {line for line in _read(stores.artifacts)["good"]} == {
+        f"{prefix},p{prefix[-1]}.example,crossref" for prefix in sizes
+    }
 
 
 def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(tmp_path):
@@ -108,8 +120,11 @@ def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_
     members = [{"id": "5", "primary-name": "Many Prefixes", "prefixes": ["10.99005", "10.99006", "10.99007"]}]
     world = _world(tmp_path / "world", members, [("10.99005/a", "5", "many.example")])
     stores = _crawled(world, tmp_path / "stores")
-    assert _read(stores.artifacts)["good"] == {"10.99005,many.example,crossref", "10.99006,,crossref",
-                                               "10.99007,,crossref"}
+    assert _read(stores.artifacts)["good"] == {
+        "10.99005,many.example,crossref",
+        "10.99006,,crossref",
+        "10.99007,,crossref",
+    }
 
 
 def test_second_crawl_of_the_same_world_adds_no_duplicate_documents(small_sandbox, tmp_path):

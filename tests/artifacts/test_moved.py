@@ -1,5 +1,6 @@
 """A site that moves between two crawls: the second export's diff shows the new domain appearing and the old one
 unseen since the first crawl, and the old pair keeps its last-seen (issue 17)."""
+
 import csv
 import json
 
@@ -14,8 +15,14 @@ PAGE = f'<html><head><meta name="citation_doi" content="{DOI}"><title>A moved wo
 
 def _world(root, host):
     root.mkdir()
-    (root / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": "1", "primary-name": "Moving Press", "prefixes": ["10.99004"]}]}))
+    (root / "world.json").write_text(
+        json.dumps(
+            {
+                "format": "landing-sandbox/1",
+                "members": [{"id": "1", "primary-name": "Moving Press", "prefixes": ["10.99004"]}],
+            }
+        )
+    )
     url = f"https://{host}/article"
     (root / "dois.jsonl").write_text(json.dumps({"doi": DOI, "ra": "crossref", "member": "1", "url": url}) + "\n")
     (root / "routes.jsonl").write_text(json.dumps({"url": url, "body": PAGE}) + "\n")
@@ -53,7 +60,9 @@ def test_each_export_writes_its_changes_beside_its_version(moved):
     assert json.loads((first / "changes.json").read_text())["from"] is None
     written = json.loads((second / "changes.json").read_text())
     assert (written["from"], [(row["domain"], bool(row["unseen-since"])) for row in written["pairs"]]) == (
-        first.name, [("new.example", False), ("old.example", True)])
+        first.name,
+        [("new.example", False), ("old.example", True)],
+    )
 
 
 def test_the_old_pair_stays_with_its_last_seen_before_the_new_ones_first_seen(moved):

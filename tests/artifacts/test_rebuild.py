@@ -1,4 +1,5 @@
 """landing.artifacts.rebuild: reports and a new artifact version rebuilt from the analyses in a document store."""
+
 import json
 from pathlib import Path
 
@@ -16,17 +17,34 @@ SEEN = f",{DAY1},{DAY1}"  # first-seen, last-seen: DAY1's visits
 def visit(doi, ra, member, final_url=None, error=None, found=None, when=DAY1):
     """An analysis document as the sampler stores it: a visit that reached final_url, or failed with error."""
     pid = documents.pid(doi, ra, member, when)
-    snapshot = documents.snapshot(pid, timestamp=when, driver="http", final_url=final_url, error=error,
-                                  resource_url=final_url, status=None if error else 200)
+    snapshot = documents.snapshot(
+        pid,
+        timestamp=when,
+        driver="http",
+        final_url=final_url,
+        error=error,
+        resource_url=final_url,
+        status=None if error else 200,
+    )
     return documents.analysis(snapshot, found, when)
 
 
 # The DOI states itself in its meta tags, correctly: good, recognised and confirmed.
-PLOS = visit("10.1371/journal.pone.0160617", "crossref", "340", "https://journals.plos.org/plosone/article?id=1",
-             found={"analysis/doi-in-meta-tags": "https-doi", "analysis/meta-tag-correctness": "ok"})
+PLOS = visit(
+    "10.1371/journal.pone.0160617",
+    "crossref",
+    "340",
+    "https://journals.plos.org/plosone/article?id=1",
+    found={"analysis/doi-in-meta-tags": "https-doi", "analysis/meta-tag-correctness": "ok"},
+)
 # Reached, but the page never states its DOI: bad, recognised, not confirmed.
-ZENODO = visit("10.5281/zenodo.2", "datacite", "cern.zenodo", "https://zenodo.org/records/2",
-               found={"analysis/meta-tag-correctness": "missing"})
+ZENODO = visit(
+    "10.5281/zenodo.2",
+    "datacite",
+    "cern.zenodo",
+    "https://zenodo.org/records/2",
+    found={"analysis/meta-tag-correctness": "missing"},
+)
 # Never reached: its prefix is known, no domain.
 TIMEOUT = visit("10.5555/3", "crossref", "7", error="timeout")
 
@@ -51,8 +69,11 @@ def lines(path):
 
 def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_alone(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
-    assert lines(tmp_path / "artifacts" / GOOD) == ["10.1371,journals.plos.org,crossref" + SEEN,
-                                                    "10.5281,,datacite" + SEEN, "10.5555,,crossref" + SEEN]
+    assert lines(tmp_path / "artifacts" / GOOD) == [
+        "10.1371,journals.plos.org,crossref" + SEEN,
+        "10.5281,,datacite" + SEEN,
+        "10.5555,,crossref" + SEEN,
+    ]
 
 
 def test_the_bad_csv_lists_the_domains_reached_whose_pages_never_state_the_doi(docs, tmp_path):
@@ -66,10 +87,24 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
         "domains": ["journals.plos.org", "zenodo.org"],
         "prefixes": ["10.1371", "10.5281", "10.5555"],
         "domains-prefixes": {
-            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
-                                              "visits": {"page": 1}, "first-seen": DAY1, "last-seen": DAY1}},
-            "zenodo.org": {"10.5281": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1},
-                                       "first-seen": DAY1, "last-seen": DAY1}},
+            "journals.plos.org": {
+                "10.1371": {
+                    "domain-recognised": True,
+                    "domain-confirmed": True,
+                    "visits": {"page": 1},
+                    "first-seen": DAY1,
+                    "last-seen": DAY1,
+                }
+            },
+            "zenodo.org": {
+                "10.5281": {
+                    "domain-recognised": True,
+                    "domain-confirmed": False,
+                    "visits": {"page": 1},
+                    "first-seen": DAY1,
+                    "last-seen": DAY1,
+                }
+            },
         },
     }
 
@@ -77,34 +112,51 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
 def test_the_new_version_directory_holds_the_same_files_as_the_top(docs, tmp_path):
     version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
     top = tmp_path / "artifacts"
-    assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS)}) == \
-        (top / "versions", {name: (top / name).read_text() for name in (GOOD, BAD, DECISIONS)})
+    assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS)}) == (
+        top / "versions",
+        {name: (top / name).read_text() for name in (GOOD, BAD, DECISIONS)},
+    )
 
 
 def test_the_summary_counts_analyses_reports_additions_and_lines(docs, tmp_path):
     summary = rebuild(docs, tmp_path / "artifacts", report=False)
     json_lines = len(lines(tmp_path / "artifacts" / DECISIONS))
     del summary["version"]
-    assert summary == {"analyses": 3, "reports": 8, "report": None,
-                       "added": {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 3},
-                       "lines": {GOOD: 3, BAD: 1, DECISIONS: json_lines}}
+    assert summary == {
+        "analyses": 3,
+        "reports": 8,
+        "report": None,
+        "added": {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 3},
+        "lines": {GOOD: 3, BAD: 1, DECISIONS: json_lines},
+    }
 
 
 def test_a_report_is_stored_per_prefix_domain_and_member(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
     assert sorted(f"{r['report/kind']}:{r['report/key']}" for r in docs.scan("report")) == [
-        "domain:journals.plos.org", "domain:zenodo.org",
-        "member:crossref/340", "member:crossref/7", "member:datacite/cern.zenodo",
-        "prefix:10.1371", "prefix:10.5281", "prefix:10.5555"]
+        "domain:journals.plos.org",
+        "domain:zenodo.org",
+        "member:crossref/340",
+        "member:crossref/7",
+        "member:datacite/cern.zenodo",
+        "prefix:10.1371",
+        "prefix:10.5281",
+        "prefix:10.5555",
+    ]
 
 
 def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
     assert docs.get("report", "prefix:10.5555") == {
-        "report/kind": "prefix", "report/key": "10.5555", "report/dois": 1, "report/ra": "crossref",
-        "report/good-domains": [], "report/bad-domains": [],
+        "report/kind": "prefix",
+        "report/key": "10.5555",
+        "report/dois": 1,
+        "report/ra": "crossref",
+        "report/good-domains": [],
+        "report/bad-domains": [],
         "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 0},
-        "report/errors": {"timeout": 1}}
+        "report/errors": {"timeout": 1},
+    }
 
 
 def test_reports_of_an_earlier_rebuild_that_no_analysis_supports_are_deleted(docs, tmp_path):
@@ -114,14 +166,24 @@ def test_reports_of_an_earlier_rebuild_that_no_analysis_supports_are_deleted(doc
 
 
 def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_path):
-    reached = visit("10.1371/journal.pone.0160617", "crossref", "340", "https://journals.plos.org/plosone/article?id=1",
-                    found={"analysis/doi-in-text": "non-url", "analysis/meta-tag-correctness": "missing"}, when=DAY1)
+    reached = visit(
+        "10.1371/journal.pone.0160617",
+        "crossref",
+        "340",
+        "https://journals.plos.org/plosone/article?id=1",
+        found={"analysis/doi-in-text": "non-url", "analysis/meta-tag-correctness": "missing"},
+        when=DAY1,
+    )
     failed_later = visit("10.1371/journal.pone.0160617", "crossref", "340", error="dns", when=DAY2)
     with store(tmp_path / "docs.db", reached, failed_later) as docs:
         summary = rebuild(docs, tmp_path / "artifacts", report=False)
         report = docs.get("report", "prefix:10.1371")
-    assert (summary["analyses"], report["report/dois"], report["report/errors"],
-            lines(tmp_path / "artifacts" / GOOD)) == (1, 1, {}, ["10.1371,journals.plos.org,crossref" + SEEN])
+    assert (
+        summary["analyses"],
+        report["report/dois"],
+        report["report/errors"],
+        lines(tmp_path / "artifacts" / GOOD),
+    ) == (1, 1, {}, ["10.1371,journals.plos.org,crossref" + SEEN])
 
 
 def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp_path):
@@ -133,28 +195,40 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
         ["10.5281,zenodo.org,datacite" + SEEN],
         ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
-        0)
+        0,
+    )
 
 
 def test_rebuilding_an_unchanged_store_adds_nothing_and_writes_a_second_version(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
     summary = rebuild(docs, tmp_path / "artifacts", report=False)
     assert (summary["added"], len(list((tmp_path / "artifacts" / "versions").iterdir()))) == (
-        {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0}, 2)
+        {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0},
+        2,
+    )
 
 
 def test_a_store_without_analyses_exports_empty_artifacts(tmp_path):
     with store(tmp_path / "docs.db") as docs:
         summary = rebuild(docs, tmp_path / "artifacts", report=False)
-    assert (summary["analyses"], summary["reports"], summary["lines"][GOOD], summary["lines"][BAD],
-            json.loads((tmp_path / "artifacts" / DECISIONS).read_text())) == (
-        0, 0, 0, 0, {"domains": [], "prefixes": [], "domains-prefixes": {}})
+    assert (
+        summary["analyses"],
+        summary["reports"],
+        summary["lines"][GOOD],
+        summary["lines"][BAD],
+        json.loads((tmp_path / "artifacts" / DECISIONS).read_text()),
+    ) == (0, 0, 0, 0, {"domains": [], "prefixes": [], "domains-prefixes": {}})
 
 
 def test_progress_is_told_once_per_50000_analyses(tmp_path):
     told = []
-    docs = store(tmp_path / "docs.db", *({"pid/doi": f"10.1/{n:06d}", "pid/ra": "crossref", "snapshot/driver": "http",
-                                          "snapshot/timestamp": DAY1} for n in range(50001)))
+    docs = store(
+        tmp_path / "docs.db",
+        *(
+            {"pid/doi": f"10.1/{n:06d}", "pid/ra": "crossref", "snapshot/driver": "http", "snapshot/timestamp": DAY1}
+            for n in range(50001)
+        ),
+    )
     with docs:
         rebuild(docs, tmp_path / "artifacts", progress=told.append, report=False)
     assert told == ["aggregated 50,000 analyses"]

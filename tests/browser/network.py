@@ -4,6 +4,7 @@ The guard refuses loopback, so a test cannot give it a local server's own addres
 addresses and map (address, port) to a local listener at the proxy's one connecting call; the guard's judgement is
 the real one, and a connection the guard should never allow would, if made, reach a listener and be seen.
 """
+
 import asyncio
 import socket
 import threading
@@ -12,12 +13,14 @@ from contextlib import contextmanager
 
 def mapped(network: dict, made: list):
     """An asyncio.open_connection that connects (address, port) to network[f"{address}:{port}"] on 127.0.0.1."""
+
     async def open_connection(host, port, **kwargs):
         made.append(f"{host}:{port}")
         local = network.get(f"{host}:{port}")
         if local is None:
             raise ConnectionRefusedError(f"nothing listens at {host}:{port} in this test's network")
         return await asyncio.open_connection("127.0.0.1", local, **kwargs)
+
     return open_connection
 
 

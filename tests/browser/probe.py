@@ -2,6 +2,7 @@
 
 Scrapy installs its reactor once per process, hence the subprocess. Prints one JSON line per visit.
 """
+
 import json
 import os
 import subprocess
@@ -15,7 +16,8 @@ CHROMIUM = "/usr/bin/chromium"
 needs_chromium = pytest.mark.skipif(
     not os.access(CHROMIUM, os.X_OK),
     reason=f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium where apt-get runs as root; here it "
-           "could not")
+    "could not",
+)
 
 SCRIPT = """
 import json, os, sys
@@ -92,7 +94,13 @@ def visit(urls: list[str], network: dict | None = None, environ: dict | None = N
 def run(urls: list[str], network: dict | None = None, environ: dict | None = None, **settings) -> tuple[dict, str]:
     """visit's answer, and the crawl's log (stderr)."""
     environ = {**os.environ, **(environ or {}), "LANDING_TEST_NETWORK": json.dumps(network) if network else ""}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, env=environ)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, json.dumps(settings), *urls],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return {line["url"]: line for line in map(json.loads, done.stdout.splitlines())}, done.stderr

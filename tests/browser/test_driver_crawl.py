@@ -2,6 +2,7 @@
 
 `make test` installs Chromium when it is missing; where it cannot be installed these tests skip and say why.
 """
+
 import os
 from collections import Counter
 
@@ -14,12 +15,23 @@ from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores, disagreements, truth_of
 
 CHROMIUM = "/usr/bin/chromium"
-HOSTILE = ["direct", "meta-refresh", "js-redirect", "js-computed", "cookie-wall", "challenge", "redirect-loop",
-           "too-large", "robots-disallowed"]
+HOSTILE = [
+    "direct",
+    "meta-refresh",
+    "js-redirect",
+    "js-computed",
+    "cookie-wall",
+    "challenge",
+    "redirect-loop",
+    "too-large",
+    "robots-disallowed",
+]
 
-pytestmark = pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK),
-                                reason=f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium "
-                                       "where apt-get runs as root; here it could not")
+pytestmark = pytest.mark.skipif(
+    not os.access(CHROMIUM, os.X_OK),
+    reason=f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium "
+    "where apt-get runs as root; here it could not",
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +107,9 @@ def test_http_reaches_every_plain_and_cookie_wall_page_and_names_what_it_cannot(
     analyses = stores.export("analysis")
     by_scenario = Counter((truth[d["pid/doi"]]["scenario"], d["snapshot/error"]) for d in analyses)
     for scenario in ("direct", "meta-refresh", "js-redirect", "cookie-wall"):
-        assert by_scenario[(scenario, None)] > 0 and not any(
-            s == scenario and error for (s, error) in by_scenario), by_scenario
+        assert by_scenario[(scenario, None)] > 0 and not any(s == scenario and error for (s, error) in by_scenario), (
+            by_scenario
+        )
     assert {error for (s, error) in by_scenario if s in ("js-computed", "challenge")} == {"js-required", "challenge"}
 
 
@@ -106,8 +119,10 @@ def test_auto_reaches_what_the_browser_truth_reaches_and_sends_only_those_that_n
     assert _outcomes(current(analyses), truth, "browser") == []
     browser = [d for d in analyses if d["snapshot/driver"] == "browser"]
     assert sorted(truth[d["pid/doi"]]["scenario"] for d in browser) == sorted(
-        t["scenario"] for doi, t in truth.items() if t["scenario"] in ("js-computed", "challenge")
-        and any(a["pid/doi"] == doi for a in analyses))
+        t["scenario"]
+        for doi, t in truth.items()
+        if t["scenario"] in ("js-computed", "challenge") and any(a["pid/doi"] == doi for a in analyses)
+    )
     assert f"'landing/browser/sent': {len(browser)}," in done.stderr
 
 
@@ -142,11 +157,13 @@ def test_auto_starts_no_browser_when_no_doi_needs_one(tmp_path):
     assert "Starting download handler" not in done.stderr and "playwright/" not in done.stderr
 
 
-def test_without_cookies_http_names_cookie_walls_cookie_required_as_the_plain_client_truth_does(
-        cookieless_auto_crawl):
+def test_without_cookies_http_names_cookie_walls_cookie_required_as_the_plain_client_truth_does(cookieless_auto_crawl):
     truth, stores, _ = cookieless_auto_crawl
-    http = [d for d in stores.export("analysis") if d["snapshot/driver"] == "http"
-            and truth[d["pid/doi"]]["scenario"] == "cookie-wall"]
+    http = [
+        d
+        for d in stores.export("analysis")
+        if d["snapshot/driver"] == "http" and truth[d["pid/doi"]]["scenario"] == "cookie-wall"
+    ]
     assert http and {d["snapshot/error"] for d in http} == {"cookie-required"}
     assert {truth[d["pid/doi"]]["error"] for d in http} == {"cookie-required"}  # the plain client's
 

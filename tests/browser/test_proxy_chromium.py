@@ -3,6 +3,7 @@
 The page is served from 127.0.0.1 under a public address (tests/browser/network.py); 10.0.0.5 and 169.254.169.254
 are mapped onto a listener too, so a connection the proxy let through would be seen there.
 """
+
 import os
 
 import pytest
@@ -12,12 +13,16 @@ from tests.browser.probe import needs_chromium, run, visit
 from tests.local_http import serving
 
 SITE, ELSEWHERE = "93.184.215.14", "93.184.215.15"
-SOCKET = (b"<html><body><p>A page with a socket.</p><script>var s = new WebSocket('%s');"
-          b"s.onerror = s.onclose = function () { document.body.innerHTML += '<p>socket closed</p>'; };"
-          b"</script></body></html>")
-SUBRESOURCES = (b"<html><body><p>A page with a script and a fetch.</p><script src='/jump?script'></script>"
-                b"<script>fetch('/jump?fetch').catch(function () {}).then(function () {"
-                b" document.body.innerHTML += '<p>fetch done</p>'; });</script></body></html>")
+SOCKET = (
+    b"<html><body><p>A page with a socket.</p><script>var s = new WebSocket('%s');"
+    b"s.onerror = s.onclose = function () { document.body.innerHTML += '<p>socket closed</p>'; };"
+    b"</script></body></html>"
+)
+SUBRESOURCES = (
+    b"<html><body><p>A page with a script and a fetch.</p><script src='/jump?script'></script>"
+    b"<script>fetch('/jump?fetch').catch(function () {}).then(function () {"
+    b" document.body.innerHTML += '<p>fetch done</p>'; });</script></body></html>"
+)
 
 
 def _site(path):
@@ -36,8 +41,12 @@ def _site(path):
 def world():
     """(network map, site hits, private listener's connections, public listener's connections)."""
     with serving(_site) as (site, hits), listening() as (private, reached), listening() as (public, allowed):
-        network = {f"{SITE}:80": site, "10.0.0.5:8080": private, "169.254.169.254:80": private,
-                   f"{ELSEWHERE}:8080": public}
+        network = {
+            f"{SITE}:80": site,
+            "10.0.0.5:8080": private,
+            "169.254.169.254:80": private,
+            f"{ELSEWHERE}:8080": public,
+        }
         yield network, hits, reached, allowed
 
 
@@ -68,8 +77,11 @@ def test_a_navigation_redirected_to_the_metadata_service_is_stopped_and_named_re
     network, hits, reached, _ = world
     url = f"http://{SITE}/jump?navigation"
     visits = visit([url], network=network)
-    assert visits[url]["stop"] == ["http://169.254.169.254/latest/meta-data/", "refused-address",
-                                   "refused: 169.254.169.254 (cloud-metadata)"]
+    assert visits[url]["stop"] == [
+        "http://169.254.169.254/latest/meta-data/",
+        "refused-address",
+        "refused: 169.254.169.254 (cloud-metadata)",
+    ]
     assert reached == []
 
 

@@ -1,4 +1,5 @@
 """landing.browser.rules: what Chromium may fetch by itself is judged as Scrapy's own requests are."""
+
 import asyncio
 from types import SimpleNamespace
 
@@ -10,7 +11,6 @@ from landing.settings import DOWNLOADER_MIDDLEWARES
 from tests.browser.probe import needs_chromium, visit
 from tests.local_http import serving
 
-
 NO_ROBOTS = RobotsPolicy(obey=False)
 
 
@@ -19,8 +19,17 @@ def _aborts(url, resource_type="document", **rules):
     return asyncio.run(BrowserRules(**{"guard": True, "robots": NO_ROBOTS, **rules})(request))
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/", "http://169.254.169.254/latest/meta-data/",
-                                 "http://localhost/", "https://10.0.0.7/x", "http://[::1]/", "http://metadata.google.internal/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8080/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://localhost/",
+        "https://10.0.0.7/x",
+        "http://[::1]/",
+        "http://metadata.google.internal/",
+    ],
+)
 def test_a_browser_request_to_a_forbidden_host_is_aborted(url):
     assert _aborts(url) is True
 
@@ -28,20 +37,30 @@ def test_a_browser_request_to_a_forbidden_host_is_aborted(url):
 def test_an_aborted_request_says_why_for_the_visit_to_name():
     _aborts("http://169.254.169.254/latest/meta-data/")
     assert stopped("http://169.254.169.254/latest/meta-data/") == (
-        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata")
+        "refused-address",
+        "refused: 169.254.169.254 (cloud-metadata)",
+        "landing/refused/cloud-metadata",
+    )
 
 
 def test_a_redirect_to_the_metadata_service_is_found_after_the_fact():
-    hops = [{"url": "https://93.184.215.14/doi/1", "status": 302}, {"url": "http://169.254.169.254/latest/", "status": 200}]
+    hops = [
+        {"url": "https://93.184.215.14/doi/1", "status": 302},
+        {"url": "http://169.254.169.254/latest/", "status": 200},
+    ]
     found = asyncio.run(BrowserRules(guard=True, robots=NO_ROBOTS).after_the_fact(hops, None))
-    assert found == ("http://169.254.169.254/latest/", (
-        "refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata"))
+    assert found == (
+        "http://169.254.169.254/latest/",
+        ("refused-address", "refused: 169.254.169.254 (cloud-metadata)", "landing/refused/cloud-metadata"),
+    )
 
 
 def test_a_page_a_script_moved_on_from_is_not_judged_after_the_fact():
     # Only a server's 3xx escapes the rules; a script's navigation was asked about when it happened.
-    hops = [{"url": "https://93.184.215.14/doi/1", "status": 200, "kind": "client-redirect"},
-            {"url": "http://169.254.169.254/latest/", "status": 200}]
+    hops = [
+        {"url": "https://93.184.215.14/doi/1", "status": 200, "kind": "client-redirect"},
+        {"url": "http://169.254.169.254/latest/", "status": 200},
+    ]
     assert asyncio.run(BrowserRules(guard=True, robots=NO_ROBOTS).after_the_fact(hops, None)) is None
 
 
@@ -64,8 +83,10 @@ def test_a_script_fetch_to_the_metadata_service_is_aborted_too():
 # A real Chromium, driven by scrapy-playwright, with Scrapy's own guard taken out so that only the browser's can
 # stop the visit; a local server stands for the sites.
 
-FORWARD = (b"<html><body><p>Moving on.</p><script>setTimeout(function () { location.href = '/private/page'; }, 10)"
-           b"</script></body></html>")
+FORWARD = (
+    b"<html><body><p>Moving on.</p><script>setTimeout(function () { location.href = '/private/page'; }, 10)"
+    b"</script></body></html>"
+)
 
 
 def _site(path):
@@ -75,7 +96,11 @@ def _site(path):
         return 200, {"Content-Type": "text/html"}, FORWARD
     if path == "/jump":
         return 302, {"Location": "/private/page"}, b""
-    return 200, {"Content-Type": "text/html"}, b"<html><body><p>Only the crawling machine can see this.</p></body></html>"
+    return (
+        200,
+        {"Content-Type": "text/html"},
+        b"<html><body><p>Only the crawling machine can see this.</p></body></html>",
+    )
 
 
 @pytest.fixture
@@ -88,7 +113,9 @@ def local_server():
 def test_chromium_never_reaches_a_local_server_and_the_visit_names_the_refusal(local_server):
     port, hits = local_server
     urls = [f"http://127.0.0.1:{port}/page", f"http://localhost:{port}/page"]
-    visits = visit(urls, DOWNLOADER_MIDDLEWARES={**DOWNLOADER_MIDDLEWARES, "landing.crawl.guard.AddressGuardMiddleware": None})
+    visits = visit(
+        urls, DOWNLOADER_MIDDLEWARES={**DOWNLOADER_MIDDLEWARES, "landing.crawl.guard.AddressGuardMiddleware": None}
+    )
     assert visits[urls[0]]["how"] == "failed"
     assert visits[urls[0]]["stop"] == [urls[0], "refused-address", "refused: 127.0.0.1 (loopback)"]
     assert visits[urls[1]]["stop"] == [urls[1], "refused-address", "refused: localhost (loopback)"]
@@ -128,6 +155,7 @@ def _settings(**values):
     from scrapy.settings import Settings
 
     from landing import settings as project
+
     settings = Settings()
     settings.setmodule(project)
     settings.setdict(values)
@@ -150,13 +178,15 @@ def test_rules_under_a_sandbox_url_elsewhere_such_as_a_real_proxy_still_guard_ad
 
 
 def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
-    ignoring, obeying = (BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots
-                         for value in ("ignore", "obey"))
+    ignoring, obeying = (
+        BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots for value in ("ignore", "obey")
+    )
     assert (ignoring.governs("https://doi.org/10.1/a"), obeying.governs("https://doi.org/10.1/a")) == (False, True)
 
 
 def test_a_named_host_is_judged_by_its_answer_looked_up_once_for_routing_and_the_proxy(monkeypatch):
     from landing.browser import rules as rules_module
+
     asked = []
 
     async def lookup(host, timeout):
@@ -167,10 +197,16 @@ def test_a_named_host_is_judged_by_its_answer_looked_up_once_for_routing_and_the
     rules = BrowserRules(guard=True, robots=NO_ROBOTS)
 
     async def judged():
-        return [await rules.verdict("http://intranet.example/", None, navigation=False),
-                await rules.verdict("https://journal.example/a", None, navigation=False),
-                await rules.answers("journal.example")]
+        return [
+            await rules.verdict("http://intranet.example/", None, navigation=False),
+            await rules.verdict("https://journal.example/a", None, navigation=False),
+            await rules.answers("journal.example"),
+        ]
+
     refused, allowed, answer = asyncio.run(judged())
-    assert refused == ("refused-address", "refused: intranet.example resolves to 10.0.0.5 (private)",
-                       "landing/refused/private")
+    assert refused == (
+        "refused-address",
+        "refused: intranet.example resolves to 10.0.0.5 (private)",
+        "landing/refused/private",
+    )
     assert (allowed, answer, asked) == (None, ("93.184.215.14",), ["intranet.example", "journal.example"])

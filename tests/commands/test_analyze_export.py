@@ -1,4 +1,5 @@
 """`scrapy analyze` and `scrapy export` on a crawled store: no network, nothing lost, clear errors."""
+
 import shutil
 
 import pytest
@@ -57,7 +58,11 @@ def test_analyze_reports_snapshots_whose_body_is_missing_and_keeps_their_analysi
 
 def test_export_writes_namespaced_keys_only(every_crawl):
     stores, _ = every_crawl
-    for kind, stages in (("pid", {"pid"}), ("snapshot", {"pid", "snapshot"}), ("analysis", {"pid", "snapshot", "analysis"})):
+    for kind, stages in (
+        ("pid", {"pid"}),
+        ("snapshot", {"pid", "snapshot"}),
+        ("analysis", {"pid", "snapshot", "analysis"}),
+    ):
         docs = stores.export(kind)
         assert {key.split("/")[0] for doc in docs for key in doc} == stages, kind
 

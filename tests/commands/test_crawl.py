@@ -1,4 +1,5 @@
 """`scrapy crawl doi_sampler` refuses bad settings up front and fails loudly when its run could not do its work."""
+
 import socket
 
 from tests.sampler.crawling import Stores
@@ -11,8 +12,18 @@ def _closed_port() -> int:
 
 
 def test_bad_settings_are_each_named_with_exit_code_2_and_no_traceback(tmp_path):
-    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=[
-        "-s", "LANDING_SOURCES=crossref,orcid", "-s", "LANDING_SAMPLE_MAX=lots", "-s", "LANDING_RESOLVER_ROBOTS=maybe"])
+    done = Stores(tmp_path).scrapy(
+        "crawl",
+        "doi_sampler",
+        overrides=[
+            "-s",
+            "LANDING_SOURCES=crossref,orcid",
+            "-s",
+            "LANDING_SAMPLE_MAX=lots",
+            "-s",
+            "LANDING_RESOLVER_ROBOTS=maybe",
+        ],
+    )
     assert done.returncode == 2
     assert "LANDING_SOURCES='crossref,orcid': name one or both of crossref,datacite" in done.stderr
     assert "LANDING_SAMPLE_MAX='lots' is not a number" in done.stderr
@@ -21,12 +32,23 @@ def test_bad_settings_are_each_named_with_exit_code_2_and_no_traceback(tmp_path)
 
 
 def test_a_crawl_that_cannot_reach_the_apis_exits_1_and_says_why(tmp_path):
-    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=[
-        "-s", f"LANDING_SANDBOX=http://127.0.0.1:{_closed_port()}", "-s", "RETRY_TIMES=0",
-        "-s", "TELNETCONSOLE_ENABLED=False"])
+    done = Stores(tmp_path).scrapy(
+        "crawl",
+        "doi_sampler",
+        overrides=[
+            "-s",
+            f"LANDING_SANDBOX=http://127.0.0.1:{_closed_port()}",
+            "-s",
+            "RETRY_TIMES=0",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+        ],
+    )
     assert done.returncode == 1
-    assert ("crawl: 2 listing requests failed, so only the owners listed were planned and the run stays open: run the "
-            "same command again to list the rest") in done.stderr
+    assert (
+        "crawl: 2 listing requests failed, so only the owners listed were planned and the run stays open: run the "
+        "same command again to list the rest"
+    ) in done.stderr
 
 
 def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):
@@ -38,12 +60,18 @@ def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):
 def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
     from landing.core.runs import run_doc
     from landing.stores import open_docs
+
     stores = Stores(tmp_path)
     with open_docs(stores.docs) as docs:
-        docs.put("run", "monthly", {**run_doc("monthly", "2026-01-01T00:00:00Z", ["crossref"], 10, 100),
-                                    "run/state": "finished"})
-    done = stores.scrapy("crawl", "doi_sampler", overrides=["-s", "LANDING_RUN=monthly",
-                                                            "-s", "TELNETCONSOLE_ENABLED=False"])
+        docs.put(
+            "run",
+            "monthly",
+            {**run_doc("monthly", "2026-01-01T00:00:00Z", ["crossref"], 10, 100), "run/state": "finished"},
+        )
+    done = stores.scrapy(
+        "crawl", "doi_sampler", overrides=["-s", "LANDING_RUN=monthly", "-s", "TELNETCONSOLE_ENABLED=False"]
+    )
     assert done.returncode == 1
-    assert "crawl: the run's state in LANDING_DOCS could not be read or recorded: run 'monthly' is finished" \
-        in done.stderr
+    assert (
+        "crawl: the run's state in LANDING_DOCS could not be read or recorded: run 'monthly' is finished" in done.stderr
+    )

@@ -1,4 +1,5 @@
 """`scrapy match` refuses bad settings up front, as `scrapy crawl` does, and prints every result it has, in order."""
+
 import json
 
 from landing.commands.match import _Printer, read_inputs
@@ -6,8 +7,11 @@ from tests.sampler.crawling import Stores
 
 
 def test_a_bad_setting_is_named_with_exit_code_2_and_no_traceback(tmp_path):
-    done = Stores(tmp_path).scrapy("match", "https://example.org/article/1", overrides=[
-        "-s", "LANDING_RESOLVER_ROBOTS=maybe", "-s", "LANDING_MATCH_CONCURRENCY=many"])
+    done = Stores(tmp_path).scrapy(
+        "match",
+        "https://example.org/article/1",
+        overrides=["-s", "LANDING_RESOLVER_ROBOTS=maybe", "-s", "LANDING_MATCH_CONCURRENCY=many"],
+    )
     assert done.returncode == 2
     assert "LANDING_RESOLVER_ROBOTS='maybe': use ignore or obey" in done.stderr
     assert "LANDING_MATCH_CONCURRENCY='many' is not a number" in done.stderr
@@ -48,7 +52,12 @@ def test_inputs_that_are_not_utf8_are_read_with_replacement_and_their_lines_name
 def test_a_latin1_input_file_is_matched_line_by_line_and_said_not_a_traceback(tmp_path):
     inputs = tmp_path / "latin1.txt"
     inputs.write_bytes(b"https://example.org/caf\xe9\n10.1234/abc\n")
-    done = Stores(tmp_path).scrapy("match", "-i", str(inputs), "--no-fetch", overrides=[
-        "-s", "LANDING_SANDBOX=http://127.0.0.1:9", "-s", "RETRY_TIMES=0"])
+    done = Stores(tmp_path).scrapy(
+        "match",
+        "-i",
+        str(inputs),
+        "--no-fetch",
+        overrides=["-s", "LANDING_SANDBOX=http://127.0.0.1:9", "-s", "RETRY_TIMES=0"],
+    )
     assert (done.returncode, "Traceback" in done.stderr, len(done.stdout.splitlines())) == (0, False, 2)
     assert "latin1.txt: 1 line(s) not UTF-8 (first: line 1)" in done.stderr

@@ -5,6 +5,7 @@ og:url ... too) and doi_in_links is "any <a>/<link>/<area> href contains the DOI
 DOI meta names and <a href> values that are the DOI itself. The rows where that difference shows are listed in
 EXCEPTIONS with the reason, read from each row's notes; every other row must agree exactly.
 """
+
 import csv
 import re
 from pathlib import Path
@@ -15,11 +16,15 @@ from landing.core.analysis import analyse
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 if not (CORPUS / "manifest.csv").is_file():
-    pytest.skip(f"no landing-page corpus at {CORPUS} (third-party pages, kept outside the repo)",
-                allow_module_level=True)
+    pytest.skip(
+        f"no landing-page corpus at {CORPUS} (third-party pages, kept outside the repo)", allow_module_level=True
+    )
 
-COLUMNS = {"doi_in_meta": "analysis/doi-in-meta-tags", "doi_in_links": "analysis/doi-in-hyperlinks",
-           "doi_in_text": "analysis/doi-in-text"}
+COLUMNS = {
+    "doi_in_meta": "analysis/doi-in-meta-tags",
+    "doi_in_links": "analysis/doi-in-hyperlinks",
+    "doi_in_text": "analysis/doi-in-text",
+}
 NO_DIRECT_LINK = "no direct doi.org link; DOI appears only inside other hrefs"
 # (page number, column) -> why the manifest says yes and the analysis finds nothing.
 EXCEPTIONS = {

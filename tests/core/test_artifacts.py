@@ -1,15 +1,38 @@
 """landing.core.artifacts: good/bad/recognised/confirmed rules, reports, merge, render/parse, diff."""
+
 import json
 from collections.abc import Iterator
 
 import pytest
 
-from landing.core.artifacts import (BAD_CSV, DECISIONS_JSON, GOOD_CSV, Aggregate, Artifacts, aggregate, diff, merge, parse, render, report_id, reports)
+from landing.core.artifacts import (
+    BAD_CSV,
+    DECISIONS_JSON,
+    GOOD_CSV,
+    Aggregate,
+    Artifacts,
+    aggregate,
+    diff,
+    merge,
+    parse,
+    render,
+    report_id,
+    reports,
+)
 from landing.core.decisions import load_decisions
 
 
-def doc(doi="10.1371/a", domain="journals.plos.org", error=None, correctness="missing",
-        meta=None, text=None, links=None, ra="crossref", member="340"):
+def doc(
+    doi="10.1371/a",
+    domain="journals.plos.org",
+    error=None,
+    correctness="missing",
+    meta=None,
+    text=None,
+    links=None,
+    ra="crossref",
+    member="340",
+):
     """One analysis document in the shape the pipeline stores."""
     return {
         "pid/doi": doi,
@@ -72,10 +95,19 @@ def test_a_visit_that_never_left_the_resolver_or_was_refused_its_address_adds_no
 
 
 def test_visit_ends_count_the_dois_of_a_prefix_per_domain_and_class():
-    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.1371/b"), doc(doi="10.1371/c", error="challenge"),
-                   doc(doi="10.1371/d", domain="mirror.example")])
-    assert a.ends == {("journals.plos.org", "10.1371", "page", 2), ("journals.plos.org", "10.1371", "challenge", 1),
-                      ("mirror.example", "10.1371", "page", 1)}
+    a = aggregate(
+        [
+            doc(meta="non-url", correctness="ok"),
+            doc(doi="10.1371/b"),
+            doc(doi="10.1371/c", error="challenge"),
+            doc(doi="10.1371/d", domain="mirror.example"),
+        ]
+    )
+    assert a.ends == {
+        ("journals.plos.org", "10.1371", "page", 2),
+        ("journals.plos.org", "10.1371", "challenge", 1),
+        ("mirror.example", "10.1371", "page", 1),
+    }
     cell = json.loads(render(a)[DECISIONS_JSON])["domains-prefixes"]["journals.plos.org"]["10.1371"]
     assert cell == {"domain-recognised": True, "domain-confirmed": True, "visits": {"challenge": 1, "page": 2}}
 
@@ -83,9 +115,11 @@ def test_visit_ends_count_the_dois_of_a_prefix_per_domain_and_class():
 def test_merge_takes_a_pairs_visit_ends_from_the_newer_export_and_keeps_pairs_it_lacks():
     old = aggregate([doc(), doc(doi="10.5555/x", domain="old.example")])
     new = aggregate([doc(), doc(doi="10.1371/b", error="challenge")])
-    assert merge(old, new).ends == {("journals.plos.org", "10.1371", "page", 1),
-                                    ("journals.plos.org", "10.1371", "challenge", 1),
-                                    ("old.example", "10.5555", "page", 1)}
+    assert merge(old, new).ends == {
+        ("journals.plos.org", "10.1371", "page", 1),
+        ("journals.plos.org", "10.1371", "challenge", 1),
+        ("old.example", "10.5555", "page", 1),
+    }
 
 
 def test_visit_ends_that_are_not_counts_are_refused_with_a_message():
@@ -107,8 +141,9 @@ def test_meta_tag_ok_confirms_the_pair():
 
 
 def test_incorrect_and_conflicting_meta_tags_do_not_confirm():
-    a = aggregate([doc(meta="non-url", correctness="incorrect"),
-                   doc(doi="10.1371/b", meta="non-url", correctness="conflict")])
+    a = aggregate(
+        [doc(meta="non-url", correctness="incorrect"), doc(doi="10.1371/b", meta="non-url", correctness="conflict")]
+    )
     assert a.confirmed == frozenset()
     assert a.recognised == {("journals.plos.org", "10.1371")}
 
@@ -126,22 +161,19 @@ def test_one_good_and_one_bad_doi_of_a_prefix_make_the_pair_both_good_and_bad():
 
 
 def test_every_known_prefix_is_written_with_an_empty_domain_when_it_has_no_good_domain():
-    a = aggregate([
-        doc(meta="non-url"),
-        doc(doi="10.5555/x", domain="blocked.example", error="timeout"),
-        doc(doi="10.9999/y", domain="nodoi.example"),
-    ])
-    assert render(a)[GOOD_CSV] == (
-        "10.1371,journals.plos.org,crossref\n"
-        "10.5555,,crossref\n"
-        "10.9999,,crossref\n"
+    a = aggregate(
+        [
+            doc(meta="non-url"),
+            doc(doi="10.5555/x", domain="blocked.example", error="timeout"),
+            doc(doi="10.9999/y", domain="nodoi.example"),
+        ]
     )
+    assert render(a)[GOOD_CSV] == ("10.1371,journals.plos.org,crossref\n10.5555,,crossref\n10.9999,,crossref\n")
     assert render(a)[BAD_CSV] == "10.5555,blocked.example,crossref\n10.9999,nodoi.example,crossref\n"
 
 
 def test_csv_fields_needing_quotes_are_quoted_and_parse_back():
-    a = Artifacts(good=frozenset({("10.1/x", "a,b.example", "crossref")}),
-                  prefixes=frozenset({("10.1/x", "crossref")}))
+    a = Artifacts(good=frozenset({("10.1/x", "a,b.example", "crossref")}), prefixes=frozenset({("10.1/x", "crossref")}))
     assert render(a)[GOOD_CSV] == '10.1/x,"a,b.example",crossref\n'
     assert parse(render(a)) == a
 
@@ -152,8 +184,9 @@ def test_decision_structure_lists_domains_prefixes_and_flags():
         "domains": ["journals.plos.org", "other.example"],
         "prefixes": ["10.1371", "10.5555"],
         "domains-prefixes": {
-            "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True,
-                                              "visits": {"page": 1}}},
+            "journals.plos.org": {
+                "10.1371": {"domain-recognised": True, "domain-confirmed": True, "visits": {"page": 1}}
+            },
             "other.example": {"10.5555": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1}}},
         },
     }
@@ -225,7 +258,10 @@ def test_reports_and_artifacts_come_from_one_accumulator():
         acc.add(d)
     assert acc.artifacts() == aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.2/x", error="timeout")])
     assert [report_id(r) for r in acc.reports()] == [
-        "prefix:10.1371", "prefix:10.2", "domain:journals.plos.org", "member:crossref/340",
+        "prefix:10.1371",
+        "prefix:10.2",
+        "domain:journals.plos.org",
+        "member:crossref/340",
     ]
 
 
@@ -256,12 +292,14 @@ def test_merge_fills_an_unknown_ra_from_either_side_and_keeps_a_known_one():
 
 
 def test_render_then_parse_round_trips_exactly():
-    a = aggregate([
-        doc(meta="non-url", correctness="ok"),
-        doc(doi="10.1371/b", domain="other.example"),
-        doc(doi="10.5281/z", domain="zenodo.org", links="https-doi", ra="datacite"),
-        doc(doi="10.5555/x", domain="blocked.example", error="js-required"),
-    ])
+    a = aggregate(
+        [
+            doc(meta="non-url", correctness="ok"),
+            doc(doi="10.1371/b", domain="other.example"),
+            doc(doi="10.5281/z", domain="zenodo.org", links="https-doi", ra="datacite"),
+            doc(doi="10.5555/x", domain="blocked.example", error="js-required"),
+        ]
+    )
     assert parse(render(a)) == a
     assert render(parse(render(a))) == render(a)
 
@@ -293,32 +331,55 @@ def test_parse_skips_a_header_line():
 
 def test_diff_counts_what_the_new_version_adds():
     old = aggregate([doc(meta="non-url")])
-    new = merge(old, aggregate([doc(doi="10.2/x", domain="b.example", meta="non-url", correctness="ok"),
-                                doc(doi="10.3/y", domain="c.example")]))
+    new = merge(
+        old,
+        aggregate(
+            [
+                doc(doi="10.2/x", domain="b.example", meta="non-url", correctness="ok"),
+                doc(doi="10.3/y", domain="c.example"),
+            ]
+        ),
+    )
     assert diff(old, new) == {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 2}
     assert diff(new, new) == {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0}
 
 
 def _analysis(doi, driver, day, error=None):
-    return {"pid/doi": doi, "snapshot/driver": driver, "snapshot/timestamp": f"2026-11-{day}T00:00:00Z",
-            "snapshot/error": error}
+    return {
+        "pid/doi": doi,
+        "snapshot/driver": driver,
+        "snapshot/timestamp": f"2026-11-{day}T00:00:00Z",
+        "snapshot/error": error,
+    }
 
 
 def test_current_keeps_one_analysis_per_doi_the_latest_that_reached_a_page():
     from landing.core.artifacts import current
-    stream = [_analysis("10.1/a", "browser", 21), _analysis("10.1/a", "http", 22, error="js-required"),
-              _analysis("10.1/b", "http", 20), _analysis("10.1/b", "http", 22),
-              _analysis("10.1/c", "http", 20, error="timeout"), _analysis("10.1/c", "http", 21, error="dns")]
-    assert [(d["pid/doi"], d["snapshot/driver"], d["snapshot/timestamp"][:10], d["snapshot/error"])
-            for d in current(stream)] == [("10.1/a", "browser", "2026-11-21", None),
-                                          ("10.1/b", "http", "2026-11-22", None),
-                                          ("10.1/c", "http", "2026-11-21", "dns")]
+
+    stream = [
+        _analysis("10.1/a", "browser", 21),
+        _analysis("10.1/a", "http", 22, error="js-required"),
+        _analysis("10.1/b", "http", 20),
+        _analysis("10.1/b", "http", 22),
+        _analysis("10.1/c", "http", 20, error="timeout"),
+        _analysis("10.1/c", "http", 21, error="dns"),
+    ]
+    assert [
+        (d["pid/doi"], d["snapshot/driver"], d["snapshot/timestamp"][:10], d["snapshot/error"]) for d in current(stream)
+    ] == [
+        ("10.1/a", "browser", "2026-11-21", None),
+        ("10.1/b", "http", "2026-11-22", None),
+        ("10.1/c", "http", "2026-11-21", "dns"),
+    ]
 
 
 def test_an_excluded_domain_is_kept_as_followed_but_never_good_recognised_or_confirmed():
     from landing.core.artifacts import excluding
-    a = excluding(aggregate([doc(domain="www.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")]),
-                  frozenset({"youtube.com"}))
+
+    a = excluding(
+        aggregate([doc(domain="www.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")]),
+        frozenset({"youtube.com"}),
+    )
     assert a.good == frozenset()
     assert a.bad == {("10.1371", "www.youtube.com", "crossref"), ("10.1371", "journals.plos.org", "crossref")}
     assert (a.recognised, a.confirmed) == ({("journals.plos.org", "10.1371")}, frozenset())
@@ -330,15 +391,20 @@ def _on(day, **kwargs):
 
 
 def test_a_pair_is_seen_from_its_first_visit_to_its_last_and_a_prefix_without_good_domain_too():
-    a = aggregate([_on("2026-01-02"), _on("2026-03-04", doi="10.1371/b"), _on("2026-02-01", doi="10.5555/x",
-                                                                                domain=None)])
-    assert a.seen == {("10.1371", "journals.plos.org", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
-                      ("10.1371", "", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
-                      ("10.5555", "", "2026-02-01T12:00:00Z", "2026-02-01T12:00:00Z")}
+    a = aggregate(
+        [_on("2026-01-02"), _on("2026-03-04", doi="10.1371/b"), _on("2026-02-01", doi="10.5555/x", domain=None)]
+    )
+    assert a.seen == {
+        ("10.1371", "journals.plos.org", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
+        ("10.1371", "", "2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z"),
+        ("10.5555", "", "2026-02-01T12:00:00Z", "2026-02-01T12:00:00Z"),
+    }
     files = render(a)
     assert files[BAD_CSV] == "10.1371,journals.plos.org,crossref,2026-01-02T12:00:00Z,2026-03-04T12:00:00Z\n"
-    assert files[GOOD_CSV] == ("10.1371,,crossref,2026-01-02T12:00:00Z,2026-03-04T12:00:00Z\n"
-                                "10.5555,,crossref,2026-02-01T12:00:00Z,2026-02-01T12:00:00Z\n")
+    assert files[GOOD_CSV] == (
+        "10.1371,,crossref,2026-01-02T12:00:00Z,2026-03-04T12:00:00Z\n"
+        "10.5555,,crossref,2026-02-01T12:00:00Z,2026-02-01T12:00:00Z\n"
+    )
     cell = json.loads(files[DECISIONS_JSON])["domains-prefixes"]["journals.plos.org"]["10.1371"]
     assert (cell["first-seen"], cell["last-seen"]) == ("2026-01-02T12:00:00Z", "2026-03-04T12:00:00Z")
     assert parse(files) == a
@@ -350,6 +416,8 @@ def test_a_site_that_moved_keeps_its_old_pair_with_the_last_day_it_was_seen():
     merged = merge(old, new)
     assert {span for span in merged.seen if span[1]} == {
         ("10.1371", "old.example", "2026-01-02T12:00:00Z", "2026-01-02T12:00:00Z"),
-        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-06-01T12:00:00Z")}
+        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-06-01T12:00:00Z"),
+    }
     assert merge(merged, aggregate([_on("2026-07-01", domain="new.example")])).seen >= {
-        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-07-01T12:00:00Z")}
+        ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-07-01T12:00:00Z")
+    }

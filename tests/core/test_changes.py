@@ -3,25 +3,47 @@ from landing.core.changes import changes, render_changes
 
 
 def _doc(doi, domain, day, correctness="missing", meta=None):
-    return {"pid/doi": doi, "pid/doi-prefix": doi.split("/")[0], "pid/ra": "crossref", "pid/member-id": "7",
-            "snapshot/resource-url": f"https://{domain}/x", "snapshot/final-url": f"https://{domain}/x",
-            "snapshot/final-url-domain": domain, "snapshot/error": None, "snapshot/timestamp": f"{day}T08:00:00Z",
-            "analysis/meta-tag-correctness": correctness, "analysis/doi-in-meta-tags": meta,
-            "analysis/doi-in-text": None, "analysis/doi-in-hyperlinks": None}
+    return {
+        "pid/doi": doi,
+        "pid/doi-prefix": doi.split("/")[0],
+        "pid/ra": "crossref",
+        "pid/member-id": "7",
+        "snapshot/resource-url": f"https://{domain}/x",
+        "snapshot/final-url": f"https://{domain}/x",
+        "snapshot/final-url-domain": domain,
+        "snapshot/error": None,
+        "snapshot/timestamp": f"{day}T08:00:00Z",
+        "analysis/meta-tag-correctness": correctness,
+        "analysis/doi-in-meta-tags": meta,
+        "analysis/doi-in-text": None,
+        "analysis/doi-in-hyperlinks": None,
+    }
 
 
-FIRST = aggregate([_doc("10.1/a", "old.example", "2026-11-01", "ok", "non-url"),
-                   _doc("10.2/b", "two.example", "2026-11-01")])
+FIRST = aggregate(
+    [_doc("10.1/a", "old.example", "2026-11-01", "ok", "non-url"), _doc("10.2/b", "two.example", "2026-11-01")]
+)
 
 
 def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen_since_its_last_day():
     second = merge(FIRST, aggregate([_doc("10.1/a", "new.example", "2026-11-24", "ok", "non-url")]))
     found = changes(FIRST, second)
     assert found["pairs"] == [
-        {"prefix": "10.1", "domain": "new.example", "appeared": ["good", "recognised", "confirmed"], "disappeared": [],
-         "unseen-since": None},
-        {"prefix": "10.1", "domain": "old.example", "appeared": [], "disappeared": [],
-         "unseen-since": "2026-11-01T08:00:00Z"}]
+        {
+            "prefix": "10.1",
+            "domain": "new.example",
+            "appeared": ["good", "recognised", "confirmed"],
+            "disappeared": [],
+            "unseen-since": None,
+        },
+        {
+            "prefix": "10.1",
+            "domain": "old.example",
+            "appeared": [],
+            "disappeared": [],
+            "unseen-since": "2026-11-01T08:00:00Z",
+        },
+    ]
     assert found["prefixes"] == {"appeared": [], "disappeared": []}
 
 
@@ -32,13 +54,21 @@ def test_a_pair_seen_again_the_same_day_or_a_prefix_not_sampled_again_is_no_chan
 
 def test_a_newly_excluded_domain_loses_its_trust_and_the_diff_says_so():
     found = changes(FIRST, excluding(FIRST, frozenset({"old.example"})))
-    assert found["pairs"] == [{"prefix": "10.1", "domain": "old.example", "appeared": ["bad"],
-                               "disappeared": ["good", "recognised", "confirmed"], "unseen-since": None}]
+    assert found["pairs"] == [
+        {
+            "prefix": "10.1",
+            "domain": "old.example",
+            "appeared": ["bad"],
+            "disappeared": ["good", "recognised", "confirmed"],
+            "unseen-since": None,
+        }
+    ]
 
 
 def test_the_changes_read_per_prefix_and_per_domain():
-    second = merge(FIRST, aggregate([_doc("10.1/a", "new.example", "2026-11-24"), _doc("10.3/c", "three.example",
-                                                                                      "2026-11-24")]))
+    second = merge(
+        FIRST, aggregate([_doc("10.1/a", "new.example", "2026-11-24"), _doc("10.3/c", "three.example", "2026-11-24")])
+    )
     assert render_changes(changes(FIRST, second)) == (
         "prefixes: +1 -0\n"
         "  + 10.3\n"
@@ -54,4 +84,5 @@ def test_the_changes_read_per_prefix_and_per_domain():
         "  old.example\n"
         "    10.1  not seen since 2026-11-01T08:00:00Z\n"
         "  three.example\n"
-        "    10.3  +bad +recognised\n")
+        "    10.3  +bad +recognised\n"
+    )

@@ -1,4 +1,5 @@
 """content_hash names blobs by their SHA-256."""
+
 from landing.core.documents import content_hash
 
 

@@ -1,4 +1,5 @@
 """landing.core.decisions: loading the domain-decision-structure and the domain-level verifications."""
+
 import json
 
 import pytest
@@ -30,21 +31,28 @@ def _table(row) -> str:
 
 
 def test_load_reads_this_projects_artifact():
-    artifacts = Artifacts(prefixes=frozenset({("10.5555", "crossref"), ("10.6666", "datacite")}),
-                          recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
-                          confirmed=frozenset({("a.org", "10.5555")}))
+    artifacts = Artifacts(
+        prefixes=frozenset({("10.5555", "crossref"), ("10.6666", "datacite")}),
+        recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
+        confirmed=frozenset({("a.org", "10.5555")}),
+    )
     assert load_decisions(render(artifacts)[DECISIONS_JSON]) == Decisions(
-        domains=frozenset({"a.org", "b.org"}), prefixes=frozenset({"10.5555", "10.6666"}),
-        recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}), confirmed=frozenset({("a.org", "10.5555")}))
+        domains=frozenset({"a.org", "b.org"}),
+        prefixes=frozenset({"10.5555", "10.6666"}),
+        recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
+        confirmed=frozenset({("a.org", "10.5555")}),
+    )
 
 
 def test_load_reads_the_original_services_artifact(decisions):
     assert decisions == Decisions(
         domains=frozenset({"www.example.com", "www.crossref.org", "onlinelibrary.wiley.com"}),
         prefixes=frozenset({"10.5555", "10.13003", "10.1002"}),
-        recognised=frozenset({("www.example.com", "10.5555"), ("www.crossref.org", "10.13003"),
-                              ("onlinelibrary.wiley.com", "10.1002")}),
-        confirmed=frozenset({("www.example.com", "10.5555"), ("onlinelibrary.wiley.com", "10.1002")}))
+        recognised=frozenset(
+            {("www.example.com", "10.5555"), ("www.crossref.org", "10.13003"), ("onlinelibrary.wiley.com", "10.1002")}
+        ),
+        confirmed=frozenset({("www.example.com", "10.5555"), ("onlinelibrary.wiley.com", "10.1002")}),
+    )
 
 
 def test_load_takes_one_and_zero_as_flags():
@@ -61,31 +69,41 @@ def test_load_lower_cases_domains():
     assert loaded.domains == frozenset({"www.example.com", "a.org"})
 
 
-@pytest.mark.parametrize("text, message", [
-    ("not json", "not JSON"),
-    ("[]", 'expected an object with a "domains-prefixes" object'),
-    ('{"domains": [], "prefixes": []}', 'expected an object with a "domains-prefixes" object'),
-    ('{"domains-prefixes": []}', 'expected an object with a "domains-prefixes" object'),
-    ('{"domains": "a.org", "domains-prefixes": {}}', '"domains" must be a list of strings'),
-    ('{"prefixes": [10.5555], "domains-prefixes": {}}', '"prefixes" must be a list of strings'),
-    ('{"domains-prefixes": {"a.org": ["10.5555"]}}', '"domains-prefixes"\\["a.org"\\] must be an object'),
-    ('{"domains-prefixes": {"a.org": {"10.5555": true}}}', '\\["10.5555"\\] must be an object'),
-    (_table({"domain-recognised": "yes"}), "\\[\"domain-recognised\"\\] must be true/false \\(or 1/0\\), not 'yes'"),
-    (_table({"domain-confirmed": 2}), "\\[\"domain-confirmed\"\\] must be true/false \\(or 1/0\\), not 2"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("not json", "not JSON"),
+        ("[]", 'expected an object with a "domains-prefixes" object'),
+        ('{"domains": [], "prefixes": []}', 'expected an object with a "domains-prefixes" object'),
+        ('{"domains-prefixes": []}', 'expected an object with a "domains-prefixes" object'),
+        ('{"domains": "a.org", "domains-prefixes": {}}', '"domains" must be a list of strings'),
+        ('{"prefixes": [10.5555], "domains-prefixes": {}}', '"prefixes" must be a list of strings'),
+        ('{"domains-prefixes": {"a.org": ["10.5555"]}}', '"domains-prefixes"\\["a.org"\\] must be an object'),
+        ('{"domains-prefixes": {"a.org": {"10.5555": true}}}', '\\["10.5555"\\] must be an object'),
+        (
+            _table({"domain-recognised": "yes"}),
+            "\\[\"domain-recognised\"\\] must be true/false \\(or 1/0\\), not 'yes'",
+        ),
+        (_table({"domain-confirmed": 2}), '\\["domain-confirmed"\\] must be true/false \\(or 1/0\\), not 2'),
+    ],
+)
 def test_load_rejects_anything_else_saying_what_is_wrong(text, message):
     with pytest.raises(ValueError, match=message):
         load_decisions(text)
 
 
 def test_a_confirmed_pair_is_confirmed_domain_prefix(decisions):
-    assert domain_verification(decisions, "www.example.com", "10.5555", allow_domain_only=True) == \
-        "confirmed-domain-prefix"
+    assert (
+        domain_verification(decisions, "www.example.com", "10.5555", allow_domain_only=True)
+        == "confirmed-domain-prefix"
+    )
 
 
 def test_a_recognised_pair_is_recognised_domain_prefix(decisions):
-    assert domain_verification(decisions, "www.crossref.org", "10.13003", allow_domain_only=False) == \
-        "recognised-domain-prefix"
+    assert (
+        domain_verification(decisions, "www.crossref.org", "10.13003", allow_domain_only=False)
+        == "recognised-domain-prefix"
+    )
 
 
 def test_a_known_domain_with_another_prefix_is_recognised_domain_when_allowed(decisions):
@@ -109,8 +127,10 @@ def test_no_domain_is_nothing(decisions):
 
 
 def test_domains_are_compared_without_case(decisions):
-    assert domain_verification(decisions, "WWW.Example.com", "10.5555", allow_domain_only=False) == \
-        "confirmed-domain-prefix"
+    assert (
+        domain_verification(decisions, "WWW.Example.com", "10.5555", allow_domain_only=False)
+        == "confirmed-domain-prefix"
+    )
 
 
 def test_domains_are_compared_without_stripping_www(decisions):
@@ -127,9 +147,16 @@ def test_prefixes_on_an_unknown_or_missing_domain_are_empty(decisions):
 
 def test_an_excluded_domain_vouches_for_no_prefix_even_in_an_artifact_made_elsewhere():
     from landing.core.decisions import domain_verification, excluding, prefixes_on
-    text = json.dumps({"domains": ["vimeo.com", "journals.plos.org"], "domains-prefixes": {
-        "player.vimeo.com": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
-        "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}}}})
+
+    text = json.dumps(
+        {
+            "domains": ["vimeo.com", "journals.plos.org"],
+            "domains-prefixes": {
+                "player.vimeo.com": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
+                "journals.plos.org": {"10.1371": {"domain-recognised": True, "domain-confirmed": True}},
+            },
+        }
+    )
     decisions = excluding(load_decisions(text), frozenset({"vimeo.com"}))
     assert domain_verification(decisions, "player.vimeo.com", "10.1371", allow_domain_only=True) is None
     assert domain_verification(decisions, "vimeo.com", "10.1371", allow_domain_only=True) is None
@@ -139,10 +166,20 @@ def test_an_excluded_domain_vouches_for_no_prefix_even_in_an_artifact_made_elsew
 
 def test_pairs_last_seen_before_a_day_are_dropped_and_undated_ones_kept():
     from landing.core.decisions import seen_since
-    text = json.dumps({"domains-prefixes": {
-        "old.example": {"10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-01-01"}},
-        "new.example": {"10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-06-01"}},
-        "undated.example": {"10.1": {"domain-recognised": True, "domain-confirmed": False}}}})
+
+    text = json.dumps(
+        {
+            "domains-prefixes": {
+                "old.example": {
+                    "10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-01-01"}
+                },
+                "new.example": {
+                    "10.1": {"domain-recognised": True, "domain-confirmed": True, "last-seen": "2026-06-01"}
+                },
+                "undated.example": {"10.1": {"domain-recognised": True, "domain-confirmed": False}},
+            }
+        }
+    )
     decisions = seen_since(load_decisions(text), "2026-03-01")
     assert decisions.recognised == {("new.example", "10.1"), ("undated.example", "10.1")}
     assert decisions.confirmed == {("new.example", "10.1")}

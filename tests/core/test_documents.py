@@ -1,7 +1,22 @@
 """landing.core.documents: pid, snapshot and analysis documents, their derived ids, and redirect chains."""
+
 from landing.core import documents
-from landing.core.documents import (ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS, analysis, analysis_id, hops, only, pid, pid_id, resource_url, snapshot, snapshot_id)
+from landing.core.documents import (
+    ANALYSIS_KEYS,
+    PID_KEYS,
+    SNAPSHOT_KEYS,
+    analysis,
+    analysis_id,
+    hops,
+    only,
+    pid,
+    pid_id,
+    resource_url,
+    snapshot,
+    snapshot_id,
+)
 from landing.core.doi import RESOLVER_HOSTS as RESOLVERS
+
 TS = "2024-05-06T10:00:00Z"
 
 
@@ -14,6 +29,7 @@ def a_snapshot(timestamp="2024-05-06T10:00:00Z", driver="http"):
 
 
 # pid
+
 
 def test_pid_normalises_a_doi_url_to_the_bare_lower_case_doi():
     assert pid("https://doi.org/10.1234/ABC", "crossref", "98", TS)["pid/doi"] == "10.1234/abc"
@@ -42,16 +58,20 @@ def test_pid_id_is_the_normalised_doi():
 
 # hops
 
+
 def test_hops_pairs_each_redirect_url_with_its_status_then_the_last_url():
     chain = hops(["http://doi.org/10.1/x", "https://doi.org/10.1/x"], [301, 302], "https://pub.example/a", 200)
-    assert chain == [{"url": "http://doi.org/10.1/x", "status": 301},
-                     {"url": "https://doi.org/10.1/x", "status": 302},
-                     {"url": "https://pub.example/a", "status": 200}]
+    assert chain == [
+        {"url": "http://doi.org/10.1/x", "status": 301},
+        {"url": "https://doi.org/10.1/x", "status": 302},
+        {"url": "https://pub.example/a", "status": 200},
+    ]
 
 
 def test_hops_marks_a_meta_refresh_as_a_200_of_kind_meta_refresh():
-    chain = hops(["https://doi.org/10.1/x", "https://pub.example/wait"], [302, "meta refresh"],
-                 "https://pub.example/a", 200)
+    chain = hops(
+        ["https://doi.org/10.1/x", "https://pub.example/wait"], [302, "meta refresh"], "https://pub.example/a", 200
+    )
     assert chain[1] == {"url": "https://pub.example/wait", "status": 200, "kind": "meta-refresh"}
 
 
@@ -65,9 +85,14 @@ def test_hops_of_a_request_that_was_not_redirected_is_the_one_url():
 
 # resource_url
 
+
 def test_resource_url_is_the_first_hop_off_the_resolver():
-    chain = [{"url": "http://doi.org/10.1/x", "status": 301}, {"url": "https://dx.doi.org/10.1/x", "status": 302},
-             {"url": "http://pub.example/a", "status": 301}, {"url": "https://pub.example/a", "status": 200}]
+    chain = [
+        {"url": "http://doi.org/10.1/x", "status": 301},
+        {"url": "https://dx.doi.org/10.1/x", "status": 302},
+        {"url": "http://pub.example/a", "status": 301},
+        {"url": "https://pub.example/a", "status": 200},
+    ]
     assert resource_url(chain, RESOLVERS) == "http://pub.example/a"
 
 
@@ -82,6 +107,7 @@ def test_resource_url_compares_hosts_case_insensitively():
 
 # snapshot and its id
 
+
 def test_snapshot_keeps_the_pid_and_has_every_snapshot_key():
     doc = a_snapshot()
     assert list(doc) == list(PID_KEYS) + list(SNAPSHOT_KEYS)
@@ -94,8 +120,11 @@ def test_snapshot_fills_missing_fields_with_none():
 
 def test_snapshot_maps_dashed_keys_from_underscored_fields():
     doc = snapshot(a_pid(), content_type="text/html", error_detail="boom", resource_url="https://pub.example/r")
-    assert (doc["snapshot/content-type"], doc["snapshot/error-detail"], doc["snapshot/resource-url"]) == \
-        ("text/html", "boom", "https://pub.example/r")
+    assert (doc["snapshot/content-type"], doc["snapshot/error-detail"], doc["snapshot/resource-url"]) == (
+        "text/html",
+        "boom",
+        "https://pub.example/r",
+    )
 
 
 def test_snapshot_final_url_domain_is_the_lower_case_host_without_port():
@@ -130,16 +159,23 @@ def test_analysis_id_is_its_snapshot_id():
 
 # analysis and only
 
+
 def test_analysis_without_findings_has_every_analysis_field_none_but_its_timestamp():
     doc = analysis(a_snapshot(), None, "2024-05-06T11:00:00Z")
-    assert {k: doc[k] for k in ANALYSIS_KEYS} == {**dict.fromkeys(ANALYSIS_KEYS[:-1]),
-                                                  "analysis/timestamp": "2024-05-06T11:00:00Z"}
+    assert {k: doc[k] for k in ANALYSIS_KEYS} == {
+        **dict.fromkeys(ANALYSIS_KEYS[:-1]),
+        "analysis/timestamp": "2024-05-06T11:00:00Z",
+    }
 
 
 def test_analysis_copies_the_findings():
-    found = {"analysis/meta-tags": [["citation_doi", "10.1234/abc"]], "analysis/meta-tag-correctness": "ok",
-             "analysis/doi-in-text": None, "analysis/doi-in-hyperlinks": "https-doi",
-             "analysis/doi-in-meta-tags": "non-url"}
+    found = {
+        "analysis/meta-tags": [["citation_doi", "10.1234/abc"]],
+        "analysis/meta-tag-correctness": "ok",
+        "analysis/doi-in-text": None,
+        "analysis/doi-in-hyperlinks": "https-doi",
+        "analysis/doi-in-meta-tags": "non-url",
+    }
     doc = analysis(a_snapshot(), found, TS)
     assert {k: doc[k] for k in ANALYSIS_KEYS[:-1]} == found
 

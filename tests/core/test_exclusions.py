@@ -5,9 +5,18 @@ from landing.core.exclusions import DOMAINS, VERSION, ExclusionsError, excluded,
 
 def test_an_excluded_domain_excludes_itself_and_its_subdomains_only():
     exclusions = frozenset({"youtube.com"})
-    assert [excluded(d, exclusions) for d in ("youtube.com", "m.youtube.com", "YouTube.com.", "notyoutube.com",
-                                              "youtube.com.evil.example", "com", None)] == [
-        True, True, True, False, False, False, False]
+    assert [
+        excluded(d, exclusions)
+        for d in (
+            "youtube.com",
+            "m.youtube.com",
+            "YouTube.com.",
+            "notyoutube.com",
+            "youtube.com.evil.example",
+            "com",
+            None,
+        )
+    ] == [True, True, True, False, False, False, False]
 
 
 def test_an_exclusion_list_reads_one_domain_a_line_with_comments_and_blank_lines():

@@ -1,20 +1,36 @@
 """landing.core.failures: why a chain did not end on a landing page, from statuses, headers and bodies."""
+
 from pathlib import Path
 
 import pytest
 
-from landing.core.failures import (CLASSES, challenge, cookie_check, cookie_notice, is_html, js_required, page_failure, redirect_failure, refused_redirect, script_location, status_failure)
+from landing.core.failures import (
+    CLASSES,
+    challenge,
+    cookie_check,
+    cookie_notice,
+    is_html,
+    js_required,
+    page_failure,
+    redirect_failure,
+    refused_redirect,
+    script_location,
+    status_failure,
+)
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 
 HTML = "text/html; charset=utf-8"
 PAGE = b"<!DOCTYPE html><html><head><title>A page</title></head><body><p>Some words here.</p></body></html>"
 ARTICLE_WORDS = " ".join(f"word{i}" for i in range(200))
-CHALLENGE_PAGE = (b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
-                  b"<body><p>Checking if the site connection is secure</p></body></html>")
+CHALLENGE_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
+    b"<body><p>Checking if the site connection is secure</p></body></html>"
+)
 
 
 # redirect_failure
+
 
 def test_chain_that_returns_to_a_visited_url_is_a_redirect_loop():
     assert redirect_failure(["https://a.example/1", "https://a.example/2", "https://a.example/1"]) == "redirect-loop"
@@ -27,38 +43,57 @@ def test_chain_of_distinct_urls_is_too_many_redirects():
 
 def test_chain_through_a_session_bounce_that_ends_in_a_loop_is_cookie_required():
     urls = ["https://doi.org/10.1/x", "https://pub.example/doi/10.1/x"] + [
-        f"https://pub.example/action/getSharedSiteSession?redirect=%2Fdoi%2F10.1%2Fx&rc={n}" for n in range(10)]
+        f"https://pub.example/action/getSharedSiteSession?redirect=%2Fdoi%2F10.1%2Fx&rc={n}" for n in range(10)
+    ]
     assert redirect_failure(urls) == "cookie-required"
 
 
 def test_page_that_redirects_to_itself_with_cookie_set_is_cookie_required():
-    urls = ["https://pub.example/doi/abs/10.1/x", "https://pub.example/doi/abs/10.1/x?cookieSet=1",
-            "https://pub.example/doi/abs/10.1/x", "https://pub.example/doi/abs/10.1/x?cookieSet=1"]
+    urls = [
+        "https://pub.example/doi/abs/10.1/x",
+        "https://pub.example/doi/abs/10.1/x?cookieSet=1",
+        "https://pub.example/doi/abs/10.1/x",
+        "https://pub.example/doi/abs/10.1/x?cookieSet=1",
+    ]
     assert redirect_failure(urls) == "cookie-required"
 
 
 # cookie_check and cookie_notice
 
-@pytest.mark.parametrize("url", [
-    "https://onlinelibrary.wiley.com/action/cookieAbsent",
-    "https://www.tandfonline.com/action/getSharedSiteSession?redirect=%2Fdoi%2Fabs%2F10.1080%2Fx&rc=3",
-    "https://journals.example/doi/abs/10.1/x?cookieSet=1",
-    "https://pub.example/cookies-required",
-    "https://pub.example/cookie_disabled?return=%2Farticle"])
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://onlinelibrary.wiley.com/action/cookieAbsent",
+        "https://www.tandfonline.com/action/getSharedSiteSession?redirect=%2Fdoi%2Fabs%2F10.1080%2Fx&rc=3",
+        "https://journals.example/doi/abs/10.1/x?cookieSet=1",
+        "https://pub.example/cookies-required",
+        "https://pub.example/cookie_disabled?return=%2Farticle",
+    ],
+)
 def test_cookie_check_urls_are_recognised(url):
     assert cookie_check(url)
 
 
-@pytest.mark.parametrize("url", [
-    "https://pub.example/doi/10.1/x", "https://pub.example/cookie-policy", "https://pub.example/about/cookies",
-    "https://pub.example/search?q=cookieSet", "https://cookieabsent.example/article/1"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://pub.example/doi/10.1/x",
+        "https://pub.example/cookie-policy",
+        "https://pub.example/about/cookies",
+        "https://pub.example/search?q=cookieSet",
+        "https://cookieabsent.example/article/1",
+    ],
+)
 def test_ordinary_urls_are_no_cookie_check(url):
     assert not cookie_check(url)
 
 
 def test_short_page_asking_to_enable_cookies_is_a_cookie_notice():
-    page = (b"<html><head><title>Cookies disabled</title></head><body><h1>Cookies disabled</h1>"
-            b"<p>Your browser must accept cookies to use this site.</p></body></html>")
+    page = (
+        b"<html><head><title>Cookies disabled</title></head><body><h1>Cookies disabled</h1>"
+        b"<p>Your browser must accept cookies to use this site.</p></body></html>"
+    )
     assert cookie_notice(page, HTML)
 
 
@@ -67,8 +102,9 @@ def test_short_page_saying_cookies_are_disabled_is_a_cookie_notice():
 
 
 def test_long_page_with_a_cookie_banner_is_no_cookie_notice():
-    page = (f"<html><body><div>We use cookies. Please accept cookies to continue.</div><p>{ARTICLE_WORDS}</p>"
-            f"</body></html>").encode()
+    page = (
+        f"<html><body><div>We use cookies. Please accept cookies to continue.</div><p>{ARTICLE_WORDS}</p></body></html>"
+    ).encode()
     assert not cookie_notice(page, HTML)
 
 
@@ -77,6 +113,7 @@ def test_short_page_that_mentions_cookies_without_asking_is_no_cookie_notice():
 
 
 # status_failure
+
 
 def test_401_with_a_page_is_no_failure():
     assert status_failure(401, has_page=True) is None
@@ -100,6 +137,7 @@ def test_200_is_no_failure():
 
 # is_html
 
+
 @pytest.mark.parametrize("content_type", ["text/html", "TEXT/HTML; charset=UTF-8", "application/xhtml+xml"])
 def test_html_content_types_are_html(content_type):
     assert is_html(content_type, b"")
@@ -120,6 +158,7 @@ def test_missing_content_type_sniffs_a_pdf_body_as_not_html():
 
 # challenge
 
+
 def test_403_with_cf_mitigated_challenge_is_a_challenge():
     assert challenge(403, {"cf-mitigated": "challenge"}, b"")
 
@@ -137,6 +176,7 @@ def test_plain_403_is_no_challenge():
 
 
 # page_failure
+
 
 def test_403_with_cf_mitigated_challenge_fails_as_challenge():
     assert page_failure(403, HTML, {"cf-mitigated": "challenge"}, PAGE) == "challenge"
@@ -175,12 +215,17 @@ def test_200_without_content_type_or_html_body_fails_as_not_html():
 
 
 def test_every_class_page_failure_gives_is_listed():
-    found = {page_failure(403, HTML, {"cf-mitigated": "challenge"}, b""), page_failure(404, HTML, {}, b""),
-             page_failure(502, HTML, {}, b""), page_failure(200, "image/png", {}, b"x")}
+    found = {
+        page_failure(403, HTML, {"cf-mitigated": "challenge"}, b""),
+        page_failure(404, HTML, {}, b""),
+        page_failure(502, HTML, {}, b""),
+        page_failure(200, "image/png", {}, b"x"),
+    }
     assert found <= set(CLASSES)
 
 
 # js_required
+
 
 def test_body_of_only_a_window_location_assignment_requires_js():
     body = b'<html><head><script>window.location = "https://pub.example/article/1";</script></head><body></body></html>'
@@ -188,20 +233,23 @@ def test_body_of_only_a_window_location_assignment_requires_js():
 
 
 def test_body_of_only_a_location_replace_requires_js():
-    body = (b"<html><head><script>location.replace('https://pub.example/article/1')</script></head>"
-            b"<body></body></html>")
+    body = b"<html><head><script>location.replace('https://pub.example/article/1')</script></head><body></body></html>"
     assert js_required(body, HTML)
 
 
 def test_empty_app_div_with_a_computed_location_assign_requires_js():
-    body = (b"<html><head><script>var p = ['https://pub', '.example/a/1'];"
-            b"window.location.assign(p.join(''));</script></head><body><div id=app></div></body></html>")
+    body = (
+        b"<html><head><script>var p = ['https://pub', '.example/a/1'];"
+        b"window.location.assign(p.join(''));</script></head><body><div id=app></div></body></html>"
+    )
     assert js_required(body, HTML)
 
 
 def test_short_redirecting_text_with_a_location_assignment_requires_js():
-    body = (b"<html><body><p>Redirecting you to the article, please wait.</p>"
-            b"<script>document.location.href = '/article/1';</script></body></html>")
+    body = (
+        b"<html><body><p>Redirecting you to the article, please wait.</p>"
+        b"<script>document.location.href = '/article/1';</script></body></html>"
+    )
     assert js_required(body, HTML)
 
 
@@ -211,8 +259,10 @@ def test_empty_body_with_any_script_requires_js():
 
 
 def test_article_of_200_words_with_an_analytics_location_assignment_does_not_require_js():
-    body = (f"<html><head><script>if (!window.ok) {{ window.location = '/consent'; }}</script></head>"
-            f"<body><article><h1>Title</h1><p>{ARTICLE_WORDS}</p></article></body></html>").encode()
+    body = (
+        f"<html><head><script>if (!window.ok) {{ window.location = '/consent'; }}</script></head>"
+        f"<body><article><h1>Title</h1><p>{ARTICLE_WORDS}</p></article></body></html>"
+    ).encode()
     assert not js_required(body, HTML)
 
 
@@ -230,48 +280,60 @@ def test_empty_body_does_not_require_js():
 
 
 def test_text_inside_noscript_does_not_count_as_visible():
-    body = (b"<html><body><noscript>Please enable JavaScript to view this page.</noscript>"
-            b"<script>location.href = '/a/1'</script></body></html>")
+    body = (
+        b"<html><body><noscript>Please enable JavaScript to view this page.</noscript>"
+        b"<script>location.href = '/a/1'</script></body></html>"
+    )
     assert js_required(body, HTML)
 
 
 def test_text_inside_a_template_does_not_count_as_visible():
     # A client-side app's markup waiting in <template>: the page shows nothing until a script stamps it out.
-    body = (b"<html><body><template><h1>Article title</h1><p>Abstract</p></template>"
-            b"<script>render(document.querySelector('template'))</script></body></html>")
+    body = (
+        b"<html><body><template><h1>Article title</h1><p>Abstract</p></template>"
+        b"<script>render(document.querySelector('template'))</script></body></html>"
+    )
     assert js_required(body, HTML)
 
 
 def test_short_page_whose_script_only_compares_location_does_not_require_js():
-    body = (b"<html><body><p>Page not found.</p>"
-            b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>")
+    body = (
+        b"<html><body><p>Page not found.</p>"
+        b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>"
+    )
     assert not js_required(body, HTML)
 
 
-@pytest.mark.parametrize("body, target", [
-    (b'<html><body><script>window.location = "https://x.example/a";</script></body></html>', "https://x.example/a"),
-    (b"<html><body><script>window.location.href='/b?c=1'</script></body></html>", "/b?c=1"),
-    (b"<html><body><script>location.href = '/c'</script></body></html>", "/c"),
-    (b'<html><body><script>location.replace("/d")</script></body></html>', "/d"),
-    (b"<html><body><script>window.location.assign( '/e' );</script></body></html>", "/e"),
-    (b'<html><body><script>document.location = "/f"</script></body></html>', "/f"),
-    (b'<html><body><script>top.location="/g"</script><p>Redirecting you now.</p></body></html>', "/g"),
-])
+@pytest.mark.parametrize(
+    "body, target",
+    [
+        (b'<html><body><script>window.location = "https://x.example/a";</script></body></html>', "https://x.example/a"),
+        (b"<html><body><script>window.location.href='/b?c=1'</script></body></html>", "/b?c=1"),
+        (b"<html><body><script>location.href = '/c'</script></body></html>", "/c"),
+        (b'<html><body><script>location.replace("/d")</script></body></html>', "/d"),
+        (b"<html><body><script>window.location.assign( '/e' );</script></body></html>", "/e"),
+        (b'<html><body><script>document.location = "/f"</script></body></html>', "/f"),
+        (b'<html><body><script>top.location="/g"</script><p>Redirecting you now.</p></body></html>', "/g"),
+    ],
+)
 def test_script_location_finds_a_literal_target(body, target):
     assert script_location(body, "text/html") == target
 
 
-@pytest.mark.parametrize("body", [
-    # computed: only a browser can follow it
-    b"<html><body><script>var p=['ht','tp:/']; window.location.assign(p.join(''));</script></body></html>",
-    # an event handler, as real pages have by the dozen, is not a redirect
-    b"<html><body><span onclick=\"window.location.href='/s'\">Author</span></body></html>",
-    # a comparison, not an assignment
-    b"<html><body><script>if (x == location.href) {}</script></body></html>",
-    # a real page with text is read as it is, whatever its scripts do
-    b"<html><body><script>location.href='/x'</script>" + b"<p>" + b"word " * 31 + b"</p></body></html>",
-    b"<html><body><p>No scripts here.</p></body></html>",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # computed: only a browser can follow it
+        b"<html><body><script>var p=['ht','tp:/']; window.location.assign(p.join(''));</script></body></html>",
+        # an event handler, as real pages have by the dozen, is not a redirect
+        b"<html><body><span onclick=\"window.location.href='/s'\">Author</span></body></html>",
+        # a comparison, not an assignment
+        b"<html><body><script>if (x == location.href) {}</script></body></html>",
+        # a real page with text is read as it is, whatever its scripts do
+        b"<html><body><script>location.href='/x'</script>" + b"<p>" + b"word " * 31 + b"</p></body></html>",
+        b"<html><body><p>No scripts here.</p></body></html>",
+    ],
+)
 def test_script_location_finds_nothing_to_follow(body):
     assert script_location(body, "text/html") is None
 
@@ -298,8 +360,10 @@ def test_a_utf16_script_only_page_is_still_read_for_its_script_redirect():
 
 def test_an_xhtml_page_with_an_xml_declaration_is_read_for_its_scripts_and_words():
     # lxml refuses a str that carries an encoding declaration: such pages were never checked at all.
-    body = (b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
-            b'<script>document.write("x")</script></head><body><noscript>Enable JavaScript</noscript></body></html>')
+    body = (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
+        b'<script>document.write("x")</script></head><body><noscript>Enable JavaScript</noscript></body></html>'
+    )
     assert js_required(body, "text/html") is True
 
 
@@ -308,7 +372,8 @@ def test_a_redirect_off_the_web_is_refused(location):
     assert refused_redirect(302, location, "https://doi.org/10.1/a") == "refused-address"
 
 
-@pytest.mark.parametrize("status, location", [(302, "/next"), (301, "https://example.org/"), (200, "file:///a"),
-                                              (302, None)])
+@pytest.mark.parametrize(
+    "status, location", [(302, "/next"), (301, "https://example.org/"), (200, "file:///a"), (302, None)]
+)
 def test_a_redirect_on_the_web_or_no_redirect_is_not_refused(status, location):
     assert refused_redirect(status, location, "https://doi.org/10.1/a") is None

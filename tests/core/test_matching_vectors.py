@@ -5,6 +5,7 @@ DOI of the vectors (standing in for the registry) may come before it, so the fir
 Vectors that only a lookup or the page can answer (PIIs, shortDOIs, a URL whose embedded DOI is another
 work's) are the sandbox's to check, not this file's.
 """
+
 import json
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from landing.core import matching
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"
 if not VECTORS.is_file():
-    pytest.skip(f"no URL/DOI vectors at {VECTORS} (third-party test data, kept outside the repo)",
-                allow_module_level=True)
+    pytest.skip(
+        f"no URL/DOI vectors at {VECTORS} (third-party test data, kept outside the repo)", allow_module_level=True
+    )
 ROWS = [json.loads(line) for line in VECTORS.read_text(encoding="utf-8").splitlines() if line.strip()]
 REGISTERED = {row["doi"].lower() for row in ROWS if row["doi"]}
 
@@ -53,7 +55,14 @@ def test_a_string_without_a_doi_offers_no_registered_candidate(row):
     assert not [c for c in candidates(row["url"]) if c in REGISTERED]
 
 
-@pytest.mark.parametrize("text", ["10.1007/s12520-015-0279-7\U0001F600", "10.1111/nicc.12290#.Wlw5yueemak.twitter",
-                                  "doi(10.1038/s41535-018-0103-6;)", "10.1007/978-3-030-02671-4\\_7"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10.1007/s12520-015-0279-7\U0001f600",
+        "10.1111/nicc.12290#.Wlw5yueemak.twitter",
+        "doi(10.1038/s41535-018-0103-6;)",
+        "10.1007/978-3-030-02671-4\\_7",
+    ],
+)
 def test_junk_after_a_bare_doi_is_cut_off(text):
     assert any(c in REGISTERED for c in candidates(text))

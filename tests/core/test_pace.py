@@ -1,4 +1,5 @@
 """Pace: turns booked on a clock hold a rate on average, however late the caller wakes, with a bounded burst."""
+
 from landing.core.pace import Pace
 
 

@@ -1,4 +1,5 @@
 """landing.core.reading.read: a snapshot and its body to the analysis document, js-required included."""
+
 from landing.core import documents
 from landing.core.documents import ANALYSIS_KEYS
 from landing.core.reading import RECLASSES, as_crawled, read
@@ -6,23 +7,38 @@ from landing.core.reading import RECLASSES, as_crawled, read
 DOI = "10.1234/abc.5"
 TS = "2024-05-06T10:00:00Z"
 HTML = "text/html; charset=utf-8"
-SCRIPT_REDIRECT = (b"<html><head><script>window.location = 'https://pub.example/article/5';</script></head>"
-                   b"<body></body></html>")
-HEAD_ONLY = (f'<html><head><meta name="citation_doi" content="{DOI}"><script src="/app.js"></script>'
-             f"<script>window.location.assign('/article/5');</script></head><body></body></html>").encode()
-ARTICLE = (f'<html><head><meta name="citation_doi" content="{DOI}"></head>'
-           f'<body><p>Read it at <a href="https://doi.org/{DOI}">https://doi.org/{DOI}</a></p></body></html>').encode()
+SCRIPT_REDIRECT = (
+    b"<html><head><script>window.location = 'https://pub.example/article/5';</script></head><body></body></html>"
+)
+HEAD_ONLY = (
+    f'<html><head><meta name="citation_doi" content="{DOI}"><script src="/app.js"></script>'
+    f"<script>window.location.assign('/article/5');</script></head><body></body></html>"
+).encode()
+ARTICLE = (
+    f'<html><head><meta name="citation_doi" content="{DOI}"></head>'
+    f'<body><p>Read it at <a href="https://doi.org/{DOI}">https://doi.org/{DOI}</a></p></body></html>'
+).encode()
 
 
-COOKIE_ABSENT = (b"<html><head><title>Cookies disabled</title></head>"
-                 b"<body><p>Your browser must accept cookies to use this site.</p></body></html>")
+COOKIE_ABSENT = (
+    b"<html><head><title>Cookies disabled</title></head>"
+    b"<body><p>Your browser must accept cookies to use this site.</p></body></html>"
+)
 SILENT = b"<html><head><title>Session</title></head><body><p>One moment.</p></body></html>"
 
 
 def a_snapshot(error=None, content_type=HTML, final_url="https://pub.example/a", content_hash=None):
     pid = documents.pid(DOI, "crossref", "98", TS)
-    return documents.snapshot(pid, timestamp=TS, driver="http", final_url=final_url, status=200,
-                              content_type=content_type, error=error, content_hash=content_hash)
+    return documents.snapshot(
+        pid,
+        timestamp=TS,
+        driver="http",
+        final_url=final_url,
+        status=200,
+        content_type=content_type,
+        error=error,
+        content_hash=content_hash,
+    )
 
 
 def test_every_class_reading_gives_a_page_is_undone_before_it_is_read_again():
@@ -85,21 +101,31 @@ def test_head_only_landing_page_stating_its_doi_is_not_js_required():
 
 def test_head_only_landing_page_stating_its_doi_is_analysed():
     doc = read(a_snapshot(), HEAD_ONLY, TS)
-    assert (doc["analysis/meta-tags"], doc["analysis/meta-tag-correctness"], doc["analysis/doi-in-meta-tags"]) == \
-        ([["citation_doi", DOI]], "ok", "non-url")
+    assert (doc["analysis/meta-tags"], doc["analysis/meta-tag-correctness"], doc["analysis/doi-in-meta-tags"]) == (
+        [["citation_doi", DOI]],
+        "ok",
+        "non-url",
+    )
 
 
 def test_article_page_is_analysed():
     doc = read(a_snapshot(), ARTICLE, TS)
-    assert (doc["snapshot/error"], doc["analysis/meta-tag-correctness"], doc["analysis/doi-in-hyperlinks"],
-            doc["analysis/doi-in-text"]) == (None, "ok", "https-doi", "https-doi")
+    assert (
+        doc["snapshot/error"],
+        doc["analysis/meta-tag-correctness"],
+        doc["analysis/doi-in-hyperlinks"],
+        doc["analysis/doi-in-text"],
+    ) == (None, "ok", "https-doi", "https-doi")
 
 
 def test_page_without_doi_or_scripts_is_analysed_as_missing():
     body = b"<html><body><p>Welcome to our journal.</p></body></html>"
     doc = read(a_snapshot(), body, TS)
-    assert (doc["snapshot/error"], doc["analysis/meta-tag-correctness"], doc["analysis/meta-tags"]) == \
-        (None, "missing", [])
+    assert (doc["snapshot/error"], doc["analysis/meta-tag-correctness"], doc["analysis/meta-tags"]) == (
+        None,
+        "missing",
+        [],
+    )
 
 
 def test_read_leaves_the_snapshot_it_was_given_unchanged():

@@ -2,21 +2,36 @@ from landing.core.report import TOP, figures, trend_point
 
 
 def _report(kind, key, dois, ok=0, missing=0, errors=None, good=None):
-    doc = {"report/kind": kind, "report/key": key, "report/dois": dois,
-           "report/correctness": {"ok": ok, "incorrect": 0, "conflict": 0, "missing": missing},
-           "report/errors": errors or {}}
+    doc = {
+        "report/kind": kind,
+        "report/key": key,
+        "report/dois": dois,
+        "report/correctness": {"ok": ok, "incorrect": 0, "conflict": 0, "missing": missing},
+        "report/errors": errors or {},
+    }
     if kind == "prefix":
         doc["report/good-domains"], doc["report/bad-domains"] = good or [], ["x.example"]
     return doc
 
 
 def test_totals_count_dois_once_by_prefix_and_each_kind_of_key():
-    found = figures([_report("prefix", "10.1", 3, ok=2, errors={"dns": 1}, good=["a.example"]),
-                     _report("prefix", "10.2", 2, missing=1, errors={"dns": 1}),
-                     _report("domain", "a.example", 3, ok=2), _report("member", "crossref/1", 5, ok=2)])
-    assert found["totals"] == {"dois": 5, "prefixes": 2, "domains": 1, "members": 1,
-                               "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 1},
-                               "errors": {"dns": 2}, "prefixes-without-good-domain": 1}
+    found = figures(
+        [
+            _report("prefix", "10.1", 3, ok=2, errors={"dns": 1}, good=["a.example"]),
+            _report("prefix", "10.2", 2, missing=1, errors={"dns": 1}),
+            _report("domain", "a.example", 3, ok=2),
+            _report("member", "crossref/1", 5, ok=2),
+        ]
+    )
+    assert found["totals"] == {
+        "dois": 5,
+        "prefixes": 2,
+        "domains": 1,
+        "members": 1,
+        "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 1},
+        "errors": {"dns": 2},
+        "prefixes-without-good-domain": 1,
+    }
     assert [row["key"] for row in found["prefixes-without-good-domain"]] == ["10.2"]
 
 
@@ -26,26 +41,46 @@ def test_each_ranking_keeps_only_the_top_rows_largest_first():
 
 
 def test_the_worst_domains_have_the_lowest_share_of_correct_meta_tags_and_enough_dois():
-    found = figures([_report("domain", "good.example", 10, ok=10), _report("domain", "bad.example", 10, missing=10),
-                     _report("domain", "tiny.example", 1, missing=1), _report("domain", "half.example", 8, ok=4,
-                                                                              missing=4)])
+    found = figures(
+        [
+            _report("domain", "good.example", 10, ok=10),
+            _report("domain", "bad.example", 10, missing=10),
+            _report("domain", "tiny.example", 1, missing=1),
+            _report("domain", "half.example", 8, ok=4, missing=4),
+        ]
+    )
     assert [(row["key"], row["ok-share"]) for row in found["worst-domains"]] == [
-        ("bad.example", 0.0), ("half.example", 0.5), ("good.example", 1.0)]
+        ("bad.example", 0.0),
+        ("half.example", 0.5),
+        ("good.example", 1.0),
+    ]
 
 
 def test_the_failing_domains_rank_by_failed_visits():
-    found = figures([_report("domain", "a.example", 5, errors={"challenge": 1}),
-                     _report("domain", "b.example", 5, errors={"http-4xx": 3}), _report("domain", "c.example", 5)])
+    found = figures(
+        [
+            _report("domain", "a.example", 5, errors={"challenge": 1}),
+            _report("domain", "b.example", 5, errors={"http-4xx": 3}),
+            _report("domain", "c.example", 5),
+        ]
+    )
     assert [row["key"] for row in found["failing-domains"]] == ["b.example", "a.example"]
 
 
 def test_a_trend_point_is_a_versions_dois_and_correctness():
     found = figures([_report("prefix", "10.1", 3, ok=2)])
-    assert trend_point("v1", found) == {"version": "v1", "dois": 3,
-                                        "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 0}}
+    assert trend_point("v1", found) == {
+        "version": "v1",
+        "dois": 3,
+        "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 0},
+    }
 
 
 def test_a_domain_whose_visits_all_failed_is_not_among_the_worst_read():
-    found = figures([_report("domain", "blocked.example", 10, errors={"robots": 10}),
-                     _report("domain", "read.example", 6, ok=3, missing=3)])
+    found = figures(
+        [
+            _report("domain", "blocked.example", 10, errors={"robots": 10}),
+            _report("domain", "read.example", 6, ok=3, missing=3),
+        ]
+    )
     assert [row["key"] for row in found["worst-domains"]] == ["read.example"]

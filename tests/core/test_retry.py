@@ -1,12 +1,13 @@
 """landing.core.retry: Retry-After as delta-seconds or an HTTP date (RFC 9110 section 10.2.3)."""
-from datetime import datetime, timedelta, timezone
+
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
 
 from landing.core.retry import retry_after
 
-NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=UTC)
 
 
 def http_date(when: datetime) -> str:

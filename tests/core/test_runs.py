@@ -1,4 +1,5 @@
 """The run's rules: which run a crawl works on, the plan, the ids that sort by plan order, what is left to visit."""
+
 import pytest
 
 from landing.core import runs
@@ -10,8 +11,11 @@ def _run(run_id, started, state):
 
 
 def test_auto_resumes_the_latest_unfinished_run():
-    stored = [_run("a", "2026-01-01T00:00:00Z", "visiting"), _run("b", "2026-02-01T00:00:00Z", "listing"),
-              _run("c", "2026-03-01T00:00:00Z", "finished")]
+    stored = [
+        _run("a", "2026-01-01T00:00:00Z", "visiting"),
+        _run("b", "2026-02-01T00:00:00Z", "listing"),
+        _run("c", "2026-03-01T00:00:00Z", "finished"),
+    ]
     assert runs.choose(stored, "auto", "2026-04-01T00:00:00Z") == (stored[1], True)
 
 
@@ -45,16 +49,18 @@ def test_the_plan_sizes_each_owner_against_the_largest_of_its_own_agency_never_a
     owners = [("crossref", "1", 1000), ("crossref", "2", 100), ("datacite", "x.y", 50), ("datacite", "z.w", 5)]
     plan = runs.plan("r", owners, 10, 100)
     sizes = {(s["sample/ra"], s["sample/owner"]): s["sample/size"] for s in plan}
-    assert sizes == {("crossref", "1"): 100, ("crossref", "2"): 10, ("datacite", "x.y"): 50,
-                     ("datacite", "z.w"): 5}
+    assert sizes == {("crossref", "1"): 100, ("crossref", "2"): 10, ("datacite", "x.y"): 50, ("datacite", "z.w"): 5}
 
 
 def test_the_plan_raises_a_budget_to_the_floor_of_each_listed_prefix_and_keeps_the_floor():
     owners = [("crossref", "1", 1000), ("crossref", "2", 100), ("crossref", "3", 100)]
     prefixes = {("crossref", "2"): [f"10.{n}" for n in range(1, 7)], ("crossref", "3"): ["10.9"]}
     plan = runs.plan("r", owners, 10, 100, prefixes, per_prefix=3)
-    assert {s["sample/owner"]: (s["sample/size"], len(s["sample/prefixes"]), s["sample/per-prefix"])
-            for s in plan} == {"1": (100, 0, 3), "2": (18, 6, 3), "3": (10, 1, 3)}
+    assert {s["sample/owner"]: (s["sample/size"], len(s["sample/prefixes"]), s["sample/per-prefix"]) for s in plan} == {
+        "1": (100, 0, 3),
+        "2": (18, 6, 3),
+        "3": (10, 1, 3),
+    }
 
 
 def test_the_plan_leaves_out_owners_without_dois_and_numbers_the_rest_in_order():
@@ -91,5 +97,6 @@ def test_a_plan_extension_keeps_the_planned_owners_and_numbers_the_new_ones_afte
     samples = runs.plan("r", [("datacite", "a", 10), ("datacite", "b", 20), ("crossref", "7", 5)], 2, 10)
     extended = runs.extension(samples, {("datacite", "a")}, 1)
     assert [(s["sample/order"], s["sample/owner"]) for s in extended] == [
-        (1 + n, s["sample/owner"]) for n, s in enumerate(x for x in samples if x["sample/owner"] != "a")]
+        (1 + n, s["sample/owner"]) for n, s in enumerate(x for x in samples if x["sample/owner"] != "a")
+    ]
     assert {s["sample/owner"] for s in extended} == {"b", "7"}

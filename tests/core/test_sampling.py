@@ -1,4 +1,5 @@
 """landing.core.sampling: how many DOIs each member or client gives the sample, and the crawl order."""
+
 from landing.core.sampling import budget, compose, sample_size, short_prefixes
 
 
@@ -71,8 +72,7 @@ def test_no_prefix_is_short_without_a_floor():
 def test_compose_keeps_each_prefix_floor_and_fills_the_budget_from_the_member_sample_in_order():
     member = ["10.1/a", "10.1/b", "10.1/c", "10.1/d", "10.2/a"]
     topped = {"10.2": ["10.2/a", "10.2/b"], "10.3": ["10.3/a"]}
-    assert compose(member, topped, ["10.1", "10.2", "10.3"], 2, 5) == ["10.1/a", "10.1/b", "10.2/a", "10.2/b",
-                                                                      "10.3/a"]
+    assert compose(member, topped, ["10.1", "10.2", "10.3"], 2, 5) == ["10.1/a", "10.1/b", "10.2/a", "10.2/b", "10.3/a"]
 
 
 def test_compose_keeps_the_floors_even_past_the_size():

@@ -1,15 +1,44 @@
 """landing.core.urls: tracking removal, exact and basic URL equality, and the subject URL of a page."""
+
 import pytest
 
-from landing.core.urls import (TRACKING_PARAMETERS, TRACKING_PREFIXES, basic_key, domain, exact_key, is_tracking, same_basic, same_exact, strip_tracking, subject_url)
+from landing.core.urls import (
+    TRACKING_PARAMETERS,
+    TRACKING_PREFIXES,
+    basic_key,
+    domain,
+    exact_key,
+    is_tracking,
+    same_basic,
+    same_exact,
+    strip_tracking,
+    subject_url,
+)
 
 ARTICLE = "https://journals.plos.org/plosone/article"
 
 
 # Tracking parameters
 
-@pytest.mark.parametrize("name", ["utm_source", "UTM_Campaign", "utm%5Fmedium", "mtm_kwd", "fbclid", "gclid",
-                                  "msclkid", "WT.mc_id", "_hsenc", "__hstc", "hsCtaTracking", "mkt_tok", "mc_eid"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "utm_source",
+        "UTM_Campaign",
+        "utm%5Fmedium",
+        "mtm_kwd",
+        "fbclid",
+        "gclid",
+        "msclkid",
+        "WT.mc_id",
+        "_hsenc",
+        "__hstc",
+        "hsCtaTracking",
+        "mkt_tok",
+        "mc_eid",
+    ],
+)
 def test_is_tracking_recognises_tracking_names_in_any_case_or_encoding(name):
     assert is_tracking(name) is True
 
@@ -57,30 +86,42 @@ def test_strip_tracking_returns_a_url_without_tracking_unchanged():
 
 # Exact and basic equality: what each ignores
 
+
 def test_host_case_is_ignored_by_both():
-    assert (same_exact(ARTICLE, "https://Journals.PLOS.org/plosone/article"),
-            same_basic(ARTICLE, "https://Journals.PLOS.org/plosone/article")) == (True, True)
+    assert (
+        same_exact(ARTICLE, "https://Journals.PLOS.org/plosone/article"),
+        same_basic(ARTICLE, "https://Journals.PLOS.org/plosone/article"),
+    ) == (True, True)
 
 
 def test_scheme_is_significant_for_exact_only():
-    assert (same_exact(ARTICLE, "http://journals.plos.org/plosone/article"),
-            same_basic(ARTICLE, "http://journals.plos.org/plosone/article")) == (False, True)
+    assert (
+        same_exact(ARTICLE, "http://journals.plos.org/plosone/article"),
+        same_basic(ARTICLE, "http://journals.plos.org/plosone/article"),
+    ) == (False, True)
 
 
 def test_scheme_case_is_ignored_by_exact():
     assert same_exact(ARTICLE, "HTTPS://journals.plos.org/plosone/article") is True
 
 
-@pytest.mark.parametrize("url, with_port", [("https://ex.org/a", "https://ex.org:443/a"),
-                                            ("http://ex.org/a", "http://ex.org:80/a"),
-                                            ("http://ex.org/a", "http://ex.org:/a")])
+@pytest.mark.parametrize(
+    "url, with_port",
+    [
+        ("https://ex.org/a", "https://ex.org:443/a"),
+        ("http://ex.org/a", "http://ex.org:80/a"),
+        ("http://ex.org/a", "http://ex.org:/a"),
+    ],
+)
 def test_default_port_is_ignored_by_both(url, with_port):
     assert (same_exact(url, with_port), same_basic(url, with_port)) == (True, True)
 
 
 def test_other_port_is_significant_for_both():
-    assert (same_exact("https://ex.org/a", "https://ex.org:8443/a"),
-            same_basic("https://ex.org/a", "https://ex.org:8443/a")) == (False, False)
+    assert (
+        same_exact("https://ex.org/a", "https://ex.org:8443/a"),
+        same_basic("https://ex.org/a", "https://ex.org:8443/a"),
+    ) == (False, False)
 
 
 def test_trailing_slash_is_significant_for_exact_only():
@@ -92,8 +133,10 @@ def test_empty_path_equals_root_for_exact():
 
 
 def test_path_case_is_significant_for_exact_only():
-    assert (same_exact(ARTICLE, "https://journals.plos.org/PLOSone/Article"),
-            same_basic(ARTICLE, "https://journals.plos.org/PLOSone/Article")) == (False, True)
+    assert (
+        same_exact(ARTICLE, "https://journals.plos.org/PLOSone/Article"),
+        same_basic(ARTICLE, "https://journals.plos.org/PLOSone/Article"),
+    ) == (False, True)
 
 
 def test_query_is_significant_for_exact():
@@ -121,8 +164,10 @@ def test_fragment_is_ignored_by_both():
 
 
 def test_escaped_unreserved_character_equals_the_character():
-    assert (same_exact("https://ex.org/%7esmith", "https://ex.org/~smith"),
-            same_basic("https://ex.org/%7esmith", "https://ex.org/~smith")) == (True, True)
+    assert (
+        same_exact("https://ex.org/%7esmith", "https://ex.org/~smith"),
+        same_basic("https://ex.org/%7esmith", "https://ex.org/~smith"),
+    ) == (True, True)
 
 
 def test_escape_hex_case_is_ignored_by_exact():
@@ -134,8 +179,10 @@ def test_non_ascii_path_equals_its_utf8_escapes_for_exact():
 
 
 def test_escaped_slash_in_a_segment_is_not_a_slash():
-    assert (same_exact("https://ex.org/10.1371%2Fx", "https://ex.org/10.1371/x"),
-            same_basic("https://ex.org/10.1371%2Fx", "https://ex.org/10.1371/x")) == (False, False)
+    assert (
+        same_exact("https://ex.org/10.1371%2Fx", "https://ex.org/10.1371/x"),
+        same_basic("https://ex.org/10.1371%2Fx", "https://ex.org/10.1371/x"),
+    ) == (False, False)
 
 
 def test_escaped_percent_is_not_decoded():
@@ -144,13 +191,17 @@ def test_escaped_percent_is_not_decoded():
 
 # Near misses: equal in neither
 
-@pytest.mark.parametrize("a, b", [
-    ("https://journals.plos.org/plosone/article", "https://plos.org/plosone/article"),
-    ("https://www.example.org/article/1", "https://example.org/article/1"),
-    ("https://ex.org/article/123", "https://ex.org/article/1234"),
-    ("https://ex.org/article/123", "https://ex.org/articles/123"),
-    ("https://ex.org/article/123", "https://ex.org/article/123/pdf"),
-])
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("https://journals.plos.org/plosone/article", "https://plos.org/plosone/article"),
+        ("https://www.example.org/article/1", "https://example.org/article/1"),
+        ("https://ex.org/article/123", "https://ex.org/article/1234"),
+        ("https://ex.org/article/123", "https://ex.org/articles/123"),
+        ("https://ex.org/article/123", "https://ex.org/article/123/pdf"),
+    ],
+)
 def test_near_misses_are_equal_in_neither(a, b):
     assert (same_exact(a, b), same_basic(a, b)) == (False, False)
 
@@ -160,11 +211,14 @@ def test_basic_compares_both_hosts():
 
 
 def test_a_url_with_a_bad_port_equals_nothing():
-    assert (same_exact("https://ex.org:abc/a", "https://ex.org:abc/a"),
-            same_basic("https://ex.org:abc/a", "https://ex.org/a")) == (False, False)
+    assert (
+        same_exact("https://ex.org:abc/a", "https://ex.org:abc/a"),
+        same_basic("https://ex.org:abc/a", "https://ex.org/a"),
+    ) == (False, False)
 
 
 # Keys
+
 
 def test_exact_key_applies_every_normalisation():
     assert exact_key("HTTPS://Ex.ORG:443/%7ea/b%2f?x=1&utm_source=t#f") == "https://ex.org/~a/b%2F?x=1"

@@ -1,4 +1,5 @@
 """The project's settings as a crawler for the crawl package's tests: each middleware is built as a crawl builds it."""
+
 from scrapy.spiders import Spider
 from scrapy.utils.test import get_crawler
 

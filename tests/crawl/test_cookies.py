@@ -1,4 +1,5 @@
 """landing.crawl.cookies: ChainCookiesMiddleware keeps one cookie jar per DOI chain, dropped when the chain ends."""
+
 from scrapy import signals
 from scrapy.http import Request, Response
 from scrapy.utils.test import get_crawler

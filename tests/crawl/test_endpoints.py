@@ -1,5 +1,6 @@
 """Endpoints follow LANDING_SANDBOX: APIs in plain http through a sandbox, the settings' URLs otherwise; a sandbox's
 hosts start at no delay, and DOIs at no rate."""
+
 import pytest
 from scrapy.settings import Settings
 
@@ -21,8 +22,9 @@ def test_endpoints_are_https_on_the_real_web():
 
 def test_api_endpoints_switch_to_plain_http_with_a_sandbox_and_the_resolver_keeps_https():
     settings = _settings(LANDING_SANDBOX="http://127.0.0.1:8700")
-    assert [endpoint(settings, n) for n in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")] \
-        == ["http://api.crossref.org", "http://api.datacite.org", "https://doi.org"]
+    assert [
+        endpoint(settings, n) for n in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
+    ] == ["http://api.crossref.org", "http://api.datacite.org", "https://doi.org"]
 
 
 def test_endpoint_drops_a_trailing_slash():

@@ -1,11 +1,19 @@
 """landing.crawl.failures.exception_failure: the exceptions Scrapy and Twisted raise, mapped to failure classes."""
+
 import pytest
-from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, DownloadConnectionRefusedError,
-                               DownloadFailedError, DownloadTimeoutError, IgnoreRequest, ResponseDataLossError)
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
 from twisted.internet import error as tx
 from twisted.web._newclient import ResponseFailed
-
-from playwright.async_api import Error as PlaywrightError, TimeoutError as PlaywrightTimeout
 
 from landing.core.failures import CLASSES
 from landing.crawl.failures import exception_failure
@@ -46,8 +54,16 @@ def test_scrapy_connection_refused_is_connection():
     assert exception_failure(DownloadConnectionRefusedError("refused"), CHAIN) == "connection"
 
 
-@pytest.mark.parametrize("exc", [DownloadFailedError("x"), ResponseDataLossError("x"), tx.ConnectionLost(),
-                                 tx.ConnectionDone(), ResponseFailed([])])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        DownloadFailedError("x"),
+        ResponseDataLossError("x"),
+        tx.ConnectionLost(),
+        tx.ConnectionDone(),
+        ResponseFailed([]),
+    ],
+)
 def test_broken_downloads_are_connection(exc):
     assert exception_failure(exc, CHAIN) == "connection"
 
@@ -77,17 +93,26 @@ def test_a_download_cancelled_for_another_reason_than_size_is_a_connection_failu
 
 
 def test_every_class_given_is_a_known_class():
-    exceptions = [DownloadTimeoutError(), tx.DNSLookupError(), DownloadCancelledError(), tx.ConnectionRefusedError(),
-                  IgnoreRequest("Forbidden by robots.txt"), IgnoreRequest("max redirections reached")]
+    exceptions = [
+        DownloadTimeoutError(),
+        tx.DNSLookupError(),
+        DownloadCancelledError(),
+        tx.ConnectionRefusedError(),
+        IgnoreRequest("Forbidden by robots.txt"),
+        IgnoreRequest("max redirections reached"),
+    ]
     assert {exception_failure(e, LOOP) for e in exceptions} <= set(CLASSES)
 
 
-@pytest.mark.parametrize("error, expected", [
-    (PlaywrightTimeout("Timeout 30000ms exceeded."), "timeout"),
-    (PlaywrightError("Page.goto: net::ERR_TIMED_OUT at https://x.example/"), "timeout"),
-    (PlaywrightError("Page.goto: net::ERR_NAME_NOT_RESOLVED at https://x.example/"), "dns"),
-    (PlaywrightError("Page.goto: net::ERR_CONNECTION_REFUSED at https://x.example/"), "connection"),
-    (PlaywrightError("Page.goto: net::ERR_TOO_MANY_REDIRECTS at https://x.example/"), "redirect-loop"),
-])
+@pytest.mark.parametrize(
+    "error, expected",
+    [
+        (PlaywrightTimeout("Timeout 30000ms exceeded."), "timeout"),
+        (PlaywrightError("Page.goto: net::ERR_TIMED_OUT at https://x.example/"), "timeout"),
+        (PlaywrightError("Page.goto: net::ERR_NAME_NOT_RESOLVED at https://x.example/"), "dns"),
+        (PlaywrightError("Page.goto: net::ERR_CONNECTION_REFUSED at https://x.example/"), "connection"),
+        (PlaywrightError("Page.goto: net::ERR_TOO_MANY_REDIRECTS at https://x.example/"), "redirect-loop"),
+    ],
+)
 def test_browser_errors_map_to_failure_classes(error, expected):
     assert exception_failure(error, LOOP) == expected

@@ -1,4 +1,5 @@
 """landing.crawl.guard: every hop to a loopback, private, link-local or cloud-metadata address is refused and counted."""
+
 import asyncio
 import json
 import subprocess
@@ -10,14 +11,12 @@ from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Request, Response
 from scrapy.resolver import dnscache
-from scrapy.spiders import Spider
 
-import landing.settings
 from landing.crawl import guard
 from landing.crawl.failures import exception_failure
 from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress, Unresolved
-from tests.local_http import serving
 from tests.crawl.project import crawler
+from tests.local_http import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,19 +48,28 @@ def clean_dnscache():
     dnscache.update(before)
 
 
-@pytest.mark.parametrize("url,message,reason", [
-    ("http://127.0.0.1/", "refused: 127.0.0.1 (loopback)", "loopback"),
-    ("http://[::1]/", "refused: ::1 (loopback)", "loopback"),
-    ("http://169.254.169.254/latest/meta-data", "refused: 169.254.169.254 (cloud-metadata)", "cloud-metadata"),
-    ("http://10.1.2.3/", "refused: 10.1.2.3 (private)", "private"),
-    ("http://localhost:8080/", "refused: localhost (loopback)", "loopback"),
-    ("https://metadata.google.internal/computeMetadata/v1/", "refused: metadata.google.internal (cloud-metadata)",
-     "cloud-metadata"),
-    ("http://2130706433/", "refused: 2130706433 is 127.0.0.1 (loopback)", "loopback"),
-    ("http://0x7f.1/", "refused: 0x7f.1 is 127.0.0.1 (loopback)", "loopback"),
-    ("http://[::ffff:169.254.169.254]/", "refused: ::ffff:169.254.169.254 is ::ffff:a9fe:a9fe (cloud-metadata)",
-     "cloud-metadata"),
-])
+@pytest.mark.parametrize(
+    "url,message,reason",
+    [
+        ("http://127.0.0.1/", "refused: 127.0.0.1 (loopback)", "loopback"),
+        ("http://[::1]/", "refused: ::1 (loopback)", "loopback"),
+        ("http://169.254.169.254/latest/meta-data", "refused: 169.254.169.254 (cloud-metadata)", "cloud-metadata"),
+        ("http://10.1.2.3/", "refused: 10.1.2.3 (private)", "private"),
+        ("http://localhost:8080/", "refused: localhost (loopback)", "loopback"),
+        (
+            "https://metadata.google.internal/computeMetadata/v1/",
+            "refused: metadata.google.internal (cloud-metadata)",
+            "cloud-metadata",
+        ),
+        ("http://2130706433/", "refused: 2130706433 is 127.0.0.1 (loopback)", "loopback"),
+        ("http://0x7f.1/", "refused: 0x7f.1 is 127.0.0.1 (loopback)", "loopback"),
+        (
+            "http://[::ffff:169.254.169.254]/",
+            "refused: ::ffff:169.254.169.254 is ::ffff:a9fe:a9fe (cloud-metadata)",
+            "cloud-metadata",
+        ),
+    ],
+)
 def test_refused_with_host_address_and_reason(made, mw, url, message, reason):
     refusal = check(mw, url)
     assert isinstance(refusal, IgnoreRequest) and str(refusal) == message and refusal.reason == reason
@@ -74,8 +82,16 @@ def test_a_name_resolving_to_loopback_is_refused_through_the_real_resolver(monke
     assert str(refusal) == "refused: localhost resolves to 127.0.0.1 (loopback)"
 
 
-@pytest.mark.parametrize("url", ["http://93.184.215.14/", "https://[2606:4700::6810:84e5]/x", "data:,hello",
-                                 "file:///etc/passwd", "s3://bucket/key"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://93.184.215.14/",
+        "https://[2606:4700::6810:84e5]/x",
+        "data:,hello",
+        "file:///etc/passwd",
+        "s3://bucket/key",
+    ],
+)
 def test_public_literals_and_other_schemes_pass_without_dns(made, mw, url):
     assert check(mw, url) is None
     assert not any(key.startswith("landing/refused/") for key in made.stats.get_stats())
@@ -91,8 +107,10 @@ def test_a_lookup_with_no_answer_a_timeout_included_is_refused_as_dns_and_asked_
     assert isinstance(check(mw, "https://gone.example/"), Unresolved) and "gone.example" not in mw.cache
 
 
-@pytest.mark.parametrize("url", ["http://public.example@10.0.0.5/", "https://user:pass@example.org/",
-                                 "http://93.184.215.14@169.254.169.254/"])
+@pytest.mark.parametrize(
+    "url",
+    ["http://public.example@10.0.0.5/", "https://user:pass@example.org/", "http://93.184.215.14@169.254.169.254/"],
+)
 def test_a_url_carrying_userinfo_is_refused(mw, url):
     refusal = check(mw, url)
     assert (type(refusal), refusal.reason) == (ForbiddenAddress, "userinfo")
@@ -101,6 +119,7 @@ def test_a_url_carrying_userinfo_is_refused(mw, url):
 def answers(monkeypatch, mw, table):
     async def lookup(host):
         return table.get(host, ())
+
     monkeypatch.setattr(mw, "_lookup", lookup)
 
 
@@ -116,7 +135,8 @@ def test_the_checked_answer_is_pinned_in_scrapys_dns_cache(monkeypatch, mw):
 
 
 def test_a_host_with_only_ipv6_answers_is_refused_as_dns_when_scrapys_resolver_would_look_up_ipv4_unchecked(
-        monkeypatch, mw):
+    monkeypatch, mw
+):
     answers(monkeypatch, mw, {"v6only.example": ("2606:4700::1",)})
     refusal = check(mw, "https://v6only.example/")
     assert (type(refusal), "v6only.example" in dnscache) == (Unresolved, False)
@@ -159,15 +179,22 @@ def test_the_answer_cache_is_bounded(monkeypatch):
 
 def test_a_redirect_hop_is_checked(made, mw):
     first = Request("https://publisher.example/article")
-    response = Response(first.url, status=302, headers={"Location": "http://169.254.169.254/latest/meta-data/"},
-                        request=first)
+    response = Response(
+        first.url, status=302, headers={"Location": "http://169.254.169.254/latest/meta-data/"}, request=first
+    )
     hop = RedirectMiddleware.from_crawler(made).process_response(first, response)
     refusal = check(mw, hop.url)
     assert hop.meta["redirect_urls"] == [first.url] and refusal.reason == "cloud-metadata"
 
 
-@pytest.mark.parametrize("settings", [{"LANDING_SANDBOX": "http://127.0.0.1:8700"},
-                                      {"LANDING_SANDBOX": "http://localhost:8700"}, {"LANDING_ADDRESS_GUARD": False}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"LANDING_SANDBOX": "http://127.0.0.1:8700"},
+        {"LANDING_SANDBOX": "http://localhost:8700"},
+        {"LANDING_ADDRESS_GUARD": False},
+    ],
+)
 def test_not_configured_under_a_sandbox_on_this_machine_or_when_turned_off(settings):
     with pytest.raises(NotConfigured):
         AddressGuardMiddleware.from_crawler(crawler(**settings))
@@ -182,8 +209,10 @@ def test_a_sandbox_on_this_machine_says_the_guard_is_off(caplog):
 @pytest.mark.parametrize("proxy", ["http://proxy.corp.example:3128", "http://10.0.0.5:8080"])
 def test_a_sandbox_url_elsewhere_such_as_a_real_proxy_never_turns_the_guard_off(proxy, caplog):
     middleware = AddressGuardMiddleware.from_crawler(crawler(LANDING_SANDBOX=proxy))
-    assert (check(middleware, "http://169.254.169.254/latest/meta-data/").reason, "the address guard stays on" in
-            caplog.text) == ("cloud-metadata", True)
+    assert (
+        check(middleware, "http://169.254.169.254/latest/meta-data/").reason,
+        "the address guard stays on" in caplog.text,
+    ) == ("cloud-metadata", True)
 
 
 # A real crawl, in a subprocess (Scrapy installs a reactor once per process), against a server on 127.0.0.1.

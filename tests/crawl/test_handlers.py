@@ -1,4 +1,5 @@
 """landing.crawl.handlers: the connection pool holds few idle connections, closing the one idle longest first."""
+
 from types import SimpleNamespace
 
 from scrapy.settings import Settings
@@ -46,16 +47,27 @@ def test_an_idle_connection_is_closed_after_the_keepalive():
 def test_the_handler_pool_takes_its_limits_from_the_settings():
     if not is_reactor_installed():  # the handler needs one; the project's, as a crawl installs it
         install_reactor(PROJECT["TWISTED_REACTOR"])
-    crawler = get_crawler(settings_dict={**PROJECT, "LANDING_KEEPALIVE": 5, "LANDING_IDLE_CONNECTIONS": 7,
-                                         "CONCURRENT_REQUESTS_PER_DOMAIN": 3, "DOWNLOAD_SLOTS": {}})
+    crawler = get_crawler(
+        settings_dict={
+            **PROJECT,
+            "LANDING_KEEPALIVE": 5,
+            "LANDING_IDLE_CONNECTIONS": 7,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": 3,
+            "DOWNLOAD_SLOTS": {},
+        }
+    )
     pool = HttpHandler(crawler)._pool
     assert isinstance(pool, CappedPool)
     assert (pool.cachedConnectionTimeout, pool.max_idle, pool.maxPersistentPerHost) == (5, 7, 6)
 
 
 def test_a_host_keeps_twice_its_largest_slot_of_idle_connections():
-    settings = Settings({"CONCURRENT_REQUESTS_PER_DOMAIN": 4,
-                         "DOWNLOAD_SLOTS": {"doi.org": {"concurrency": 32, "delay": 0}, "a.example": {"delay": 1}}})
+    settings = Settings(
+        {
+            "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+            "DOWNLOAD_SLOTS": {"doi.org": {"concurrency": 32, "delay": 0}, "a.example": {"delay": 1}},
+        }
+    )
     assert persistent_per_host(settings) == 64
 
 
@@ -78,6 +90,7 @@ def _connection(handler, host):
     from OpenSSL import SSL
     from twisted.internet.protocol import ClientFactory, Protocol
     from twisted.protocols.tls import TLSMemoryBIOFactory, TLSMemoryBIOProtocol
+
     creator = handler._contextFactory.creatorForNetloc(host, 443)
     protocol = TLSMemoryBIOProtocol(TLSMemoryBIOFactory(creator, True, ClientFactory()), Protocol())
     return creator, creator.clientConnectionForTLS(protocol), SSL
@@ -108,5 +121,7 @@ def test_a_connection_twisted_refuses_leaves_the_hosts_idle_ones_as_they_were():
     pool._putConnection(("https", "a.example", 443), a)
     pool._putConnection(("https", "a.example", 443), busy)
     pool._putConnection(("https", "b.example", 443), busy)
-    assert (pool._connections[("https", "a.example", 443)], ("https", "b.example", 443) in pool._connections) == \
-        ([a], False)
+    assert (pool._connections[("https", "a.example", 443)], ("https", "b.example", 443) in pool._connections) == (
+        [a],
+        False,
+    )

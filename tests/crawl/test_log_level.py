@@ -1,4 +1,5 @@
 """landing.crawl.log_level: the root logger at the Scrapy handler's level while the engine runs, and back after."""
+
 import logging
 
 from scrapy.settings import Settings
@@ -13,8 +14,10 @@ def test_the_level_gate_lifts_the_root_logger_to_the_scrapy_handlers_level_while
     try:
         gate = LevelGate()
         gate.raise_root()
-        assert (logging.root.level, logging.getLogger("scrapy.core.engine").isEnabledFor(logging.DEBUG)) == \
-            (logging.INFO, False)
+        assert (logging.root.level, logging.getLogger("scrapy.core.engine").isEnabledFor(logging.DEBUG)) == (
+            logging.INFO,
+            False,
+        )
         gate.restore_root()
         assert logging.root.level == logging.NOTSET
     finally:

@@ -1,4 +1,5 @@
 """landing.crawl.proxy: SandboxProxyMiddleware sends every request through LANDING_SANDBOX when it is set."""
+
 import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request

@@ -1,4 +1,5 @@
 """landing.crawl.redirects: Scrapy's redirect and meta-refresh hops, without a Referer, each in its own host's slot."""
+
 import pytest
 from scrapy.http import HtmlResponse, Request
 
@@ -16,18 +17,23 @@ def test_a_redirect_hop_carries_no_referer_and_the_start_logs_no_warning(kind, c
     if kind is redirects.RedirectMiddleware:
         response = HtmlResponse(first.url, status=302, headers={"Location": "https://pub.example/a"}, request=first)
     else:
-        response = HtmlResponse(first.url, body=b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">',
-                                request=first)
+        response = HtmlResponse(
+            first.url, body=b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">', request=first
+        )
     hop = middleware.process_response(first, response)
     assert (hop.url, hop.headers.get("Referer"), caplog.records) == ("https://pub.example/a", None, [])
 
 
-@pytest.mark.parametrize("body, encoding, follows", [
-    (b'<META HTTP-EQUIV="Refresh" content="0;url=https://pub.example/a">', "utf-8", True),
-    ('<meta http-equiv="refresh" content="0;url=https://pub.example/a">'.encode("utf-16-le"), "utf-16-le", True),
-    (b"<p>" + b"x" * 20000 + b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">', "utf-8", False),
-    (b"<title>No refresh in sight</title><p>words</p>", "utf-8", False),
-], ids=["any case", "utf-16 without a BOM", "past Scrapy's 4,096 characters", "no such word"])
+@pytest.mark.parametrize(
+    "body, encoding, follows",
+    [
+        (b'<META HTTP-EQUIV="Refresh" content="0;url=https://pub.example/a">', "utf-8", True),
+        ('<meta http-equiv="refresh" content="0;url=https://pub.example/a">'.encode("utf-16-le"), "utf-16-le", True),
+        (b"<p>" + b"x" * 20000 + b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">', "utf-8", False),
+        (b"<title>No refresh in sight</title><p>words</p>", "utf-8", False),
+    ],
+    ids=["any case", "utf-16 without a BOM", "past Scrapy's 4,096 characters", "no such word"],
+)
 def test_a_meta_refresh_is_followed_wherever_scrapy_would_find_it(body, encoding, follows):
     first = Request("https://doi.org/10.1234/abc")
     response = HtmlResponse(first.url, body=body, encoding=encoding, request=first)
@@ -48,8 +54,9 @@ def test_a_hop_to_another_host_leaves_the_resolvers_download_slot(kind):
     if kind is redirects.RedirectMiddleware:
         response = HtmlResponse(first.url, status=302, headers={"Location": "https://pub.example/a"}, request=first)
     else:
-        response = HtmlResponse(first.url, body=b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">',
-                                request=first)
+        response = HtmlResponse(
+            first.url, body=b'<meta http-equiv="refresh" content="0;url=https://pub.example/a">', request=first
+        )
     hop = kind.from_crawler(crawler()).process_response(first, response)
     assert (hop.url, "download_slot" in hop.meta) == ("https://pub.example/a", False)
 

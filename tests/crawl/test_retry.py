@@ -1,6 +1,7 @@
 """landing.crawl.retry: RetryAfterMiddleware waits as long as a 429 or 503 asks (Retry-After), capped, then retries."""
+
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from types import SimpleNamespace
 
@@ -11,7 +12,7 @@ from landing.crawl import retry as retry_module
 from landing.crawl.retry import RetryAfterMiddleware
 from tests.crawl.project import PROJECT, crawler
 
-NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=timezone.utc)
+NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=UTC)
 
 
 @pytest.fixture

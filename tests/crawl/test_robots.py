@@ -1,4 +1,5 @@
 """landing.crawl.robots: whether robots.txt applies to a request, and the robots.txt parsers kept per host."""
+
 import asyncio
 from types import SimpleNamespace
 
@@ -24,6 +25,7 @@ def flag(middleware, url, **meta):
 
 
 # RobotsPolicyMiddleware
+
 
 def test_api_request_does_not_obey_robots():
     assert flag(robots(), "https://api.crossref.org/members?rows=1000", landing_api=True) is True
@@ -74,6 +76,7 @@ def test_bad_resolver_robots_value_raises_naming_the_setting():
 
 # recent_parsers, RecentRobotsTxtMiddleware
 
+
 def test_robots_parsers_are_kept_for_the_most_recently_used_hosts_only():
     parsers = robots_module.recent_parsers(2)
     parsers["a"], parsers["b"] = "parser a", "parser b"
@@ -84,6 +87,7 @@ def test_robots_parsers_are_kept_for_the_most_recently_used_hosts_only():
 
 def test_a_robots_txt_still_being_fetched_is_never_forgotten():
     from twisted.internet.defer import Deferred
+
     parsers = robots_module.recent_parsers(1)
     pending = Deferred()
     parsers["a"] = pending
@@ -101,6 +105,7 @@ def test_every_request_that_waits_on_a_robots_txt_in_flight_is_held_to_it():
     from scrapy.exceptions import IgnoreRequest
     from scrapy.http import TextResponse
     from scrapy.utils.reactor import install_reactor, is_reactor_installed
+
     if not is_reactor_installed():  # maybe_deferred_to_future hands out asyncio futures only under it
         install_reactor(PROJECT["TWISTED_REACTOR"])
     robots_mw = robots_module.RecentRobotsTxtMiddleware.from_crawler(crawler())

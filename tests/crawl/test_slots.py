@@ -1,4 +1,5 @@
 """landing.crawl.slots: ServiceSlotsMiddleware keeps AutoThrottle off the download slots named in DOWNLOAD_SLOTS."""
+
 from scrapy.http import Request
 
 from landing.crawl import slots

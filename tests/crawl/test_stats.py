@@ -1,4 +1,5 @@
 """Stats: Scrapy's in-memory stats collector, its methods called directly."""
+
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
@@ -14,7 +15,9 @@ def test_a_stats_method_is_scrapys_own_not_a_wrapper_around_it():
     collector = Stats(get_crawler())
     assert collector.inc_value.__func__ is MemoryStatsCollector.inc_value
     # Scrapy's wraps it (when this fails, Scrapy dropped the shim and Stats can go)
-    assert getattr(MemoryStatsCollector(get_crawler()).inc_value, "__func__", None) is not MemoryStatsCollector.inc_value
+    assert (
+        getattr(MemoryStatsCollector(get_crawler()).inc_value, "__func__", None) is not MemoryStatsCollector.inc_value
+    )
 
 
 def test_stats_count_keep_extremes_and_survive_close_as_scrapys_do():

@@ -1,7 +1,7 @@
 """TLS: certificates are verified for the registration agencies' APIs and the resolver, not for publisher pages
 (landing.crawl.endpoints.verified_hosts, landing.crawl.handlers.one_tls_context), through a real crawl."""
+
 import json
-import ssl
 import subprocess
 import sys
 import threading
@@ -71,9 +71,13 @@ def outcomes(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     try:
-        done = subprocess.run([sys.executable, "-c", CRAWL, f"https://localhost:{port}/works",
-                               f"https://127.0.0.1:{port}/page"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", CRAWL, f"https://localhost:{port}/works", f"https://127.0.0.1:{port}/page"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         server.shutdown()
         server.server_close()

@@ -1,4 +1,5 @@
 """landing.match.lookups: the matcher's network questions, asked through a real Scrapy engine, cached per crawl."""
+
 import json
 import socket
 import subprocess
@@ -177,8 +178,12 @@ def answer(asked):
             return 404, JSON, json.dumps({"responseCode": 100, "handle": handle}).encode()
         return 200, JSON, json.dumps({"responseCode": 1, "handle": handle, "values": values}).encode()
     if path.endswith("/api/works/10.1234/Crossref"):  # as Crossref's /works/{doi} answers, titles as lists
-        work = {"DOI": "10.1234/crossref", "title": ["Main title"], "original-title": ["Titre original", 7],
-                "subtitle": ["A subtitle"]}
+        work = {
+            "DOI": "10.1234/crossref",
+            "title": ["Main title"],
+            "original-title": ["Titre original", 7],
+            "subtitle": ["A subtitle"],
+        }
         return 200, JSON, json.dumps({"status": "ok", "message-type": "work", "message": work}).encode()
     if "/api/works/" in path:
         return 404, {"Content-Type": "text/plain"}, b"Resource not found."
@@ -186,8 +191,13 @@ def answer(asked):
         titles = [{"title": "A dataset", "lang": "en"}, {"title": "its subtitle", "titleType": "Subtitle"}]
         return 200, JSON, json.dumps({"data": {"id": "10.1234/datacite", "attributes": {"titles": titles}}}).encode()
     if "/datacite/dois/" in path:
-        return 404, JSON, json.dumps({"errors": [{"status": "404", "title": "The resource you are looking for "
-                                                                             "doesn't exist."}]}).encode()
+        return (
+            404,
+            JSON,
+            json.dumps(
+                {"errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]}
+            ).encode(),
+        )
     if path.endswith("/api/works"):
         variant = parse_qs(url.query)["filter"][0].removeprefix("alternative-id:")
         items = [{"DOI": doi} for doi in WORKS.get(variant, [])]
@@ -211,8 +221,9 @@ def crawl():
     """{scenario: its answers, "stats": the crawl's landing/ stats}, and the paths the server was asked, in order."""
     with serving(answer) as (port, hits):
         arguments = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed_port()}"]
-        done = subprocess.run([sys.executable, "-c", CRAWL, *arguments], cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", CRAWL, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
         asked = list(hits)
     assert done.returncode == 0, done.stderr[-3000:]
     outcomes = {}
@@ -227,6 +238,7 @@ def asked_by(crawl, scenario):
 
 
 # exists / handle: the Handle API
+
 
 def test_a_registered_doi_exists_at_the_cost_of_one_request(crawl):
     assert crawl[0]["exists"][0] == [True, 1]
@@ -246,10 +258,13 @@ def test_an_unregistered_doi_does_not_exist(crawl):
 
 def test_concurrent_askers_of_one_doi_share_one_request(crawl):
     assert (crawl[0]["together"], asked_by(crawl, "together")) == (
-        [[True, 1], [True, 0], [True, 0]], ["/together/api/handles/10.1234/exists"])
+        [[True, 1], [True, 0], [True, 0]],
+        ["/together/api/handles/10.1234/exists"],
+    )
 
 
 # alias: shortDOIs
+
 
 def test_a_short_doi_stands_for_the_normalised_doi_of_its_alias(crawl):
     assert crawl[0]["alias"][0] == ["10.1234/aliased", 1]
@@ -261,13 +276,16 @@ def test_an_unregistered_short_doi_stands_for_nothing(crawl):
 
 # pii: Crossref's alternative-id
 
+
 def test_a_pii_finds_the_sorted_normalised_dois_of_its_first_form_crossref_knows(crawl):
     assert crawl[0]["pii"][0] == [["10.1016/a", "10.1016/b"], 2]
 
 
 def test_a_pii_stops_at_its_first_form_that_finds_dois(crawl):
     assert [parse_qs(urlsplit(path).query)["filter"] for path in asked_by(crawl, "pii")] == [
-        ["alternative-id:S0000000000000001"], ["alternative-id:S0000000000000002"]]
+        ["alternative-id:S0000000000000001"],
+        ["alternative-id:S0000000000000002"],
+    ]
 
 
 def test_a_pii_asked_again_is_answered_from_the_cache_at_no_cost(crawl):
@@ -280,16 +298,24 @@ def test_a_pii_crossref_does_not_know_finds_nothing(crawl):
 
 def test_a_pii_query_names_the_mailto_when_one_is_given(crawl):
     assert asked_by(crawl, "mailto") == [
-        "/mailto/api/works?filter=alternative-id:S0000000000000002&select=DOI&rows=5&mailto=me%40example.org"]
+        "/mailto/api/works?filter=alternative-id:S0000000000000002&select=DOI&rows=5&mailto=me%40example.org"
+    ]
 
 
 # resolve and fetch: chains followed with Scrapy's middlewares
 
+
 def test_resolving_a_doi_follows_its_redirects_to_the_landing_page(crawl):
     first, requests = crawl[0]["resolve"][0]
     assert ({k: first[k] for k in ("final_url", "status", "hops", "error")}, requests) == (
-        {"final_url": first["url"].replace("/10.1234/moved", "/landing/moved"), "status": 200, "hops": 2,
-         "error": None}, 2)
+        {
+            "final_url": first["url"].replace("/10.1234/moved", "/landing/moved"),
+            "status": 200,
+            "hops": 2,
+            "error": None,
+        },
+        2,
+    )
 
 
 def test_a_resolution_keeps_where_it_led_but_never_the_pages_body(crawl):
@@ -298,14 +324,20 @@ def test_a_resolution_keeps_where_it_led_but_never_the_pages_body(crawl):
 
 def test_a_doi_resolved_again_is_answered_from_the_cache_at_no_cost(crawl):
     (first, _), (again, requests) = crawl[0]["resolve"]
-    assert (again, requests, asked_by(crawl, "resolve")) == (first, 0, ["/resolve/10.1234/moved",
-                                                                         "/resolve/landing/moved"])
+    assert (again, requests, asked_by(crawl, "resolve")) == (
+        first,
+        0,
+        ["/resolve/10.1234/moved", "/resolve/landing/moved"],
+    )
 
 
 def test_a_fetch_is_never_cached(crawl):
     first, again = crawl[0]["fetch"]
     assert (first == again, first["body"], asked_by(crawl, "fetch")) == (
-        True, "<html><title>landing</title></html>", ["/fetch/landing/a", "/fetch/landing/a"])
+        True,
+        "<html><title>landing</title></html>",
+        ["/fetch/landing/a", "/fetch/landing/a"],
+    )
 
 
 def test_every_fetchs_cookie_jar_is_dropped_when_it_ends(crawl):
@@ -314,13 +346,16 @@ def test_every_fetchs_cookie_jar_is_dropped_when_it_ends(crawl):
 
 # failures
 
+
 def test_a_handle_api_error_after_scrapys_retries_is_a_failed_lookup_not_an_unregistered_doi(crawl):
     assert crawl[0]["failing"][0] == "failed"
 
 
 def test_a_failed_lookup_is_not_cached_so_the_next_asker_asks_again(crawl):
     assert (crawl[0]["failing"][1], asked_by(crawl, "failing")) == (
-        "failed", ["/failing/api/handles/10.1234/exists"] * (2 * (1 + RETRY_TIMES)))
+        "failed",
+        ["/failing/api/handles/10.1234/exists"] * (2 * (1 + RETRY_TIMES)),
+    )
 
 
 def test_an_answer_that_is_not_json_is_a_failed_lookup(crawl):
@@ -343,6 +378,7 @@ def test_an_unreachable_page_is_a_connection_failure(crawl):
 
 # titles: Crossref's record, else DataCite's
 
+
 def test_a_crossref_doi_has_its_titles_and_original_titles_and_subtitles_in_one_request(crawl):
     assert crawl[0]["titles"][0] == [[["Main title", "Titre original"], ["A subtitle"]], 1]
 
@@ -356,8 +392,10 @@ def test_a_doi_neither_registry_knows_has_no_registered_title(crawl):
 
 
 def test_titles_asked_again_are_answered_from_the_cache_at_no_cost(crawl):
-    assert (crawl[0]["titles"][3], len(asked_by(crawl, "titles"))) == ([[["Main title", "Titre original"],
-                                                                         ["A subtitle"]], 0], 5)
+    assert (crawl[0]["titles"][3], len(asked_by(crawl, "titles"))) == (
+        [[["Main title", "Titre original"], ["A subtitle"]], 0],
+        5,
+    )
 
 
 def test_a_crossref_error_is_a_failed_title_lookup_not_a_missing_title(crawl):

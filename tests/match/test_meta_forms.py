@@ -3,6 +3,7 @@
 A hand-written world: one page per meta tag, on a host whose URLs hold no DOI, so only the meta tag can
 tell the matcher which DOI the page is about; the resolver leads each DOI back to its page.
 """
+
 import json
 
 import pytest
@@ -20,7 +21,10 @@ def _tags():
     names = sorted(DOI_META_NAMES)
     for i, name in enumerate(names):
         doi = f"10.99003/meta.{i}"
-        yield {"name": name.upper() if i % 2 else name, "content": doi_value(doi, VALUE_FORMS[i % len(VALUE_FORMS)])}, doi
+        yield (
+            {"name": name.upper() if i % 2 else name, "content": doi_value(doi, VALUE_FORMS[i % len(VALUE_FORMS)])},
+            doi,
+        )
     yield {"property": "citation_doi", "content": doi_value("10.99003/meta.p", "https-doi")}, "10.99003/meta.p"
     yield {"id": "DOI", "content": "10.99003/meta.d"}, "10.99003/meta.d"
 
@@ -29,14 +33,23 @@ def _tags():
 def meta_world(tmp_path_factory):
     directory = tmp_path_factory.mktemp("meta-forms")
     tags = list(_tags())
-    (directory / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": "9003", "primary-name": "Meta Forms Press", "prefixes": ["10.99003"]}], "clients": []}))
+    (directory / "world.json").write_text(
+        json.dumps(
+            {
+                "format": "landing-sandbox/1",
+                "members": [{"id": "9003", "primary-name": "Meta Forms Press", "prefixes": ["10.99003"]}],
+                "clients": [],
+            }
+        )
+    )
     with open(directory / "dois.jsonl", "w") as dois, open(directory / "routes.jsonl", "w") as routes:
         for n, (tag, doi) in enumerate(tags):
             url = f"{HOST}/item/{n}"
             dois.write(json.dumps({"doi": doi, "ra": "crossref", "member": "9003", "url": url}) + "\n")
-            routes.write(json.dumps({"url": url, "page": {"title": f"Item {n}", "meta": [tag], "seed": n,
-                                                          "paragraphs": 1}}) + "\n")
+            routes.write(
+                json.dumps({"url": url, "page": {"title": f"Item {n}", "meta": [tag], "seed": n, "paragraphs": 1}})
+                + "\n"
+            )
     return directory, tags
 
 
@@ -61,9 +74,18 @@ SICI_URL = "https://onlinelibrary.sici.example/doi/10.1002/(SICI)1097-4636(19970
 def test_a_sici_doi_in_a_landing_page_url_is_found_and_checked_exactly(tmp_path):
     world = tmp_path / "sici"
     world.mkdir()
-    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": "311", "primary-name": "Wiley-like", "prefixes": ["10.1002"]}], "clients": []}))
-    (world / "dois.jsonl").write_text(json.dumps({"doi": SICI, "ra": "crossref", "member": "311", "url": SICI_URL}) + "\n")
+    (world / "world.json").write_text(
+        json.dumps(
+            {
+                "format": "landing-sandbox/1",
+                "members": [{"id": "311", "primary-name": "Wiley-like", "prefixes": ["10.1002"]}],
+                "clients": [],
+            }
+        )
+    )
+    (world / "dois.jsonl").write_text(
+        json.dumps({"doi": SICI, "ra": "crossref", "member": "311", "url": SICI_URL}) + "\n"
+    )
     (world / "routes.jsonl").write_text(json.dumps({"url": SICI_URL, "page": {"title": "SICI", "seed": 1}}) + "\n")
     sandbox = RunningSandbox(world)
     try:

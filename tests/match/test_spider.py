@@ -1,4 +1,5 @@
 """`scrapy match` against a sandbox of the pages it reads, with the artifacts its crawl exported."""
+
 import json
 from urllib.parse import quote, urlsplit
 
@@ -36,7 +37,9 @@ def _most_referenced(world, truth, records):
     for doi, t in truth.items():
         if t["scenario"] != "text-only" or t["error"] or doi in t["final_url"].lower() or "/pii/" in t["final_url"]:
             continue
-        others = [d for d in find_dois(respond(served, Request("GET", t["final_url"]), State()).body.decode()) if d != doi]
+        others = [
+            d for d in find_dois(respond(served, Request("GET", t["final_url"]), State()).body.decode()) if d != doi
+        ]
         if best is None or len(others) > best[2]:
             best = (doi, t, len(others))
     served.close()
@@ -51,7 +54,9 @@ def cases(match_world):
     in_url, t_url = _pick(truth, records, url_has_doi=True)
     in_meta, t_meta = _pick(truth, records, url_has_doi=False)
     text, t_text = _most_referenced(match_world, truth, records)
-    short, _ = _pick(truth, records, None, field="short") if any(r.get("short") for r in records.values()) else (None, None)
+    short, _ = (
+        _pick(truth, records, None, field="short") if any(r.get("short") for r in records.values()) else (None, None)
+    )
     pii, _ = _pick(truth, records, None, field="pii")
     placeholder, t_placeholder = _pick(truth, records, "placeholder-doi", url_has_doi=False)
     base = t_url["final_url"]
@@ -59,20 +64,28 @@ def cases(match_world):
     other, _ = next((d, t) for d, t in truth.items() if not t["error"] and t["prefix"] != t_url["prefix"])
     encoded = base.replace(in_url, quote(in_url, safe=""))
     found = {
-        "bare": (in_meta, in_meta), "doi-scheme": (f"doi:{in_meta}", in_meta),
+        "bare": (in_meta, in_meta),
+        "doi-scheme": (f"doi:{in_meta}", in_meta),
         "https-doi": (f"https://doi.org/{in_meta}", in_meta),
         "dx-encoded": (f"http://dx.doi.org/{quote(in_meta, safe='')}", in_meta),
-        "wrapped": (f"<{in_meta.upper()}>.", in_meta), "unknown-doi": ("10.99999/no.such.work", None),
+        "wrapped": (f"<{in_meta.upper()}>.", in_meta),
+        "unknown-doi": ("10.99999/no.such.work", None),
         "pii": (f"https://www.example-science.example/science/article/pii/{records[pii]['pii']}", pii),
-        "url": (base, in_url), "url-abstract": (base + "/abstract", in_url), "url-pdf": (base + ".pdf", in_url),
-        "url-jsessionid": (base + ";jsessionid=A1B2C3", in_url), "url-fragment": (base + "#references", in_url),
-        "url-tracking": (base + "?utm_source=twitter&utm_medium=social", in_url), "url-encoded": (encoded, in_url),
-        "meta": (t_meta["final_url"], in_meta), "text-only": (t_text["final_url"], text),
+        "url": (base, in_url),
+        "url-abstract": (base + "/abstract", in_url),
+        "url-pdf": (base + ".pdf", in_url),
+        "url-jsessionid": (base + ";jsessionid=A1B2C3", in_url),
+        "url-fragment": (base + "#references", in_url),
+        "url-tracking": (base + "?utm_source=twitter&utm_medium=social", in_url),
+        "url-encoded": (encoded, in_url),
+        "meta": (t_meta["final_url"], in_meta),
+        "text-only": (t_text["final_url"], text),
         "placeholder": (t_placeholder["final_url"], placeholder),
         "absent-domain": (f"https://elsewhere.example/doi/{in_url}", None),
         "url-slash": (base + "/", in_url),
         "junk-after": (f"{in_meta}?utm_content=buffer&utm_source=twitter.com", in_meta),
-        "sentence": (f"As shown in {in_meta}. More text", in_meta), "emoji": (f"{in_meta}\U0001F600", in_meta),
+        "sentence": (f"As shown in {in_meta}. More text", in_meta),
+        "emoji": (f"{in_meta}\U0001f600", in_meta),
         "resolver-jsessionid": (f"https://doi.org/{in_meta};jsessionid=A1B2C3", in_meta),
         "one-slash": (f"https:/doi.org/{in_meta}", in_meta),
         "schemeless": (base.split("://", 1)[1], in_url),
@@ -92,7 +105,9 @@ def cases(match_world):
 def matched(match_crawl, match_sandbox, cases):
     stores, _ = match_crawl
     names = list(cases)
-    done = stores.scrapy("match", *[cases[n][0] for n in names], overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+    done = stores.scrapy(
+        "match", *[cases[n][0] for n in names], overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"]
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line["input"] for line in lines] == [cases[n][0] for n in names]  # one line per input, in order
@@ -123,7 +138,8 @@ def test_free_text_lists_a_match_for_every_url_and_doi_in_it_the_first_leading(m
     assert (got["input"], got["doi"]) == cases["free-text"]
     assert [(m["input"], m["doi"], m["method"]) for m in got["matches"]] == [
         (f"https://doi.org/{cases['bare'][1]}", cases["bare"][1], "doi-literal"),
-        (cases["url"][0], cases["url"][1], "landing-page-url")]
+        (cases["url"][0], cases["url"][1], "landing-page-url"),
+    ]
 
 
 def test_a_doi_the_resolver_does_not_know_is_no_match(matched):
@@ -151,32 +167,47 @@ def test_a_doi_in_a_url_unlike_where_it_resolves_is_found_and_vouched_for_by_the
 
 def test_a_doi_in_a_query_parameter_is_found_and_vouched_for_by_the_artifact(matched, cases):
     got = matched["query-parameter"]
-    assert (got["doi"], got["method"], got["verification"]) == (cases["query-parameter"][1], "landing-page-url",
-                                                                  "confirmed-domain-prefix")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        cases["query-parameter"][1],
+        "landing-page-url",
+        "confirmed-domain-prefix",
+    )
 
 
 def test_a_url_differing_only_by_a_trailing_slash_is_checked_basically(matched, cases):
     got = matched["url-slash"]
-    assert (got["doi"], got["method"], got["verification"]) == (cases["url-slash"][1], "landing-page-url",
-                                                                  "checked-url-basic")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        cases["url-slash"][1],
+        "landing-page-url",
+        "checked-url-basic",
+    )
 
 
 def test_a_prefix_seen_on_a_domain_but_never_confirmed_there_is_only_recognised(matched, cases):
     got = matched["recognised-prefix"]
-    assert (got["doi"], got["method"], got["verification"]) == (cases["recognised-prefix"][1], "landing-page-url",
-                                                                  "recognised-domain-prefix")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        cases["recognised-prefix"][1],
+        "landing-page-url",
+        "recognised-domain-prefix",
+    )
 
 
 def test_a_known_domain_alone_vouches_only_for_a_doi_in_its_url_and_says_so(matched, cases):
     got = matched["recognised-domain"]
-    assert (got["doi"], got["method"], got["verification"]) == (cases["recognised-domain"][1], "landing-page-url",
-                                                                  "recognised-domain")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        cases["recognised-domain"][1],
+        "landing-page-url",
+        "recognised-domain",
+    )
 
 
 def test_a_page_without_its_doi_in_the_url_is_matched_by_its_meta_tags(matched, cases):
     got = matched["meta"]
-    assert (got["doi"], got["method"], got["verification"]) == (cases["meta"][1], "landing-page-meta-tag",
-                                                                  "checked-url-exact")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        cases["meta"][1],
+        "landing-page-meta-tag",
+        "checked-url-exact",
+    )
     assert got["url"] == cases["meta"][0] and got["subj_id"]
 
 
@@ -189,8 +220,9 @@ def test_a_doi_only_in_the_text_beside_a_reference_list_is_matched_only_by_check
 def test_a_placeholder_doi_on_every_page_of_a_site_is_never_the_match(matched, cases):
     got = matched["placeholder"]
     assert got["doi"] in (None, cases["placeholder"][1])  # its own DOI, found in its text and checked, is right
-    assert PLACEHOLDER_DOI.lower() not in json.dumps([a for a in got["evidence"] if "checked-url" in a["outcome"]
-                                                      or "domain" in a["outcome"]])
+    assert PLACEHOLDER_DOI.lower() not in json.dumps(
+        [a for a in got["evidence"] if "checked-url" in a["outcome"] or "domain" in a["outcome"]]
+    )
 
 
 def test_a_real_doi_on_a_domain_the_artifact_does_not_know_is_no_match(matched):
@@ -209,8 +241,13 @@ def test_every_result_records_its_attempts_as_evidence(matched, cases):
 
 def test_without_fetching_a_url_holding_its_doi_is_vouched_for_by_the_artifact(match_crawl, match_sandbox, cases):
     stores, _ = match_crawl
-    done = stores.scrapy("match", "--no-fetch", cases["url"][0], cases["meta"][0],
-                         overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+    done = stores.scrapy(
+        "match",
+        "--no-fetch",
+        cases["url"][0],
+        cases["meta"][0],
+        overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"],
+    )
     url, meta = [json.loads(line) for line in done.stdout.splitlines()]
     assert (url["doi"], url["verification"]) == (cases["url"][1], "confirmed-domain-prefix")
     assert meta["doi"] is None
@@ -220,7 +257,9 @@ def test_evaluate_matches_no_wrong_doi_at_checked_url(match_crawl, match_sandbox
     stores, _ = match_crawl
     done = stores.scrapy("match", "--evaluate", overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith("| landing") or line.startswith("| pii")]
+    rows = [
+        line.split("|") for line in done.stdout.splitlines() if line.startswith("| landing") or line.startswith("| pii")
+    ]
     assert rows
     for row in rows:
         verification, wrong = row[2].strip(), int(row[4].strip().replace(",", ""))
@@ -248,8 +287,11 @@ def test_no_input_reaches_a_cookie_wall_with_another_inputs_cookies(every_crawl,
     walled = max(by_site.values(), key=len)[:3]
     assert len(walled) >= 2  # one site: a shared jar would carry the first input's session to the others
     start = len(every_sandbox.seen)
-    done = stores.scrapy("match", *walled, overrides=["-s", f"LANDING_SANDBOX={every_sandbox.proxy}",
-                                                      "-s", "LANDING_MATCH_CONCURRENCY=1"])  # one after another
+    done = stores.scrapy(
+        "match",
+        *walled,
+        overrides=["-s", f"LANDING_SANDBOX={every_sandbox.proxy}", "-s", "LANDING_MATCH_CONCURRENCY=1"],
+    )  # one after another
     assert done.returncode == 0, done.stderr[-2000:]
     first = {}
     for request in every_sandbox.seen[start:]:

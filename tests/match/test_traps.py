@@ -7,6 +7,7 @@ And a reference work's entry, whose URL holds the book's DOI (registered, resolv
 work has a registered title and its page states it: a full text whose DOI resolves to its abstract on the same
 site, and an aggregator's record of a work, are matched by that title; a page naming another work is not.
 """
+
 import json
 
 import pytest
@@ -15,11 +16,16 @@ from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
 
 SITE = "https://traps.example"
-DOIS = {"10.99001/a": f"{SITE}/article/a", "10.99001/b": f"{SITE}/article/b", "10.99001/c": f"{SITE}/article/c",
-        "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2",
-        "10.99001/book.001.0001": f"{SITE}/view/10.99001/book.001.0001",
-        "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357",
-        "10.99001/e": f"{SITE}/journals/x/article-abstract/77", "10.99001/g": f"{SITE}/journals/x/article/g"}
+DOIS = {
+    "10.99001/a": f"{SITE}/article/a",
+    "10.99001/b": f"{SITE}/article/b",
+    "10.99001/c": f"{SITE}/article/c",
+    "10.99001/2020.12345": f"{SITE}/content/10.99001/2020.12345v2",
+    "10.99001/book.001.0001": f"{SITE}/view/10.99001/book.001.0001",
+    "10.99001/book.013.1357": f"{SITE}/view/10.99001/book.001.0001/book-e-1357",
+    "10.99001/e": f"{SITE}/journals/x/article-abstract/77",
+    "10.99001/g": f"{SITE}/journals/x/article/g",
+}
 # A legacy URL served without a redirect, its canonical link the URL its DOI resolves to.
 CANONICAL = {f"{SITE}/content/5/1/legacy-g": "/journals/x/article/g"}
 
@@ -33,8 +39,10 @@ def _page(doi: str, work: str | None, canonical: str | None = None) -> str:
     editorial, whose title could be many works'), with its canonical link if it has one."""
     named = title(work) if work else "Editorial"
     link = f'<link rel="canonical" href="{canonical}">' if canonical else ""
-    return (f'<html><head><meta name="citation_doi" content="{doi}"><meta name="citation_title" '
-            f'content="{named}"><title>{named} | Trap Press</title>{link}</head><body>text</body></html>')
+    return (
+        f'<html><head><meta name="citation_doi" content="{doi}"><meta name="citation_title" '
+        f'content="{named}"><title>{named} | Trap Press</title>{link}</head><body>text</body></html>'
+    )
 
 
 def attempts(result: dict) -> list[list]:
@@ -45,33 +53,52 @@ def attempts(result: dict) -> list[list]:
 @pytest.fixture(scope="module")
 def matched(tmp_path_factory):
     world = tmp_path_factory.mktemp("traps")
-    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [
-        {"id": "1", "primary-name": "Trap Press", "prefixes": ["10.99001"]}]}))
+    (world / "world.json").write_text(
+        json.dumps(
+            {
+                "format": "landing-sandbox/1",
+                "members": [{"id": "1", "primary-name": "Trap Press", "prefixes": ["10.99001"]}],
+            }
+        )
+    )
     records = [{"doi": d, "ra": "crossref", "member": "1", "url": u, "title": title(d)} for d, u in DOIS.items()]
     (world / "dois.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
-    routes = [(f"{SITE}/article/a", "10.99001/b", "10.99001/a"), (f"{SITE}/article/b", "10.99001/b", "10.99001/b"),
-              (f"{SITE}/article/c", "10.99001/c", "10.99001/c"),
-              (f"{SITE}/article/d", "10.99001/not.registered", "10.99001/not.registered"),
-              (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345", "10.99001/2020.12345"),
-              ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345", "10.99001/2020.12345"),
-              (f"{SITE}/view/10.99001/book.001.0001", "10.99001/book.001.0001", "10.99001/book.001.0001"),
-              (f"{SITE}/view/10.99001/book.001.0001/book-e-1357", "10.99001/book.013.1357", "10.99001/book.013.1357"),
-              (f"{SITE}/journals/x/fullarticle/77", "10.99001/e", "10.99001/e"),
-              (f"{SITE}/journals/x/article-abstract/77", "10.99001/e", "10.99001/e"),
-              ("https://aggregator.example/record/9", "10.99001/c", "10.99001/c"),
-              ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a"),
-              (f"{SITE}/article/f", "10.99001/b", None), (f"{SITE}/content/5/1/legacy-g", "10.99001/g", None),
-              (f"{SITE}/journals/x/article/g", "10.99001/g", None)]
-    (world / "routes.jsonl").write_text("".join(json.dumps({"url": u, "body": _page(d, w, CANONICAL.get(u))}) + "\n"
-                                                for u, d, w in routes))
+    routes = [
+        (f"{SITE}/article/a", "10.99001/b", "10.99001/a"),
+        (f"{SITE}/article/b", "10.99001/b", "10.99001/b"),
+        (f"{SITE}/article/c", "10.99001/c", "10.99001/c"),
+        (f"{SITE}/article/d", "10.99001/not.registered", "10.99001/not.registered"),
+        (f"{SITE}/content/10.99001/2020.12345v1.full", "10.99001/2020.12345", "10.99001/2020.12345"),
+        ("https://mirror.example/papers/2020.12345", "10.99001/2020.12345", "10.99001/2020.12345"),
+        (f"{SITE}/view/10.99001/book.001.0001", "10.99001/book.001.0001", "10.99001/book.001.0001"),
+        (f"{SITE}/view/10.99001/book.001.0001/book-e-1357", "10.99001/book.013.1357", "10.99001/book.013.1357"),
+        (f"{SITE}/journals/x/fullarticle/77", "10.99001/e", "10.99001/e"),
+        (f"{SITE}/journals/x/article-abstract/77", "10.99001/e", "10.99001/e"),
+        ("https://aggregator.example/record/9", "10.99001/c", "10.99001/c"),
+        ("https://aggregator.example/record/10", "10.99001/c", "10.99001/a"),
+        (f"{SITE}/article/f", "10.99001/b", None),
+        (f"{SITE}/content/5/1/legacy-g", "10.99001/g", None),
+        (f"{SITE}/journals/x/article/g", "10.99001/g", None),
+    ]
+    (world / "routes.jsonl").write_text(
+        "".join(json.dumps({"url": u, "body": _page(d, w, CANONICAL.get(u))}) + "\n" for u, d, w in routes)
+    )
     artifact = world / "decisions.json"
-    artifact.write_text(json.dumps({"domains-prefixes": {"traps.example": {
-        "10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}))
+    artifact.write_text(
+        json.dumps(
+            {"domains-prefixes": {"traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}
+        )
+    )
     sandbox = RunningSandbox(world)
     try:
         stores = Stores(tmp_path_factory.mktemp("stores"))
-        done = stores.scrapy("match", "--artifact", str(artifact), *[u for u, _, _ in routes if "abstract" not in u],
-                             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
+        done = stores.scrapy(
+            "match",
+            "--artifact",
+            str(artifact),
+            *[u for u, _, _ in routes if "abstract" not in u],
+            overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"],
+        )
     finally:
         sandbox.close()
     assert done.returncode == 0, done.stderr[-3000:]
@@ -80,8 +107,11 @@ def matched(tmp_path_factory):
 
 def test_a_mirror_whose_url_states_its_meta_tags_doi_is_matched_stated_in_url(matched):
     got = matched["2020.12345"]
-    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/2020.12345", "landing-page-meta-tag",
-                                                                "stated-in-url")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        "10.99001/2020.12345",
+        "landing-page-meta-tag",
+        "stated-in-url",
+    )
 
 
 def test_an_older_versions_full_text_holding_the_doi_in_its_url_gets_that_doi(matched):
@@ -90,8 +120,11 @@ def test_an_older_versions_full_text_holding_the_doi_in_its_url_gets_that_doi(ma
 
 def test_an_entry_inside_a_books_url_is_its_own_doi_not_the_books_the_domain_is_confirmed_for(matched):
     got = matched["book-e-1357"]
-    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/book.013.1357", "landing-page-meta-tag",
-                                                                "checked-url-exact")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        "10.99001/book.013.1357",
+        "landing-page-meta-tag",
+        "checked-url-exact",
+    )
 
 
 def test_a_meta_tag_naming_another_page_of_the_same_site_is_not_vouched_for_by_the_domain(matched):
@@ -110,8 +143,12 @@ def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
 
 def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
     from landing.core.decisions import load_decisions
-    version = load_decisions(json.dumps({"domains-prefixes": {"traps.example": {
-        "10.99001": {"domain-recognised": True, "domain-confirmed": True}}}})).version
+
+    version = load_decisions(
+        json.dumps(
+            {"domains-prefixes": {"traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}
+        )
+    ).version
     assert matched["b"]["evidence"][-1] == {"step": "artifact", "candidate": None, "outcome": version, "requests": 0}
     assert version.startswith("sha256:") and len(version) == len("sha256:") + 16
     assert all(e["step"] != "artifact" for e in matched["a"]["evidence"])  # no match, nothing decided
@@ -119,8 +156,11 @@ def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
 
 def test_a_full_text_whose_doi_resolves_to_its_abstract_on_the_same_site_is_matched_by_its_title(matched):
     got = matched["77"]
-    assert (got["doi"], got["method"], got["verification"]) == ("10.99001/e", "landing-page-meta-tag",
-                                                                "registered-title")
+    assert (got["doi"], got["method"], got["verification"]) == (
+        "10.99001/e",
+        "landing-page-meta-tag",
+        "registered-title",
+    )
     assert ["landing-page-meta-tag", "10.99001/e", "title matches"] in attempts(got)
 
 
@@ -136,11 +176,15 @@ def test_an_aggregators_page_naming_a_doi_under_another_works_title_gets_none(ma
 def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_none(matched):
     assert matched["f"]["doi"] is None
     assert [e["outcome"] for e in matched["f"]["evidence"] if e["candidate"] == "10.99001/b"][-1] == (
-        "another-page-of-this-site")
+        "another-page-of-this-site"
+    )
     assert not any("title" in e["outcome"] for e in matched["f"]["evidence"])
 
 
 def test_a_legacy_url_whose_canonical_link_is_where_its_doi_resolves_is_matched_checked(matched):
     got = matched["legacy-g"]
-    assert (got["doi"], got["verification"], got["subj_id"]) == ("10.99001/g", "checked-url-exact",
-                                                                 f"{SITE}/journals/x/article/g")
+    assert (got["doi"], got["verification"], got["subj_id"]) == (
+        "10.99001/g",
+        "checked-url-exact",
+        f"{SITE}/journals/x/article/g",
+    )

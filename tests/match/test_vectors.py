@@ -1,6 +1,7 @@
 """`scrapy match` on the real inputs of ../shared/corpus/url-doi-vectors/dev.jsonl, through the worlds
 bench/vectors.py builds for them: no wrong DOI at all, every vector whose DOI is in its string right, and the
 page-only vectors right when their DOI resolves to another page (shape `elsewhere`)."""
+
 import json
 import subprocess
 import sys
@@ -16,8 +17,13 @@ STRING_KINDS = ("doi-text", "doi-url", "url-path", "url-junk", "url-query", "url
 
 
 def scored(shape: str) -> dict:
-    done = subprocess.run([sys.executable, "bench/vectors.py", "--vectors", str(VECTORS), "--shape", shape, "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "bench/vectors.py", "--vectors", str(VECTORS), "--shape", shape, "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

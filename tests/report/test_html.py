@@ -1,5 +1,6 @@
 """The HTML report opened in the real Chromium the project drives (Playwright): it renders, says nothing in the
 console, and shows the figures the store holds."""
+
 import json
 import os
 import subprocess
@@ -29,8 +30,9 @@ def _opened(path):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-background-networking"])
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-background-networking"]
+        )
         try:
             page = browser.new_page()
             errors = []
@@ -45,8 +47,7 @@ def _opened(path):
 
 
 @needs_chromium
-def test_the_report_exported_with_each_version_opens_in_chromium_without_errors_and_shows_the_stores_figures(
-        exported):
+def test_the_report_exported_with_each_version_opens_in_chromium_without_errors_and_shows_the_stores_figures(exported):
     root, summary, found = exported
     assert summary["report"] == str(root / "artifacts" / "report.html")
     text, errors, images = _opened(root / "artifacts" / "report.html")
@@ -63,17 +64,33 @@ def test_each_version_keeps_its_figures_and_report_beside_its_files(exported):
     root, _, found = exported
     versions = sorted((root / "artifacts" / "versions").iterdir())
     assert [sorted(p.name for p in v.iterdir() if p.name.startswith("report")) for v in versions] == [
-        ["report.html", "report.json"]] * 2
+        ["report.html", "report.json"]
+    ] * 2
     assert json.loads((versions[-1] / "report.json").read_text())["totals"] == found["totals"]
 
 
 def test_scrapy_report_writes_the_report_of_the_store_and_says_where(exported, tmp_path):
     root, _, found = exported
     out = tmp_path / "mine.html"
-    done = subprocess.run([sys.executable, "-m", "scrapy", "report", "-o", str(out), "-s",
-                           f"LANDING_DOCS=sqlite:///{root / 'docs.db'}", "-s",
-                           f"LANDING_ARTIFACTS_DIR={root / 'artifacts'}"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, env=os.environ)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "report",
+            "-o",
+            str(out),
+            "-s",
+            f"LANDING_DOCS=sqlite:///{root / 'docs.db'}",
+            "-s",
+            f"LANDING_ARTIFACTS_DIR={root / 'artifacts'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith(f"report: {out} ({found['totals']['dois']} DOIs")
     assert "<h2>Totals</h2>" in out.read_text()
@@ -81,16 +98,30 @@ def test_scrapy_report_writes_the_report_of_the_store_and_says_where(exported, t
 
 def test_tables_read_their_columns_by_name_after_the_figures_went_through_json():
     from landing.report.html import render
-    found = json.loads(json.dumps(figures([{"report/kind": "domain", "report/key": "x.example", "report/dois": 10,
-                                            "report/correctness": {"ok": 8, "incorrect": 0, "conflict": 0,
-                                                                   "missing": 2}, "report/errors": {}}]),
-                                  sort_keys=True))
+
+    found = json.loads(
+        json.dumps(
+            figures(
+                [
+                    {
+                        "report/kind": "domain",
+                        "report/key": "x.example",
+                        "report/dois": 10,
+                        "report/correctness": {"ok": 8, "incorrect": 0, "conflict": 0, "missing": 2},
+                        "report/errors": {},
+                    }
+                ]
+            ),
+            sort_keys=True,
+        )
+    )
     page = render(found)
     assert "<td>x.example</td><td>10</td><td>80%</td><td>8</td><td>0</td><td>0</td><td>2</td>" in page
 
 
 def test_a_report_that_cannot_be_drawn_is_said_and_nothing_else_fails(tmp_path, caplog):
     from landing.report.write import beside_version
+
     version = tmp_path / "not-a-version"  # not under artifacts/versions/: the child finds no figures there
     version.mkdir()
     with caplog.at_level("WARNING", logger="landing.report.write"):

@@ -1,4 +1,5 @@
 """Run the real doi_sampler crawl (and the project's commands) in a subprocess against a running sandbox."""
+
 import json
 import os
 import re
@@ -10,14 +11,20 @@ from urllib.parse import urlsplit
 
 PROJECT = Path(__file__).resolve().parents[2]
 # Analysis fields and their truth.jsonl names.
-FIELDS = (("analysis/meta-tag-correctness", "meta_tag_correctness"), ("analysis/doi-in-text", "doi_in_text"),
-          ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"), ("analysis/doi-in-meta-tags", "doi_in_meta_tags"))
+FIELDS = (
+    ("analysis/meta-tag-correctness", "meta_tag_correctness"),
+    ("analysis/doi-in-text", "doi_in_text"),
+    ("analysis/doi-in-hyperlinks", "doi_in_hyperlinks"),
+    ("analysis/doi-in-meta-tags", "doi_in_meta_tags"),
+)
 
 
 # The sandbox's request log: a DOI's resolver request, and an owner's sample request (Crossref or DataCite).
 RESOLVER = re.compile(r"GET https://doi\.org/(\S+) -> ")
-SAMPLE = re.compile(r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
-                    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true")
+SAMPLE = re.compile(
+    r"GET http://api\.crossref\.org/works\?sample=\d+&filter=member(?::|%3A)(\w+)|"
+    r"GET http://api\.datacite\.org/dois\?client-id=([\w.%-]+)&random=true"
+)
 PLANNED = "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs WHERE kind = 'sample'"
 
 
@@ -33,8 +40,15 @@ def count(db, sql) -> int:
 class Stores:
     """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
 
-    def __init__(self, root: Path, artifacts: Path | None = None, blobs: str | None = None, env: dict | None = None,
-                 docs: str | None = None, extra: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        root: Path,
+        artifacts: Path | None = None,
+        blobs: str | None = None,
+        env: dict | None = None,
+        docs: str | None = None,
+        extra: tuple[str, ...] = (),
+    ):
         self.root, self.extra = root, list(extra)  # extra: more `-s NAME=VALUE` for every command
         self.docs = docs or f"sqlite:///{root / 'landing.db'}"
         self.artifacts = artifacts or root / "artifacts"
@@ -43,20 +57,47 @@ class Stores:
 
     def settings(self) -> list[str]:
         # The HTML report costs a child process per export (~2 s): tests/report/ draw it; other crawls skip it.
-        return ["-s", f"LANDING_DOCS={self.docs}", "-s", f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
-                "-s", f"LANDING_BLOBS={self.blobs}", "-s", "LANDING_EXPORT_REPORT=False",
-                "-s", f"LANDING_ARTIFACTS_DIR={self.artifacts}", *self.extra]
+        return [
+            "-s",
+            f"LANDING_DOCS={self.docs}",
+            "-s",
+            f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
+            "-s",
+            f"LANDING_BLOBS={self.blobs}",
+            "-s",
+            "LANDING_EXPORT_REPORT=False",
+            "-s",
+            f"LANDING_ARTIFACTS_DIR={self.artifacts}",
+            *self.extra,
+        ]
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
         """Run a scrapy command on these stores; `overrides` come last, so they win."""
-        return subprocess.run([sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides], cwd=PROJECT,
-                              capture_output=True, text=True, timeout=timeout, env=self.env)
+        return subprocess.run(
+            [sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides],
+            cwd=PROJECT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=self.env,
+        )
 
     def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
         """A crawl with the http driver unless `extra` names another: the truth comparisons are the plain client's
         (tests/browser/test_driver_crawl.py is where auto and browser are compared with the browser's truth)."""
-        done = self.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
-                           "-s", "LANDING_PROGRESS_INTERVAL=1", "-s", "LANDING_DRIVER=http", *extra)
+        done = self.scrapy(
+            "crawl",
+            "doi_sampler",
+            "-s",
+            f"LANDING_SANDBOX={proxy}",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+            "-s",
+            "LANDING_PROGRESS_INTERVAL=1",
+            "-s",
+            "LANDING_DRIVER=http",
+            *extra,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
         assert "'finish_reason': 'finished'" in done.stderr, done.stderr[-3000:]
         return done

@@ -1,6 +1,7 @@
 """Bad API answers (issue 16): an answer that is not the JSON the API documents (HTML with a 200, wrong types, a
 cursor the API repeats) is an API failure with its URL, counted, and the crawl ends with a non-zero status: it
 never hangs waiting for a listing that cannot finish, and never silently drops a source."""
+
 import json
 import re
 
@@ -10,8 +11,7 @@ from tests.local_http import serving
 from tests.sampler.crawling import Stores
 
 JSON = {"Content-Type": "application/json"}
-CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client", "type": "clients"}],
-           "links": {}}
+CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client", "type": "clients"}], "links": {}}
 
 
 ASKED: dict = {}
@@ -25,8 +25,13 @@ def prefixes(rest, times):
     """A client listing two prefixes whose own sample has only the first's DOIs; the second's sample fails once."""
     if rest.startswith("datacite/clients"):
         listed = [{"id": p, "type": "prefixes"} for p in ("10.1234", "10.5678")]
-        return 200, JSON, json.dumps({"data": [{"id": "many.client", "type": "clients",
-                                                "relationships": {"prefixes": {"data": listed}}}]}).encode()
+        return (
+            200,
+            JSON,
+            json.dumps(
+                {"data": [{"id": "many.client", "type": "clients", "relationships": {"prefixes": {"data": listed}}}]}
+            ).encode(),
+        )
     if "prefix=10.5678" in rest and "client-id=many.client" in rest and "random=true" in rest:
         if times == 1:
             return 503, {"Content-Type": "text/html"}, b"<html>Busy</html>"
@@ -45,8 +50,13 @@ def answer(asked):
         return prefixes(rest, ASKED[asked])
     if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and ASKED[asked] == 1:
         return 200, {"Content-Type": "text/html"}, b"<html>Try again later</html>"  # only the first time
-    if scenario == "partial" and rest.startswith("datacite/dois") and "client-id=bad.client" in rest \
-            and "random" not in rest and ASKED[asked] == 1:
+    if (
+        scenario == "partial"
+        and rest.startswith("datacite/dois")
+        and "client-id=bad.client" in rest
+        and "random" not in rest
+        and ASKED[asked] == 1
+    ):
         return 503, {"Content-Type": "text/html"}, b"<html>Busy</html>"  # the first crawl's count only
     if scenario == "partial" and rest.startswith("datacite/dois") and "random" not in rest:
         return 200, JSON, json.dumps({"data": [], "meta": {"total": 3}}).encode()
@@ -76,8 +86,11 @@ def answer(asked):
         return 200, JSON, json.dumps({"status": "ok", "message": page}).encode()
     if rest.startswith("crossref/members"):
         # Every page names the same next cursor: paging that never ends.
-        page = {"items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}], "next-cursor": "again",
-                "total-results": 1000}
+        page = {
+            "items": [{"id": 7, "primary-name": "P", "counts": {"total-dois": 5}}],
+            "next-cursor": "again",
+            "total-results": 1000,
+        }
         return 200, JSON, json.dumps({"status": "ok", "message": page}).encode()
     return 404, JSON, b"{}"
 
@@ -86,10 +99,18 @@ def answer(asked):
 def crawls(tmp_path_factory):
     results = {}
     with serving(answer) as (port, _):
-        for scenario, sources in [("count", "datacite"), ("cursor", "crossref"), ("sample", "datacite"),
-                                  ("dois", "datacite"), ("flaky", "datacite"), ("offset", "crossref"),
-                                  ("partial", "datacite"), ("partial", "datacite"), ("prefixes", "datacite"),
-                                  ("prefixes", "datacite")]:
+        for scenario, sources in [
+            ("count", "datacite"),
+            ("cursor", "crossref"),
+            ("sample", "datacite"),
+            ("dois", "datacite"),
+            ("flaky", "datacite"),
+            ("offset", "crossref"),
+            ("partial", "datacite"),
+            ("partial", "datacite"),
+            ("prefixes", "datacite"),
+            ("prefixes", "datacite"),
+        ]:
             stores = results[scenario][-1] if scenario in results else Stores(tmp_path_factory.mktemp(scenario))
             done = _crawl(stores, f"http://127.0.0.1:{port}/{scenario}", sources, 1 if scenario == "flaky" else 0)
             results[scenario] = (*results.get(scenario, ())[:-1], done, stores)
@@ -98,12 +119,34 @@ def crawls(tmp_path_factory):
 
 def _crawl(stores, base, sources, retries):
     return stores.scrapy(
-        "crawl", "doi_sampler", overrides=[
-            "-s", f"LANDING_CROSSREF_API={base}/crossref", "-s", f"LANDING_DATACITE_API={base}/datacite",
-            "-s", f"LANDING_SOURCES={sources}", "-s", "LANDING_ADDRESS_GUARD=False",
-            "-s", f"LANDING_DOI_RESOLVER={base}/resolver", "-s", "LANDING_RESOLVER_RATE=0",
-            "-s", "AUTOTHROTTLE_ENABLED=False", "-s", f"RETRY_TIMES={retries}", "-s", "CLOSESPIDER_TIMEOUT=30",
-            "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=0"], timeout=120)
+        "crawl",
+        "doi_sampler",
+        overrides=[
+            "-s",
+            f"LANDING_CROSSREF_API={base}/crossref",
+            "-s",
+            f"LANDING_DATACITE_API={base}/datacite",
+            "-s",
+            f"LANDING_SOURCES={sources}",
+            "-s",
+            "LANDING_ADDRESS_GUARD=False",
+            "-s",
+            f"LANDING_DOI_RESOLVER={base}/resolver",
+            "-s",
+            "LANDING_RESOLVER_RATE=0",
+            "-s",
+            "AUTOTHROTTLE_ENABLED=False",
+            "-s",
+            f"RETRY_TIMES={retries}",
+            "-s",
+            "CLOSESPIDER_TIMEOUT=30",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+            "-s",
+            "LANDING_PROGRESS_INTERVAL=0",
+        ],
+        timeout=120,
+    )
 
 
 def _finish_reason(done) -> str:
@@ -135,7 +178,10 @@ def test_sampled_dois_that_are_not_dois_are_counted_and_never_visited(crawls):
     done, stores = crawls["dois"]
     pids = sorted(doc["pid/doi"] for doc in stores.export("pid"))
     assert (done.returncode, pids, "'landing/run/bad_dois': 4" in done.stderr) == (
-        0, ["10.1234/ok", "10.1234/spaced"], True)
+        0,
+        ["10.1234/ok", "10.1234/spaced"],
+        True,
+    )
     assert "4 of the 6 DOIs sampled for datacite/good.client are not DOIs" in done.stderr
 
 
@@ -168,10 +214,18 @@ def test_a_listing_that_failed_part_way_samples_what_was_listed_and_the_same_com
 def test_a_prefix_the_sample_missed_is_sampled_on_its_own_and_its_failure_leaves_the_owner_for_the_next_crawl(crawls):
     first, second, stores = crawls["prefixes"]
     assert first.returncode == 1
-    assert re.search(r"ERROR: Sample request failed, owner datacite/many\.client .*prefix=10\.5678.*HTTP 503",
-                     first.stderr)
+    assert re.search(
+        r"ERROR: Sample request failed, owner datacite/many\.client .*prefix=10\.5678.*HTTP 503", first.stderr
+    )
     assert second.returncode == 0 and "'landing/run/prefix_samples': 1" in second.stderr
     assert sorted(doc["pid/doi"] for doc in stores.export("pid")) == [
-        "10.1234/m0", "10.1234/m1", "10.1234/m2", "10.1234/m3", "10.1234/m4", "10.5678/x1", "10.5678/x2"]
+        "10.1234/m0",
+        "10.1234/m1",
+        "10.1234/m2",
+        "10.1234/m3",
+        "10.1234/m4",
+        "10.5678/x1",
+        "10.5678/x2",
+    ]
     [sample] = stores.export("sample")
     assert (sample["sample/size"], sample["sample/per-prefix"], len(sample["sample/dois"])) == (40, 3, 7)

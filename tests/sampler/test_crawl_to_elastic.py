@@ -3,6 +3,7 @@
 The same world is crawled into SQLite too: the two stores must come out with the same documents and
 artifacts. A store that refuses writes stops the crawl with exit 1, and `scrapy load` recovers everything.
 """
+
 import json
 import subprocess
 import sys
@@ -24,8 +25,9 @@ def _stable(docs):
 @pytest.fixture(scope="module")
 def elastic_crawl(small_sandbox, tmp_path_factory):
     server, prefix = elastic.standin(), "crawl"
-    stores = Stores(tmp_path_factory.mktemp("elastic-crawl"), docs=server.url,
-                    extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
+    stores = Stores(
+        tmp_path_factory.mktemp("elastic-crawl"), docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}")
+    )
     done = stores.crawl(small_sandbox.proxy)
     yield stores, done
     elastic.delete_indices(server.url, prefix)
@@ -57,8 +59,9 @@ def _timeless(path):
 def test_the_artifacts_exported_from_elasticsearch_equal_those_from_sqlite(elastic_crawl, sqlite_crawl):
     (from_elastic, _), (from_sqlite, _) = elastic_crawl, sqlite_crawl
     names = sorted(p.name for p in from_sqlite.artifacts.iterdir() if p.is_file() and not p.name.startswith("."))
-    assert names and [_timeless(from_elastic.artifacts / n) for n in names] == \
-        [_timeless(from_sqlite.artifacts / n) for n in names]
+    assert names and [_timeless(from_elastic.artifacts / n) for n in names] == [
+        _timeless(from_sqlite.artifacts / n) for n in names
+    ]
 
 
 def test_analyze_and_artifacts_run_unchanged_on_elasticsearch(elastic_crawl):
@@ -76,23 +79,45 @@ def test_match_evaluate_reads_elasticsearch_and_matches_no_wrong_doi(elastic_cra
     done = stores.scrapy("match", "--evaluate", overrides=["-s", f"LANDING_SANDBOX={small_sandbox.proxy}"])
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [line.split("|") for line in done.stdout.splitlines() if line.startswith(("| landing", "| pii"))]
-    assert rows and all(int(row[4].strip().replace(",", "")) == 0 for row in rows
-                        if row[2].strip().startswith("checked-url"))
+    assert rows and all(
+        int(row[4].strip().replace(",", "")) == 0 for row in rows if row[2].strip().startswith("checked-url")
+    )
 
 
 def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_every_document(
-        small_sandbox, sqlite_crawl, tmp_path):
+    small_sandbox, sqlite_crawl, tmp_path
+):
     server, prefix = elastic.standin(), "outage"
     stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     # The outage begins with the run's first visit record, inside the stand-in: the plan is stored and the crawl
     # under way, and it cannot visit the whole small world first (a test that polled for the sample index and then
     # began the outage sometimes began it too late).
     server.reject_bulk_items_after(f"{prefix}-visit")
-    crawl = subprocess.Popen([sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(),
-                              "-s", f"LANDING_SANDBOX={small_sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False",
-                              "-s", "LANDING_DOCS_RETRIES=0", "-s", "LANDING_DOCS_BATCH_DOCS=10",
-                              "-s", "LANDING_DOCS_OUTAGE_MAX=0", "-s", "CONCURRENT_REQUESTS=8"],
-                             cwd=PROJECT, stderr=subprocess.PIPE, text=True)
+    crawl = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "doi_sampler",
+            *stores.settings(),
+            "-s",
+            f"LANDING_SANDBOX={small_sandbox.proxy}",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+            "-s",
+            "LANDING_DOCS_RETRIES=0",
+            "-s",
+            "LANDING_DOCS_BATCH_DOCS=10",
+            "-s",
+            "LANDING_DOCS_OUTAGE_MAX=0",
+            "-s",
+            "CONCURRENT_REQUESTS=8",
+        ],
+        cwd=PROJECT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         done = subprocess.CompletedProcess(crawl.args, crawl.wait(timeout=300), None, crawl.stderr.read())
     finally:
@@ -125,8 +150,16 @@ def test_a_store_that_refuses_the_runs_first_write_ends_the_crawl_at_once_with_e
     stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     server.reject_bulk_items(10**9)
     try:
-        done = stores.scrapy("crawl", "doi_sampler", "-s", f"LANDING_SANDBOX={small_sandbox.proxy}",
-                             "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_DOCS_RETRIES=0")
+        done = stores.scrapy(
+            "crawl",
+            "doi_sampler",
+            "-s",
+            f"LANDING_SANDBOX={small_sandbox.proxy}",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+            "-s",
+            "LANDING_DOCS_RETRIES=0",
+        )
     finally:
         server.reject_bulk_items(0)
         elastic.delete_indices(server.url, prefix)

@@ -1,11 +1,14 @@
 """The sampler with its blob store in S3 (moto's server over HTTP): bodies and snapshot JSON land there."""
+
 import boto3
 
 from tests import s3server
 from tests.sampler.crawling import Stores
 
 
-def test_a_crawl_stores_each_body_and_its_snapshot_json_in_s3_and_analyze_reads_them_back(small_sandbox, tmp_path, monkeypatch):
+def test_a_crawl_stores_each_body_and_its_snapshot_json_in_s3_and_analyze_reads_them_back(
+    small_sandbox, tmp_path, monkeypatch
+):
     s3server.use(monkeypatch)
     bucket = s3server.bucket("landing-crawl")
     stores = Stores(tmp_path, blobs=f"s3://{bucket}/crawl", env=s3server.environment())

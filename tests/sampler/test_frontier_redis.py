@@ -3,6 +3,7 @@
 Lease expiry is driven by the queue's `skew` (seconds added to Redis TIME) instead of sleeping, so every
 test is deterministic.
 """
+
 import os
 import signal
 import subprocess
@@ -25,6 +26,7 @@ TTL = 60
 def redis_url(redis_server):
     """The server's URL, emptied before each test."""
     import redis
+
     with redis.Redis.from_url(redis_server) as client:
         client.flushall()
     return redis_server
@@ -39,16 +41,24 @@ class Sampler(scrapy.Spider):
 
 def worker(url, **settings):
     """A Scheduler opened as one crawler process would open it."""
-    crawler = get_crawler(Sampler, {"SCHEDULER": "landing.sampler.frontier_redis.Scheduler", "LANDING_FRONTIER_REDIS": url,
-                                    "LANDING_LEASE_SECONDS": TTL, **settings})
+    crawler = get_crawler(
+        Sampler,
+        {
+            "SCHEDULER": "landing.sampler.frontier_redis.Scheduler",
+            "LANDING_FRONTIER_REDIS": url,
+            "LANDING_LEASE_SECONDS": TTL,
+            **settings,
+        },
+    )
     scheduler = Scheduler.from_crawler(crawler)
     scheduler.open(Sampler.from_crawler(crawler))
     return scheduler
 
 
 def shared(url, priority=0, **meta):
-    return scrapy.Request(url, callback=Sampler().parse_page, priority=priority, dont_filter=True,
-                          meta={"landing_shared": True, **meta})
+    return scrapy.Request(
+        url, callback=Sampler().parse_page, priority=priority, dont_filter=True, meta={"landing_shared": True, **meta}
+    )
 
 
 def drain(scheduler):
@@ -61,30 +71,41 @@ def drain(scheduler):
 
 def test_equal_payloads_are_all_kept_and_pop_best_priority_first(redis_url):
     scheduler = worker(redis_url)
-    for request in (shared("https://doi.org/10.1/a"), shared("https://doi.org/10.1/a"),
-                    shared("https://doi.org/10.1/b", priority=5), shared("https://doi.org/10.1/c", priority=-5)):
+    for request in (
+        shared("https://doi.org/10.1/a"),
+        shared("https://doi.org/10.1/a"),
+        shared("https://doi.org/10.1/b", priority=5),
+        shared("https://doi.org/10.1/c", priority=-5),
+    ):
         scheduler.enqueue_request(request)
     assert scheduler.queue.lengths() == (4, 0)
     assert [(r.url, r.priority) for r in drain(scheduler)] == [
-        ("https://doi.org/10.1/b", 5), ("https://doi.org/10.1/a", 0), ("https://doi.org/10.1/a", 0),
-        ("https://doi.org/10.1/c", -5)]
+        ("https://doi.org/10.1/b", 5),
+        ("https://doi.org/10.1/a", 0),
+        ("https://doi.org/10.1/a", 0),
+        ("https://doi.org/10.1/c", -5),
+    ]
     assert scheduler.queue.lengths() == (0, 4)
 
 
 def test_share_queues_a_batch_once_per_key_and_counts_what_it_queued(redis_url):
     scheduler = worker(redis_url)
     assert scheduler.enqueue_request(shared("https://doi.org/10.1/a", landing_shared="run/1/0")) is True
-    batch = [shared("https://doi.org/10.1/a", landing_shared="run/1/0"),  # queued already: dropped
-             shared("https://doi.org/10.1/b", priority=3, landing_shared="run/1/1"),
-             shared("https://doi.org/10.1/c", landing_shared="run/1/2"),
-             shared("https://doi.org/10.1/c", landing_shared="run/1/2")]  # twice in the batch: once
+    batch = [
+        shared("https://doi.org/10.1/a", landing_shared="run/1/0"),  # queued already: dropped
+        shared("https://doi.org/10.1/b", priority=3, landing_shared="run/1/1"),
+        shared("https://doi.org/10.1/c", landing_shared="run/1/2"),
+        shared("https://doi.org/10.1/c", landing_shared="run/1/2"),
+    ]  # twice in the batch: once
     assert scheduler.share(batch) == 2
     stats = scheduler.crawler.stats
     queued, dropped = (stats.get_value(f"scheduler/enqueued/{k}") for k in ("redis", "redis_duplicate"))
     assert (queued, dropped) == (3, 2)
     assert [(r.url, r.meta["landing_lease"][0]) for r in drain(scheduler)] == [
-        ("https://doi.org/10.1/b", "run/1/1"), ("https://doi.org/10.1/a", "run/1/0"),
-        ("https://doi.org/10.1/c", "run/1/2")]
+        ("https://doi.org/10.1/b", "run/1/1"),
+        ("https://doi.org/10.1/a", "run/1/0"),
+        ("https://doi.org/10.1/c", "run/1/2"),
+    ]
 
 
 def test_popped_request_is_leased_and_comes_back_to_another_worker_after_expiry(redis_url):
@@ -154,8 +175,11 @@ def test_non_shared_requests_never_reach_redis_and_are_served_first(redis_url):
         assert scheduler.enqueue_request(request) is True
     assert scheduler.queue.lengths() == (1, 0)
     assert [r.url for r in drain(scheduler)] == [
-        "https://publisher.example/a", "https://publisher.example/robots.txt", "https://api.crossref.org/members",
-        "https://doi.org/10.1/a"]
+        "https://publisher.example/a",
+        "https://publisher.example/robots.txt",
+        "https://api.crossref.org/members",
+        "https://doi.org/10.1/a",
+    ]
 
 
 def test_has_pending_requests_stays_true_while_another_worker_holds_a_lease(redis_url):
@@ -206,8 +230,9 @@ def test_a_worker_killed_with_sigkill_loses_nothing(redis_url):
     for url in urls:
         scheduler.enqueue_request(shared(url))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    process = subprocess.Popen([sys.executable, "-c", KILLED_WORKER, redis_url], stdout=subprocess.PIPE, text=True,
-                               cwd=REPO, env=env)
+    process = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKER, redis_url], stdout=subprocess.PIPE, text=True, cwd=REPO, env=env
+    )
     try:
         taken = [process.stdout.readline().strip() for _ in range(5)]
     finally:

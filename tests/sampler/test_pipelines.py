@@ -1,4 +1,5 @@
 """landing.sampler.pipelines: bodies to blobs, documents to the store, artifacts at close, leases acked once written."""
+
 import asyncio
 import json
 
@@ -8,8 +9,8 @@ from scrapy.utils.test import get_crawler
 
 from landing import settings as project
 from landing.core import documents
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler import pipelines
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler.pipelines import BlobPipeline, Docs, DocumentPipeline
 from landing.stores import open_blobs, open_docs
 
@@ -18,9 +19,16 @@ LEASE = ("r/0000001/0000", "token")
 
 def _crawler(tmp_path):
     settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
-    crawler = get_crawler(scrapy.Spider, {**settings, "LANDING_DOCS": f"sqlite:///{tmp_path}/d.db",
-                                          "LANDING_BLOBS": f"file://{tmp_path}/b", "LANDING_DOCS_BATCH_DOCS": 1000,
-                                          "LANDING_DOCS_BATCH_SECONDS": 3600})
+    crawler = get_crawler(
+        scrapy.Spider,
+        {
+            **settings,
+            "LANDING_DOCS": f"sqlite:///{tmp_path}/d.db",
+            "LANDING_BLOBS": f"file://{tmp_path}/b",
+            "LANDING_DOCS_BATCH_DOCS": 1000,
+            "LANDING_DOCS_BATCH_SECONDS": 3600,
+        },
+    )
     crawler.stats.open_spider()
     return crawler
 
@@ -35,8 +43,13 @@ def pipeline(tmp_path):
 
 
 def _final(lease=LEASE):
-    doc = {**documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z"), "snapshot/timestamp": "2026-11-23T00:00:01Z",
-           "snapshot/driver": "http", "snapshot/error": None, "analysis/meta-tag-correctness": "correct"}
+    doc = {
+        **documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z"),
+        "snapshot/timestamp": "2026-11-23T00:00:01Z",
+        "snapshot/driver": "http",
+        "snapshot/error": None,
+        "analysis/meta-tag-correctness": "correct",
+    }
     return AnalysisItem(doc, visit=("r/0000001/0000", {"visit/order": 1, "visit/rank": 0}), lease=lease)
 
 
@@ -60,7 +73,8 @@ def test_a_leased_visit_writes_the_dois_pid_too(pipeline):
     _on_store_thread(pipeline, pipeline._put, _final())
     _on_store_thread(pipeline, pipeline._flush_written)
     assert _on_store_thread(pipeline, pipeline.docs.get, "pid", "10.1234/a") == documents.pid(
-        "10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z")
+        "10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z"
+    )
     assert _on_store_thread(pipeline, pipeline.docs.get, "visit", "r/0000001/0000") is not None
 
 
@@ -96,10 +110,16 @@ BODY = b"<html><head><meta name='citation_doi' content='10.1234/a'></head></html
 def _visited(body=BODY, doi="10.1234/a", error=None):
     """A DOI's analysis as the spider yields it: a page reached (its body along) or a failed visit (no body)."""
     pid = documents.pid(doi, "crossref", "7", "2026-11-23T00:00:00Z")
-    snapshot = documents.snapshot(pid, timestamp="2026-11-23T00:00:01Z", driver="http", error=error,
-                                  final_url=None if error else "https://pub.example/a", status=None if error else 200,
-                                  resource_url=None if error else "https://pub.example/a",
-                                  content_hash=documents.content_hash(body) if body is not None else None)
+    snapshot = documents.snapshot(
+        pid,
+        timestamp="2026-11-23T00:00:01Z",
+        driver="http",
+        error=error,
+        final_url=None if error else "https://pub.example/a",
+        status=None if error else 200,
+        resource_url=None if error else "https://pub.example/a",
+        content_hash=documents.content_hash(body) if body is not None else None,
+    )
     found = None if error else {"analysis/meta-tag-correctness": "ok", "analysis/doi-in-meta-tags": "non-url"}
     return AnalysisItem(documents.analysis(snapshot, found, "2026-11-23T00:00:02Z"), body=body)
 
@@ -145,6 +165,7 @@ def test_the_blob_pipeline_passes_on_the_item_it_was_given(blob_pipeline):
 
 # DocumentPipeline: the documents of each item, and the artifacts at close
 
+
 def _stored(tmp_path, kind, doc_id):
     """A document read back from the crawl's store file after the pipeline closed it."""
     with open_docs(f"sqlite:///{tmp_path}/d.db") as docs:
@@ -153,9 +174,15 @@ def _stored(tmp_path, kind, doc_id):
 
 def _closing_crawler(tmp_path, **settings):
     """_crawler's stores, with the artifacts and any unwritten documents kept under tmp_path as well."""
-    crawler = get_crawler(scrapy.Spider, {**_crawler(tmp_path).settings.copy_to_dict(),
-                                          "LANDING_ARTIFACTS_DIR": f"{tmp_path}/artifacts",
-                                          "LANDING_UNWRITTEN_DIR": f"{tmp_path}/unwritten", **settings})
+    crawler = get_crawler(
+        scrapy.Spider,
+        {
+            **_crawler(tmp_path).settings.copy_to_dict(),
+            "LANDING_ARTIFACTS_DIR": f"{tmp_path}/artifacts",
+            "LANDING_UNWRITTEN_DIR": f"{tmp_path}/unwritten",
+            **settings,
+        },
+    )
     crawler.stats.open_spider()
     return crawler
 
@@ -182,7 +209,9 @@ def test_an_analysis_item_stores_its_snapshot_and_its_analysis_under_the_visits_
     pipeline.close_spider()
     doc_id = "10.1234/a http 2026-11-23"
     assert (_stored(tmp_path, "snapshot", doc_id), _stored(tmp_path, "analysis", doc_id)) == (
-        documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS), dict(item))
+        documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS),
+        dict(item),
+    )
 
 
 def test_a_page_reached_is_counted_by_its_meta_tag_correctness_and_a_failure_by_its_class(tmp_path):
@@ -191,16 +220,20 @@ def test_a_page_reached_is_counted_by_its_meta_tag_correctness_and_a_failure_by_
     asyncio.run(pipeline.process_item(_visited(body=None, doi="10.1234/b", error="timeout")))
     pipeline.close_spider()
     assert {k: v for k, v in pipeline.stats.get_stats().items() if k.startswith("landing/")} == {
-        "landing/snapshots": 2, "landing/correctness/ok": 1, "landing/error/timeout": 1}
+        "landing/snapshots": 2,
+        "landing/correctness/ok": 1,
+        "landing/error/timeout": 1,
+    }
 
 
 def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
     asyncio.run(pipeline.process_item(_visited()))
     pipeline.close_spider()
-    assert ((tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
-            pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv")) == (
-        "10.1234,pub.example,crossref,2026-11-23T00:00:01Z,2026-11-23T00:00:01Z\n", 1)
+    assert (
+        (tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
+        pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv"),
+    ) == ("10.1234,pub.example,crossref,2026-11-23T00:00:01Z,2026-11-23T00:00:01Z\n", 1)
 
 
 def test_close_exports_nothing_when_the_crawl_stored_no_snapshot(tmp_path):

@@ -4,6 +4,7 @@ The proof is in the sandbox's request log and the store: every sampled DOI ends 
 and its snapshot; no owner is sampled twice once its sample is stored; and a DOI's resolver is asked again only
 if its visit was not yet recorded when the crawl was killed (it was in flight).
 """
+
 import os
 import random
 import signal
@@ -21,10 +22,22 @@ from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, count
 
 SEED = int(os.environ.get("LANDING_TEST_KILL_SEED", "2026"))
-SETTINGS = ["-s", "LANDING_SAMPLE_MIN=100", "-s", "LANDING_SAMPLE_MAX=100", "-s", "LANDING_FRONTIER=300",
-            "-s", "LANDING_DRIVER=http", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=1",
-            "-s", "LANDING_DOCS_BATCH_SECONDS=0.5"]
-
+SETTINGS = [
+    "-s",
+    "LANDING_SAMPLE_MIN=100",
+    "-s",
+    "LANDING_SAMPLE_MAX=100",
+    "-s",
+    "LANDING_FRONTIER=300",
+    "-s",
+    "LANDING_DRIVER=http",
+    "-s",
+    "TELNETCONSOLE_ENABLED=False",
+    "-s",
+    "LANDING_PROGRESS_INTERVAL=1",
+    "-s",
+    "LANDING_DOCS_BATCH_SECONDS=0.5",
+]
 
 
 def _planned(db) -> int:
@@ -33,13 +46,14 @@ def _planned(db) -> int:
 
 def _visits(db) -> set[str]:
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-        return {row[0] for row in con.execute("SELECT json_extract(doc, '$.\"pid/doi\"') FROM docs WHERE kind = 'visit'")}
+        return {
+            row[0] for row in con.execute("SELECT json_extract(doc, '$.\"pid/doi\"') FROM docs WHERE kind = 'visit'")
+        }
 
 
 def _kill_when(command, stores, ready, timeout=240) -> bool:
     """Start the crawl, SIGKILL it once ready(db) holds; False when it finished first."""
-    crawl = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env=stores.env)
+    crawl = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=stores.env)
     db = stores.root / "landing.db"
     deadline = time.monotonic() + timeout
     while crawl.poll() is None and time.monotonic() < deadline:
@@ -59,15 +73,27 @@ def killed_and_resumed(tmp_path_factory):
     requests = []
     sandbox = RunningSandbox(world, log=requests.append)
     stores = Stores(tmp_path_factory.mktemp("resume-crawl"))
-    command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(),
-               "-s", f"LANDING_SANDBOX={sandbox.proxy}", *SETTINGS]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        "doi_sampler",
+        *stores.settings(),
+        "-s",
+        f"LANDING_SANDBOX={sandbox.proxy}",
+        *SETTINGS,
+    ]
     rng = random.Random(SEED)
     # First as soon as the run is stored (listing or the first samples), then at random shares of the visits.
     shares = sorted(rng.uniform(0.05, 0.95) for _ in range(3))
     points = [lambda db: count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0]
-    points += [lambda db, share=share: (_planned(db) > 0
-                                        and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'")
-                                        >= share * _planned(db)) for share in shares]
+    points += [
+        lambda db, share=share: (
+            _planned(db) > 0 and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'") >= share * _planned(db)
+        )
+        for share in shares
+    ]
     segments, recorded = [], []  # the request log's length at each kill, and the visits stored by then
     try:
         for ready in points:
@@ -99,8 +125,9 @@ def test_every_sampled_doi_has_one_pid_one_visit_and_its_snapshot(killed_and_res
     assert sorted(p["pid/doi"] for p in stores.export("pid")) == sorted(sampled)
     snapshots = {s["pid/doi"] for s in stores.export("snapshot")}
     assert snapshots == set(sampled)
-    assert {v["visit/snapshot"] for v in visits} <= {f"{s['pid/doi']} {s['snapshot/driver']} {s['snapshot/timestamp'][:10]}"
-                                                     for s in stores.export("snapshot")}
+    assert {v["visit/snapshot"] for v in visits} <= {
+        f"{s['pid/doi']} {s['snapshot/driver']} {s['snapshot/timestamp'][:10]}" for s in stores.export("snapshot")
+    }
 
 
 def test_no_owner_is_sampled_again_once_its_sample_is_stored(killed_and_resumed):
@@ -117,10 +144,11 @@ def test_a_doi_is_resolved_again_only_when_its_visit_was_not_recorded_at_the_kil
     bounds = [0, *segments, len(requests)]
     again = 0
     for k in range(1, len(bounds) - 1):  # the segment after kill k-1 ...
-        resolved = {unquote(m.group(1)).lower() for line in requests[bounds[k]:bounds[k + 1]]
-                    if (m := RESOLVER.match(line))}
+        resolved = {
+            unquote(m.group(1)).lower() for line in requests[bounds[k] : bounds[k + 1]] if (m := RESOLVER.match(line))
+        }
         assert not resolved & recorded[k - 1], "a DOI recorded as visited was fetched again"
-        before = {unquote(m.group(1)).lower() for line in requests[:bounds[k]] if (m := RESOLVER.match(line))}
+        before = {unquote(m.group(1)).lower() for line in requests[: bounds[k]] if (m := RESOLVER.match(line))}
         again += len(resolved & before)
     # Only DOIs in flight at a kill are fetched twice: a few frontiers' worth at most, not the run again.
     assert again <= 4 * 300

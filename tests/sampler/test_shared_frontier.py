@@ -4,6 +4,7 @@ Worker A starts first and leads (lists, plans, samples); worker B joins and visi
 the plan is visited A is killed: B takes the lead after LANDING_LEASE_SECONDS, gets A's leased DOIs back, resumes
 the run from the store and finishes it. The proof is in the sandbox's request log and the store.
 """
+
 import re
 import signal
 import subprocess
@@ -21,10 +22,26 @@ from tests.sampler.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, c
 
 LEASE = 3  # seconds: how long A's work and lead wait before B takes them
 FRONTIER = 200  # per worker: the two share a frontier of 400 DOIs
-SETTINGS = ["-s", "LANDING_SAMPLE_MIN=50", "-s", "LANDING_SAMPLE_MAX=50", "-s", f"LANDING_FRONTIER={FRONTIER}",
-            "-s", "LANDING_DRIVER=http", "-s", "TELNETCONSOLE_ENABLED=False", "-s", "LANDING_PROGRESS_INTERVAL=1",
-            "-s", "LANDING_DOCS_BATCH_SECONDS=0.5", "-s", f"LANDING_LEASE_SECONDS={LEASE}", "-s", "LANDING_WORKERS=2"]
-
+SETTINGS = [
+    "-s",
+    "LANDING_SAMPLE_MIN=50",
+    "-s",
+    "LANDING_SAMPLE_MAX=50",
+    "-s",
+    f"LANDING_FRONTIER={FRONTIER}",
+    "-s",
+    "LANDING_DRIVER=http",
+    "-s",
+    "TELNETCONSOLE_ENABLED=False",
+    "-s",
+    "LANDING_PROGRESS_INTERVAL=1",
+    "-s",
+    "LANDING_DOCS_BATCH_SECONDS=0.5",
+    "-s",
+    f"LANDING_LEASE_SECONDS={LEASE}",
+    "-s",
+    "LANDING_WORKERS=2",
+]
 
 
 def _wait(process, ready, timeout=240):
@@ -44,17 +61,35 @@ def leader_killed(tmp_path_factory):
     stores = Stores(tmp_path_factory.mktemp("shared-crawl"))
     db = stores.root / "landing.db"
     with running_redis(tmp_path_factory.mktemp("redis")) as url:
-        command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(),
-                   "-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_FRONTIER_REDIS={url}", *SETTINGS]
+        command = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawl",
+            "doi_sampler",
+            *stores.settings(),
+            "-s",
+            f"LANDING_SANDBOX={sandbox.proxy}",
+            "-s",
+            f"LANDING_FRONTIER_REDIS={url}",
+            *SETTINGS,
+        ]
         logs, a, b = stores.root, None, None
         try:
-            a = subprocess.Popen(command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL,
-                                 stderr=open(logs / "a.log", "w"))
+            a = subprocess.Popen(
+                command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL, stderr=open(logs / "a.log", "w")
+            )
             _wait(a, lambda: count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0)
-            b = subprocess.Popen(command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL,
-                                 stderr=open(logs / "b.log", "w"))
-            _wait(a, lambda: count(db, PLANNED) > 0
-                  and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'") >= count(db, PLANNED) / 3)
+            b = subprocess.Popen(
+                command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL, stderr=open(logs / "b.log", "w")
+            )
+            _wait(
+                a,
+                lambda: (
+                    count(db, PLANNED) > 0
+                    and count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'visit'") >= count(db, PLANNED) / 3
+                ),
+            )
             a.send_signal(signal.SIGKILL)
             a.wait()
             killed_at = len(requests)

@@ -1,4 +1,5 @@
 """The lead of a shared run (landing.sampler.shared_run) against a real redis-server, and the per-host split."""
+
 import pytest
 from scrapy.settings import Settings
 
@@ -11,6 +12,7 @@ KEY = "doi_sampler:requests"
 @pytest.fixture
 def server(redis_server):
     import redis
+
     client = redis.Redis.from_url(redis_server)
     client.flushall()
     yield client

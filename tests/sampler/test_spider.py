@@ -4,10 +4,11 @@ The HTTP driver keeps one cookie jar per DOI chain, so the truth to compare with
 reference client's (`cookie_final_url`, `cookie_error`); except that it also follows script redirects to a
 literal URL, so for those pages it is the browser's (`browser_final_url`, `browser_error`).
 """
-from collections import Counter
+
 import json
 import re
 import time
+from collections import Counter
 from urllib.parse import unquote, urlsplit
 
 import pytest
@@ -85,7 +86,7 @@ def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
         assert urls[-1] == doc["snapshot/final-url"]
         assert doc["snapshot/urls"][-1]["status"] == t["final_status"]
         hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/urls"]]
-        assert hops[-len(t["urls"]):] == t["urls"]
+        assert hops[-len(t["urls"]) :] == t["urls"]
         assert doc["snapshot/driver"] == "http" and len(doc["snapshot/content-hash"]) == 64
     assert checked >= len(docs) // 3  # the filter leaves much of the sample to check (every: half fail by design)
 
@@ -93,8 +94,17 @@ def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
 def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_scenario_world):
     stores, _ = every_crawl
     classes = {d["snapshot/error"] for d in stores.export("analysis")} - {None}
-    assert classes == {"http-4xx", "http-5xx", "redirect-loop", "too-many-redirects", "too-large", "not-html",
-                       "robots", "challenge", "js-required"}
+    assert classes == {
+        "http-4xx",
+        "http-5xx",
+        "redirect-loop",
+        "too-many-redirects",
+        "too-large",
+        "not-html",
+        "robots",
+        "challenge",
+        "js-required",
+    }
 
 
 def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
@@ -103,10 +113,15 @@ def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
 
 
 def test_visits_interleave_owners_rather_than_crawling_one_owner_back_to_back(mixed_crawl, mixed_world):
-    owner = {r["doi"].lower(): r.get("member", r.get("client")) for r in map(json.loads, open(mixed_world / "dois.jsonl"))}
+    owner = {
+        r["doi"].lower(): r.get("member", r.get("client")) for r in map(json.loads, open(mixed_world / "dois.jsonl"))
+    }
     stores, _ = mixed_crawl
-    visits = [owner[unquote(m.group(1)).lower()] for line in stores.requests
-              if (m := re.match(r"GET https://doi\.org/(\S+) -> ", line))]
+    visits = [
+        owner[unquote(m.group(1)).lower()]
+        for line in stores.requests
+        if (m := re.match(r"GET https://doi\.org/(\S+) -> ", line))
+    ]
     # Runs count only while another owner still has DOIs waiting: at the tail, one owner's is all there is.
     left = Counter(visits)
     longest, run, previous = 1, 0, None
@@ -122,7 +137,9 @@ def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):
     requests = []
     small_sandbox.server.log = requests.append
     try:
-        Stores(tmp_path).crawl(small_sandbox.proxy, "-s", "LANDING_MAILTO=ops@example.org", "-s", "LANDING_SOURCES=crossref")
+        Stores(tmp_path).crawl(
+            small_sandbox.proxy, "-s", "LANDING_MAILTO=ops@example.org", "-s", "LANDING_SOURCES=crossref"
+        )
     finally:
         small_sandbox.server.log = None
     api = [line for line in requests if "api.crossref.org" in line]
@@ -160,7 +177,9 @@ def test_every_cookie_jar_is_dropped_when_its_chain_ends(every_crawl):
     assert "'landing/cookie_jars_left': 0," in done.stderr
 
 
-def test_a_script_redirect_to_a_literal_url_is_followed_and_recorded_as_a_js_location_hop(every_crawl, every_scenario_world):
+def test_a_script_redirect_to_a_literal_url_is_followed_and_recorded_as_a_js_location_hop(
+    every_crawl, every_scenario_world
+):
     stores, _ = every_crawl
     truth = truth_of(every_scenario_world)
     scripted = [d for d in stores.export("snapshot") if truth[d["pid/doi"]]["scenario"] == "js-redirect"]

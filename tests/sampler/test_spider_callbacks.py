@@ -1,4 +1,5 @@
 """The spider's callbacks on hand-made responses: listing, the sample stored before its visits, sample ranks."""
+
 import asyncio
 import json
 import subprocess
@@ -12,7 +13,6 @@ from landing import settings as project_settings
 from landing.config import SettingsError
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler.spider import DoiSamplerSpider
-
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
 
@@ -39,16 +39,28 @@ def _listing(spider, **sources):
 
 def test_members_without_a_next_cursor_are_paged_by_offset_until_total_results():
     spider = _listing(_spider(), crossref=1)
-    out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
-                                              {"message": {"items": _members(2), "total-results": 3}})))
+    out = list(
+        spider.parse_members(
+            _response(
+                "https://api.crossref.org/members?rows=1000&cursor=*",
+                {"message": {"items": _members(2), "total-results": 3}},
+            )
+        )
+    )
     assert [r.url for r in out] == ["https://api.crossref.org/members?rows=1000&offset=2"]
     assert (out[0].meta["listing"], spider.listed.is_set()) == ("crossref", False)
 
 
 def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count():
     spider = _listing(_spider(), crossref=1)
-    out = list(spider.parse_members(_response("https://api.crossref.org/members?rows=1000&cursor=*",
-                                              {"message": {"items": _members(3), "total-results": 3}})))
+    out = list(
+        spider.parse_members(
+            _response(
+                "https://api.crossref.org/members?rows=1000&cursor=*",
+                {"message": {"items": _members(3), "total-results": 3}},
+            )
+        )
+    )
     assert out == [] and spider.listed.is_set()
     assert spider._owners() == ([("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)], True)
 
@@ -74,7 +86,7 @@ def test_a_listing_request_that_failed_before_any_owner_was_listed_leaves_no_pla
 def test_a_listing_that_failed_after_some_owners_plans_those_listed_as_incomplete():
     spider = _listing(_spider(), datacite=1)
     out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
-    first, second = next(out), next(out)
+    first, _second = next(out), next(out)
     spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
     spider._listed("datacite", failed=True)  # c.d's count
     assert spider.listed.is_set() and spider._owners() == ([("datacite", "a.b", 7)], False)
@@ -82,14 +94,24 @@ def test_a_listing_that_failed_after_some_owners_plans_those_listed_as_incomplet
 
 def _all(outputs):
     """Everything an async callback yields (no prefix is short here, so it asks the downloader nothing)."""
+
     async def collect():
         return [output async for output in outputs]
+
     return asyncio.run(collect())
 
 
 def _sample_response(dois, order=3, size=3):
-    sample = {"sample/run": "r", "sample/order": order, "sample/ra": "crossref", "sample/owner": "7",
-              "sample/total": 40, "sample/size": size, "sample/dois": None, "sample/timestamp": None}
+    sample = {
+        "sample/run": "r",
+        "sample/order": order,
+        "sample/ra": "crossref",
+        "sample/owner": "7",
+        "sample/total": 40,
+        "sample/size": size,
+        "sample/dois": None,
+        "sample/timestamp": None,
+    }
     payload = {"message": {"items": [{"DOI": doi} for doi in dois]}}
     return _response("https://api.crossref.org/works", payload, sample=sample)
 
@@ -105,15 +127,18 @@ def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minu
     visits = [o for o in out if isinstance(o, Request)]
     assert [p["pid/doi"] for p in pids] == ["10.1/a", "10.1/b"]
     assert [(v.url, v.priority, v.dont_filter, v.meta["visit"]) for v in visits] == [
-        ("https://doi.org/10.1/a", 0, True, ("r", 3, 0)), ("https://doi.org/10.1/b", -1, True, ("r", 3, 1))]
+        ("https://doi.org/10.1/a", 0, True, ("r", 3, 0)),
+        ("https://doi.org/10.1/b", -1, True, ("r", 3, 1)),
+    ]
     assert spider.frontier.size == 2  # the reservation settled to the DOIs the sample holds
 
 
 def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
     spider = _spider()
     spider.run = {"run/id": "r"}
-    out = _all(spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"],
-                                                    size=1)))
+    out = _all(
+        spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"], size=1))
+    )
     assert out[2].url == "https://doi.org/10.1002/(sici)1097-4636(199706)35:4%3C447::aid-jbm5%3E3.0.co;2-g"
 
 
@@ -126,8 +151,10 @@ def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
 
 
 def test_auto_without_chromium_installs_no_browser_handler(tmp_path):
-    crawler = get_crawler(DoiSamplerSpider, settings_dict={
-        **PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(tmp_path / "no-chromium")})
+    crawler = get_crawler(
+        DoiSamplerSpider,
+        settings_dict={**PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(tmp_path / "no-chromium")},
+    )
     assert "landing.browser" not in str(crawler.settings.getdict("DOWNLOAD_HANDLERS"))
 
 
@@ -135,8 +162,9 @@ def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_pa
     chromium = tmp_path / "chromium"
     chromium.write_text("#!/bin/sh\n")
     chromium.chmod(0o755)
-    crawler = get_crawler(DoiSamplerSpider, settings_dict={**PROJECT, "LANDING_DRIVER": "auto",
-                                                           "LANDING_CHROMIUM": str(chromium)})
+    crawler = get_crawler(
+        DoiSamplerSpider, settings_dict={**PROJECT, "LANDING_DRIVER": "auto", "LANDING_CHROMIUM": str(chromium)}
+    )
     handlers = crawler.settings.getdict("DOWNLOAD_HANDLERS")
     assert (handlers["http"], handlers["https"]) == ("landing.browser.handler.BrowserHandler",) * 2
 
@@ -149,14 +177,16 @@ def test_a_spider_built_without_scrapy_crawl_refuses_a_bad_setting_in_the_words_
 
 
 def test_the_http_driver_never_loads_playwright():
-    script = ("import sys\n"
-              "from scrapy.utils.test import get_crawler\n"
-              "from landing import settings\n"
-              "from landing.sampler.spider import DoiSamplerSpider\n"
-              "project = {name: getattr(settings, name) for name in dir(settings) if name.isupper()}\n"
-              "crawler = get_crawler(DoiSamplerSpider, {**project, 'LANDING_DRIVER': 'http'})\n"
-              "DoiSamplerSpider.from_crawler(crawler)\n"
-              "print(sorted(name for name in sys.modules if 'playwright' in name))\n")
+    script = (
+        "import sys\n"
+        "from scrapy.utils.test import get_crawler\n"
+        "from landing import settings\n"
+        "from landing.sampler.spider import DoiSamplerSpider\n"
+        "project = {name: getattr(settings, name) for name in dir(settings) if name.isupper()}\n"
+        "crawler = get_crawler(DoiSamplerSpider, {**project, 'LANDING_DRIVER': 'http'})\n"
+        "DoiSamplerSpider.from_crawler(crawler)\n"
+        "print(sorted(name for name in sys.modules if 'playwright' in name))\n"
+    )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -166,12 +196,22 @@ def test_a_page_is_read_where_its_visit_ends_and_a_script_only_page_goes_to_the_
     chromium.write_text("#!/bin/sh\n")
     chromium.chmod(0o755)
     spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(chromium))
-    pid = {"pid/doi": "10.1/a", "pid/doi-prefix": "10.1", "pid/ra": "crossref", "pid/member-id": "7",
-           "pid/global-member-id": "crossref/7", "pid/timestamp": "2026-01-01T00:00:00Z"}
+    pid = {
+        "pid/doi": "10.1/a",
+        "pid/doi-prefix": "10.1",
+        "pid/ra": "crossref",
+        "pid/member-id": "7",
+        "pid/global-member-id": "crossref/7",
+        "pid/timestamp": "2026-01-01T00:00:00Z",
+    }
     meta = {"pid": pid, "visit": ("r", 0, 0)}
     body = b"<html><head><script src='/app.js'></script></head><body><div id='root'></div></body></html>"
-    page = HtmlResponse("https://pub.example/a", body=body, headers={"Content-Type": "text/html"},
-                        request=Request("https://pub.example/a", meta=meta))
+    page = HtmlResponse(
+        "https://pub.example/a",
+        body=body,
+        headers={"Content-Type": "text/html"},
+        request=Request("https://pub.example/a", meta=meta),
+    )
     snapshot, browser_visit = list(spider.parse_page(page))
     assert isinstance(snapshot, AnalysisItem) and snapshot["snapshot/error"] == "js-required"
     assert "analysis/meta-tag-correctness" in snapshot and snapshot.visit is None  # not the DOI's last snapshot
@@ -180,6 +220,7 @@ def test_a_page_is_read_where_its_visit_ends_and_a_script_only_page_goes_to_the_
 
 def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():
     from twisted.python.failure import Failure
+
     spider = _spider()
     request = _sample_response([], size=30).request
     spider.frontier.size = 30

@@ -4,6 +4,7 @@ http URLs are sent to the proxy in absolute form; https URLs go through a CONNEC
 sandbox's self-signed certificate accepted unverified. `follow` walks Location headers (and optionally
 meta refresh) by hand, so a test sees every hop.
 """
+
 import http.client
 import ssl
 from dataclasses import dataclass, field
@@ -111,8 +112,16 @@ def _store_cookies(jar: dict, response: Response):
             jar.setdefault(host, {})[name] = morsel.value
 
 
-def follow(proxy: str, url: str, cookies: bool, max_redirects: int = 20, meta_refresh: bool = False,
-           retries: int = 0, allow=None, headers: dict | None = None) -> Chain:
+def follow(
+    proxy: str,
+    url: str,
+    cookies: bool,
+    max_redirects: int = 20,
+    meta_refresh: bool = False,
+    retries: int = 0,
+    allow=None,
+    headers: dict | None = None,
+) -> Chain:
     """Follow url's redirects by hand (at most max_redirects of them), returning every hop.
 
     cookies: keep the cookies each host sets and send them back to it.

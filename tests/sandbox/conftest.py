@@ -1,4 +1,5 @@
 """Fixtures of the sandbox tests: a world's records, and sandboxes whose counters nobody has touched yet."""
+
 import json
 
 import pytest

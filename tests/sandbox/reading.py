@@ -7,6 +7,7 @@ the sandbox sends rather than from the page spec it was rendered from:
 - text is the visible text of <body>, script and style excluded, percent-escapes decoded;
 - a DOI is found in text only on a boundary: not followed by a character that could continue a DOI.
 """
+
 import re
 from urllib.parse import unquote
 
@@ -15,8 +16,13 @@ import lxml.html
 from landing_dev.sandbox.analysis_truth import DOI_META_NAMES
 
 # Best first (DESIGN.md); each with the start it writes before the bare DOI.
-EXPRESSIONS = (("https-doi", "https://doi.org/"), ("https-dx-doi", "https://dx.doi.org/"),
-               ("http-doi", "http://doi.org/"), ("http-dx-doi", "http://dx.doi.org/"), ("doi-scheme", "doi:"))
+EXPRESSIONS = (
+    ("https-doi", "https://doi.org/"),
+    ("https-dx-doi", "https://dx.doi.org/"),
+    ("http-doi", "http://doi.org/"),
+    ("http-dx-doi", "http://dx.doi.org/"),
+    ("doi-scheme", "doi:"),
+)
 _ORDER = [name for name, _ in EXPRESSIONS] + ["non-url"]
 _BARE_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 _DOI_CHAR = re.compile(r"[A-Za-z0-9._;()/:\-]")
@@ -28,8 +34,9 @@ def document(body: bytes):
 
 def meta_tags(doc) -> list:
     """[name, content] of every DOI meta tag, in page order."""
-    return [[m.get("name"), m.get("content")] for m in doc.xpath("//meta[@name]")
-            if m.get("name").lower() in DOI_META_NAMES]
+    return [
+        [m.get("name"), m.get("content")] for m in doc.xpath("//meta[@name]") if m.get("name").lower() in DOI_META_NAMES
+    ]
 
 
 def hrefs(doc) -> list:
@@ -45,10 +52,10 @@ def split_value(value: str):
     """(expression, bare DOI) of a value that is one DOI written in some form (meta content, href)."""
     lowered = unquote(value).strip().lower()
     if lowered.startswith("doi: "):
-        return "non-url", lowered[len("doi: "):].strip()  # a "DOI: " label, not the doi: scheme
+        return "non-url", lowered[len("doi: ") :].strip()  # a "DOI: " label, not the doi: scheme
     for name, start in EXPRESSIONS:
         if lowered.startswith(start):
-            return name, lowered[len(start):].strip()
+            return name, lowered[len(start) :].strip()
     return "non-url", lowered
 
 

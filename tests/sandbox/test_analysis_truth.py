@@ -1,4 +1,5 @@
 """The truth's analysis fields read off page specs."""
+
 from landing_dev.sandbox.analysis_truth import expression_of, page_truth
 
 DOI = "10.5555/1234"

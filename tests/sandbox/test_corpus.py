@@ -1,12 +1,13 @@
 """Real captured pages served from ../shared/corpus, read where they lie."""
+
 import json
 from pathlib import Path
 
 import pytest
 
 from landing_dev.sandbox.generator import generate
-from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.http import Request
+from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
@@ -25,8 +26,11 @@ def _corpus_truth(directory):
 
 
 def test_corpus_world_registers_every_manifest_doi_once(corpus_world):
-    manifest_dois = {line.split(",")[1].lower() for line in open(CORPUS / "manifest.csv")
-                     if line.split(",")[1] and not line.startswith("file,")}
+    manifest_dois = {
+        line.split(",")[1].lower()
+        for line in open(CORPUS / "manifest.csv")
+        if line.split(",")[1] and not line.startswith("file,")
+    }
     assert {t["doi"] for t in _corpus_truth(corpus_world)} == manifest_dois
 
 

@@ -1,4 +1,5 @@
 """api.crossref.org through the proxy: members, works, sampling, filters and the JSON envelope."""
+
 import json
 from collections import Counter
 from urllib.parse import urlencode
@@ -86,8 +87,7 @@ def test_member_works_route_pages_like_the_member_filter(mixed_sandbox, member_d
     assert sorted(item["DOI"] for item in answer["message"]["items"]) == sorted(dois)
 
 
-def test_sample_with_member_filter_and_select_doi_gives_n_distinct_dois_of_that_member_only(
-        mixed_sandbox, member_dois):
+def test_sample_with_member_filter_and_select_doi_gives_n_distinct_dois_of_that_member_only(mixed_sandbox, member_dois):
     member, dois = max(member_dois.items(), key=lambda kv: len(kv[1]))
     assert len(dois) > 40
     status, answer = call(mixed_sandbox, "/works", sample=40, filter=f"member:{member}", select="DOI")

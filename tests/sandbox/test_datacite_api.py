@@ -1,4 +1,5 @@
 """api.datacite.org through the proxy: JSON:API listings of clients, prefixes and DOIs."""
+
 import json
 from urllib.parse import urlencode
 
@@ -115,8 +116,11 @@ def test_random_true_gives_page_size_distinct_dois_of_the_filter(mixed_sandbox, 
 def test_single_doi_gives_its_registered_url(mixed_sandbox, mixed_dois):
     record = next(r for r in mixed_dois if r["ra"] == "datacite")
     status, answer = call(mixed_sandbox, f"/dois/{record['doi']}")
-    assert (status, answer["data"]["id"], answer["data"]["attributes"]["url"]) == \
-        (200, record["doi"].lower(), record["url"])
+    assert (status, answer["data"]["id"], answer["data"]["attributes"]["url"]) == (
+        200,
+        record["doi"].lower(),
+        record["url"],
+    )
 
 
 def test_unknown_doi_is_404(mixed_sandbox):

@@ -1,4 +1,5 @@
 """doi.org through the proxy: the resolver's redirects and the Handle API, as the real ones answer."""
+
 import json
 from urllib.parse import quote
 
@@ -29,8 +30,11 @@ def test_https_doi_org_answers_302_to_the_resource_url(mixed_sandbox, record):
 
 def test_every_doi_of_the_world_redirects_to_its_own_resource_url(mixed_sandbox, mixed_dois):
     answers = {r["doi"]: get(mixed_sandbox.proxy, f"https://doi.org/{r['doi']}") for r in mixed_dois[::10]}
-    wrong = [(r["doi"], answers[r["doi"]].status, answers[r["doi"]].location) for r in mixed_dois[::10]
-             if (answers[r["doi"]].status, answers[r["doi"]].location) != (302, r["url"])]
+    wrong = [
+        (r["doi"], answers[r["doi"]].status, answers[r["doi"]].location)
+        for r in mixed_dois[::10]
+        if (answers[r["doi"]].status, answers[r["doi"]].location) != (302, r["url"])
+    ]
     assert wrong == []
 
 

@@ -1,4 +1,5 @@
 """Every scenario of the every-scenario world, as a client meets it through the proxy, hop by hop."""
+
 import time
 import urllib.robotparser
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlsplit
@@ -45,7 +46,7 @@ def test_http_to_https_answers_301_to_the_https_twin(proxy, scenario_truth):
     assert truth["resource_url"].startswith("http://")
     response = get(proxy, truth["resource_url"])
     assert response.status == 301
-    assert response.location == "https://" + truth["resource_url"][len("http://"):]
+    assert response.location == "https://" + truth["resource_url"][len("http://") :]
     assert get(proxy, response.location).status == 200
 
 
@@ -115,8 +116,9 @@ def test_cookie_wall_without_cookies_bounces_rc_0_to_10_then_cookie_absent(proxy
     truth = one(scenario_truth, "cookie-wall")
     chain = follow(proxy, truth["resource_url"], cookies=False)
     assert chain.urls[0] == truth["landing_url"]
-    assert [_session_round(url) for url in chain.urls[1:12]] == \
-        [("/action/getSharedSiteSession", str(rc)) for rc in range(11)]
+    assert [_session_round(url) for url in chain.urls[1:12]] == [
+        ("/action/getSharedSiteSession", str(rc)) for rc in range(11)
+    ]
     assert urlsplit(chain.last.url).path == "/action/cookieAbsent"
     assert len(chain.hops) == 13
     assert set(chain.statuses[:-1]) == {302}

@@ -3,6 +3,7 @@
 One real crawl in a subprocess (the project's settings apply: cwd is the project), two start URLs: the landing
 page of an ordinary site, and the landing page of a site whose robots.txt disallows everything.
 """
+
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from landing_dev.sandbox.server import RunningSandbox
 
 PROJECT = Path(__file__).resolve().parents[2]
 
-SPIDER = textwrap.dedent('''
+SPIDER = textwrap.dedent("""
     import json
 
     import scrapy
@@ -40,7 +41,7 @@ SPIDER = textwrap.dedent('''
             stats = {k: v for k, v in self.crawler.stats.get_stats().items() if isinstance(v, (int, str))}
             with open(self.out, "w") as out:
                 json.dump(stats, out)
-''')
+""")
 
 
 @pytest.fixture(scope="module")
@@ -53,18 +54,43 @@ def crawl(every_scenario_world, scenario_truth, tmp_path_factory):
     sandbox = RunningSandbox(every_scenario_world, log=requests.append)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "scrapy", "runspider", str(directory / "one_page.py"),
-             "-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
-             "-a", f"urls={allowed['landing_url']} {forbidden['landing_url']}", "-a", f"out={directory / 'stats.json'}",
-             "-o", f"{directory / 'items.jsonl'}:jsonlines"],
-            cwd=PROJECT, capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-m",
+                "scrapy",
+                "runspider",
+                str(directory / "one_page.py"),
+                "-s",
+                f"LANDING_SANDBOX={sandbox.proxy}",
+                "-s",
+                "LOG_LEVEL=INFO",
+                "-s",
+                "TELNETCONSOLE_ENABLED=False",
+                "-a",
+                f"urls={allowed['landing_url']} {forbidden['landing_url']}",
+                "-a",
+                f"out={directory / 'stats.json'}",
+                "-o",
+                f"{directory / 'items.jsonl'}:jsonlines",
+            ],
+            cwd=PROJECT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         sandbox.close()
     assert done.returncode == 0, done.stderr[-3000:]
     stats = json.loads((directory / "stats.json").read_text())
     items = [json.loads(line) for line in open(directory / "items.jsonl")]
-    return {"allowed": allowed, "forbidden": forbidden, "stats": stats, "items": items, "requests": requests,
-            "log": done.stderr}
+    return {
+        "allowed": allowed,
+        "forbidden": forbidden,
+        "stats": stats,
+        "items": items,
+        "requests": requests,
+        "log": done.stderr,
+    }
 
 
 def _robots_url(url):

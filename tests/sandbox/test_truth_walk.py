@@ -5,6 +5,7 @@ and its own page reading (lxml, tests/sandbox/reading.py); nothing here calls th
 server-error-burst counters live in the server process: whoever touches a DOI first meets the burst, so the
 walk retries 429/5xx as the truth's client does and never compares the retried statuses.
 """
+
 import random
 import urllib.robotparser
 from urllib.parse import urlsplit
@@ -70,8 +71,12 @@ def outcome(chain) -> dict:
             error = "too-large"
         else:
             error = None
-    return {"final_url": end_url if error is None else None, "end_url": end_url, "end_status": end_status,
-            "error": error}
+    return {
+        "final_url": end_url if error is None else None,
+        "end_url": end_url,
+        "end_status": end_status,
+        "error": error,
+    }
 
 
 def walk(proxy, robots, url, cookies):
@@ -139,12 +144,24 @@ def test_served_landing_pages_say_about_their_doi_what_truth_says(case):
         mine = reading.analyse(response.body, truth["doi"])
         expected = {k: truth[k] for k in fields}
         if mine != expected:
-            wrong.append((truth["doi"], truth["scenario"], {k: (mine[k], expected[k]) for k in fields
-                                                             if mine[k] != expected[k]}))
+            wrong.append(
+                (truth["doi"], truth["scenario"], {k: (mine[k], expected[k]) for k in fields if mine[k] != expected[k]})
+            )
     assert wrong == []
 
 
 def test_truth_covers_every_failure_class_the_walk_can_tell_apart(every_truth):
     errors = {t["error"] for t in every_truth}
-    assert errors >= {None, "robots", "redirect-loop", "too-many-redirects", "challenge", "cookie-required",
-                      "js-required", "http-5xx", "http-4xx", "not-html", "too-large"}
+    assert errors >= {
+        None,
+        "robots",
+        "redirect-loop",
+        "too-many-redirects",
+        "challenge",
+        "cookie-required",
+        "js-required",
+        "http-5xx",
+        "http-4xx",
+        "not-html",
+        "too-large",
+    }

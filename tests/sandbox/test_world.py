@@ -1,4 +1,5 @@
 """Worlds on disk: deterministic generation, errors that name file and line, and the `scrapy sandbox` command."""
+
 import json
 import os
 import random
@@ -17,8 +18,9 @@ WORLD_FILES = ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl")
 
 
 def scrapy(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "scrapy", *args], cwd=PROJECT, capture_output=True, text=True,
-                          timeout=120, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "scrapy", *args], cwd=PROJECT, capture_output=True, text=True, timeout=120, **kwargs
+    )
 
 
 def files(directory):
@@ -26,6 +28,7 @@ def files(directory):
 
 
 # --- generation ---------------------------------------------------------------------------------------------
+
 
 def test_generation_with_the_same_seed_writes_the_same_bytes(tmp_path):
     generate(tmp_path / "a", 150, seed=5)
@@ -145,6 +148,7 @@ def test_directory_without_world_json_is_a_world_error(tmp_path):
 
 # --- the scrapy sandbox command --------------------------------------------------------------------------------
 
+
 def test_cli_generate_exits_0_and_writes_the_four_files(tmp_path):
     out = tmp_path / "world"
     done = scrapy("sandbox", "generate", str(out), "--dois", "50", "--seed", "3")
@@ -168,8 +172,13 @@ def small_world(tmp_path_factory):
 
 
 def test_cli_serve_prints_the_proxy_url_first_and_answers_through_it(small_world):
-    server = subprocess.Popen([sys.executable, "-m", "scrapy", "sandbox", "serve", str(small_world), "--port", "0"],
-                              cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "scrapy", "sandbox", "serve", str(small_world), "--port", "0"],
+        cwd=PROJECT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         proxy = server.stdout.readline().strip()
         assert proxy.startswith("http://127.0.0.1:")
@@ -182,16 +191,27 @@ def test_cli_serve_prints_the_proxy_url_first_and_answers_through_it(small_world
         server.communicate(timeout=10)
 
 
-@pytest.mark.parametrize("args, message", [
-    (("sandbox",), "expected:"),
-    (("sandbox", "frobnicate", "x"), "expected:"),
-    (("sandbox", "generate", "{tmp}/w"), "generate needs --dois N"),
-    (("sandbox", "generate", "{tmp}/w", "--dois", "5", "--scenarios", "no-such-scenario"), "unknown scenario"),
-    (("sandbox", "generate", "{tmp}/w", "--dois", "0"), "at least one DOI"),
-    (("sandbox", "serve", "{tmp}/nowhere"), "no world.json"),
-    (("sandbox", "truth", "{tmp}/nowhere"), "no world.json"),
-], ids=["no-subcommand", "unknown-subcommand", "generate-without-dois", "unknown-scenario", "zero-dois",
-        "serve-missing-world", "truth-missing-world"])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("sandbox",), "expected:"),
+        (("sandbox", "frobnicate", "x"), "expected:"),
+        (("sandbox", "generate", "{tmp}/w"), "generate needs --dois N"),
+        (("sandbox", "generate", "{tmp}/w", "--dois", "5", "--scenarios", "no-such-scenario"), "unknown scenario"),
+        (("sandbox", "generate", "{tmp}/w", "--dois", "0"), "at least one DOI"),
+        (("sandbox", "serve", "{tmp}/nowhere"), "no world.json"),
+        (("sandbox", "truth", "{tmp}/nowhere"), "no world.json"),
+    ],
+    ids=[
+        "no-subcommand",
+        "unknown-subcommand",
+        "generate-without-dois",
+        "unknown-scenario",
+        "zero-dois",
+        "serve-missing-world",
+        "truth-missing-world",
+    ],
+)
 def test_cli_bad_usage_exits_nonzero_with_a_clear_message_and_no_traceback(tmp_path, args, message):
     done = scrapy(*(a.format(tmp=tmp_path) for a in args))
     assert done.returncode != 0
@@ -213,13 +233,19 @@ def test_missing_body_file_is_a_world_error_naming_file_and_line(tmp_path):
 
 def test_prefix_sample_draws_only_from_the_asked_registry(tmp_path):
     client = {"id": "repo.one", "name": "Repo", "prefixes": ["10.1234"]}
-    directory = write_world(tmp_path, [doi(n) for n in range(5)] +
-                            [{"doi": f"10.1234/data.{n}", "ra": "datacite", "client": "repo.one",
-                              "url": f"https://repo.example/{n}"} for n in range(5)])
+    directory = write_world(
+        tmp_path,
+        [doi(n) for n in range(5)]
+        + [
+            {"doi": f"10.1234/data.{n}", "ra": "datacite", "client": "repo.one", "url": f"https://repo.example/{n}"}
+            for n in range(5)
+        ],
+    )
     (directory / "world.json").write_text(json.dumps({"format": FORMAT, "members": [MEMBER], "clients": [client]}))
     world = World(directory)
     try:
         import random
+
         drawn = world.sample(random.Random(1), "crossref", prefix="10.1234", n=10)
         assert sorted(r["doi"] for r in drawn) == [f"10.1234/Work.{n}" for n in range(5)]
     finally:

@@ -6,6 +6,7 @@ opens a store on the same data each time it is called (so a test can close and r
 Elasticsearch runs through the real client against tests/elastic_standin.py, and also against a real
 cluster when LANDING_TEST_ELASTICSEARCH_URL is set (with LANDING_TEST_ELASTICSEARCH_API_KEY if it needs one).
 """
+
 import hashlib
 import os
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ def _elastic_docs(url, api_key=None):
             yield lambda **options: open_docs(url, index_prefix=prefix, api_key=api_key, backoff=0.01, **options)
         finally:
             elastic.delete_indices(url, prefix, api_key)
+
     return factory
 
 
@@ -72,10 +74,12 @@ def _opener(factory, tmp_path):
     # Yields an opener that closes, at teardown, every store a test opened and left open.
     opened = []
     with factory(tmp_path) as open_store:
+
         def opener(**options):
             store = open_store(**options)
             opened.append(store)
             return store
+
         yield opener
         for store in opened:
             store.close()

@@ -1,4 +1,5 @@
 """The BlobStore contract: every backend in conftest.BLOB_STORES must pass every test here."""
+
 import os
 from collections.abc import Iterator
 
@@ -29,14 +30,19 @@ def test_get_of_a_missing_key_returns_none(blob_store):
 
 def test_exists_tells_put_keys_from_others(blob_store):
     blob_store.put(KEY, PAGE)
-    assert (blob_store.exists(KEY), blob_store.exists(KEY + ".json"), blob_store.exists("other/x")) \
-        == (True, False, False)
+    assert (blob_store.exists(KEY), blob_store.exists(KEY + ".json"), blob_store.exists("other/x")) == (
+        True,
+        False,
+        False,
+    )
 
 
 def test_an_empty_blob_round_trips_and_exists(blob_store):
     assert blob_store.put(f"snapshot/{content_hash(b'')}", b"") is True
-    assert (blob_store.get(f"snapshot/{content_hash(b'')}"), blob_store.exists(f"snapshot/{content_hash(b'')}")) \
-        == (b"", True)
+    assert (blob_store.get(f"snapshot/{content_hash(b'')}"), blob_store.exists(f"snapshot/{content_hash(b'')}")) == (
+        b"",
+        True,
+    )
 
 
 def test_binary_content_round_trips(blob_store):
@@ -74,17 +80,20 @@ def test_keys_is_a_stream(blob_store):
     assert isinstance(blob_store.keys(), Iterator)
 
 
-@pytest.mark.parametrize("prefix, expected", [
-    ("", ["other/x", "snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56", "snapshotx/ab"]),
-    ("snapshot/", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56"]),
-    ("snapshot", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56", "snapshotx/ab"]),
-    ("snapshot/ab", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34"]),
-    ("snapshot/ab12", ["snapshot/ab12", "snapshot/ab12.json"]),
-    ("snapshot/ab12.json", ["snapshot/ab12.json"]),
-    ("snapshot/ab12.json/", []),
-    ("nothing/", []),
-    (".hidden", []),
-])
+@pytest.mark.parametrize(
+    "prefix, expected",
+    [
+        ("", ["other/x", "snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56", "snapshotx/ab"]),
+        ("snapshot/", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56"]),
+        ("snapshot", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56", "snapshotx/ab"]),
+        ("snapshot/ab", ["snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34"]),
+        ("snapshot/ab12", ["snapshot/ab12", "snapshot/ab12.json"]),
+        ("snapshot/ab12.json", ["snapshot/ab12.json"]),
+        ("snapshot/ab12.json/", []),
+        ("nothing/", []),
+        (".hidden", []),
+    ],
+)
 def test_keys_lists_only_those_starting_with_the_prefix(blob_store, prefix, expected):
     for key in ("other/x", "snapshot/ab12", "snapshot/ab12.json", "snapshot/ab34", "snapshot/cd56", "snapshotx/ab"):
         blob_store.put(key, b"x")
@@ -126,10 +135,16 @@ def test_bad_keys_are_refused_by_every_method(blob_store, key, problem):
     assert list(blob_store.keys()) == []
 
 
-@pytest.mark.parametrize("prefix, problem", [
-    ("/", "absolute key"), ("/snapshot", "absolute key"), ("../", "segment '..' starts with '.'"),
-    ("snapshot//", "empty segment"), ("a/../b/", "segment '..' starts with '.'"),
-])
+@pytest.mark.parametrize(
+    "prefix, problem",
+    [
+        ("/", "absolute key"),
+        ("/snapshot", "absolute key"),
+        ("../", "segment '..' starts with '.'"),
+        ("snapshot//", "empty segment"),
+        ("a/../b/", "segment '..' starts with '.'"),
+    ],
+)
 def test_bad_prefixes_are_refused(blob_store, prefix, problem):
     with pytest.raises(StoreError) as error:
         blob_store.keys(prefix)

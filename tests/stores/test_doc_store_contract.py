@@ -1,4 +1,5 @@
 """The DocStore contract: every backend in conftest.DOC_STORES must pass every test here."""
+
 import time
 from collections.abc import Iterator
 
@@ -74,8 +75,10 @@ def test_count_sees_buffered_puts(doc_store):
 def test_the_same_id_in_two_kinds_is_two_documents(doc_store):
     doc_store.put("snapshot", "10.1/a@t", {"from": "snapshot"})
     doc_store.put("analysis", "10.1/a@t", {"from": "analysis"})
-    assert (doc_store.get("snapshot", "10.1/a@t"), doc_store.get("analysis", "10.1/a@t")) \
-        == ({"from": "snapshot"}, {"from": "analysis"})
+    assert (doc_store.get("snapshot", "10.1/a@t"), doc_store.get("analysis", "10.1/a@t")) == (
+        {"from": "snapshot"},
+        {"from": "analysis"},
+    )
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 9, 10])
@@ -133,7 +136,12 @@ def test_scan_with_a_prefix_yields_only_ids_that_start_with_it_across_chunks(doc
     for doc_id in ids:
         doc_store.put("sample", doc_id, {"id": doc_id})
     assert [d["id"] for d in doc_store.scan("sample", prefix="run-1/")] == [
-        "run-1/0", "run-1/1", "run-1/2", "run-1/3", "run-1/\u00e9"]
+        "run-1/0",
+        "run-1/1",
+        "run-1/2",
+        "run-1/3",
+        "run-1/\u00e9",
+    ]
 
 
 def test_scan_after_an_id_starts_past_it_within_the_prefix(doc_store):
@@ -213,10 +221,17 @@ def test_closing_twice_is_harmless(doc_store):
     doc_store.close()
 
 
-@pytest.mark.parametrize("use", [
-    lambda s: s.put("pid", "10.1/a", {}), lambda s: s.get("pid", "10.1/a"), lambda s: s.count("pid"),
-    lambda s: s.scan("pid"), lambda s: s.flush(), lambda s: s.delete_kind("pid"),
-])
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda s: s.put("pid", "10.1/a", {}),
+        lambda s: s.get("pid", "10.1/a"),
+        lambda s: s.count("pid"),
+        lambda s: s.scan("pid"),
+        lambda s: s.flush(),
+        lambda s: s.delete_kind("pid"),
+    ],
+)
 def test_a_closed_store_refuses_every_use(doc_store, use):
     doc_store.close()
     with pytest.raises(StoreError, match="is closed$"):
@@ -226,10 +241,11 @@ def test_a_closed_store_refuses_every_use(doc_store, use):
 def test_unicode_and_nested_values_round_trip(doc_store):
     doc = {
         "pid/doi": "10.1000/ünïcödé–😀",
-        "text": "日本語 \"quoted\" \\ back\nslash\t\u0000",
+        "text": '日本語 "quoted" \\ back\nslash\t\u0000',
         "analysis/meta-tags": [["citation_doi", "10.1000/ü"], ["dc.identifier", "doi:10.1000/ü"]],
         "nested": {"a": {"b": [1, 2.5, -3, True, False, None, {"c": []}]}, "empty": {}},
-        "big": 2**62, "float": 1e-300,
+        "big": 2**62,
+        "float": 1e-300,
     }
     doc_store.put("analysis", "10.1000/ünïcödé–😀", doc)
     doc_store.flush()
@@ -283,19 +299,27 @@ def test_puts_after_delete_kind_are_kept(doc_store):
 @pytest.mark.parametrize("kind", ["", "Pid", "pid/doi", "1pid", "pid kind", "x" * 33, None])
 def test_bad_kinds_are_refused(doc_store, kind):
     message = f"bad document kind {kind!r}: expected a short lower-case name such as 'pid'"
-    for use in (lambda: doc_store.put(kind, "10.1/a", {}), lambda: doc_store.get(kind, "10.1/a"),
-                lambda: doc_store.count(kind), lambda: doc_store.scan(kind), lambda: doc_store.delete_kind(kind)):
+    for use in (
+        lambda: doc_store.put(kind, "10.1/a", {}),
+        lambda: doc_store.get(kind, "10.1/a"),
+        lambda: doc_store.count(kind),
+        lambda: doc_store.scan(kind),
+        lambda: doc_store.delete_kind(kind),
+    ):
         with pytest.raises(StoreError) as error:
             use()
         assert str(error.value) == message
 
 
-@pytest.mark.parametrize("doc_id, message", [
-    ("", "bad document id '': expected a non-empty string"),
-    (None, "bad document id None: expected a non-empty string"),
-    (17, "bad document id 17: expected a non-empty string"),
-    ("é" * 257, f"bad document id {'é' * 40!r}...: longer than 512 bytes"),
-])
+@pytest.mark.parametrize(
+    "doc_id, message",
+    [
+        ("", "bad document id '': expected a non-empty string"),
+        (None, "bad document id None: expected a non-empty string"),
+        (17, "bad document id 17: expected a non-empty string"),
+        ("é" * 257, f"bad document id {'é' * 40!r}...: longer than 512 bytes"),
+    ],
+)
 def test_bad_ids_are_refused(doc_store, doc_id, message):
     for use in (lambda: doc_store.put("pid", doc_id, {}), lambda: doc_store.get("pid", doc_id)):
         with pytest.raises(StoreError) as error:
@@ -309,12 +333,15 @@ def test_an_id_of_512_bytes_is_accepted(doc_store):
     assert doc_store.get("pid", "é" * 256) == {"ok": True}
 
 
-@pytest.mark.parametrize("doc, error, message", [
-    (["not", "a", "dict"], TypeError, "a document is a dict, not list"),
-    ({"x": float("nan")}, ValueError, "Out of range float values are not JSON compliant"),
-    ({"x": float("inf")}, ValueError, "Out of range float values are not JSON compliant"),
-    ({"x": {1, 2}}, TypeError, "Object of type set is not JSON serializable"),
-])
+@pytest.mark.parametrize(
+    "doc, error, message",
+    [
+        (["not", "a", "dict"], TypeError, "a document is a dict, not list"),
+        ({"x": float("nan")}, ValueError, "Out of range float values are not JSON compliant"),
+        ({"x": float("inf")}, ValueError, "Out of range float values are not JSON compliant"),
+        ({"x": {1, 2}}, TypeError, "Object of type set is not JSON serializable"),
+    ],
+)
 def test_documents_that_are_not_json_objects_are_refused_at_put(doc_store, doc, error, message):
     with pytest.raises(error) as raised:
         doc_store.put("pid", "10.1/a", doc)
@@ -336,6 +363,7 @@ def _failing_writes(store, monkeypatch):
     def refuse(rows):
         attempts.append(len(rows))
         raise StoreError("backend down")
+
     monkeypatch.setattr(store, "_write", refuse)
     return attempts
 
@@ -345,7 +373,11 @@ def test_a_put_whose_batch_write_fails_keeps_the_documents_and_records_the_failu
     for k in range(4):
         doc_store.put("pid", f"10.1/{k}", pid(f"10.1/{k}"))
     assert attempts == [4]
-    assert (doc_store.pending, str(doc_store.last_error), doc_store.failing_since is not None) == (4, "backend down", True)
+    assert (doc_store.pending, str(doc_store.last_error), doc_store.failing_since is not None) == (
+        4,
+        "backend down",
+        True,
+    )
     assert doc_store.get("pid", "10.1/3") == pid("10.1/3")
 
 
@@ -371,15 +403,22 @@ def test_a_successful_write_clears_the_failure(doc_store, monkeypatch):
         doc_store.flush()
     monkeypatch.undo()
     doc_store.flush()
-    assert (doc_store.pending, doc_store.failing_since, doc_store.last_error, doc_store.count("pid")) == (0, None, None, 1)
+    assert (doc_store.pending, doc_store.failing_since, doc_store.last_error, doc_store.count("pid")) == (
+        0,
+        None,
+        None,
+        1,
+    )
 
 
 def test_unwritten_lists_the_buffered_documents_and_abandon_forgets_them(doc_store, monkeypatch):
     _failing_writes(doc_store, monkeypatch)
     doc_store.put("pid", "10.1/a", pid("10.1/a"))
     doc_store.put("snapshot", "10.1/a http 2026-11-22", {"x": 1})
-    assert sorted(doc_store.unwritten()) == [("pid", "10.1/a", '{"pid/doi":"10.1/a","pid/ra":"crossref"}'),
-                                             ("snapshot", "10.1/a http 2026-11-22", '{"x":1}')]
+    assert sorted(doc_store.unwritten()) == [
+        ("pid", "10.1/a", '{"pid/doi":"10.1/a","pid/ra":"crossref"}'),
+        ("snapshot", "10.1/a http 2026-11-22", '{"x":1}'),
+    ]
     doc_store.abandon()
     doc_store.close()
     assert doc_store.pending == 0
@@ -391,7 +430,9 @@ def test_a_lone_surrogate_is_stored_as_a_replacement_character_and_the_store_goe
     doc_store.put("pid", "10.1/b", {"title": "good"})
     doc_store.flush()
     assert ([doc_store.get("pid", i) for i in ("10.1/a", "10.1/b")], doc_store.pending) == (
-        [{"title": "bad \ufffd title"}, {"title": "good"}], 0)
+        [{"title": "bad \ufffd title"}, {"title": "good"}],
+        0,
+    )
 
 
 def test_an_id_with_a_lone_surrogate_is_refused_at_put(doc_store):

@@ -2,6 +2,7 @@
 
 Run through the real client against the stand-in (tests/elastic_standin.py).
 """
+
 import base64
 import hashlib
 
@@ -39,10 +40,21 @@ def test_each_kind_gets_its_own_index_with_typed_mappings(server, prefix):
         docs.put("analysis", "10.1/a http 2026-11-22", {"pid/doi": "10.1/a"})
     properties = server.indices[f"{prefix}-analysis"].mappings["properties"]
     assert server.indices[f"{prefix}-analysis"].mappings["dynamic"] is False
-    assert (properties[ID_FIELD]["type"], properties["pid/doi"]["type"], properties["analysis/timestamp"]["type"],
-            properties["snapshot/urls"], properties["analysis/meta-tags"], properties["snapshot/status"]["type"]) == \
-        ("keyword", "keyword", "date", {"type": "object", "enabled": False},
-         {"type": "object", "enabled": False}, "integer")
+    assert (
+        properties[ID_FIELD]["type"],
+        properties["pid/doi"]["type"],
+        properties["analysis/timestamp"]["type"],
+        properties["snapshot/urls"],
+        properties["analysis/meta-tags"],
+        properties["snapshot/status"]["type"],
+    ) == (
+        "keyword",
+        "keyword",
+        "date",
+        {"type": "object", "enabled": False},
+        {"type": "object", "enabled": False},
+        "integer",
+    )
 
 
 def test_documents_with_keys_nobody_mapped_are_stored_whole(server, prefix):
@@ -78,8 +90,9 @@ def test_items_still_rejected_after_the_retries_raise_and_stay_buffered(server, 
         server.reject_bulk_items(10)
         with pytest.raises(StoreError) as error:
             docs.flush()
-        assert str(error.value).startswith(f"Elasticsearch at {server.url} refused 1 of 1 documents; the first, "
-                                           f"'10.1/a' in {prefix}-pid: HTTP 429 ")
+        assert str(error.value).startswith(
+            f"Elasticsearch at {server.url} refused 1 of 1 documents; the first, '10.1/a' in {prefix}-pid: HTTP 429 "
+        )
         assert docs.pending == 1
         server.reject_bulk_items(0)
         docs.flush()
@@ -119,7 +132,9 @@ def test_an_unreachable_cluster_is_named_at_open(server, prefix):
     server.down = True
     with pytest.raises(StoreError) as error:
         open_docs(server.url)
-    assert str(error.value).startswith(f"LANDING_DOCS={server.url!r}: cannot use Elasticsearch at {server.url}: HTTP 503")
+    assert str(error.value).startswith(
+        f"LANDING_DOCS={server.url!r}: cannot use Elasticsearch at {server.url}: HTTP 503"
+    )
 
 
 def test_the_api_key_is_sent_as_an_authorization_header(server, prefix):
@@ -159,8 +174,14 @@ def test_options_come_from_settings_or_the_environment(monkeypatch):
     settings.setmodule(project_settings)
     settings.setdict({"LANDING_DOCS_INDEX_PREFIX": "prod", "LANDING_DOCS_USERNAME": "crawler"})
     monkeypatch.setenv("LANDING_DOCS_PASSWORD", "from-env")
-    assert elastic_options(settings) == {"index_prefix": "prod", "api_key": None, "username": "crawler",
-                                         "password": "from-env", "ca_certs": None, "retries": 5}
+    assert elastic_options(settings) == {
+        "index_prefix": "prod",
+        "api_key": None,
+        "username": "crawler",
+        "password": "from-env",
+        "ca_certs": None,
+        "retries": 5,
+    }
 
 
 def test_docs_from_opens_the_configured_cluster_with_its_options(server, prefix):

@@ -1,4 +1,5 @@
 """The file blob store's layout on disk and its atomic writes."""
+
 import os
 
 import pytest
@@ -51,6 +52,7 @@ def test_fsync_writes_the_same_blob(tmp_path):
 def test_a_write_that_dies_before_publishing_leaves_neither_blob_nor_temporary_file(store, monkeypatch):
     def crash(*args):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(os, "link", crash)
     with pytest.raises(KeyboardInterrupt):
         store.put(f"snapshot/{HASH}", PAGE)
@@ -82,6 +84,7 @@ def test_a_blob_written_by_a_concurrent_writer_is_kept(store, monkeypatch):
         with open(target, "xb") as other:
             other.write(b"the other writer's blob")
         link(source, target)
+
     monkeypatch.setattr(os, "link", other_writer_first)
     assert store.put(f"snapshot/{HASH}", PAGE) is False
     assert store.get(f"snapshot/{HASH}") == b"the other writer's blob"
@@ -91,6 +94,7 @@ def test_a_blob_written_by_a_concurrent_writer_is_kept(store, monkeypatch):
 def test_without_hard_links_a_put_falls_back_to_an_atomic_rename(store, monkeypatch):
     def no_links(*args):
         raise PermissionError(1, "Operation not permitted")
+
     monkeypatch.setattr(os, "link", no_links)
     assert store.put(f"snapshot/{HASH}", PAGE) is True
     assert (store.get(f"snapshot/{HASH}"), files_under(store.root)) == (PAGE, [f"snapshot/{HASH[:2]}/{HASH}"])

@@ -1,4 +1,5 @@
 """The SQLite document store: its table, WAL mode, and several processes on one file."""
+
 import sqlite3
 import subprocess
 import sys
@@ -18,9 +19,12 @@ def test_the_file_holds_one_table_without_rowid_in_wal_mode(tmp_path):
     SqliteDocStore(tmp_path / "landing.db").close()
     db = sqlite3.connect(tmp_path / "landing.db")
     assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-    assert [name for name, in db.execute("SELECT name FROM sqlite_master")] == ["docs"]
-    assert [row[1:3] for row in db.execute("PRAGMA table_info(docs)")] \
-        == [("kind", "TEXT"), ("id", "TEXT"), ("doc", "TEXT")]
+    assert [name for (name,) in db.execute("SELECT name FROM sqlite_master")] == ["docs"]
+    assert [row[1:3] for row in db.execute("PRAGMA table_info(docs)")] == [
+        ("kind", "TEXT"),
+        ("id", "TEXT"),
+        ("doc", "TEXT"),
+    ]
     assert db.execute("SELECT sql FROM sqlite_master").fetchone()[0].endswith("WITHOUT ROWID")
 
 
@@ -40,6 +44,7 @@ def test_a_flush_waits_for_another_connections_write_lock(tmp_path):
         locked.set()
         time.sleep(0.3)
         other.execute("COMMIT")
+
     holder = threading.Thread(target=hold_the_lock)
     holder.start()
     locked.wait()
@@ -63,8 +68,15 @@ with SqliteDocStore(path, batch_docs=25) as store:
 
 
 def test_two_processes_write_the_same_file(tmp_path):
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "landing.db"), name], cwd=REPO,
-                                stderr=subprocess.PIPE, text=True) for name in ("a", "b")]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path / "landing.db"), name],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
     errors = [writer.communicate(timeout=120)[1] for writer in writers]
     assert errors == ["", ""]
     with SqliteDocStore(tmp_path / "landing.db") as store:
@@ -78,6 +90,7 @@ def test_any_exception_a_backend_raises_while_writing_takes_the_store_error_path
 
     def broken(rows):
         raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
     monkeypatch.setattr(store, "_write", broken)
     with pytest.raises(StoreError, match="UnicodeEncodeError"):
         store.flush()

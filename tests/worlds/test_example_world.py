@@ -3,6 +3,7 @@
 Pure: the router (landing_dev.sandbox.web.respond) is called directly, no server. The world is copied to a
 temporary directory first, because loading a world builds its SQLite index beside it.
 """
+
 import json
 import shutil
 from pathlib import Path
@@ -119,10 +120,13 @@ def test_fail_first_fails_once_per_state_then_serves_the_page(world):
 
 
 def test_resolver_and_apis_know_the_example_dois(world):
-    assert get(world, "http://doi.org/10.99001/hlp.2024.002").header("Location") == \
-        "https://doi.org/10.99001/hlp.2024.002"
-    assert get(world, "https://doi.org/10.99001/hlp.2024.002").header("Location") == \
-        "http://www.harbour-lane.example/article/hlp.2024.002"
+    assert (
+        get(world, "http://doi.org/10.99001/hlp.2024.002").header("Location") == "https://doi.org/10.99001/hlp.2024.002"
+    )
+    assert (
+        get(world, "https://doi.org/10.99001/hlp.2024.002").header("Location")
+        == "http://www.harbour-lane.example/article/hlp.2024.002"
+    )
     assert get(world, "https://doi.org/10/hlp1").header("Location") == f"{W}/article/hlp.2024.001"
     handle = json.loads(get(world, "https://doi.org/api/handles/10.99002/EXREPO.7?type=URL").body)
     assert handle["handle"] == "10.99002/EXREPO.7" and handle["values"][0]["data"]["value"] == f"{D}/record/7"
@@ -138,8 +142,11 @@ def test_resolver_and_apis_know_the_example_dois(world):
 EXPECTED = {
     "10.99001/hlp.2024.001": [(f"{W}/article/hlp.2024.001", None)] * 3,
     "10.99001/hlp.2024.002": [(f"{W}/article/hlp.2024.002", None)] * 3,
-    "10.99001/hlp.2024.003": [(None, "cookie-required"), (f"{S}/article/hlp.2024.003", None),
-                              (f"{S}/article/hlp.2024.003", None)],
+    "10.99001/hlp.2024.003": [
+        (None, "cookie-required"),
+        (f"{S}/article/hlp.2024.003", None),
+        (f"{S}/article/hlp.2024.003", None),
+    ],
     "10.99001/hlp.2024.004": [(None, "http-4xx")] * 3,
     "10.99001/hlp.2024.005": [(f"{W}/article/hlp.2024.005", None)] * 3,
     "10.99001/hlp.2024.006": [(None, "robots"), (None, "robots"), (f"{W}/private/hlp.2024.006", None)],
@@ -185,11 +192,21 @@ def test_committed_truth_file_agrees_with_a_fresh_walk(world):
 def test_page_specs_state_their_doi_as_designed(world):
     spec = {r["url"]: r.get("page") for r in routes()}
     first = page_truth("10.99001/hlp.2024.001", spec[f"{W}/article/hlp.2024.001"])
-    assert (first["meta_tag_correctness"], first["doi_in_meta_tags"], first["doi_in_text"],
-            first["doi_in_hyperlinks"]) == ("ok", "doi-scheme", "https-doi", "https-doi")
+    assert (
+        first["meta_tag_correctness"],
+        first["doi_in_meta_tags"],
+        first["doi_in_text"],
+        first["doi_in_hyperlinks"],
+    ) == ("ok", "doi-scheme", "https-doi", "https-doi")
     text_only = page_truth("10.99001/hlp.2024.002", spec[f"{W}/article/hlp.2024.002"])
-    assert (text_only["meta_tag_correctness"], text_only["doi_in_text"], text_only["doi_in_hyperlinks"]) == \
-        ("missing", "non-url", None)
+    assert (text_only["meta_tag_correctness"], text_only["doi_in_text"], text_only["doi_in_hyperlinks"]) == (
+        "missing",
+        "non-url",
+        None,
+    )
     walled = page_truth("10.99001/hlp.2024.003", spec[f"{S}/article/hlp.2024.003"])
-    assert (walled["meta_tag_correctness"], walled["doi_in_meta_tags"], walled["doi_in_text"]) == \
-        ("ok", "https-doi", None)  # the link's label is "Permanent link": no DOI in the text
+    assert (walled["meta_tag_correctness"], walled["doi_in_meta_tags"], walled["doi_in_text"]) == (
+        "ok",
+        "https-doi",
+        None,
+    )  # the link's label is "Permanent link": no DOI in the text

@@ -1,4 +1,5 @@
 """The Crossref REST API: member listing and per-member samples (https://api.crossref.org/swagger-ui)."""
+
 from urllib.parse import urlencode
 
 MEMBER_ROWS = 1000  # the API's largest page
@@ -22,10 +23,15 @@ def parse_members(payload: dict):
     """(members, next cursor or None, total-results): each member as {id, name, total, prefixes}."""
     message = payload.get("message") or {}
     items = message.get("items") or []
-    members = [{"id": str(item["id"]), "name": item.get("primary-name"),
-                "total": int((item.get("counts") or {}).get("total-dois") or 0),
-                "prefixes": sorted({str(p).strip().lower() for p in item.get("prefixes") or [] if str(p).strip()})}
-               for item in items]
+    members = [
+        {
+            "id": str(item["id"]),
+            "name": item.get("primary-name"),
+            "total": int((item.get("counts") or {}).get("total-dois") or 0),
+            "prefixes": sorted({str(p).strip().lower() for p in item.get("prefixes") or [] if str(p).strip()}),
+        }
+        for item in items
+    ]
     cursor = message.get("next-cursor")
     return members, (cursor if items and cursor else None), int(message.get("total-results") or 0)
 

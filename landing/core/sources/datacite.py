@@ -1,4 +1,5 @@
 """The DataCite REST API: client listing, per-client counts and random samples (https://support.datacite.org/docs/api)."""
+
 from urllib.parse import urlencode
 
 PAGE_SIZE = 1000  # the API's largest page

@@ -1,4 +1,5 @@
 """The mixed world, opened for the router directly: real-shaped API payloads without a server."""
+
 import json
 
 import pytest
@@ -21,7 +22,9 @@ def dois_by_owner(directory, ra: str) -> dict:
     with open(directory / "dois.jsonl", encoding="utf-8") as lines:
         for record in map(json.loads, filter(str.strip, lines)):
             if record["ra"] == ra:
-                found.setdefault(str(record["member" if ra == "crossref" else "client"]), set()).add(record["doi"].lower())
+                found.setdefault(str(record["member" if ra == "crossref" else "client"]), set()).add(
+                    record["doi"].lower()
+                )
     return found
 
 

@@ -1,4 +1,5 @@
 """landing.core.sources.crossref: request URLs built exactly, and responses of the sandbox's Crossref API parsed."""
+
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -32,6 +33,7 @@ def all_members(world):
 
 # URLs
 
+
 def test_members_url_starts_with_the_star_cursor_and_the_largest_page():
     assert crossref.members_url(API) == f"{API}/members?rows=1000&cursor=*"
 
@@ -45,8 +47,10 @@ def test_members_url_carries_mailto_when_given():
 
 
 def test_members_url_carries_the_cursor_it_is_given():
-    assert parse_qs(query(crossref.members_url(API, cursor="eyJvIjo5fQ=="))) == \
-        {"rows": ["1000"], "cursor": ["eyJvIjo5fQ=="]}
+    assert parse_qs(query(crossref.members_url(API, cursor="eyJvIjo5fQ=="))) == {
+        "rows": ["1000"],
+        "cursor": ["eyJvIjo5fQ=="],
+    }
 
 
 def test_sample_url_asks_for_a_member_sample_of_dois_only():
@@ -54,8 +58,10 @@ def test_sample_url_asks_for_a_member_sample_of_dois_only():
 
 
 def test_sample_url_carries_mailto_when_given():
-    assert query(crossref.sample_url(API, "98", 40, "me@example.org")) == \
-        "sample=40&filter=member:98&select=DOI&mailto=me%40example.org"
+    assert (
+        query(crossref.sample_url(API, "98", 40, "me@example.org"))
+        == "sample=40&filter=member:98&select=DOI&mailto=me%40example.org"
+    )
 
 
 def test_sample_url_without_mailto_has_no_mailto():
@@ -68,12 +74,27 @@ def test_sample_url_caps_the_sample_at_the_apis_largest():
 
 # parsers on hand-made payloads
 
+
 def test_parse_members_reads_id_name_total_and_prefixes():
-    payload = {"message": {"items": [{"id": 98, "primary-name": "Hindawi", "counts": {"total-dois": 12},
-                                      "prefixes": ["10.1155", "10.1155", " 10.4061 "]}],
-                           "next-cursor": "abc", "total-results": 31000}}
+    payload = {
+        "message": {
+            "items": [
+                {
+                    "id": 98,
+                    "primary-name": "Hindawi",
+                    "counts": {"total-dois": 12},
+                    "prefixes": ["10.1155", "10.1155", " 10.4061 "],
+                }
+            ],
+            "next-cursor": "abc",
+            "total-results": 31000,
+        }
+    }
     assert crossref.parse_members(payload) == (
-        [{"id": "98", "name": "Hindawi", "total": 12, "prefixes": ["10.1155", "10.4061"]}], "abc", 31000)
+        [{"id": "98", "name": "Hindawi", "total": 12, "prefixes": ["10.1155", "10.4061"]}],
+        "abc",
+        31000,
+    )
 
 
 def test_parse_members_of_an_empty_page_gives_no_next_cursor():
@@ -82,7 +103,10 @@ def test_parse_members_of_an_empty_page_gives_no_next_cursor():
 
 def test_parse_members_without_counts_gives_total_zero():
     assert crossref.parse_members({"message": {"items": [{"id": 7}]}}) == (
-        [{"id": "7", "name": None, "total": 0, "prefixes": []}], None, 0)
+        [{"id": "7", "name": None, "total": 0, "prefixes": []}],
+        None,
+        0,
+    )
 
 
 def test_parse_dois_skips_items_without_doi():
@@ -90,6 +114,7 @@ def test_parse_dois_skips_items_without_doi():
 
 
 # parsers on the sandbox's answers
+
 
 def test_paging_members_with_the_cursor_gives_total_results_members(world):
     members, total, _ = all_members(world)

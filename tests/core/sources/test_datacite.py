@@ -1,4 +1,5 @@
 """landing.core.sources.datacite: request URLs built exactly, and responses of the sandbox's DataCite API parsed."""
+
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -30,6 +31,7 @@ def all_clients(world):
 
 # URLs
 
+
 def test_clients_url_asks_for_the_largest_page():
     assert datacite.clients_url(API) == f"{API}/clients?page%5Bsize%5D=1000&page%5Bnumber%5D=1"
 
@@ -43,8 +45,9 @@ def test_count_url_asks_for_one_doi_of_the_client():
 
 
 def test_sample_url_asks_for_a_random_page_of_the_client():
-    assert datacite.sample_url(API, "cern.zenodo", 40) == \
-        f"{API}/dois?client-id=cern.zenodo&random=true&page%5Bsize%5D=40"
+    assert (
+        datacite.sample_url(API, "cern.zenodo", 40) == f"{API}/dois?client-id=cern.zenodo&random=true&page%5Bsize%5D=40"
+    )
 
 
 def test_sample_url_caps_the_page_at_the_apis_largest():
@@ -53,15 +56,22 @@ def test_sample_url_caps_the_page_at_the_apis_largest():
 
 # parsers on hand-made payloads
 
+
 def test_parse_clients_reads_ids_and_the_next_link():
     payload = {"data": [{"id": "a.b"}, {"id": "c.d"}], "links": {"next": f"{API}/clients?page%5Bnumber%5D=2"}}
     assert datacite.parse_clients(payload) == (["a.b", "c.d"], f"{API}/clients?page%5Bnumber%5D=2")
 
 
 def test_client_prefixes_read_each_clients_related_prefixes():
-    payload = {"data": [{"id": "a.b", "relationships": {"prefixes": {"data": [{"id": "10.5061", "type": "prefixes"},
-                                                                              {"id": "10.80506"}]}}},
-                        {"id": "c.d"}]}
+    payload = {
+        "data": [
+            {
+                "id": "a.b",
+                "relationships": {"prefixes": {"data": [{"id": "10.5061", "type": "prefixes"}, {"id": "10.80506"}]}},
+            },
+            {"id": "c.d"},
+        ]
+    }
     assert datacite.client_prefixes(payload) == {"a.b": ["10.5061", "10.80506"], "c.d": []}
 
 
@@ -74,11 +84,14 @@ def test_parse_total_without_meta_is_zero():
 
 
 def test_parse_dois_falls_back_to_the_id_without_attributes():
-    assert datacite.parse_dois({"data": [{"id": "10.5/x"}, {"id": "10.5/y", "attributes": {"doi": "10.5/Y"}}]}) == \
-        ["10.5/x", "10.5/Y"]
+    assert datacite.parse_dois({"data": [{"id": "10.5/x"}, {"id": "10.5/y", "attributes": {"doi": "10.5/Y"}}]}) == [
+        "10.5/x",
+        "10.5/Y",
+    ]
 
 
 # parsers on the sandbox's answers
+
 
 def test_paging_clients_via_links_next_covers_every_client(world):
     clients, _ = all_clients(world)
