@@ -11,15 +11,40 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from landing.core.artifacts import FILENAMES, Artifacts, excluding, merge, parse, render
+from landing import clock
+from landing.core.artifacts import FILENAMES, ArtifactError, Artifacts, excluding, merge, parse, render
 from landing.core.changes import changes
+from landing.core.labels import printable
 
 ARTIFACT_MODE = 0o644
 CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
 
 
+class CorruptArtifact(ValueError):
+    """An artifact file that cannot be read: its path and what is wrong, in one printable line."""
+
+    def __init__(self, path: Path, what: str):
+        super().__init__(printable(f"{path}: {what}"))
+
+
+def text_of(path: Path) -> str:
+    """A file's UTF-8 text; CorruptArtifact naming it when it is not UTF-8."""
+    try:
+        return path.read_text("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorruptArtifact(path, f"not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
 def _read(directory: Path) -> dict[str, str]:
-    return {name: (directory / name).read_text("utf-8") for name in FILENAMES if (directory / name).is_file()}
+    return {name: text_of(directory / name) for name in FILENAMES if (directory / name).is_file()}
+
+
+def _load(directory: Path) -> Artifacts:
+    """The artifacts of the files in `directory`; CorruptArtifact naming the first one that cannot be read."""
+    try:
+        return parse(_read(directory))
+    except ArtifactError as error:
+        raise CorruptArtifact(directory / error.name, error.what) from None
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -57,7 +82,7 @@ def _new_version_dir(versions: Path, now: datetime) -> Path:
 
 def load_latest(directory) -> Artifacts:
     """The latest exported artifacts at the top of `directory` (empty if there are none)."""
-    return parse(_read(Path(directory)))
+    return _load(Path(directory))
 
 
 def versions(directory) -> list[Path]:
@@ -73,7 +98,7 @@ def versions(directory) -> list[Path]:
 
 def load_version(path) -> Artifacts:
     """The artifacts of one version directory."""
-    return parse(_read(Path(path)))
+    return _load(Path(path))
 
 
 @contextmanager
@@ -100,7 +125,7 @@ def export(
         before, earlier = load_latest(directory), versions(directory)
         merged = excluding(merge(before, artifacts), exclusions)
         files = render(merged)
-        version = _new_version_dir(directory / "versions", now or datetime.now(UTC))
+        version = _new_version_dir(directory / "versions", now or clock.now())
         for name, text in files.items():
             _write_atomically(version / name, text)
         found = {"from": earlier[-1].name if earlier else None, "to": version.name, **changes(before, merged)}

@@ -7,11 +7,13 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing import clock
 from landing.artifacts import files
 from landing.artifacts.rebuild import rebuild
 from landing.commands.stores import docs_of
 from landing.config import SettingsError, exclusions
 from landing.core.changes import changes, render_changes
+from landing.core.labels import printable
 
 
 class Command(ScrapyCommand):
@@ -36,15 +38,24 @@ class Command(ScrapyCommand):
         )
 
     def run(self, args, opts):
-        if opts.diff:
-            return self._diff(args)
+        try:
+            if opts.diff:
+                self._diff(args)
+            else:
+                self._export(args)
+        except files.CorruptArtifact as error:
+            print(f"artifacts: {error}", file=sys.stderr)
+            self.exitcode = 2
+
+    def _export(self, args):
         if args:
             raise UsageError(
                 "scrapy artifacts takes no arguments but --diff's (the directory is LANDING_ARTIFACTS_DIR)"
             )
         try:
             excluded = exclusions(self.settings)
-        except SettingsError as error:
+            clock.configure(self.settings)  # the new version's name is read from it
+        except (SettingsError, clock.ClockError) as error:
             raise UsageError(str(error), print_help=False) from None
         docs = docs_of(self.settings)
         try:
@@ -77,8 +88,9 @@ class Command(ScrapyCommand):
                 f"{directory / 'versions'} holds {len(known)} version(s): nothing to compare yet", print_help=False
             )
         old, new = pair
-        print(f"artifacts: changes from {old.name} to {new.name}")
-        print(render_changes(changes(files.load_version(old), files.load_version(new))), end="")
+        found = changes(files.load_version(old), files.load_version(new))  # both read before a line is printed
+        print(printable(f"artifacts: changes from {old.name} to {new.name}"))
+        print(render_changes(found), end="")
 
     @staticmethod
     def _version(directory: Path, name: str) -> Path:

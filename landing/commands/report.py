@@ -1,10 +1,12 @@
 """`scrapy report -o report.html`: the HTML report of the stored reports and the exported artifact versions."""
 
+import sys
 from pathlib import Path
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing.artifacts.files import CorruptArtifact
 from landing.commands.stores import docs_of
 from landing.core.report import figures
 from landing.report.write import latest_changes, trend, write
@@ -36,7 +38,12 @@ class Command(ScrapyCommand):
             docs.close()
         if not found["totals"]["prefixes"]:
             raise UsageError("the store holds no report: crawl first, or run scrapy artifacts", print_help=False)
-        out = write(opts.output, found, latest_changes(artifacts_dir), trend(artifacts_dir), "from the store")
+        try:
+            out = write(opts.output, found, latest_changes(artifacts_dir), trend(artifacts_dir), "from the store")
+        except CorruptArtifact as error:
+            print(f"report: {error}", file=sys.stderr)
+            self.exitcode = 2
+            return
         print(
             f"report: {out} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
             f"{found['totals']['domains']:,} domains)"

@@ -12,18 +12,28 @@ from dataclasses import dataclass, field
 from landing.core.decisions import Decisions, decisions_json, decisions_of
 from landing.core.doi import prefix as doi_prefix
 from landing.core.exclusions import excluded
+from landing.core.hostnames import valid_hostname
+from landing.core.seen import SEEN_CSV, SEEN_FIELDS, merged, span
 
 GOOD_CSV = "prefixes-domains.csv"
 BAD_CSV = "prefixes-domains-bad.csv"
 DECISIONS_JSON = "domain-decision-structure.json"
-FILENAMES = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)
+FILENAMES = (GOOD_CSV, BAD_CSV, DECISIONS_JSON, SEEN_CSV)
 
 CORRECTNESS = ("ok", "incorrect", "conflict", "missing")
 _FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi-in-hyperlinks")
 _GOOD, _BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
-# Tolerated on input only: render writes no header. The first three fields are the Percolator's
-# `prefix,domain,ra`; first-seen and last-seen follow, so readers of three fields read the files as before.
-_HEADER = ["prefix", "domain", "ra"]
+# The Percolator's `prefix,domain,ra`. A header is tolerated on input only: render writes none.
+_HEADER = ("prefix", "domain", "ra")
+_DATED = 5  # this project's versions of 2026-11 wrote first-seen and last-seen after the three: still read
+
+
+class ArtifactError(ValueError):
+    """An artifact file that cannot be read: its name and what is wrong with it, in one line."""
+
+    def __init__(self, name: str, what: str):
+        super().__init__(f"{name}: {what}")
+        self.name, self.what = name, what
 
 
 @dataclass(frozen=True)
@@ -48,11 +58,18 @@ REACHED = "page"  # the class of a visit that reached a page, beside the failure
 
 def followed_domain(doc: dict) -> str | None:
     """The domain a DOI's visit led to, whatever the visit's class: None when it never left the resolver (no
-    resource URL), ended nowhere, or where the guard refused to go (a private address is no publisher's)."""
-    domain = doc.get("snapshot/final-url-domain") or None
+    resource URL), ended nowhere or on a host that is no hostname, or where the guard refused to go (a private
+    address is no publisher's)."""
+    domain = _ended(doc)
     if domain is None or doc.get("snapshot/resource-url") is None or doc.get("snapshot/error") == "refused-address":
         return None
     return domain
+
+
+def _ended(doc: dict) -> str | None:
+    """The host the visit ended on, None when none or when it is no hostname (a formula, a control character...)."""
+    domain = doc.get("snapshot/final-url-domain") or None
+    return domain if valid_hostname(domain) else None
 
 
 class _Tally:
@@ -116,7 +133,7 @@ class Aggregate:
         """Count one analysis document (failures included)."""
         prefix = doc.get("pid/doi-prefix") or (doi_prefix(doc["pid/doi"]) if doc.get("pid/doi") else None)
         ra = doc.get("pid/ra") or ""
-        ended = doc.get("snapshot/final-url-domain") or None
+        ended = _ended(doc)
         domain = followed_domain(doc)
         reached = doc.get("snapshot/error") is None and domain is not None
         found = any(doc.get(key) is not None for key in _FOUND_KEYS)
@@ -131,7 +148,7 @@ class Aggregate:
             when = doc.get("snapshot/timestamp") or ""
             if when:
                 for key in ((prefix, ""), (prefix, domain)) if domain else ((prefix, ""),):
-                    self.seen[key] = _span(self.seen.get(key), (when, when))
+                    self.seen[key] = span(self.seen.get(key), (when, when))
         if ended is not None:  # the domain's own report counts every visit that ended there, refused ones too
             self.by_domain.setdefault(ended, _Tally()).add(doc, prefix if domain else None, reached, found)
         member_id = doc.get("pid/member-id")
@@ -167,7 +184,7 @@ class Aggregate:
             frozenset(recognised),
             frozenset(confirmed),
             ends,
-            _written(seen, good),
+            seen,
         )
 
     def reports(self) -> Iterator[dict]:
@@ -245,40 +262,18 @@ def merge(old: Artifacts, new: Artifacts) -> Artifacts:
         recognised=old.recognised | new.recognised,
         confirmed=old.confirmed | new.confirmed,
         ends=new.ends | {end for end in old.ends if end[:2] not in counted},
-        seen=_written(_merged_seen(old.seen, new.seen), old.good | new.good),
+        seen=merged((*old.seen, *new.seen)),
     )
 
 
-def _written(seen: frozenset, good: Iterable[tuple]) -> frozenset:
-    """The spans the files carry: every pair's, and a prefix's own only on its `prefix,,ra` line (written when the
-    prefix has no good domain)."""
-    placed = {row[0] for row in good}
-    return frozenset(span for span in seen if span[1] or span[0] not in placed)
-
-
-def _span(a: tuple[str, str] | None, b: tuple[str, str] | None) -> tuple[str, str]:
-    """From the first of two spans to the last (an empty time is unknown, not earliest)."""
-    firsts = [span[0] for span in (a, b) if span and span[0]]
-    lasts = [span[1] for span in (a, b) if span and span[1]]
-    return min(firsts, default=""), max(lasts, default="")
-
-
-def _merged_seen(old: frozenset, new: frozenset) -> frozenset:
-    spans: dict[tuple[str, str], tuple[str, str]] = {}
-    for prefix, domain, first, last in (*old, *new):
-        spans[(prefix, domain)] = _span(spans.get((prefix, domain)), (first, last))
-    return frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in spans.items())
-
-
-def _csv(rows: Iterable[tuple[str, str, str]], seen: dict) -> str:
+def _csv(rows: Iterable[tuple[str, ...]]) -> str:
     buffer = io.StringIO()
-    dated = (row + seen[row[:2]] if row[:2] in seen else row for row in sorted(rows))
-    csv.writer(buffer, lineterminator="\n").writerows(dated)
+    csv.writer(buffer, lineterminator="\n").writerows(sorted(rows))
     return buffer.getvalue()
 
 
 def render(a: Artifacts) -> dict[str, str]:
-    """Filename -> text of the three artifact files; sorted, deterministic, no CSV header."""
+    """Filename -> text of the four artifact files; sorted, deterministic, no CSV header."""
     with_good = {prefix for prefix, _, _ in a.good}
     good_rows = set(a.good) | {(p, "", ra) for p, ra in a.prefixes if p not in with_good}
     pairs = a.recognised | a.confirmed
@@ -291,8 +286,7 @@ def render(a: Artifacts) -> dict[str, str]:
     for domain, prefix, end, n in a.ends:
         if prefix in table.get(domain, {}):
             table[domain][prefix].setdefault("visits", {})[end] = n
-    seen = {(prefix, domain): (first, last) for prefix, domain, first, last in a.seen}
-    for (prefix, domain), (first, last) in seen.items():
+    for prefix, domain, first, last in a.seen:
         if prefix in table.get(domain, {}):
             table[domain][prefix].update({"first-seen": first, "last-seen": last})
     decisions = {
@@ -301,41 +295,60 @@ def render(a: Artifacts) -> dict[str, str]:
         "domains-prefixes": table,
     }
     return {
-        GOOD_CSV: _csv(good_rows, seen),
-        BAD_CSV: _csv(a.bad, seen),
+        GOOD_CSV: _csv(good_rows),
+        BAD_CSV: _csv(a.bad),
         DECISIONS_JSON: json.dumps(decisions, indent=2, sort_keys=True) + "\n",
+        SEEN_CSV: _csv(a.seen),
     }
 
 
-def _rows(text: str) -> list[tuple[str, ...]]:
-    """(prefix, domain, ra, first-seen, last-seen) of each line; dates "" when the line has none."""
-    rows = [row for row in csv.reader(io.StringIO(text)) if row and row[:3] != _HEADER]
-    return [tuple((row + [""] * 5)[:5]) for row in rows]
+def _rows(name: str, text: str, header: tuple[str, ...], widths: tuple[int, ...]) -> list[tuple[str, ...]]:
+    """The lines of a CSV file but a header, each of one of `widths` fields; ArtifactError naming the file and the
+    line otherwise."""
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows = []
+    try:
+        for row in map(tuple, reader):
+            if row and row[: len(header)] != header:
+                if len(row) not in widths:
+                    what = f"{len(row)} fields, expected {','.join(header)}"
+                    raise ArtifactError(name, f"line {reader.line_num}: {what}")
+                rows.append(row)
+    except csv.Error as error:
+        raise ArtifactError(name, f"line {reader.line_num}: {error}") from None
+    return rows
+
+
+def _host(domain: str) -> bool:
+    """Whether a domain read back is a hostname, or "" (an older version's may be neither)."""
+    return not domain or valid_hostname(domain)
 
 
 def parse(files: dict[str, str]) -> Artifacts:
-    """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough."""
-    good_rows = _rows(files.get(GOOD_CSV, ""))
-    bad = frozenset(_rows(files.get(BAD_CSV, "")))
+    """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough. A pair whose domain is no
+    hostname (written before domains were checked) is left out; ArtifactError for a file that cannot be read."""
+    good_rows, bad_rows = (_rows(name, files.get(name, ""), _HEADER, (3, _DATED)) for name in (GOOD_CSV, BAD_CSV))
     decisions, ends = Decisions(), frozenset()
     if files.get(DECISIONS_JSON):  # parsed once, read twice: the flags, then the visit ends
-        data = decisions_json(files[DECISIONS_JSON])
-        decisions, ends = decisions_of(data, files[DECISIONS_JSON]), _ends(data)
+        try:
+            data = decisions_json(files[DECISIONS_JSON])
+            decisions, ends = decisions_of(data, files[DECISIONS_JSON]), _ends(data)
+        except ValueError as error:
+            raise ArtifactError(DECISIONS_JSON, str(error).removeprefix("domain-decision-structure: ")) from None
     # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
-    known = [(p, ra) for p, _, ra, _, _ in good_rows] + [(p, ra) for p, _, ra, _, _ in sorted(bad)]
+    known = [(row[0], row[2]) for row in (*good_rows, *bad_rows)]  # a prefix stays known when its domain is left out
     known += [(p, "") for p in sorted(decisions.prefixes)]
-    spans: dict[tuple[str, str], tuple[str, str]] = {}
-    for prefix, domain, _, first, last in (*good_rows, *bad):
-        if first or last:
-            spans[(prefix, domain)] = _span(spans.get((prefix, domain)), (first, last))
+    good_rows, bad_rows = ([row for row in rows if _host(row[1])] for rows in (good_rows, bad_rows))
+    spans = [row[:2] + row[3:] for row in (*good_rows, *bad_rows) if len(row) == _DATED and (row[3] or row[4])]
+    spans += [row for row in _rows(SEEN_CSV, files.get(SEEN_CSV, ""), SEEN_FIELDS, (4,)) if _host(row[1])]
     return Artifacts(
         good=frozenset(row[:3] for row in good_rows if row[1]),
-        bad=frozenset(row[:3] for row in bad),
+        bad=frozenset(row[:3] for row in bad_rows),
         prefixes=_one_ra_per_prefix(known),
-        recognised=decisions.recognised,
-        confirmed=decisions.confirmed,
-        ends=ends,
-        seen=frozenset((prefix, domain, first, last) for (prefix, domain), (first, last) in spans.items()),
+        recognised=frozenset(pair for pair in decisions.recognised if _host(pair[0])),
+        confirmed=frozenset(pair for pair in decisions.confirmed if _host(pair[0])),
+        ends=frozenset(end for end in ends if _host(end[0])),
+        seen=merged(spans),
     )
 
 

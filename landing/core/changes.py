@@ -9,6 +9,7 @@ how a site that moved to a new domain shows: the new domain appears, the old one
 """
 
 from landing.core.artifacts import Artifacts
+from landing.core.labels import printable
 
 LABELS = ("good", "bad", "recognised", "confirmed")
 
@@ -72,19 +73,20 @@ def changes(old: Artifacts, new: Artifacts) -> dict:
 
 
 def render_changes(found: dict) -> str:
-    """The changes as text: new and lost prefixes, then each prefix's domains, then each domain's prefixes."""
+    """The changes as text: new and lost prefixes, then each prefix's domains, then each domain's prefixes; a label
+    holding a control or bidi character is shown escaped (a file from elsewhere may hold anything)."""
     lines = [f"prefixes: +{len(found['prefixes']['appeared'])} -{len(found['prefixes']['disappeared'])}"]
-    lines += [f"  + {prefix}" for prefix in found["prefixes"]["appeared"]]
-    lines += [f"  - {prefix}" for prefix in found["prefixes"]["disappeared"]]
+    lines += [f"  + {printable(prefix)}" for prefix in found["prefixes"]["appeared"]]
+    lines += [f"  - {printable(prefix)}" for prefix in found["prefixes"]["disappeared"]]
     for title, key, other in (("by prefix", "prefix", "domain"), ("by domain", "domain", "prefix")):
         lines.append(f"{title}:")
         grouped: dict[str, list[dict]] = {}  # grouped once: a full run's diff has tens of thousands of pairs
         for row in found["pairs"]:
             grouped.setdefault(row[key], []).append(row)
         for name in sorted(grouped):
-            lines.append(f"  {name or '(no domain)'}")
+            lines.append(f"  {printable(name) or '(no domain)'}")
             for row in sorted(grouped[name], key=lambda r: r[other]):
-                lines.append(f"    {row[other] or '(no domain)'}  {_said(row)}")
+                lines.append(f"    {printable(row[other]) or '(no domain)'}  {printable(_said(row))}")
     return "\n".join(lines) + "\n"
 
 

@@ -57,6 +57,8 @@ def decisions_json(text: str):
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"domain-decision-structure: not JSON ({error})") from None
+    except RecursionError:  # arrays or objects nested thousands deep: no artifact is, a corrupt file may be
+        raise ValueError("domain-decision-structure: nested too deeply to read") from None
 
 
 def decisions_of(data, text: str) -> Decisions:

@@ -10,12 +10,14 @@ import io
 from html import escape
 
 from landing.core.artifacts import CORRECTNESS
+from landing.core.labels import printable
 
 COLOURS = {"ok": "#2e7d32", "incorrect": "#c62828", "conflict": "#ef6c00", "missing": "#9e9e9e", "failed": "#37474f"}
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
 td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #ccc}img{max-width:100%}
 .note{color:#666}"""
+LABEL = 48  # characters of a chart's label at most
 
 
 def _chart(draw) -> str:
@@ -25,7 +27,9 @@ def _chart(draw) -> str:
     matplotlib.use("svg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context({"svg.hashsalt": "landing", "svg.fonttype": "path"}):
+    # parse_math off: a label is a domain, prefix or member id from outside, and "$a__b$" would be read as math.
+    settings = {"svg.hashsalt": "landing", "svg.fonttype": "path", "text.parse_math": False, "text.usetex": False}
+    with matplotlib.rc_context(settings):
         figure, axes = plt.subplots(figsize=(9, 4.5))
         try:
             draw(axes)
@@ -38,13 +42,19 @@ def _chart(draw) -> str:
     return f'<img alt="chart" src="data:image/svg+xml;base64,{encoded}">'
 
 
+def _label(key) -> str:
+    """A chart's label: printable, and cut short (a domain may be 253 characters; the table beside says it all)."""
+    shown = printable(str(key))
+    return shown if len(shown) <= LABEL else shown[: LABEL - 1] + "…"
+
+
 def _stacked(rows: list[dict], field: str, names: list[str], colours: dict | None = None):
     def draw(axes):
-        labels = [row["key"] for row in rows][::-1]
+        labels = [_label(row["key"]) for row in rows][::-1]
         left = [0] * len(rows)
         for name in names:
             values = [row[field].get(name, 0) for row in rows][::-1]
-            axes.barh(labels, values, left=left, label=name, color=(colours or {}).get(name))
+            axes.barh(labels, values, left=left, label=_label(name), color=(colours or {}).get(name))
             left = [a + b for a, b in zip(left, values)]
         axes.set_xlabel("DOIs")
         axes.legend(loc="lower right", fontsize="small")
@@ -53,9 +63,14 @@ def _stacked(rows: list[dict], field: str, names: list[str], colours: dict | Non
     return draw
 
 
+def _text(value) -> str:
+    """A value as HTML text: escaped, and a control or bidi character shown as its escape, never acting."""
+    return escape(printable(str(value)))
+
+
 def _table(header: list[str], rows: list[list]) -> str:
-    head = "".join(f"<th>{escape(str(h))}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{escape(str(cell))}</td>" for cell in row) + "</tr>" for row in rows)
+    head = "".join(f"<th>{_text(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_text(cell)}</td>" for cell in row) + "</tr>" for row in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
@@ -80,7 +95,7 @@ def render(found: dict, changes: dict | None = None, trend: list[dict] | None = 
     """The report's HTML: figures (landing.core.report.figures), the latest changes and the trend, if any."""
     totals = found["totals"]
     parts = [
-        f"<h1>Landing pages: {escape(title)}</h1>",
+        f"<h1>Landing pages: {_text(title)}</h1>",
         "<h2>Totals</h2>",
         _table(
             ["", "count"],
@@ -131,7 +146,7 @@ def render(found: dict, changes: dict | None = None, trend: list[dict] | None = 
     parts.append(_changes(changes))
     parts.append(_trend(trend or []))
     return (
-        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Landing report {escape(title)}</title>"
+        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Landing report {_text(title)}</title>"
         f"<style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n"
     )
 
@@ -150,9 +165,13 @@ def _changes(changes: dict | None) -> str:
         ]
         for row in rows[:200]
     ]
+    since = (
+        f"since the last version ({_text(changes['from'])} to {_text(changes.get('to'))})"
+        if changes.get("from")
+        else f"in the first version ({_text(changes.get('to'))})"
+    )
     return (
-        f"<h2>Changes since the last version ({escape(str(changes.get('from')))} to "
-        f"{escape(str(changes.get('to')))})</h2>"
+        f"<h2>Changes {since}</h2>"
         f"<p>{len(changes['prefixes']['appeared'])} prefixes appeared, "
         f"{len(changes['prefixes']['disappeared'])} disappeared; {len(rows)} prefix-domain pairs changed"
         f"{' (the first 200 below)' if len(rows) > 200 else ''}.</p>"
@@ -165,7 +184,7 @@ def _trend(points: list[dict]) -> str:
         return "<h2>Correctness over runs</h2><p class=note>One version so far: no trend yet.</p>"
 
     def draw(axes):
-        names = [point["version"] for point in points]
+        names = [_label(point["version"]) for point in points]
         for name in CORRECTNESS:
             shares = [point["correctness"][name] / max(1, sum(point["correctness"].values())) for point in points]
             axes.plot(names, shares, marker="o", label=name, color=COLOURS[name])

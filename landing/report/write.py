@@ -18,13 +18,26 @@ REPORT = "report.html"
 DRAW_TIMEOUT = 600  # seconds: a report takes ~2 s; one that hangs must not hold the crawl's close for ever
 
 
+def kept(path: Path) -> dict:
+    """A JSON object kept beside a version (its figures, its changes); CorruptArtifact naming the file when it
+    cannot be read."""
+    try:
+        data = json.loads(files.text_of(path))
+    except json.JSONDecodeError as error:
+        raise files.CorruptArtifact(path, f"not JSON ({error})") from None
+    except RecursionError:
+        raise files.CorruptArtifact(path, "nested too deeply to read") from None
+    if not isinstance(data, dict):
+        raise files.CorruptArtifact(path, "not an object")
+    return data
+
+
 def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
     """The correctness trend: one point per version (up to `upto`) whose figures were kept."""
     points = []
     for version in files.versions(artifacts_dir):
-        kept = version / FIGURES
-        if kept.is_file():
-            points.append(trend_point(version.name, json.loads(kept.read_text("utf-8"))))
+        if (version / FIGURES).is_file():
+            points.append(trend_point(version.name, kept(version / FIGURES)))
         if version == upto:
             break
     return points
@@ -33,7 +46,7 @@ def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
 def changes_of(version: Path) -> dict | None:
     """What a version changed since the one before it (its changes.json), or None."""
     path = version / files.CHANGES
-    return json.loads(path.read_text("utf-8")) if path.is_file() else None
+    return kept(path) if path.is_file() else None
 
 
 def latest_changes(artifacts_dir) -> dict | None:

@@ -10,8 +10,8 @@ from landing.core import documents
 from landing.stores.sqlite import SqliteDocStore
 
 GOOD, BAD, DECISIONS = "prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json"
+SEEN = "prefixes-domains-seen.csv"
 DAY1, DAY2 = "2026-11-23T10:00:00Z", "2026-11-24T10:00:00Z"
-SEEN = f",{DAY1},{DAY1}"  # first-seen, last-seen: DAY1's visits
 
 
 def visit(doi, ra, member, final_url=None, error=None, found=None, when=DAY1):
@@ -70,15 +70,26 @@ def lines(path):
 def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_alone(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / GOOD) == [
-        "10.1371,journals.plos.org,crossref" + SEEN,
-        "10.5281,,datacite" + SEEN,
-        "10.5555,,crossref" + SEEN,
+        "10.1371,journals.plos.org,crossref",
+        "10.5281,,datacite",
+        "10.5555,,crossref",
     ]
 
 
 def test_the_bad_csv_lists_the_domains_reached_whose_pages_never_state_the_doi(docs, tmp_path):
     rebuild(docs, tmp_path / "artifacts", report=False)
-    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite" + SEEN]
+    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]
+
+
+def test_the_seen_file_says_when_each_prefix_and_each_pair_was_first_and_last_seen(docs, tmp_path):
+    rebuild(docs, tmp_path / "artifacts", report=False)
+    assert lines(tmp_path / "artifacts" / SEEN) == [
+        f"10.1371,,{DAY1},{DAY1}",
+        f"10.1371,journals.plos.org,{DAY1},{DAY1}",
+        f"10.5281,,{DAY1},{DAY1}",
+        f"10.5281,zenodo.org,{DAY1},{DAY1}",
+        f"10.5555,,{DAY1},{DAY1}",
+    ]
 
 
 def test_the_decision_structure_recognises_every_domain_reached_and_confirms_correct_meta_tags(docs, tmp_path):
@@ -112,9 +123,9 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
 def test_the_new_version_directory_holds_the_same_files_as_the_top(docs, tmp_path):
     version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
     top = tmp_path / "artifacts"
-    assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS)}) == (
+    assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS, SEEN)}) == (
         top / "versions",
-        {name: (top / name).read_text() for name in (GOOD, BAD, DECISIONS)},
+        {name: (top / name).read_text() for name in (GOOD, BAD, DECISIONS, SEEN)},
     )
 
 
@@ -127,7 +138,7 @@ def test_the_summary_counts_analyses_reports_additions_and_lines(docs, tmp_path)
         "reports": 8,
         "report": None,
         "added": {"good": 1, "bad": 1, "recognised": 2, "confirmed": 1, "prefixes": 3},
-        "lines": {GOOD: 3, BAD: 1, DECISIONS: json_lines},
+        "lines": {GOOD: 3, BAD: 1, DECISIONS: json_lines, SEEN: 5},
     }
 
 
@@ -183,7 +194,7 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
         report["report/dois"],
         report["report/errors"],
         lines(tmp_path / "artifacts" / GOOD),
-    ) == (1, 1, {}, ["10.1371,journals.plos.org,crossref" + SEEN])
+    ) == (1, 1, {}, ["10.1371,journals.plos.org,crossref"])
 
 
 def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp_path):
@@ -193,8 +204,8 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
     with store(tmp_path / "second.db", PLOS) as second:
         summary = rebuild(second, artifacts, report=False)
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
-        ["10.5281,zenodo.org,datacite" + SEEN],
-        ["10.1371,journals.plos.org,crossref" + SEEN, "10.5281,,datacite" + SEEN],
+        ["10.5281,zenodo.org,datacite"],
+        ["10.1371,journals.plos.org,crossref", "10.5281,,datacite"],
         0,
     )
 
@@ -242,4 +253,4 @@ def test_an_excluded_domain_is_exported_only_as_followed(tmp_path):
         docs.close()
     decisions = json.loads((tmp_path / "artifacts" / DECISIONS).read_text())
     assert decisions["domains"] == ["journals.plos.org"]
-    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite" + SEEN]
+    assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]

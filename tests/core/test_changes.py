@@ -1,4 +1,4 @@
-from landing.core.artifacts import aggregate, excluding, merge
+from landing.core.artifacts import Artifacts, aggregate, excluding, merge
 from landing.core.changes import changes, render_changes
 
 
@@ -85,4 +85,22 @@ def test_the_changes_read_per_prefix_and_per_domain():
         "    10.1  not seen since 2026-11-01T08:00:00Z\n"
         "  three.example\n"
         "    10.3  +bad +recognised\n"
+    )
+
+
+def test_a_prefix_or_domain_holding_control_or_bidi_characters_is_printed_as_escapes():
+    new = Artifacts(
+        bad=frozenset({("10.1\x1b[2J", "a\u202ecred.example", "crossref")}),
+        prefixes=frozenset({("10.1\x1b[2J", "crossref")}),
+    )
+    text = render_changes(changes(Artifacts(), new))
+    assert text == (
+        "prefixes: +1 -0\n"
+        "  + 10.1\\x1b[2J\n"
+        "by prefix:\n"
+        "  10.1\\x1b[2J\n"
+        "    a\\u202ecred.example  +bad\n"
+        "by domain:\n"
+        "  a\\u202ecred.example\n"
+        "    10.1\\x1b[2J  +bad\n"
     )

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,96 @@ def test_a_report_that_cannot_be_drawn_is_said_and_nothing_else_fails(tmp_path, 
     with caplog.at_level("WARNING", logger="landing.report.write"):
         assert beside_version(tmp_path / "artifacts", version, figures([])) is None
     assert "The HTML report of not-a-version could not be drawn" in caplog.text
+
+
+def _hostile(keys):
+    """Figures whose domain and member keys are `keys`, every one with a failed visit (so every chart names them)."""
+    made = []
+    for key in keys:
+        for kind in ("domain", "member"):
+            made.append(
+                {
+                    "report/kind": kind,
+                    "report/key": key,
+                    "report/dois": 6,
+                    "report/correctness": {"ok": 1, "incorrect": 0, "conflict": 0, "missing": 4},
+                    "report/errors": {"challenge": 1},
+                }
+            )
+    return json.loads(json.dumps(figures(made)))
+
+
+MATHTEXT = ["$a__b$.evil.example", "$\\foo$", "$" + "{" * 200 + "}" * 200 + "$"]
+
+
+def test_labels_that_read_as_mathtext_are_drawn_as_plain_text():
+    from landing.report.html import render
+
+    page = render(_hostile(MATHTEXT))
+    assert page.count('<img alt="chart"') == 3  # members, domains, failure classes per domain
+    assert all(f"<td>{key}</td>" in page for key in MATHTEXT)
+
+
+def test_labels_holding_control_or_bidi_characters_are_shown_escaped():
+    from landing.report.html import render
+
+    page = render(_hostile(["a\u202ecred.example", "b\x1bcred.example"]))
+    assert "<td>a\\u202ecred.example</td>" in page and "<td>b\\x1bcred.example</td>" in page
+    assert "\u202e" not in page and "\x1b" not in page
+
+
+def test_the_first_versions_changes_are_titled_as_the_first_version():
+    from landing.report.html import render
+
+    first = {"from": None, "to": "20261125T165854Z", "pairs": [], "prefixes": {"appeared": [], "disappeared": []}}
+    page = render(figures([]), first)
+    assert "<h2>Changes in the first version (20261125T165854Z)</h2>" in page and "None" not in page
+
+
+def test_the_report_of_a_version_whose_labels_read_as_mathtext_is_written(tmp_path):
+    from landing.artifacts.files import export
+    from landing.core.artifacts import Artifacts
+    from landing.report.write import beside_version
+
+    version = export(tmp_path, Artifacts(prefixes=frozenset({("10.1", "crossref")})))
+    assert beside_version(tmp_path, version, _hostile(MATHTEXT)) == tmp_path / "report.html"
+    assert "<td>$a__b$.evil.example</td>" in (version / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        (b"[" * 100_000, "nested too deeply to read"),
+        (b"\xff", "not UTF-8"),
+        (b"{", "not JSON"),
+        (b"[]", "not an object"),
+    ],
+    ids=["nested-100000-deep", "not-utf-8", "not-json", "not-an-object"],
+)
+def test_scrapy_report_on_a_version_whose_changes_cannot_be_read_says_so_in_one_line_and_exits_2(
+    tmp_path, content, said
+):
+    with store(tmp_path / "docs.db", PLOS) as docs:
+        version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
+    (version / "changes.json").write_bytes(content)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "report",
+            "-o",
+            str(tmp_path / "report.html"),
+            "-s",
+            f"LANDING_DOCS=sqlite:///{tmp_path / 'docs.db'}",
+            "-s",
+            f"LANDING_ARTIFACTS_DIR={tmp_path / 'artifacts'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ,
+    )
+    assert (done.returncode, done.stdout, len(done.stderr.splitlines())) == (2, "", 1)
+    assert done.stderr.startswith(f"report: {version / 'changes.json'}: {said}")

@@ -1,0 +1,58 @@
+"""`scrapy artifacts --diff` on versions that cannot be read: one line naming the file, exit 2, no traceback."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from landing.artifacts.files import export
+from landing.core.artifacts import Artifacts
+from tests.sampler.crawling import Stores
+
+FIRST = Artifacts(good=frozenset({("10.1", "a.example", "crossref")}), prefixes=frozenset({("10.1", "crossref")}))
+SECOND = Artifacts(bad=frozenset({("10.2", "b.example", "crossref")}), prefixes=frozenset({("10.2", "crossref")}))
+DECISIONS, GOOD = "domain-decision-structure.json", "prefixes-domains.csv"
+
+CORRUPT = {
+    "not-the-shape": (DECISIONS, b'{"domains-prefixes": []}', 'expected an object with a "domains-prefixes" object'),
+    "nested-100000-deep": (DECISIONS, b"[" * 100_000 + b"]" * 100_000, "nested too deeply to read"),
+    "field-of-131073": (GOOD, b"10.1," + b"a" * 131_073 + b",crossref\n", "line 1: field larger than field limit"),
+    "not-utf-8": (GOOD, b"10.1,a.example,crossref\n10.2,\xff.example,crossref\n", "not UTF-8 (invalid start byte"),
+}
+
+
+@pytest.fixture
+def versions(tmp_path):
+    stores = Stores(tmp_path)
+    old = export(stores.artifacts, FIRST, now=datetime(2026, 11, 24, tzinfo=UTC))
+    new = export(stores.artifacts, SECOND, now=datetime(2026, 11, 25, tzinfo=UTC))
+    return stores, old, new
+
+
+@pytest.mark.parametrize("corruption", CORRUPT)
+def test_a_version_that_cannot_be_read_is_one_line_naming_the_file_and_exit_2(versions, corruption):
+    stores, _, new = versions
+    name, content, said = CORRUPT[corruption]
+    (new / name).write_bytes(content)
+    done = stores.scrapy("artifacts", "--diff")
+    assert (done.returncode, done.stdout, len(done.stderr.splitlines())) == (2, "", 1)
+    assert done.stderr.startswith(f"artifacts: {new / name}: {said}")
+
+
+def test_a_corrupt_version_named_on_the_command_line_is_refused_the_same_way(versions):
+    stores, old, new = versions
+    (old / DECISIONS).write_text('{"domains-prefixes": {"a\\u001b[2J\\u202e.example": 1}}')
+    done = stores.scrapy("artifacts", "--diff", old.name, new.name)
+    assert (done.returncode, done.stderr) == (
+        2,
+        f'artifacts: {old / DECISIONS}: "domains-prefixes"["a\\x1b[2J\\u202e.example"] must be an object\n',
+    )
+
+
+def test_an_export_onto_a_corrupt_latest_version_is_refused_the_same_way(versions):
+    stores, _, _ = versions
+    (stores.artifacts / GOOD).write_bytes(b"\xff")
+    done = stores.scrapy("artifacts")
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2,
+        f"artifacts: {stores.artifacts / GOOD}: not UTF-8 (invalid start byte at byte 0)",
+    )
