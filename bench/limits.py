@@ -47,6 +47,7 @@ from scaling import ensure_world, serve  # noqa: E402
 from scrapy.settings import Settings  # noqa: E402
 
 from landing import settings as defaults  # noqa: E402
+from landing.core.documents import upgraded  # noqa: E402
 from landing.core.doi import RESOLVER_HOSTS  # noqa: E402
 
 
@@ -63,7 +64,7 @@ def hops(store: Path) -> list[list[tuple[str, int | None]]]:
     """Every snapshot's hops (URL, status), in order, from the crawl's SQLite store."""
     db = sqlite3.connect(store)
     chains = [
-        [(hop["url"], hop.get("status")) for hop in json.loads(doc)["snapshot/urls"] if hop.get("url")]
+        [(hop["url"], hop.get("status")) for hop in upgraded(json.loads(doc))["snapshot/hops"] if hop.get("url")]
         for (doc,) in db.execute("SELECT doc FROM docs WHERE kind = 'snapshot'")
     ]
     db.close()

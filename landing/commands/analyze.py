@@ -6,6 +6,7 @@ import time
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from landing import clock
 from landing.commands.stores import blobs_of, docs_of
 from landing.core import documents
 from landing.core.reading import as_crawled, read
@@ -22,8 +23,12 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy analyze takes no arguments")
+        try:
+            clock.configure(self.settings)
+        except clock.ClockError as error:
+            raise UsageError(str(error), print_help=False) from None
         docs, blobs = docs_of(self.settings), blobs_of(self.settings)
-        counts, started, timestamp = {"analysed": 0, "missing-body": 0, "changed": 0}, time.monotonic(), documents.now()
+        counts, started, timestamp = {"analysed": 0, "missing-body": 0, "changed": 0}, time.monotonic(), clock.stamp()
         total = docs.count("snapshot")
         for n, snapshot in enumerate(docs.scan("snapshot"), 1):
             digest = snapshot.get("snapshot/content-hash")

@@ -1,11 +1,13 @@
 """`scrapy crawl`, as Scrapy's, plus a settings check first and a failing exit when nothing could be sampled."""
 
+import signal
 import sys
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
 from landing.config import problems
+from landing.sampler.stopping import STOPPED
 
 
 class Command(ScrapyCrawl):
@@ -36,6 +38,14 @@ class Command(ScrapyCrawl):
             )
             self.exitcode = 1
             return
+        if stats.get_value(STOPPED):
+            print(
+                f"crawl: stopped by {stats.get_value(STOPPED)}; what it held is written, and the same command resumes "
+                "the run",
+                file=sys.stderr,
+            )
+            self.exitcode = 128 + signal.Signals[stats.get_value(STOPPED)]  # as a shell reports a signal's end
+            return
         for stat, message in FAILURES:
             if stats.get_value(stat):
                 print(f"crawl: {message.format(stats.get_value(stat))}", file=sys.stderr)
@@ -53,6 +63,11 @@ FAILURES = (
         "lines)",
     ),
     ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
+    (
+        "landing/run/unvisited",
+        "{} sampled DOIs still have no visit after the plan was walked again, so the run stays open: run the "
+        "same command again to visit them (see the log's ERROR lines)",
+    ),
     (
         "landing/run/samples_failed",
         "{} owners could not be sampled, so the run stays open: run the same command "

@@ -1,16 +1,17 @@
 """The pid, snapshot and analysis documents: namespaced keys, derived ids, each stage a superset of the last."""
 
 import hashlib
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from landing.core.doi import normalise, prefix
+from landing.core.hostnames import valid_hostname
 
 PID_KEYS = ("pid/doi", "pid/doi-prefix", "pid/ra", "pid/member-id", "pid/global-member-id", "pid/timestamp")
 SNAPSHOT_KEYS = (
     "snapshot/resource-url",
     "snapshot/timestamp",
     "snapshot/urls",
+    "snapshot/hops",
     "snapshot/final-url",
     "snapshot/final-url-domain",
     "snapshot/status",
@@ -29,10 +30,6 @@ ANALYSIS_KEYS = (
     "analysis/doi-in-meta-tags",
     "analysis/timestamp",
 )
-
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def content_hash(data: bytes) -> str:
@@ -94,12 +91,25 @@ def resource_url(chain: list, resolver_hosts) -> str | None:
 
 
 def snapshot(pid_doc: dict, **fields) -> dict:
-    """A snapshot document: the pid's keys plus every snapshot key (missing ones None)."""
+    """A snapshot document: the pid's keys plus every snapshot key (missing ones None). `hops` is the chain
+    (`hops()`); its URLs are `snapshot/urls`. A final URL whose host is no hostname gives no domain."""
     doc = dict(pid_doc)
     for key in SNAPSHOT_KEYS:
         doc[key] = fields.get(key.split("/", 1)[1].replace("-", "_"))
-    doc["snapshot/final-url-domain"] = domain(doc["snapshot/final-url"])
+    if doc["snapshot/hops"] is not None:
+        doc["snapshot/urls"] = [hop["url"] for hop in doc["snapshot/hops"]]
+    host = domain(doc["snapshot/final-url"])
+    doc["snapshot/final-url-domain"] = host if valid_hostname(host) else None
     return doc
+
+
+def upgraded(doc: dict) -> dict:
+    """A stored document in today's form: a snapshot written when `snapshot/urls` held the hop objects gets its
+    URLs there and the hops in `snapshot/hops`. Any other document is returned as it is."""
+    urls = doc.get("snapshot/urls")
+    if not urls or not isinstance(urls[0], dict):
+        return doc
+    return {**doc, "snapshot/urls": [hop.get("url") for hop in urls], "snapshot/hops": urls}
 
 
 def analysis(snapshot_doc: dict, found: dict | None, timestamp: str) -> dict:

@@ -3,7 +3,9 @@
 import re
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
+from landing.core.addresses import literal_address
 from landing.core.analysis import parse, visible_text
+from landing.core.hostnames import valid_hostname
 
 # Every class a snapshot may carry in `snapshot/error` (docs in docs/data-model.md "Failure classes").
 CLASSES = (
@@ -21,6 +23,7 @@ CLASSES = (
     "js-required",
     "cookie-required",
     "refused-address",
+    "invalid-host",
 )
 # The classes a browser can get past: LANDING_DRIVER=auto sends exactly these DOIs to it.
 BROWSER_CLASSES = ("js-required", "challenge", "cookie-required")
@@ -85,6 +88,23 @@ def refused_redirect(status: int, location: str | None, url: str) -> str | None:
     leaves unfollowed: the site pointed the visit where the crawl never goes, as an address the guard refuses."""
     if 300 <= status < 400 and location and urlsplit(urljoin(url, location.strip())).scheme not in ("http", "https"):
         return "refused-address"
+    return None
+
+
+def host_failure(urls) -> str | None:
+    """`invalid-host` when an http(s) URL of a chain names a host that is no hostname (landing.core.hostnames: a
+    control character, a bidi override, `=` or `$` in a label ...), or none at all; else None. None URLs are skipped.
+    An IPv4 address in a shorthand form (2130706433, 0x7f.1) is an address, left to the address guard to judge."""
+    for url in urls:
+        if url is None:
+            continue
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+        except ValueError:  # an unbalanced "[" and the like: no host can be read from it
+            return "invalid-host"
+        if parts.scheme.lower() in ("http", "https") and not valid_hostname(host) and not literal_address(host or ""):
+            return "invalid-host"
     return None
 
 

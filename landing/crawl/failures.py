@@ -15,6 +15,7 @@ from twisted.web._newclient import ResponseFailed
 
 from landing.core.failures import redirect_failure
 from landing.crawl.guard import ForbiddenAddress
+from landing.crawl.hosts import InvalidHost
 
 _BY_TYPE = (
     ((DownloadTimeoutError, tx.TimeoutError, tx.TCPTimedOutError), "timeout"),
@@ -37,6 +38,8 @@ _BY_TYPE = (
 def exception_failure(exc: BaseException, visited: list[str]) -> str:
     """The failure class of an exception that ended a visit; `visited` is the chain's URLs, last one included."""
     # First: its message names the host, and a host such as robots.example must not read as a robots refusal.
+    if isinstance(exc, InvalidHost):
+        return "invalid-host"
     if isinstance(exc, (ForbiddenAddress, NotSupported)):  # NotSupported: a scheme whose handler is off
         return "refused-address"
     if isinstance(exc, IgnoreRequest):

@@ -17,6 +17,7 @@ from twisted.internet.ssl import optionsForClientTLS
 from twisted.web.client import HTTPConnectionPool
 
 from landing.crawl.endpoints import verified_hosts
+from landing.crawl.stopping import StoppableDownloads
 
 
 class CappedPool(HTTPConnectionPool):
@@ -113,8 +114,9 @@ class _UncheckedTLSOptions(_ScrapyClientTLSOptions26):
         return connection
 
 
-class HttpHandler(HTTP11DownloadHandler):
+class HttpHandler(StoppableDownloads, HTTP11DownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
         cap_pool(self, crawler.settings)
         one_tls_context(self, verified_hosts(crawler.settings))
+        self.watch_stopping(crawler)

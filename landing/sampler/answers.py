@@ -5,6 +5,8 @@ import json
 
 import scrapy
 
+from landing.crawl.stopping import Stopped
+
 API_PRIORITY = 100  # sampling runs ahead of visits, so every owner's first DOI is visited before any second
 ANSWER_ERRORS = (ValueError, TypeError, KeyError, AttributeError)  # what parsing an answer that is not the API's raises
 
@@ -31,6 +33,8 @@ class ApiRequests:
         )
 
     def api_failed(self, failure):
+        if failure.check(Stopped):
+            return  # the crawl is stopping: its run's next crawl asks again
         self._api_failed(failure.request, failure.getErrorMessage())
 
     def _api_failed(self, request, why: str) -> None:

@@ -11,12 +11,14 @@ from pathlib import Path
 import redis
 from scrapy import signals
 
+from landing import clock
 from landing.artifacts.rebuild import rebuild
 from landing.config import exclusions
 from landing.core import documents
 from landing.sampler import frontier_redis
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.sampler.stopping import STOPPED
 from landing.stores import StoreError, docs_from, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
@@ -183,6 +185,8 @@ class DocumentPipeline:
             if item.visit:  # last: a visit is recorded only once its snapshot and analysis are in the store
                 self.docs.put("visit", *item.visit)
                 self.stats.inc_value("landing/visits")
+                if item["snapshot/error"]:
+                    self.stats.inc_value("landing/visits/failed")
 
     def _watch_outage(self):
         since = self.docs.failing_since
@@ -226,7 +230,13 @@ class DocumentPipeline:
             self._save_unwritten(error)
         try:
             settings = self.crawler.settings
-            if settings.getbool("LANDING_EXPORT_ON_CLOSE") and self.stats.get_value("landing/snapshots"):
+            if self.stats.get_value(STOPPED):  # asked to stop now: a full rebuild can take minutes
+                logger.warning(
+                    "Artifacts not exported: the crawl was stopped (%s); the run's next crawl exports them at its close, "
+                    "or run `scrapy artifacts`",
+                    self.stats.get_value(STOPPED),
+                )
+            elif settings.getbool("LANDING_EXPORT_ON_CLOSE") and self.stats.get_value("landing/snapshots"):
                 if self.docs.pending:
                     logger.error("Artifacts not exported: the document store is missing documents of this crawl")
                 else:
@@ -255,7 +265,7 @@ class DocumentPipeline:
     def _save_unwritten(self, error):
         count = self.docs.pending
         self.stats.set_value("landing/docs_unwritten", count)
-        path = self.unwritten_dir / f"docs-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{os.getpid()}.jsonl"
+        path = self.unwritten_dir / f"docs-{clock.now():%Y%m%dT%H%M%SZ}-{os.getpid()}.jsonl"
         try:
             unwritten.save(path, self.docs.unwritten())
         except OSError as save_error:

@@ -4,7 +4,8 @@ its DOIs are visited. A mixin of the doi_sampler spider, which provides the endp
 
 import asyncio
 
-from landing.core import documents, runs, sampling
+from landing import clock
+from landing.core import runs, sampling
 from landing.core.doi import normalise, well_formed
 from landing.core.sources import crossref, datacite
 from landing.sampler.answers import ANSWER_ERRORS, payload_of
@@ -75,7 +76,7 @@ class OwnerSamples:
         dois = await self._with_prefixes(sample, dois)
         if dois is None:
             return None
-        sample = runs.sampled(sample, dois, documents.now())
+        sample = runs.sampled(sample, dois, clock.stamp())
         self._count_sampled(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
         return sample
@@ -83,6 +84,7 @@ class OwnerSamples:
     def _count_sampled(self, sample):
         self.crawler.stats.inc_value("landing/run/owners_sampled")
         self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
+        self.crawler.stats.inc_value("landing/run/dois_planned_sampled", sample["sample/size"])
 
     async def _with_prefixes(self, sample: dict, dois: list[str]) -> list[str] | None:
         """The owner's sample: its member-wide DOIs, plus its own sample of each listed prefix they left short,

@@ -5,6 +5,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
+from landing.core.documents import upgraded
 from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
 __all__ = ["BlobStore", "DocStore", "StoreError"]
@@ -88,6 +89,7 @@ class DocStore(ABC):
         """The buffered (kind, id, JSON text) triples, for saving elsewhere when the store stays unavailable."""
         return ((kind, doc_id, text) for (kind, doc_id), text in self._buffer.items())
 
+    # Reads give every document in today's form (landing.core.documents.upgraded), whenever it was written.
     def get(self, kind: str, doc_id: str) -> dict | None:
         """The document, or None if there is none."""
         self._check_open()
@@ -95,7 +97,8 @@ class DocStore(ABC):
         check_id(doc_id)
         # The buffer answers for itself, so a get-then-put loop does not flush on every document.
         text = self._buffer.get((kind, doc_id))
-        return json.loads(text) if text is not None else self._read(kind, doc_id)
+        doc = json.loads(text) if text is not None else self._read(kind, doc_id)
+        return doc if doc is None else upgraded(doc)
 
     def count(self, kind: str) -> int:
         """How many documents of this kind there are."""
@@ -126,7 +129,7 @@ class DocStore(ABC):
             rows = self._chunk(kind, after, self.scan_chunk, before)
             for doc_id, doc in rows:
                 if doc_id.startswith(prefix):  # the lower bound admits odd ids just below the prefix
-                    yield self._decoded(doc)
+                    yield upgraded(self._decoded(doc))
             if len(rows) < self.scan_chunk:
                 return
             after = rows[-1][0]

@@ -32,7 +32,8 @@ _TYPES = {
     "analysis/timestamp": _DATE,
     "snapshot/status": {"type": "integer"},
     "snapshot/content-length": {"type": "long"},
-    "snapshot/urls": _STORED_ONLY,
+    "snapshot/urls": _STORED_ONLY,  # stored only: indexes made before snapshot/hops hold hop objects here
+    "snapshot/hops": _STORED_ONLY,
     "analysis/meta-tags": _STORED_ONLY,
     "report/dois": {"type": "long"},
     "report/errors": _STORED_ONLY,

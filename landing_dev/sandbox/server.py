@@ -134,6 +134,8 @@ class SandboxServer:
         if delay:
             await asyncio.sleep(delay / 1000)
         headers = [("Server", "landing-sandbox"), *reply.headers, ("Content-Length", str(len(reply.body)))]
+        # Sent as UTF-8, as servers send a Location with raw non-ASCII in it (h11 would take ASCII only).
+        headers = [(name, value.encode("utf-8") if isinstance(value, str) else value) for name, value in headers]
         try:
             reason = HTTPStatus(reply.status).phrase.encode()
         except ValueError:

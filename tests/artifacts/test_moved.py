@@ -6,10 +6,12 @@ import json
 
 import pytest
 
+from landing.core.seen import SEEN_CSV
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
 
 DOI = "10.99004/moved"
+BEFORE, AFTER = "2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z"
 PAGE = f'<html><head><meta name="citation_doi" content="{DOI}"><title>A moved work</title></head><body>.</body></html>'
 
 
@@ -33,11 +35,23 @@ def _world(root, host):
 def moved(tmp_path_factory):
     root = tmp_path_factory.mktemp("moved")
     stores = Stores(root / "stores")
-    worlds = [(_world(root / "before", "old.example"), "auto"), (_world(root / "after", "new.example"), "new")]
-    for world, run in worlds:
+    # Each crawl gets its day on the one clock (LANDING_CLOCK): two crawls in the same wall-clock second stay ordered.
+    worlds = [
+        (_world(root / "before", "old.example"), "auto", BEFORE),
+        (_world(root / "after", "new.example"), "new", AFTER),
+    ]
+    for world, run, when in worlds:
         sandbox = RunningSandbox(world)
         try:
-            done = stores.crawl(sandbox.proxy, "-s", "LANDING_SOURCES=crossref", "-s", f"LANDING_RUN={run}")
+            done = stores.crawl(
+                sandbox.proxy,
+                "-s",
+                "LANDING_SOURCES=crossref",
+                "-s",
+                f"LANDING_RUN={run}",
+                "-s",
+                f"LANDING_CLOCK={when}",
+            )
             assert done.returncode == 0, done.stderr[-2000:]
         finally:
             sandbox.close()
@@ -45,18 +59,19 @@ def moved(tmp_path_factory):
     return stores, diff
 
 
-def test_the_diff_shows_the_new_domain_appearing_and_the_old_one_unseen_since(moved):
+def test_the_diff_shows_the_new_domain_appearing_and_the_old_one_unseen_since_its_crawl(moved):
     stores, diff = moved
     assert diff.returncode == 0, diff.stderr[-2000:]
     lines = diff.stdout.splitlines()
     assert lines[2:4] == ["by prefix:", "  10.99004"]
     assert lines[4] == "    new.example  +good +recognised +confirmed"
-    assert lines[5].startswith("    old.example  not seen since 20")
+    assert lines[5].startswith("    old.example  not seen since 2026-03-01T00:0"), lines[5]
 
 
-def test_each_export_writes_its_changes_beside_its_version(moved):
+def test_each_export_writes_its_changes_beside_its_version_named_on_the_crawl_s_clock(moved):
     stores, _ = moved
     first, second = sorted((stores.artifacts / "versions").iterdir())
+    assert (first.name[:11], second.name[:11]) == ("20260301T00", "20260302T00")
     assert json.loads((first / "changes.json").read_text())["from"] is None
     written = json.loads((second / "changes.json").read_text())
     assert (written["from"], [(row["domain"], bool(row["unseen-since"])) for row in written["pairs"]]) == (
@@ -65,7 +80,8 @@ def test_each_export_writes_its_changes_beside_its_version(moved):
     )
 
 
-def test_the_old_pair_stays_with_its_last_seen_before_the_new_ones_first_seen(moved):
+def test_the_old_pair_keeps_its_last_seen_on_the_first_crawl_s_day_the_new_one_is_first_seen_on_the_second_s(moved):
     stores, _ = moved
-    rows = {row[1]: row for row in csv.reader(open(stores.artifacts / "prefixes-domains.csv"))}
-    assert rows["old.example"][4] < rows["new.example"][3]
+    seen = {(row[0], row[1]): row[2:] for row in csv.reader(open(stores.artifacts / SEEN_CSV))}
+    old_last, new_first = seen[("10.99004", "old.example")][1], seen[("10.99004", "new.example")][0]
+    assert (old_last[:13], new_first[:13]) == ("2026-03-01T00", "2026-03-02T00")

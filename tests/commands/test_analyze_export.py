@@ -1,6 +1,8 @@
 """`scrapy analyze` and `scrapy export` on a crawled store: no network, nothing lost, clear errors."""
 
+import json
 import shutil
+import sqlite3
 
 import pytest
 
@@ -54,6 +56,29 @@ def test_analyze_reports_snapshots_whose_body_is_missing_and_keeps_their_analysi
     assert "1 skipped (body missing from the blob store)" in done.stdout
     kept = next(d for d in copied.export("analysis") if d["pid/doi"] == victim["pid/doi"])
     assert kept["analysis/meta-tag-correctness"] == "ok"
+
+
+def _as_written_before_hops(db):
+    """Rewrite a store's snapshots and analyses as stores were written before snapshot/hops: hops in snapshot/urls."""
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT kind, id, doc FROM docs WHERE kind IN ('snapshot', 'analysis')").fetchall()
+        for kind, doc_id, text in rows:
+            doc = json.loads(text)
+            doc["snapshot/urls"] = doc.pop("snapshot/hops")
+            con.execute("UPDATE docs SET doc = ? WHERE kind = ? AND id = ?", (json.dumps(doc), kind, doc_id))
+    return len(rows)
+
+
+def test_a_store_written_with_hops_in_snapshot_urls_is_analysed_and_exported_in_today_s_form(copied):
+    before = _without_timestamps(copied.export("analysis"))
+    assert _as_written_before_hops(copied.root / "landing.db") == 2 * len(before)
+    done = copied.scrapy("analyze")
+    assert done.returncode == 0 and " 0 analyses changed" in done.stdout, done.stderr
+    assert _without_timestamps(copied.export("analysis")) == before
+    snapshots = copied.export("snapshot")
+    assert all(isinstance(url, str) for doc in snapshots for url in doc["snapshot/urls"]) and len(snapshots) == len(
+        before
+    )
 
 
 def test_export_writes_namespaced_keys_only(every_crawl):

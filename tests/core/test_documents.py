@@ -1,6 +1,5 @@
 """landing.core.documents: pid, snapshot and analysis documents, their derived ids, and redirect chains."""
 
-from landing.core import documents
 from landing.core.documents import (
     ANALYSIS_KEYS,
     PID_KEYS,
@@ -14,6 +13,7 @@ from landing.core.documents import (
     resource_url,
     snapshot,
     snapshot_id,
+    upgraded,
 )
 from landing.core.doi import RESOLVER_HOSTS as RESOLVERS
 
@@ -136,6 +136,44 @@ def test_snapshot_final_url_domain_is_none_without_final_url():
     assert snapshot(a_pid())["snapshot/final-url-domain"] is None
 
 
+def test_snapshot_final_url_domain_is_none_when_the_host_is_no_hostname():
+    for url in ("https://a\x1bcred.evil.example/p", "https://a\u202eb.evil.example/p", "https://=1+2.evil.example/"):
+        assert snapshot(a_pid(), final_url=url)["snapshot/final-url-domain"] is None, url
+
+
+CHAIN = [
+    {"url": "https://doi.org/10.1234/abc", "status": 302},
+    {"url": "https://pub.example/r", "status": 200, "kind": "meta-refresh"},
+    {"url": "https://pub.example/a", "status": 200},
+]
+
+
+def test_snapshot_urls_are_the_chain_s_urls_as_strings_and_its_hops_keep_status_and_kind():
+    doc = snapshot(a_pid(), hops=CHAIN, final_url="https://pub.example/a")
+    assert (doc["snapshot/urls"], doc["snapshot/hops"]) == (
+        ["https://doi.org/10.1234/abc", "https://pub.example/r", "https://pub.example/a"],
+        CHAIN,
+    )
+
+
+def test_snapshot_without_a_chain_has_no_urls_and_no_hops():
+    doc = a_snapshot()
+    assert (doc["snapshot/urls"], doc["snapshot/hops"]) == (None, None)
+
+
+def test_upgraded_reads_a_snapshot_stored_with_hop_objects_in_urls_as_urls_and_hops():
+    stored = {**a_snapshot(), "snapshot/urls": CHAIN}
+    del stored["snapshot/hops"]  # stores written before snapshot/hops existed
+    doc = upgraded(stored)
+    assert (doc["snapshot/urls"], doc["snapshot/hops"]) == ([hop["url"] for hop in CHAIN], CHAIN)
+
+
+def test_upgraded_leaves_a_current_snapshot_and_other_documents_as_they_are():
+    current = snapshot(a_pid(), hops=CHAIN, final_url="https://pub.example/a")
+    run = {"run/id": "r", "run/state": "visiting"}
+    assert (upgraded(current), upgraded(run), upgraded(a_snapshot())) == (current, run, a_snapshot())
+
+
 def test_snapshot_id_is_the_same_for_two_times_on_one_utc_day():
     assert snapshot_id(a_snapshot("2024-05-06T00:00:01Z")) == snapshot_id(a_snapshot("2024-05-06T23:59:59Z"))
 
@@ -200,8 +238,3 @@ def test_only_keeps_the_keys_of_the_stages_asked_for():
 
 def test_only_gives_none_for_keys_the_document_lacks():
     assert only(a_pid(), ANALYSIS_KEYS) == dict.fromkeys(ANALYSIS_KEYS)
-
-
-def test_now_is_a_utc_second_timestamp():
-    value = documents.now()
-    assert (len(value), value[10], value[-1]) == (20, "T", "Z")

@@ -9,6 +9,7 @@ from landing.core.failures import (
     challenge,
     cookie_check,
     cookie_notice,
+    host_failure,
     is_html,
     js_required,
     page_failure,
@@ -27,6 +28,43 @@ CHALLENGE_PAGE = (
     b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
     b"<body><p>Checking if the site connection is secure</p></body></html>"
 )
+
+
+# host_failure
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://a\x1bcred.evil.example/p", "https://a\u202eb.evil.example/", "http://=1+2.evil.example/", "https:///p"],
+)
+def test_a_chain_through_a_host_that_is_no_hostname_is_invalid_host(url):
+    assert host_failure(["https://doi.org/10.1/x", url, "https://pub.example/a"]) == "invalid-host"
+
+
+def test_a_url_whose_host_cannot_be_parsed_is_invalid_host():
+    assert host_failure(["https://[::1/p"]) == "invalid-host"
+
+
+def test_a_chain_of_hostnames_and_addresses_is_no_host_failure():
+    chain = [
+        "https://doi.org/10.1/x",
+        "https://B\u00fccher.Example:8443/a",
+        "http://192.0.2.7/",
+        "http://[2001:db8::1]/",
+    ]
+    assert host_failure([*chain, None]) is None
+
+
+def test_an_ipv4_address_in_a_shorthand_form_is_left_to_the_address_guard():
+    assert host_failure(["http://2130706433/", "http://0x7f.1/"]) is None
+
+
+def test_a_url_of_another_scheme_is_left_to_refused_address():
+    assert host_failure(["file:///etc/passwd", "javascript:alert(1)"]) is None
+
+
+def test_invalid_host_is_a_failure_class():
+    assert "invalid-host" in CLASSES
 
 
 # redirect_failure

@@ -17,6 +17,7 @@ from twisted.web._newclient import ResponseFailed
 
 from landing.core.failures import CLASSES
 from landing.crawl.failures import exception_failure
+from landing.crawl.hosts import InvalidHost
 
 CHAIN = ["https://doi.org/10.1/x", "https://pub.example/a", "https://pub.example/b"]
 LOOP = ["https://doi.org/10.1/x", "https://pub.example/a", "https://pub.example/b", "https://pub.example/a"]
@@ -32,6 +33,10 @@ def test_twisted_timeout_is_timeout():
 
 def test_twisted_tcp_timeout_is_timeout():
     assert exception_failure(tx.TCPTimedOutError(), CHAIN) == "timeout"
+
+
+def test_a_request_refused_for_a_host_that_is_no_hostname_is_invalid_host_even_if_it_names_robots():
+    assert exception_failure(InvalidHost("https://robots\x1bredirect.example/"), CHAIN) == "invalid-host"
 
 
 def test_scrapy_cannot_resolve_host_is_dns():

@@ -80,12 +80,13 @@ def test_snapshot_records_every_hop_from_the_resolver_to_the_page(crawled):
         if t["error"] is not None or t["retried"]:  # truth keeps the cookie-less client's chain
             continue
         checked += 1
-        urls = [hop["url"] for hop in doc["snapshot/urls"]]
+        urls = doc["snapshot/urls"]  # the seed's array of URL strings; statuses and kinds in snapshot/hops
+        assert urls == [hop["url"] for hop in doc["snapshot/hops"]] and all(isinstance(url, str) for url in urls)
         assert urlsplit(urls[0]).hostname == "doi.org"
         assert doc["snapshot/resource-url"] == t["resource_url"]
         assert urls[-1] == doc["snapshot/final-url"]
-        assert doc["snapshot/urls"][-1]["status"] == t["final_status"]
-        hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/urls"]]
+        assert doc["snapshot/hops"][-1]["status"] == t["final_status"]
+        hops = [{"url": hop["url"], "status": hop["status"]} for hop in doc["snapshot/hops"]]
         assert hops[-len(t["urls"]) :] == t["urls"]
         assert doc["snapshot/driver"] == "http" and len(doc["snapshot/content-hash"]) == 64
     assert checked >= len(docs) // 3  # the filter leaves much of the sample to check (every: half fail by design)
@@ -185,6 +186,6 @@ def test_a_script_redirect_to_a_literal_url_is_followed_and_recorded_as_a_js_loc
     scripted = [d for d in stores.export("snapshot") if truth[d["pid/doi"]]["scenario"] == "js-redirect"]
     assert scripted
     for doc in scripted:
-        kinds = [hop.get("kind") for hop in doc["snapshot/urls"]]
-        assert kinds.count("js-location") == 1 and doc["snapshot/error"] is None, doc["snapshot/urls"]
+        kinds = [hop.get("kind") for hop in doc["snapshot/hops"]]
+        assert kinds.count("js-location") == 1 and doc["snapshot/error"] is None, doc["snapshot/hops"]
         assert doc["snapshot/final-url"] == truth[doc["pid/doi"]]["browser_final_url"]

@@ -439,3 +439,15 @@ def test_an_id_with_a_lone_surrogate_is_refused_at_put(doc_store):
     with pytest.raises(StoreError, match="lone surrogate"):
         doc_store.put("pid", "10.1/\ud800", {})
     assert doc_store.pending == 0
+
+
+OLD_HOPS = [{"url": "https://doi.org/10.1/a", "status": 302}, {"url": "https://pub.example/a", "status": 200}]
+
+
+def test_a_snapshot_stored_with_hop_objects_in_its_urls_is_read_with_urls_and_hops(doc_store):
+    # Stores written before snapshot/hops (issue 29) hold the hops in snapshot/urls; every reader sees today's form.
+    doc_store.put("snapshot", "10.1/a http 2026-11-24", {"pid/doi": "10.1/a", "snapshot/urls": OLD_HOPS})
+    doc_store.flush()
+    want = {"pid/doi": "10.1/a", "snapshot/urls": ["https://doi.org/10.1/a", "https://pub.example/a"]}
+    want["snapshot/hops"] = OLD_HOPS
+    assert (doc_store.get("snapshot", "10.1/a http 2026-11-24"), list(doc_store.scan("snapshot"))) == (want, [want])

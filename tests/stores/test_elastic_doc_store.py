@@ -57,6 +57,13 @@ def test_each_kind_gets_its_own_index_with_typed_mappings(server, prefix):
     )
 
 
+def test_a_snapshot_s_urls_and_hops_are_stored_not_indexed_so_indexes_of_either_form_take_both(server, prefix):
+    with _open(server, prefix) as docs:
+        docs.put("snapshot", "10.1/a http 2026-11-22", {"pid/doi": "10.1/a"})
+    properties = server.indices[f"{prefix}-snapshot"].mappings["properties"]
+    assert [properties["snapshot/urls"], properties["snapshot/hops"]] == [{"type": "object", "enabled": False}] * 2
+
+
 def test_documents_with_keys_nobody_mapped_are_stored_whole(server, prefix):
     doc = {"pid/doi": "10.1/a", "extra": {"mixed": [1, "two", {"three": 3}, None]}}
     with _open(server, prefix) as docs:

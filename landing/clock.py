@@ -1,0 +1,74 @@
+"""The one clock a run's timestamps are read through: the wall clock, or the time LANDING_CLOCK sets.
+
+Documents, runs, artifact versions and the matcher's "seen within" all ask `now()` or `stamp()`, so a test or a
+simulation gives a whole crawl its time with one setting. Durations (pauses, timeouts, rates) keep using
+`time.monotonic()`: they measure the process, not the calendar.
+"""
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # every stored timestamp: UTC, to the second
+_OFFSET = re.compile(r"([+-])(\d{1,9})([smhd])")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+class ClockError(ValueError):
+    """A LANDING_CLOCK value the clock cannot run on; the message says what to write instead."""
+
+
+def parse(value: str | None) -> tuple[datetime | None, timedelta]:
+    """LANDING_CLOCK as (start, offset): an instant the clock starts from, or a shift of the wall clock.
+
+    >>> parse("2030-01-02T03:04:05Z")
+    (datetime.datetime(2030, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc), datetime.timedelta(0))
+    >>> parse("+30d"), parse("-2h")
+    ((None, datetime.timedelta(days=30)), (None, datetime.timedelta(days=-1, seconds=79200)))
+    >>> parse(None), parse("")
+    ((None, datetime.timedelta(0)), (None, datetime.timedelta(0)))
+    """
+    if not value:
+        return None, timedelta(0)
+    text = str(value).strip()
+    offset = _OFFSET.fullmatch(text)
+    if offset:
+        sign, amount, unit = offset.groups()
+        return None, timedelta(seconds=(-1 if sign == "-" else 1) * int(amount) * _SECONDS[unit])
+    try:
+        start = datetime.strptime(text, FORMAT)
+    except ValueError:
+        raise ClockError(
+            f"LANDING_CLOCK={value!r}: use a UTC instant such as 2030-01-01T00:00:00Z (the clock starts there), "
+            "or a shift of the wall clock such as +30d, -2h, +90m, +15s"
+        ) from None
+    return start.replace(tzinfo=UTC), timedelta(0)
+
+
+_start: datetime | None = None  # the instant the clock was set to, at the monotonic reading _set_at
+_set_at = 0.0
+_offset = timedelta(0)
+
+
+def configure(settings) -> None:
+    """Set the clock from a crawl's or command's LANDING_CLOCK (unset: the wall clock)."""
+    set_clock(settings.get("LANDING_CLOCK"))
+
+
+def set_clock(value: str | None) -> None:
+    """Start the clock at LANDING_CLOCK's instant, or shift the wall clock by its offset; it runs on at real speed."""
+    global _start, _set_at, _offset
+    _start, _offset = parse(value)
+    _set_at = time.monotonic()
+
+
+def now() -> datetime:
+    """The time, UTC, on the one clock."""
+    if _start is not None:
+        return _start + timedelta(seconds=time.monotonic() - _set_at)
+    return datetime.now(UTC) + _offset
+
+
+def stamp() -> str:
+    """The time on the one clock as documents store it: `YYYY-MM-DDTHH:MM:SSZ`."""
+    return now().strftime(FORMAT)
