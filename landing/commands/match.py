@@ -1,6 +1,8 @@
 """`scrapy match URL... | -i FILE | --evaluate`: landing-page URLs to DOIs, one JSON line per input."""
 
+import contextlib
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -8,7 +10,10 @@ from pathlib import Path
 from scrapy import signals
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.ossignal import install_shutdown_handlers, signal_names
 
+from landing import clock
 from landing.commands.stores import docs_of
 from landing.config import trusted, value_problems
 from landing.core.decisions import Decisions
@@ -47,6 +52,7 @@ class Command(ScrapyCommand):
         found = value_problems(self.settings)
         if found:
             raise UsageError("\n".join(found), print_help=False)
+        clock.configure(self.settings)  # LANDING_MATCH_SEEN_WITHIN counts its days from it
         decisions = self._decisions(opts)
         expected = None
         if opts.evaluate:
@@ -62,8 +68,16 @@ class Command(ScrapyCommand):
         crawler = self.crawler_process.create_crawler(MatcherSpider)
         crawler.signals.connect(printer.scraped, signal=signals.item_scraped)
         self.crawler_process.crawl(crawler, inputs=inputs, decisions=decisions, fetch=not opts.no_fetch)
-        self.crawler_process.start()
-        printer.finish()
+        stop = _Stop(self.crawler_process, crawler)
+        from twisted.internet import reactor  # installed by now: the crawler process chose it
+
+        # Scrapy's own handlers stop gracefully, waiting for every input in progress and every request in flight,
+        # retries included: the matcher's own stop drops them.
+        reactor.addSystemEventTrigger("after", "startup", install_shutdown_handlers, stop.signalled)
+        self.crawler_process.start(install_signal_handlers=False)
+        printer.finish(stop.name)
+        if stop.signum is not None:
+            self.exitcode = 128 + stop.signum  # as a shell reports a process a signal ended
         if expected is not None:
             rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
             print(render_table(rows))
@@ -107,6 +121,40 @@ class Command(ScrapyCommand):
         return pairs
 
 
+class _Stop:
+    """SIGTERM or Ctrl-C: the first stops the matcher at once (inputs in progress dropped, requests in flight cancelled)
+    and the results so far are printed; a second stops the reactor; a third is the signal's own default."""
+
+    def __init__(self, process, crawler):
+        self.process, self.crawler, self.signum = process, crawler, None
+
+    @property
+    def name(self) -> str | None:
+        return None if self.signum is None else signal_names.get(self.signum, str(self.signum))
+
+    def signalled(self, signum, _frame):
+        from twisted.internet import reactor
+
+        if self.signum is None:
+            self.signum = signum
+            reactor.callFromThread(self._stop)
+        else:
+            install_shutdown_handlers(signal.SIG_DFL)
+            reactor.callFromThread(self._force)
+
+    def _stop(self):
+        print(f"match: {self.name}: stopping; inputs in progress are dropped", file=sys.stderr, flush=True)
+        if self.crawler.spider is not None:
+            self.crawler.spider.stop_matching()
+        deferred_from_coro(self.process.stop())  # a coroutine or a Deferred, as the process's kind has it
+
+    def _force(self):
+        from twisted.internet import reactor
+
+        with contextlib.suppress(RuntimeError):  # already stopping
+            reactor.stop()
+
+
 class _Printer:
     """Prints results as JSON lines in input order, as soon as every earlier input is done; forgets what it printed
     (an evaluation keeps every result, to score them)."""
@@ -132,20 +180,18 @@ class _Printer:
                 flush=True,
             )
 
-    def finish(self):
-        """The closing line; results held back behind an input that never finished are printed now, in order."""
+    def finish(self, stopped: str | None = None):
+        """The closing line; results held back behind an input that never finished are printed now, in order.
+        stopped: the signal's name when one stopped the run."""
         if not self.quiet:
             for number in sorted(n for n in self.results if n >= self.next):
                 print(json.dumps(self.results.pop(number), ensure_ascii=False), flush=True)
         seconds = time.monotonic() - self.started
         missing = self.total - self.done
+        why = f"stopped by {stopped}" if stopped else "lost (see the log)"
         print(
             f"match: {self.done:,} inputs in {seconds:.1f} s ({self.done / max(seconds, 1e-9):.1f}/s)"
-            + (
-                f"; {missing} lost (see the log): the results after the first lost one are printed last"
-                if missing
-                else ""
-            ),
+            + (f"; {missing:,} {why}: the results after the first of them are printed last" if missing else ""),
             file=sys.stderr,
             flush=True,
         )

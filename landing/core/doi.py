@@ -138,6 +138,8 @@ def unwrap(written: str) -> str:
     >>> unwrap("\u201c10.1371/journal.pone.0160617\u201d,")
     '10.1371/journal.pone.0160617'
     """
+    if written and written[0] not in _OPENERS and written[-1] not in _TRAILING and written[-1] not in _CLOSERS:
+        return written  # nothing around it: most DOIs and URLs in free text
     found = written.lstrip(_OPENERS)
     # One pass from the end, the brackets counted once: trimming one character at a time and counting again was
     # quadratic (a DOI followed by 80,000 ")" held the event loop for 4 s).

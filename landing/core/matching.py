@@ -2,10 +2,17 @@
 
 import html
 import re
-from urllib.parse import unquote
+from bisect import bisect_right, insort
+from urllib.parse import unquote, urlsplit
 
 from landing.core.analysis import DOI_META_NAMES
-from landing.core.doi import RESOLVER_HOST, normalise, prefix, shaped, split_expression, unwrap
+
+# Re-exported: cutting candidates from a string is the matcher's first step, kept in a module of its own.
+from landing.core.cuts import LONGEST, url_candidates
+from landing.core.cuts import MAX_URL_CANDIDATES as MAX_URL_CANDIDATES
+from landing.core.cuts import names_below as names_below
+from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression, unwrap
+from landing.core.hostnames import valid_hostname
 
 # How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
@@ -62,8 +69,9 @@ _DOI_IN_TEXT = re.compile(r"(?<![\w./\-])(?:doi:\s*)?10\.\d{4,9}/(?:[^\s<\"']|<(
 _FREE_TEXT = re.compile(r"\s|<[a-z/!]", re.IGNORECASE)
 
 
-def pieces(text: str) -> list[str]:
-    """The URLs and DOIs in free text, in order, each once; [] when the input is one piece (no space, no tag).
+def pieces(text: str, limit: int | None = None) -> list[str]:
+    """The URLs and DOIs in free text, in order, each once, the first `limit` of them (all: None); [] when the input
+    is one piece (no space, no tag).
 
     >>> pieces('New paper <a href="https://doi.org/10.1234/ab">here</a>, and see 10.5678/cd.')
     ['https://doi.org/10.1234/ab', '10.5678/cd']
@@ -73,21 +81,82 @@ def pieces(text: str) -> list[str]:
     []
     >>> pieces("see 10.1002/(SICI)1522-2594(199911)42:5<952::AID-MRM16>3.0.CO;2-S, p. 3")
     ['10.1002/(SICI)1522-2594(199911)42:5<952::AID-MRM16>3.0.CO;2-S']
+    >>> pieces("10.1234/a 10.1234/b 10.1234/a 10.1234/c", limit=2)
+    ['10.1234/a', '10.1234/b']
     """
     if not _FREE_TEXT.search(text):
         return []
-    found, spans = [], []
-    for match in _HREF.finditer(text):
-        spans.append(match.span())
-        href = html.unescape(next(g for g in match.groups() if g is not None))  # `&amp;` in a query
-        found.append((match.start(), unwrap(href)))
-    for pattern in (_BARE_URL, _DOI_IN_TEXT):  # a DOI inside a URL is the URL's
+    first: dict[str, int] = {}  # each piece where it is first seen: a line may repeat one URL 80,000 times
+    kept: list[int] = []  # the first `limit` of those places: past the last, nothing more can be among them
+    covered: list[tuple[int, int]] = []
+    for pattern in (_HREF, _BARE_URL, _DOI_IN_TEXT):  # a DOI inside a URL is the URL's
+        spans, read = [], {}
         for match in pattern.finditer(text):
-            if not any(a <= match.start() < b for a, b in spans):
-                spans.append(match.span())
-                found.append((match.start(), unwrap(match[0])))
-    found = dict.fromkeys(piece for _, piece in sorted(found))
-    return [piece for piece in found if piece]
+            at = match.start()
+            if limit and len(kept) == limit and at > kept[-1]:
+                break
+            if pattern is not _HREF and _inside(covered, at):
+                continue
+            spans.append(match.span())
+            written = match[0] if pattern is not _HREF else next(g for g in match.groups() if g is not None)
+            if written not in read:  # `&amp;` in an href's query
+                read[written] = unwrap(html.unescape(written) if pattern is _HREF else written)
+            piece = read[written]
+            if not piece or first.get(piece, at + 1) <= at:
+                continue
+            if piece in first and first[piece] in kept:
+                kept.remove(first[piece])
+            first[piece] = at
+            if limit:
+                insort(kept, at)
+                del kept[limit:]
+        # A pass's own matches never overlap: only earlier passes' spans can hold one. Two sorted runs: linear.
+        covered = _merged(sorted(covered + spans))
+    return sorted(first, key=first.__getitem__)[:limit]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans as disjoint ones covering the same places."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    """Whether at falls inside one of sorted, disjoint spans (a bisection: a megabyte of URLs is 80,000 spans)."""
+    index = bisect_right(spans, (at, float("inf"))) - 1
+    return index >= 0 and spans[index][0] <= at < spans[index][1]
+
+
+# RFC 9110 4.1 asks senders and recipients to support URIs of 8,000 octets at least; servers refuse longer ones.
+MAX_URL_LENGTH = 8000
+
+
+def malformed(url: str) -> str | None:
+    """Why an http(s) URL names no page at all (`no host`, `invalid host`, `invalid port`, `invalid URL`), or None.
+
+    >>> [malformed(u) for u in ("https://", "http://a..b.example/x", "http://x.example:99999/", "https://[::1/")]
+    ['no host', 'invalid host', 'invalid port', 'invalid URL']
+    >>> malformed("https://journals.plos.org/plosone/article?id=10.1371/journal.pone.0160617") is None
+    True
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # an unclosed IPv6 bracket
+        return "invalid URL"
+    if not parts.hostname:
+        return "no host"
+    if not valid_hostname(parts.hostname):
+        return "invalid host"
+    try:
+        _ = parts.port  # urlsplit reads the port only when asked
+    except ValueError:  # not a number, or past 65535
+        return "invalid port"
+    return None
 
 
 # --- literal -------------------------------------------------------------------------------------------------
@@ -115,7 +184,7 @@ def literal(text: str) -> tuple[str, str] | None:
         value = value if value.lower().startswith("http") else "https://" + value
     value = unquote(value) if "%" in value else value
     found = split_expression(value)
-    if found:
+    if found and len(found[1]) <= LONGEST:  # no DOI is longer: a megabyte of junk after one is cut as a URL's
         return "doi", found[1]
     short = _SHORT.fullmatch(value) or _SHORT_PATH.fullmatch(value)
     return ("short", "10/" + short["code"].lower()) if short else None
@@ -166,112 +235,6 @@ def pii_variants(value: str) -> list[str]:
     return [bare, f"S{bare[1:5]}-{bare[5:9]}({bare[9:11]}){bare[11:16]}-{bare[16]}"]
 
 
-# --- landing-page URL ----------------------------------------------------------------------------------------
-# Each candidate costs the caller one Handle API request. A real URL gives a handful per DOI in it (at most
-# 7 in the tests, SICI and tracking junk included); 20 bounds the cost of a URL packed with DOIs or junk.
-MAX_URL_CANDIDATES = 20
-# A lookahead, so that a DOI inside the rest of an earlier one (…/10.1234/a?ref=10.5678/b) is found too.
-_OCCURRENCE = re.compile(r"(?<![\w.\-])(?=(10\.\d{4,9}/\S*))")
-_JSESSIONID = re.compile(r";jsessionid=[^/?#&;]*")  # Java servlet session in the path (Wiley, older Atypon)
-# What sites append to a DOI in their URLs; stripped repeatedly from the end, each strip one more candidate.
-_SUFFIXES = (
-    "/abstract",
-    "/full",
-    "/pdf",
-    "/epdf",
-    "/references",
-    "/figures",
-    "/citedby",
-    "/suppinfo",  # Wiley Online Library
-    "/fulltext",
-    "/metrics",  # Frontiers (/full, /pdf too), Springer's old /fulltext.html
-    "/html",  # De Gruyter /document/doi/<doi>/html (and /pdf)
-    "/suppl_file",  # ACS, Taylor & Francis: /doi/suppl/<doi>/suppl_file/<name>
-    ".full",
-    ".abstract",
-    ".short",  # HighWire sites (bioRxiv, medRxiv): <doi>v1.full, .abstract
-    ".pdf",
-    ".html",
-    ".htm",
-    ".xml",  # files named after the DOI (Springer content/pdf/<doi>.pdf, JATS XML)
-    ".supplementary-material",  # HighWire's supplements page
-    "+html",  # HighWire's PDF in a frame (<doi>v1.full.pdf+html)
-)
-_VERSION = re.compile(r"(?<=\d)v\d+$")  # bioRxiv/medRxiv's version (…972935v2); `.v1` of figshare DOIs is kept
-
-
-def _cuts(doi: str) -> set[str]:
-    """doi, and doi cut at each place where URL junk may start after the DOI's own slash."""
-    head, _, tail = doi.partition("/")
-    out = {doi}
-    for separator in "#?&;":
-        out.add(head + "/" + tail.split(separator, 1)[0])
-    out.add(head + "/" + re.split(r"[^\x21-\x7e]", tail, maxsplit=1)[0])  # an emoji or other symbol after it
-    out.add(unwrap(doi))  # a sentence's full stop, a closing bracket it did not open
-    out.add(head + "/" + tail.rsplit(";", 1)[0])  # SICIs hold `;` themselves: keep all but the last part
-    for cut in list(out):
-        h, _, t = cut.partition("/")
-        out.update({h + "/" + t.split("/", 1)[0], h + "/" + t.rsplit("/", 1)[0]})
-    return out
-
-
-def _stripped(doi: str) -> set[str]:
-    out, changed = {doi}, True
-    while changed:
-        changed = False
-        for suffix in _SUFFIXES:
-            if doi.endswith(suffix) and len(doi) - len(suffix) > doi.index("/") + 1:
-                doi, changed = doi[: -len(suffix)], True
-                out.add(doi)
-        if _VERSION.search(doi):
-            doi, changed = _VERSION.sub("", doi), True
-            out.add(doi)
-    return out
-
-
-def _variants(rest: str) -> list[str]:
-    found = set()
-    for cut in _cuts(_JSESSIONID.sub("", rest)):  # a session id is never part of a DOI
-        found.update(normalise(c) for c in _stripped(cut))
-    good = {c for c in found if shaped(c) and not c.endswith("/")}
-    return sorted(good, key=lambda c: (-len(c), c))
-
-
-def url_candidates(url: str) -> list[str]:
-    """Candidate DOIs embedded in a landing-page URL, or in text (a DOI with junk after it, a sentence, a
-    reference): per DOI occurrence, longest first; capped.
-
-    >>> url_candidates("https://www.biorxiv.org/content/10.1101/2020.03.02.972935v2.full")
-    ['10.1101/2020.03.02.972935v2.full', '10.1101/2020.03.02.972935v2', '10.1101/2020.03.02.972935']
-    >>> url_candidates("Foo bar 10.1088/1748-9326/11/4/048002. Foo bar")[:2]
-    ['10.1088/1748-9326/11/4/048002.', '10.1088/1748-9326/11/4/048002']
-    """
-    once = unquote(url)
-    out: dict[str, None] = {}
-    for text in dict.fromkeys((url, once, unquote(once))):  # as written, decoded, double-decoded
-        for match in _OCCURRENCE.finditer(text):
-            out.update(dict.fromkeys(_variants(match[1].lower())))
-    return list(out)[:MAX_URL_CANDIDATES]
-
-
-def names_below(doi: str, url: str) -> bool:
-    """Whether the URL goes on past the DOI to a path of its own (a book's chapter, a reference work's entry),
-    beyond the tails sites append to a work's own page: then the URL is about something the DOI only contains.
-
-    >>> names_below("10.1093/acrefore/9780190201098.001.0001",
-    ...             "https://oxfordre.com/view/10.1093/acrefore/9780190201098.001.0001/acrefore-9780190201098-e-1357")
-    True
-    >>> names_below("10.1002/ab.1", "https://x.example/doi/10.1002/ab.1/abstract?x=1")
-    False
-    """
-    text = re.split(r"[?#]", unquote(url).lower(), maxsplit=1)[0]
-    at = text.find(doi)
-    if at < 0:
-        return False
-    rest = _JSESSIONID.sub("", text[at + len(doi) :])
-    return rest.startswith("/") and bool(rest.strip("/")) and doi not in _stripped(doi + rest)
-
-
 # --- pages ---------------------------------------------------------------------------------------------------
 def rank_meta_dois(meta_tags: list[list[str]]) -> list[str]:
     """Distinct DOIs stated by DOI meta tags ([name, content]), in page order.
@@ -319,6 +282,23 @@ def rank_text_dois(text_dois: list[str], domain_prefixes: set[str], cap: int = 2
 def attempt(step: str, candidate: str | None, outcome: str, requests: int = 0) -> dict:
     """One evidence record: the step, what it tried, what came of it, and how many requests it made."""
     return {"step": step, "candidate": candidate, "outcome": outcome, "requests": requests}
+
+
+def capped(evidence: list[dict], cap: int) -> list[dict]:
+    """The evidence with at most cap records: past it the middle attempts are folded into one record that counts
+    them and their requests, so the first tries and the deciding last ones stay (cap is at least 3).
+
+    >>> [e["outcome"] for e in capped([attempt("doi-literal", str(n), "not-found", 1) for n in range(6)], 4)]
+    ['not-found', '3 more attempts not listed', 'not-found', 'not-found']
+    """
+    if len(evidence) <= cap:
+        return evidence
+    head, tail = (cap - 1) // 2, cap - 1 - (cap - 1) // 2
+    folded = evidence[head : len(evidence) - tail]
+    record = attempt(
+        "evidence-cap", None, f"{len(folded)} more attempts not listed", sum(e["requests"] for e in folded)
+    )
+    return [*evidence[:head], record, *evidence[len(evidence) - tail :]]
 
 
 def result(

@@ -40,20 +40,38 @@ class Lookups:
         self.engine, self.resolver, self.mailto = engine, resolver, mailto
         self.crossref_api, self.datacite_api = crossref_api, datacite_api
         self.cache: dict = {}
+        self.askers: dict = {}  # how many are waiting for each question's answer
         self.jars = itertools.count()
 
     async def _once(self, key, make):
-        """make()'s (value, requests) the first time key is asked; (value, 0) from the cache after that."""
-        if key in self.cache:
-            value, _ = await asyncio.shield(self.cache[key])
-            return value, 0
-        self.cache[key] = asked = asyncio.ensure_future(make())
+        """make()'s (value, requests) the first time key is asked; (value, 0) from the cache after that. A question
+        every asker gave up on (an input past its deadline) is cancelled, not left to hold the run open."""
+        cached = key in self.cache
+        if not cached:
+            self.cache[key] = asyncio.ensure_future(make())
+        asked = self.cache[key]
+        self.askers[key] = self.askers.get(key, 0) + 1
         try:
-            return await asyncio.shield(asked)
+            value, requests = await asyncio.shield(asked)
+            return value, 0 if cached else requests
         except LookupFailed:
             if self.cache.get(key) is asked:
                 del self.cache[key]
             raise
+        except asyncio.CancelledError:
+            if self.askers[key] == 1 and not asked.done() and self.cache.get(key) is asked:
+                asked.cancel()  # the last one asking gave up: nobody waits for the answer
+                del self.cache[key]
+            raise
+        finally:
+            self.askers[key] -= 1
+            if not self.askers[key]:
+                del self.askers[key]
+
+    def cancel(self):
+        """Cancel every question still in flight: a run asked to stop waits for no registry."""
+        for asked in list(self.cache.values()):
+            asked.cancel()  # a question already answered stays answered
 
     async def fetch(self, url: str, **meta) -> Fetched:
         """GET url, following redirects and meta refreshes with Scrapy's middlewares.

@@ -5,10 +5,12 @@ The decisions are landing.core.matching, .decisions and .urls; this spider only 
 """
 
 import asyncio
+from contextvars import ContextVar
 from urllib.parse import urlsplit
 
 import scrapy
 
+from landing.config import number
 from landing.core import matching
 from landing.core.analysis import read_page
 from landing.core.decisions import Decisions, domain_verification, prefixes_on
@@ -21,6 +23,29 @@ from landing.crawl.endpoints import endpoint, resolver_hosts
 from landing.match.lookups import LookupFailed, Lookups
 
 INPUTS = "matcher-inputs"
+
+
+class OverBudget(Exception):
+    """The input made LANDING_MATCH_REQUESTS requests: it asks no more questions."""
+
+
+class _Budget:
+    """Requests one input has made, against its cap; each input's work task holds its own (a context variable)."""
+
+    def __init__(self, cap: int):
+        self.cap, self.spent = cap, 0
+
+    def check(self):
+        if self.spent >= self.cap:
+            raise OverBudget(f"{self.spent} requests made, the most one input may make (LANDING_MATCH_REQUESTS)")
+
+
+_BUDGET: ContextVar[_Budget] = ContextVar("budget")
+
+
+def _short(text: str) -> str:
+    """An input as a log line names it: a megabyte of junk is not repeated in the log."""
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text):,} characters)"
 
 
 class MatcherSpider(scrapy.Spider):
@@ -40,6 +65,7 @@ class MatcherSpider(scrapy.Spider):
     def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
         super().__init__(**kwargs)
         self.inputs, self.decisions, self.fetch = list(inputs), decisions or Decisions(), fetch
+        self.stopping, self.inflight = False, set()
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -52,69 +78,138 @@ class MatcherSpider(scrapy.Spider):
             endpoint(s, "LANDING_DATACITE_API"),
             s.get("LANDING_MAILTO"),
         )
-        spider.text_cap = s.getint("LANDING_MATCH_TEXT_CANDIDATES")
+        spider.text_cap = number(s, "LANDING_MATCH_TEXT_CANDIDATES")
+        spider.piece_cap, spider.candidate_cap = (
+            number(s, "LANDING_MATCH_PIECES"),
+            number(s, "LANDING_MATCH_CANDIDATES"),
+        )
+        spider.request_cap, spider.evidence_cap = (
+            number(s, "LANDING_MATCH_REQUESTS"),
+            number(s, "LANDING_MATCH_EVIDENCE"),
+        )
+        spider.deadline = number(s, "LANDING_MATCH_DEADLINE")
         spider.resolver_hosts = resolver_hosts(s)
         return spider
 
     async def start(self):
         self.lookups = Lookups(self.crawler.engine, *self.endpoints)
         self.running = asyncio.Semaphore(self.crawler.settings.getint("LANDING_MATCH_CONCURRENCY"))
-        for number, text in enumerate(self.inputs):
+        for index, text in enumerate(self.inputs):
+            if self.stopping:
+                return
             # A data: URL costs no network: it only hands each input to a callback inside the engine.
             yield scrapy.Request(
-                f"data:,{number}",
+                f"data:,{index}",
                 callback=self.match,
                 dont_filter=True,
-                meta={"input": text, "number": number, "download_slot": INPUTS},
+                meta={"input": text, "number": index, "download_slot": INPUTS},
             )
+
+    def stop_matching(self):
+        """Stop at once, as a first SIGTERM or Ctrl-C asks: no input starts, those in progress are dropped (they
+        print no line), and every network question in flight is cancelled rather than waited for."""
+        self.stopping = True
+        for work in list(self.inflight):
+            work.cancel()
+        if self.lookups is not None:
+            self.lookups.cancel()
 
     async def match(self, response):
         text, evidence = response.meta["input"].strip(), []
-        try:
-            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
-                found = await self._match(text, evidence)
-        except LookupFailed as error:  # a registry that did not answer is no "not found": say which it was
-            self.logger.warning("matching %r: %s", text, error)
-            evidence.append(matching.attempt("lookup-failed", None, str(error), 0))
-            found = matching.result(text, None, None, None, None, None, evidence)
-        except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
-            self.logger.exception("matching %r failed", text)
-            evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
-            found = matching.result(text, None, None, None, None, None, evidence)
+        if self.stopping:
+            return
+        async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
+            found = None if self.stopping else await self._bounded(text, evidence)
+        if found is None:
+            return
         if found["doi"]:  # the artifact a match was decided with, as the seeds link evidence to artifacts
             found["evidence"].append(matching.attempt("artifact", None, self.decisions.version or "none", 0))
+        found["evidence"] = matching.capped(found["evidence"], self.evidence_cap)
+        if "matches" in found:
+            found["matches"] = [
+                {**m, "evidence": matching.capped(m["evidence"], self.evidence_cap)} for m in found["matches"]
+            ]
         yield {"number": response.meta["number"], **found, "input": text}  # as given, not as repaired
+
+    async def _bounded(self, text, evidence):
+        """The input's result within its deadline and its requests; None when the run was stopped first."""
+        work = asyncio.ensure_future(self._budgeted(text, evidence))
+        self.inflight.add(work)
+        try:
+            return await asyncio.wait_for(work, self.deadline or None)
+        except TimeoutError:
+            evidence.append(matching.attempt("deadline", None, f"no answer within {self.deadline:g} s", 0))
+        except asyncio.CancelledError:
+            if self.stopping and not asyncio.current_task().cancelling():
+                return None
+            raise
+        except OverBudget as error:
+            evidence.append(matching.attempt("request-cap", None, str(error), 0))
+        except LookupFailed as error:  # a registry that did not answer is no "not found": say which it was
+            self.logger.warning("matching %r: %s", _short(text), error)
+            evidence.append(matching.attempt("lookup-failed", None, str(error), 0))
+        except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
+            # The user's terminal gets one line; the traceback is for whoever runs with -L DEBUG.
+            self.logger.error("matching %r failed: %s: %s", _short(text), type(error).__name__, error)
+            self.logger.debug("matching %r failed", _short(text), exc_info=True)
+            evidence.append(matching.attempt("error", None, f"{type(error).__name__}: {error}", 0))
+        finally:
+            self.inflight.discard(work)
+        return matching.result(text, None, None, None, None, None, evidence)
+
+    async def _budgeted(self, text, evidence):
+        _BUDGET.set(_Budget(self.request_cap))  # this input's own task: its context is its own
+        return await self._match(text, evidence)
+
+    async def _ask(self, question, *args):
+        """question(*args)'s (answer, requests), counted against the input's requests; OverBudget once they are made."""
+        budget = _BUDGET.get()
+        budget.check()
+        answer, requests = await question(*args)
+        budget.spent += requests
+        return answer, requests
 
     async def _match(self, text, evidence):
         text = matching.cleaned(text)
-        found = matching.pieces(text)
+        found = matching.pieces(text, self.piece_cap + 1)  # one more than is matched: whether there were more
         if found:
             return await self._free_text(text, found, evidence)
         return await self._one(text, evidence)
 
     async def _free_text(self, text, found, evidence):
-        """Free text: each URL and DOI in it matched on its own; the first match leads, all are listed."""
-        matches = []
-        for piece in found:
-            result = await self._one(piece, [])
+        """Free text: each URL and DOI in it matched on its own, the first LANDING_MATCH_PIECES of them; the first
+        match leads, all are listed."""
+        matches, more = [], len(found) > self.piece_cap
+        for piece in found[: self.piece_cap]:
+            try:
+                result = await self._one(piece, [])
+            except OverBudget as error:  # the matches found so far stand; the rest of the text is not read
+                evidence.append(matching.attempt("request-cap", None, str(error), 0))
+                break
             evidence.extend(result["evidence"])
             if result["doi"]:
                 matches.append(result)
+        if more:
+            evidence.append(matching.attempt("pieces-cap", None, f"only the first {self.piece_cap} matched", 0))
         lead = matches[0] if matches else matching.result(text, None, None, None, None, None, [])
         return {**lead, "input": text, "evidence": evidence, "matches": matches}
 
     async def _one(self, text, evidence):
         url = matching.as_url(text)
+        if url is not None and (why := matching.malformed(url)):
+            # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
+            evidence.append(matching.attempt("malformed-url", url, why, 0))
+            return matching.result(text, None, None, None, None, None, evidence)
         literal = matching.literal(text)
         if literal and (found := await self._literal(text, literal, evidence)):
             return found
         if url is None or self._on_resolver(url):
             # A DOI with junk after it, in a sentence or a reference, or on the resolver: cut as a URL is.
             tried = literal[1] if literal else None
-            for candidate in matching.url_candidates(text):
+            for candidate in matching.url_candidates(text, self.candidate_cap):
                 if candidate == tried:
                     continue
-                exists, requests = await self.lookups.exists(candidate)
+                exists, requests = await self._ask(self.lookups.exists, candidate)
                 evidence.append(
                     matching.attempt("doi-literal", candidate, "exists" if exists else "not-found", requests)
                 )
@@ -122,7 +217,7 @@ class MatcherSpider(scrapy.Spider):
                     return matching.result(text, candidate, "doi-literal", "literal", None, None, evidence)
         pii = matching.pii(text)
         if pii:
-            dois, requests = await self.lookups.pii(matching.pii_variants(pii))
+            dois, requests = await self._ask(self.lookups.pii, matching.pii_variants(pii))
             evidence.append(matching.attempt("pii", pii, f"found {len(dois)}", requests))
             if len(dois) == 1:  # a PII shared by several DOIs says nothing trustworthy
                 return matching.result(text, dois[0], "pii", "lookup", None, None, evidence)
@@ -142,18 +237,18 @@ class MatcherSpider(scrapy.Spider):
         """The input as one DOI or shortDOI, when the registry knows it; else None."""
         kind, value = literal
         if kind == "short":
-            doi, requests = await self.lookups.alias(value)
+            doi, requests = await self._ask(self.lookups.alias, value)
             evidence.append(matching.attempt("doi-literal", value, "alias" if doi else "unknown-short-doi", requests))
         else:
-            exists, requests = await self.lookups.exists(value)
+            exists, requests = await self._ask(self.lookups.exists, value)
             doi = value if exists else None
             evidence.append(matching.attempt("doi-literal", value, "exists" if exists else "not-found", requests))
         return matching.result(text, doi, "doi-literal", "literal", None, None, evidence) if doi else None
 
     async def _url(self, text, evidence):
         """landing-page-url: the first candidate DOI in the URL that exists, verified or no match."""
-        for candidate in matching.url_candidates(text):
-            exists, requests = await self.lookups.exists(candidate)
+        for candidate in matching.url_candidates(text, self.candidate_cap):
+            exists, requests = await self._ask(self.lookups.exists, candidate)
             if not exists:
                 evidence.append(matching.attempt("landing-page-url", candidate, "not-found", requests))
                 continue
@@ -178,7 +273,7 @@ class MatcherSpider(scrapy.Spider):
 
     async def _checked(self, doi, urls, evidence, step):
         """(checked-url-exact / -basic or None, whether resolving the DOI reached another page of urls' hosts)."""
-        resolved, requests = await self.lookups.resolve(doi)
+        resolved, requests = await self._ask(self.lookups.resolve, doi)
         outcome, elsewhere = None, False
         final = resolved.final_url
         if final and not resolved.error:
@@ -198,7 +293,7 @@ class MatcherSpider(scrapy.Spider):
         if not titles:  # no title of the page could match: spare the registry
             return None
         try:
-            registered, requests = await self.lookups.titles(doi)
+            registered, requests = await self._ask(self.lookups.titles, doi)
         except LookupFailed as error:
             evidence.append(matching.attempt(step, doi, f"title lookup failed: {error}", 0))
             return None
@@ -211,7 +306,12 @@ class MatcherSpider(scrapy.Spider):
 
     async def _page(self, text, evidence):
         """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
+        if len(text) > matching.MAX_URL_LENGTH:  # no server takes it: not asked
+            evidence.append(matching.attempt("fetch", text, "url-too-long", 0))
+            return matching.result(text, None, None, None, None, None, evidence)
+        _BUDGET.get().check()
         page = await self.lookups.fetch(text)
+        _BUDGET.get().spent += page.hops
         failure = page.error or page_failure(
             page.status, (page.headers or {}).get("content-type"), page.headers or {}, page.body or b""
         )
@@ -225,7 +325,7 @@ class MatcherSpider(scrapy.Spider):
         here, urls = domain(page.final_url), list(dict.fromkeys([text, page.final_url, subj]))
         titles = [title for title in read["titles"] if distinctive(title)]  # judged once, for every candidate
         for doi in matching.rank_meta_dois(read["meta-tags"]):
-            exists, requests = await self.lookups.exists(doi)
+            exists, requests = await self._ask(self.lookups.exists, doi)
             if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
                 evidence.append(matching.attempt("landing-page-meta-tag", doi, "not-found", requests))
                 continue
