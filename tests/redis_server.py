@@ -1,4 +1,5 @@
-"""A throw-away redis-server (Debian's) on a free port, no persistence, for the shared-frontier tests."""
+"""A throw-away redis-server (Debian's) on a free port, for the shared-frontier tests; it can be stopped and
+started again on the same port, with or without its data (an append-only file in its directory)."""
 
 import os
 import socket
@@ -11,47 +12,62 @@ import pytest
 REDIS_SERVER = "/usr/bin/redis-server"
 
 
-@contextmanager
-def running_redis(directory):
-    """Start redis-server in `directory`; yields its redis:// URL, stops it after."""
-    if not os.access(REDIS_SERVER, os.X_OK):
-        pytest.skip(f"{REDIS_SERVER} not installed (apt-get install redis-server)")
-    import redis
+class RedisServer:
+    """One redis-server in `directory` on a port chosen free; `persist` keeps its data across a restart."""
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen(
-        [
-            REDIS_SERVER,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(directory),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 10
+    def __init__(self, directory, persist: bool = False):
+        if not os.access(REDIS_SERVER, os.X_OK):
+            pytest.skip(f"{REDIS_SERVER} not installed (apt-get install redis-server)")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.directory, self.persist = directory, persist
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process = None
+
+    def start(self) -> None:
+        """Start it and wait until it answers PING."""
+        import redis
+
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.persist else ["--appendonly", "no"]
+        self.process = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence]
+            + ["--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        with redis.Redis.from_url(self.url, retry=None) as client:
+            while True:
+                try:
+                    client.ping()
+                    return
+                except (redis.ConnectionError, redis.BusyLoadingError):
+                    if self.process.poll() is not None or time.monotonic() > deadline:
+                        pytest.fail(f"redis-server did not answer PING on port {self.port}")
+                    time.sleep(0.02)
+
+    def stop(self) -> None:
+        """Stop it at once (SIGKILL: what a crash does; with `persist`, every write it acknowledged is on disk)."""
+        self.process.kill()
+        self.process.wait(10)
+
+
+@contextmanager
+def running_redis(directory, persist: bool = False):
+    """Start redis-server in `directory`; yields its redis:// URL, stops it after."""
+    with redis_process(directory, persist) as server:
+        yield server.url
+
+
+@contextmanager
+def redis_process(directory, persist: bool = False):
+    """Start redis-server in `directory`; yields the RedisServer, stops it after."""
+    server = RedisServer(directory, persist)
+    server.start()
     try:
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"redis-server did not answer PING on port {port}")
-                time.sleep(0.02)
-        yield url
+        yield server
     finally:
-        client.close()
-        process.terminate()
-        process.wait(10)
+        if server.process.poll() is None:
+            server.process.terminate()
+            server.process.wait(10)

@@ -19,6 +19,18 @@ class Recent(OrderedDict):
         super().__init__()
         self.size, self.keep = max(size, 1), keep
 
+    def __reduce__(self):
+        """Copied (a deep copy of the crawl's settings holds one) with its size, not as a plain OrderedDict would be.
+
+        >>> import copy
+        >>> recent = Recent(2)
+        >>> recent["a"] = 1
+        >>> copied = copy.deepcopy(recent)
+        >>> copied.size, dict(copied)
+        (2, {'a': 1})
+        """
+        return type(self), (self.size, self.keep), None, None, iter(self.items())
+
     def __getitem__(self, key):
         value = super().__getitem__(key)
         self.move_to_end(key)

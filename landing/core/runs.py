@@ -11,6 +11,7 @@ Three kinds of document make up the run's ledger, each written before the work i
 Ids sort by plan order, so a resumed run walks its plan and its visits side by side in two streamed scans.
 """
 
+import hashlib
 import random
 
 from landing.core.sampling import budget, sample_size
@@ -63,6 +64,20 @@ def choose(runs: list[dict], wanted: str, now: str) -> tuple[dict, bool]:
     if named["run/state"] == "finished":
         raise RunError(f"run {wanted!r} is finished; name another run, or use LANDING_RUN=new")
     return named, True
+
+
+def shared_namespace(base: str, docs: str, wanted: str) -> str:
+    """The Redis namespace of the workers sharing a run: one per document store (LANDING_DOCS), and one per run
+    when LANDING_RUN names it. A digest, so that a store URL's credentials never reach Redis.
+
+    >>> shared_namespace("doi_sampler:requests", "sqlite:///data/landing.db", "auto")
+    'doi_sampler:requests:2faaacb14ba0'
+    >>> shared_namespace("doi_sampler:requests", "sqlite:///data/landing.db", "new")  # the same run as auto's
+    'doi_sampler:requests:2faaacb14ba0'
+    """
+    named = wanted if wanted not in ("auto", "new") else ""
+    digest = hashlib.sha256("\n".join((docs, named)).encode()).hexdigest()
+    return f"{base}:{digest[:12]}"
 
 
 def sample_id(run_id: str, order: int) -> str:

@@ -57,6 +57,7 @@ class SharedFrontier(Frontier):
     def __init__(self, bound: int):
         super().__init__(bound)
         self.shared = None  # () -> (pending, leased): the scheduler's queue lengths, set once it is open
+        self.held = None  # () -> the leases this worker holds: in hand even when Redis lost their keys
 
     def _total(self) -> int:
         return self.size + (sum(self.shared()) if self.shared else 0)
@@ -70,5 +71,5 @@ class SharedFrontier(Frontier):
         self.leave()
 
     async def drained(self) -> None:
-        while self._total() > 0:
+        while self._total() > 0 or (self.held and self.held()):
             await asyncio.sleep(self.poll)

@@ -1,10 +1,10 @@
 """One crawl frontier shared by N crawler processes through Redis, where a worker's death loses nothing.
 
 scrapy-redis pops a request out of Redis for good, so a worker killed with kill -9 loses everything it had
-taken. Here a pop is a *lease* instead: the request stays in Redis, leased to one worker until an expiry
-that the worker pushes forward while it works (heartbeat), and is deleted only when the worker *acks* it
-once the unit's work is stored. Any worker reaps expired leases back into the queue, so the work of a dead
-worker comes back to the others after at most LANDING_LEASE_SECONDS. Delivery is at-least-once: a unit
+taken. Here a pop is a *lease* instead (landing.sampler.leased_queue): the request stays in Redis, leased to one
+worker until an expiry that the worker pushes forward while it works (heartbeat), and is deleted only when the
+worker *acks* it once the unit's work is stored. Any worker reaps expired leases back into the queue, so the work
+of a dead worker comes back to the others after at most LANDING_LEASE_SECONDS. Delivery is at-least-once: a unit
 can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI).
 
 Only requests whose meta has ``landing_shared`` go to Redis: the first request of each DOI, keyed by its visit
@@ -15,230 +15,82 @@ robots.txt and API requests. The local part behaves like Scrapy's default schedu
 queue classes and DUPEFILTER_CLASS); shared requests and leased follow-ups skip the dupefilter: DOIs are
 unique per run, hops are dont_filter, and a unit served twice must run again.
 
-Settings: LANDING_FRONTIER_REDIS (redis:// URL, passed to scrapy-redis as REDIS_URL; REDIS_PARAMS,
-SCHEDULER_QUEUE_KEY and SCHEDULER_SERIALIZER are honoured) and LANDING_LEASE_SECONDS (a lease covers the
-time a request waits in the downloader too). SCHEDULER_PERSIST is always on and
-SCHEDULER_FLUSH_ON_START always off: one worker closing or starting must never delete the others' work.
+Settings: LANDING_FRONTIER_REDIS (redis:// URL; REDIS_PARAMS, SCHEDULER_QUEUE_KEY and SCHEDULER_SERIALIZER are
+honoured, the serializer JSON by default) and LANDING_LEASE_SECONDS (a lease covers the time a request waits in
+the downloader too). SCHEDULER_PERSIST is always on and SCHEDULER_FLUSH_ON_START always off: one worker closing
+or starting must never delete the others' work. A call that cannot reach Redis (a restart, a failover) is
+retried with backoff for about RETRY_SECONDS before the error reaches the crawl.
 
-Redis keys, with <q> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:requests``):
+Redis keys: <ns> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:requests``) and a digest of LANDING_DOCS
+(and of LANDING_RUN when it names a run), so workers of different stores or named runs never mix
+(landing.core.runs.shared_namespace); <q> = ``<ns>:run=<run id>``, the frontier of one run:
     <q>          ZSET pending ids, score -priority (equal priorities come out in id order: plan order for visits)
     <q>:seq      counter giving each push a fresh id, so equal payloads never collapse into one member
-    <q>:data     HASH id -> serialized request (scrapy-redis's pickle by default: keep Redis private)
+    <q>:data     HASH id -> serialized request (JSON, landing.core.payloads)
     <q>:prio     HASH id -> score, to put a reaped lease back where it was
     <q>:leased   ZSET leased ids, score = expiry in Redis TIME seconds (one clock for all machines)
     <q>:owner    HASH id -> token of the worker that last leased it (fencing for late acks)
     <q>:dead     HASH id -> payloads no worker could deserialize, kept for a person to look at
-    <q>:leader, <q>:run   which worker leads the run (landing.sampler.shared_run)
-Every operation is one round trip (a Lua script or a pipeline). Needs one Redis >= 5 (scripts calling
-TIME), not Redis Cluster.
+    <ns>:leader, <ns>:run   which worker leads, and on which run (landing.sampler.shared_run)
+A worker serves a run's frontier once it knows the run (join): the leader once it opened it, a follower once the
+leader published it. Needs one Redis >= 5 (scripts calling TIME), not Redis Cluster.
 """
 
 import asyncio
 import importlib
 import logging
 import time
-import uuid
 
+import redis
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 from scrapy.pqueues import ScrapyPriorityQueue
-from scrapy.settings import Settings
 from scrapy.utils.asyncio import AsyncioLoopingCall
 from scrapy.utils.misc import build_from_crawler, load_object
-from scrapy_redis import connection, defaults
-from scrapy_redis.queue import PriorityQueue
+from scrapy_redis import defaults
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
 from landing.config import number
+from landing.core.runs import shared_namespace
+from landing.sampler.leased_queue import LEASE, LeasedQueue
 
 logger = logging.getLogger(__name__)
 
-SHARED, LEASE = "landing_shared", "landing_lease"
+SHARED = "landing_shared"
+__all__ = ["LEASE", "SHARED", "LeasedQueue", "Scheduler", "ack", "scheduler_of"]
 
-# Every script reads the clock as Redis TIME plus ARGV[1], an offset that is 0 except in tests.
-_NOW = "local t = redis.call('TIME') local now = t[1] + t[2] / 1e6 + tonumber(ARGV[1])\n"
-
-# A request with a key of its own (ARGV[4], a visit id) is queued once: while that id is pending or leased, a
-# second push of it is a no-op (returns false). Without a key (''), every push gets a fresh numbered id.
-# KEYS: pending seq data prio; ARGV: offset payload score key
-_PUSH = """
-local id = ARGV[4]
-if id == '' then
-  id = string.format('%015d', redis.call('INCR', KEYS[2]))
-elseif redis.call('HEXISTS', KEYS[3], id) == 1 then
-  return false
-end
-redis.call('HSET', KEYS[3], id, ARGV[2])
-redis.call('HSET', KEYS[4], id, ARGV[3])
-redis.call('ZADD', KEYS[1], ARGV[3], id)
-return id
-"""
-
-# KEYS: pending data prio leased owner; ARGV: offset ttl token
-_POP = (
-    _NOW
-    + """
-while true do
-  local id = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
-  if not id then return false end
-  redis.call('ZREM', KEYS[1], id)
-  local payload = redis.call('HGET', KEYS[2], id)
-  if payload then
-    redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), id)
-    redis.call('HSET', KEYS[5], id, ARGV[3])
-    return {id, payload}
-  end
-  redis.call('HDEL', KEYS[3], id)  -- an id without a payload: drop it and take the next
-end
-"""
-)
-
-# The unit is done: forget it wherever it is (leased, or already reaped back to pending), but only for the
-# worker that leased it last, so a late ack cannot delete work another worker holds now. ARGV[4] = '1'
-# buries the payload in <q>:dead instead of deleting it.
-# KEYS: pending data prio leased owner dead; ARGV: offset id token bury
-_ACK = """
-if redis.call('HGET', KEYS[5], ARGV[2]) ~= ARGV[3] then return 0 end
-if ARGV[4] == '1' then redis.call('HSET', KEYS[6], ARGV[2], redis.call('HGET', KEYS[2], ARGV[2])) end
-redis.call('ZREM', KEYS[4], ARGV[2])
-redis.call('ZREM', KEYS[1], ARGV[2])
-redis.call('HDEL', KEYS[2], ARGV[2])
-redis.call('HDEL', KEYS[3], ARGV[2])
-redis.call('HDEL', KEYS[5], ARGV[2])
-return 1
-"""
-
-# Heartbeat: returns the ids still leased to the token, their expiry moved to now + ttl.
-# KEYS: leased owner; ARGV: offset ttl token id...
-_EXTEND = (
-    _NOW
-    + """
-local held = {}
-for i = 4, #ARGV do
-  if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[3] and redis.call('ZSCORE', KEYS[1], ARGV[i]) then
-    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
-    held[#held + 1] = ARGV[i]
-  end
-end
-return held
-"""
-)
-
-# Moves leases back to pending with their saved score: those expired (ARGV[3] = '') or, on a worker's
-# close, those still held by the token ARGV[3] among ARGV[4...]. Returns how many moved.
-# KEYS: pending prio leased owner; ARGV: offset limit token id...
-_REQUEUE = (
-    _NOW
-    + """
-local ids = {}
-if ARGV[3] == '' then
-  ids = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-else
-  for i = 4, #ARGV do
-    if redis.call('HGET', KEYS[4], ARGV[i]) == ARGV[3] and redis.call('ZSCORE', KEYS[3], ARGV[i]) then
-      ids[#ids + 1] = ARGV[i]
-    end
-  end
-end
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('ZADD', KEYS[1], redis.call('HGET', KEYS[2], id) or 0, id)
-end
-return #ids
-"""
-)
+# Backoff 0.05, 0.1, ... doubling to 2 s: RETRIES retries wait about RETRY_SECONDS in all, longer than a restart.
+RETRY_SECONDS, RETRIES = 30, 20
+RETRIED = [redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError]
 
 
-class LeasedQueue(PriorityQueue):
-    """scrapy-redis's priority queue where pop leases a request until ack, instead of removing it."""
+def client(settings, url: str) -> redis.Redis:
+    """The Redis client of LANDING_FRONTIER_REDIS, with REDIS_PARAMS, retrying what a restart raises."""
+    params = {**defaults.REDIS_PARAMS, **settings.getdict("REDIS_PARAMS")}
+    params.pop("retry_on_timeout", None)  # redis-py: deprecated, TimeoutError is in RETRIED
+    cls = load_object(params.pop("redis_cls", "redis.StrictRedis"))
+    retry = Retry(ExponentialBackoff(cap=2.0, base=0.05), RETRIES)
+    return cls.from_url(url, retry=retry, retry_on_error=RETRIED, **params)
 
-    ttl = 120.0  # lease length in seconds; the scheduler sets it from LANDING_LEASE_SECONDS
-    skew = 0.0  # seconds added to Redis TIME: tests move the lease clock with it instead of sleeping
-    reap_limit = 1000  # leases reaped per call, to keep one script short
 
-    def __init__(self, server, spider, key, serializer=None):
-        super().__init__(server, spider, key, serializer)
-        self.token = uuid.uuid4().hex  # this worker's identity in <q>:owner
-        self.keys = {name: f"{self.key}:{name}" for name in ("seq", "data", "prio", "leased", "owner", "dead")}
-        self.keys["pending"] = self.key
-        scripts = {"push": _PUSH, "pop": _POP, "ack": _ACK, "extend": _EXTEND, "requeue": _REQUEUE}
-        self._scripts = {name: server.register_script(source) for name, source in scripts.items()}
-
-    def _run(self, script, keys, *args):
-        return self._scripts[script](keys=[self.keys[k] for k in keys.split()], args=[self.skew, *args])
-
-    def push(self, request, key=""):
-        """Queue the request under `key` (a no-op returning None while that key is queued or leased) or, without
-        one, under a fresh id; return the id."""
-        return self.push_many([(request, key)])[0]
-
-    def push_many(self, requests):
-        """push() for each (request, key), in one round trip to Redis; the ids, None for each one dropped."""
-        pipe = self.server.pipeline(transaction=False)
-        keys = [self.keys[k] for k in ("pending", "seq", "data", "prio")]
-        for request, key in requests:
-            self._scripts["push"](
-                keys=keys, args=[self.skew, self._encode_request(request), -request.priority, key], client=pipe
-            )
-        return [pushed.decode() if pushed else None for pushed in pipe.execute()]
-
-    def lease(self):
-        """Lease the best pending request to this worker: (id, payload), or None when pending is empty."""
-        found = self._run("pop", "pending data prio leased owner", self.ttl, self.token)
-        return (found[0].decode(), found[1]) if found else None
-
-    def pop(self, timeout=0):
-        """Lease the best pending request and return it with (id, token) in meta["landing_lease"], or None."""
-        found = self.lease()
-        if found is None:
-            return None
-        lease_id, payload = found
-        try:
-            request = self._decode_request(payload)
-        except Exception:
-            # A payload this code cannot rebuild (a renamed callback, a worker running other code) would
-            # come back after every lease and keep all workers from finishing: bury it in <q>:dead, loudly.
-            logger.exception("moved undecodable shared request %s to %s", lease_id, self.keys["dead"])
-            self.ack(lease_id, self.token, bury=True)
-            return None
-        request.meta[LEASE] = (lease_id, self.token)
-        return request
-
-    def ack(self, lease_id, token, bury=False):
-        """Delete a finished unit (or move it to <q>:dead) if `token` leased it last; return whether it did."""
-        return bool(self._run("ack", "pending data prio leased owner dead", lease_id, token, int(bury)))
-
-    def ack_many(self, leases):
-        """ack() for many (id, token) pairs in one round trip; returns whether each was deleted."""
-        pipe = self.server.pipeline(transaction=False)
-        keys = [self.keys[k] for k in "pending data prio leased owner dead".split()]
-        for lease_id, token in leases:
-            self._scripts["ack"](keys=keys, args=[self.skew, lease_id, token, 0], client=pipe)
-        return [bool(done) for done in pipe.execute()]
-
-    def extend(self, lease_ids, token):
-        """Push the expiry of the leases still held by `token` to now + ttl; return those ids."""
-        if not lease_ids:
-            return []
-        held = self._run("extend", "leased owner", self.ttl, token, *lease_ids)
-        return [lease_id.decode() for lease_id in held]
-
-    def reap(self):
-        """Put expired leases back into pending; return how many."""
-        return self._run("requeue", "pending prio leased owner", self.reap_limit, "")
-
-    def release(self, lease_ids, token):
-        """Put the leases still held by `token` back into pending at once; return how many."""
-        if not lease_ids:
-            return 0
-        return self._run("requeue", "pending prio leased owner", 0, token, *lease_ids)
-
-    def lengths(self):
-        """(pending, leased) counts."""
-        pipe = self.server.pipeline(transaction=False)
-        pipe.zcard(self.keys["pending"]).zcard(self.keys["leased"])
-        return tuple(pipe.execute())
-
-    def clear(self):
-        self.server.delete(*self.keys.values())
+def redis_warnings(server) -> list[str]:
+    """What in the Redis's configuration can lose the frontier's keys (nothing when CONFIG is not allowed)."""
+    try:
+        config = server.config_get("maxmemory-policy") | server.config_get("appendonly") | server.config_get("save")
+    except redis.ResponseError:  # a managed Redis may refuse CONFIG: its own console says how it is set
+        return []
+    found = []
+    if config.get("maxmemory-policy", "noeviction") != "noeviction":
+        found.append(
+            f"the shared frontier's Redis has maxmemory-policy {config['maxmemory-policy']}: it may evict "
+            "queued DOIs (they are queued again before the run finishes, visited late); set it to noeviction"
+        )
+    if config.get("appendonly") != "yes" and not config.get("save"):
+        found.append(
+            "the shared frontier's Redis keeps nothing on disk (appendonly no, no save): a restart loses the queued "
+            "DOIs (they are queued again before the run finishes, visited late); set appendonly yes"
+        )
+    return found
 
 
 class Scheduler(RedisScheduler):
@@ -249,17 +101,21 @@ class Scheduler(RedisScheduler):
 
     @classmethod
     def from_crawler(cls, crawler):
-        url = crawler.settings.get("LANDING_FRONTIER_REDIS")
+        settings = crawler.settings
+        url = settings.get("LANDING_FRONTIER_REDIS")
         if not url:
             raise ValueError(
                 "landing.sampler.frontier_redis.Scheduler needs LANDING_FRONTIER_REDIS=redis://host:port/db"
             )
-        settings = Settings({**crawler.settings.copy_to_dict(), "REDIS_URL": url})  # crawler's is frozen
+        # Read from the crawler's own settings, never a copy: a deep copy of every setting fails on objects
+        # that cannot be copied (the browser's rules, with their caches).
+        server = client(settings, url)
+        server.ping()
+        for warning in redis_warnings(server):
+            logger.warning(warning)
+        serializer = settings.get("SCHEDULER_SERIALIZER")
         # Built here rather than by RedisScheduler.from_settings, which would instantiate Scrapy 2.19's
         # DUPEFILTER_CLASS through a from_settings method that class no longer has.
-        server = connection.get_redis_from_settings(settings)
-        server.ping()
-        serializer = settings.get("SCHEDULER_SERIALIZER")
         scheduler = cls(
             server,
             persist=True,
@@ -269,17 +125,15 @@ class Scheduler(RedisScheduler):
             dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
         )
         scheduler.crawler, scheduler.stats = crawler, crawler.stats
-        scheduler.ttl = number(crawler.settings, "LANDING_LEASE_SECONDS")
+        scheduler.ttl = number(settings, "LANDING_LEASE_SECONDS")
+        scheduler.docs, scheduler.wanted = settings.get("LANDING_DOCS") or "", settings.get("LANDING_RUN") or "auto"
         crawler.landing_redis_scheduler = scheduler  # how ack(crawler, meta) finds it
         return scheduler
 
     def open(self, spider):
         self.spider = spider
-        self.queue = LeasedQueue(self.server, spider, self.queue_key % {"spider": spider.name}, self.serializer)
-        self.queue.ttl = self.ttl
-        pending, leased = self.queue.lengths()
-        if pending or leased:
-            logger.info("joining a shared frontier: %d requests pending, %d leased", pending, leased)
+        self.namespace = shared_namespace(self.queue_key % {"spider": spider.name}, self.docs, self.wanted)
+        self.queue = None  # the run's frontier, once join() names the run
         settings = self.crawler.settings
         start_queue = settings["SCHEDULER_START_MEMORY_QUEUE"]
         self.local = ScrapyPriorityQueue.from_crawler(
@@ -289,6 +143,7 @@ class Scheduler(RedisScheduler):
             start_queue_cls=load_object(start_queue) if start_queue else None,
         )
         self.held = set()  # ids of the leases this worker holds, for heartbeats and close()
+        self.held_orphaned = set()  # those among them whose keys Redis lost (said once)
         now = self.clock()
         self._reap_at, self._heartbeat_at = now, now + self.ttl / 3
         self._timer = None
@@ -303,19 +158,44 @@ class Scheduler(RedisScheduler):
             self._timer.start(min(1.0, self.ttl / 6), now=False)
         return self.df.open()
 
+    def join(self, run_id: str) -> None:
+        """Serve the frontier of run `run_id` from now on (the leader's, once it opened it; a follower's, once the
+        leader published it)."""
+        key = f"{self.namespace}:run={run_id}"
+        if self.queue is not None and self.queue.key == key:
+            return
+        if self.queue is not None and self.held:
+            self.queue.release(sorted(self.held), self.queue.token)
+            self.held.clear()
+        self.queue = LeasedQueue(self.server, self.spider, key, self.serializer)
+        self.queue.ttl = self.ttl
+        pending, leased = self.queue.lengths()
+        if pending or leased:
+            logger.info("joining a shared frontier: %d requests pending, %d leased", pending, leased)
+
+    def lengths(self) -> tuple[int, int]:
+        """(pending, leased) in the run's frontier; (0, 0) before the worker joined one."""
+        return self.queue.lengths() if self.queue is not None else (0, 0)
+
     def close(self, reason):
         """Hand this worker's leases back at once; unlike scrapy-redis, never flush the shared queue."""
         if self._timer is not None:
             self._timer.stop()
-        released = self.queue.release(sorted(self.held), self.queue.token)
-        if released:
-            logger.info("put %d held leases back into the shared frontier", released)
+        if self.queue is not None and self.held:
+            try:
+                released = self.queue.release(sorted(self.held), self.queue.token)
+            except redis.RedisError as error:  # they come back to the others when their leases expire
+                logger.warning("cannot hand %d leases back to the shared frontier: %s", len(self.held), error)
+            else:
+                if released:
+                    logger.info("put %d held leases back into the shared frontier", released)
         self.held.clear()
         return self.df.close(reason)
 
     def flush(self):
-        """Delete the whole shared frontier, every worker's work: for an operator, never called on close."""
-        self.queue.clear()
+        """Delete the run's whole shared frontier, every worker's work: for an operator, never called on close."""
+        if self.queue is not None:
+            self.queue.clear()
 
     def enqueue_request(self, request):
         if request.meta.get(SHARED) and LEASE not in request.meta:
@@ -330,6 +210,8 @@ class Scheduler(RedisScheduler):
         """Push requests for the shared frontier (meta SHARED) in one round trip; how many were queued.
 
         A string SHARED is the unit's own key (a visit id): the same unit pushed again while queued is dropped."""
+        if self.queue is None:
+            raise RuntimeError("shared requests before the worker joined a run's frontier (Scheduler.join)")
         ids = self.queue.push_many([(r, r.meta[SHARED] if isinstance(r.meta[SHARED], str) else "") for r in requests])
         queued = sum(1 for i in ids if i is not None)
         if queued:
@@ -344,7 +226,7 @@ class Scheduler(RedisScheduler):
         if request is not None:
             self._count("scheduler/dequeued/memory")
             return request
-        request = self.queue.pop()
+        request = self.queue.pop() if self.queue is not None else None
         if request is not None:
             self.held.add(request.meta[LEASE][0])
             self._count("scheduler/dequeued/redis")
@@ -352,10 +234,10 @@ class Scheduler(RedisScheduler):
 
     def has_pending_requests(self):
         # Leases held by other workers count: if one of them dies its work comes back here.
-        return len(self.local) > 0 or sum(self.queue.lengths()) > 0
+        return len(self.local) > 0 or sum(self.lengths()) > 0
 
     def __len__(self):
-        return len(self.local) + sum(self.queue.lengths())
+        return len(self.local) + sum(self.lengths())
 
     def ack(self, meta):
         """Call when a leased unit's work is stored: deletes it from Redis. Returns whether it did."""
@@ -385,6 +267,8 @@ class Scheduler(RedisScheduler):
     def tick(self):
         """Reap expired leases and heartbeat held ones, each when due; errors are logged, not raised."""
         now = self.clock()
+        if self.queue is None:
+            return
         try:
             if now >= self._reap_at:
                 self._reap_at = now + self.reap_every
@@ -395,12 +279,19 @@ class Scheduler(RedisScheduler):
             if now >= self._heartbeat_at and self.held:
                 self._heartbeat_at = now + self.ttl / 3
                 held = set(self.queue.extend(sorted(self.held), self.queue.token))
-                if self.held - held:
-                    logger.warning("lost %d leases (expired and reaped): they may be done twice", len(self.held - held))
-                self.held = held
-        except Exception:
-            # A Redis hiccup must not stop the looping call for good; the next tick tries again.
-            logger.exception("shared frontier upkeep failed")
+                # A lease whose keys Redis lost is no other worker's: its visit is still in hand here, and the
+                # leader waits for it before it queues again the DOIs that have no visit.
+                orphaned = self.queue.orphaned(sorted(self.held - held))
+                if self.held - held - orphaned:
+                    taken = len(self.held - held - orphaned)
+                    logger.warning("lost %d leases (expired and reaped): they may be done twice", taken)
+                if orphaned - self.held_orphaned:
+                    found = len(orphaned - self.held_orphaned)
+                    logger.warning("%d held leases lost their keys in Redis (flushed, evicted)", found)
+                self.held, self.held_orphaned = held | orphaned, orphaned
+        except redis.RedisError as error:
+            # Redis out for longer than the client's retries: the looping call must not stop, the next tick tries again.
+            logger.warning("shared frontier upkeep failed: %s", error)
 
     def _count(self, key, n=1):
         if self.stats:

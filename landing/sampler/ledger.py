@@ -77,6 +77,15 @@ class Ledger:
                 visited.setdefault(visit["visit/order"], set()).add(visit["visit/rank"])
         return [(s, visited.get(s["sample/order"], set())) for s in samples]
 
+    def unvisited(self, run: dict) -> list[tuple[dict, int, str]]:
+        """(sample, rank, DOI) of every sampled DOI of the run that has no visit recorded, in plan order."""
+        found, after = [], -1
+        while chunk := self.chunk(run, after):
+            for sample, visited in chunk:
+                after = sample["sample/order"]
+                found.extend((sample, rank, doi) for rank, doi in runs.unvisited(sample, visited))
+        return found
+
     def store(self, kind: str, doc_id: str, doc: dict) -> None:
         """Write one document of the run now (a sample, before workers sharing the frontier visit its DOIs)."""
         self.docs.put(kind, doc_id, doc)

@@ -39,8 +39,8 @@ class Sampler(scrapy.Spider):
         pass
 
 
-def worker(url, **settings):
-    """A Scheduler opened as one crawler process would open it."""
+def worker(url, run="run", **settings):
+    """A Scheduler opened as one crawler process would open it, serving `run`'s frontier."""
     crawler = get_crawler(
         Sampler,
         {
@@ -52,6 +52,7 @@ def worker(url, **settings):
     )
     scheduler = Scheduler.from_crawler(crawler)
     scheduler.open(Sampler.from_crawler(crawler))
+    scheduler.join(run)
     return scheduler
 
 
@@ -165,6 +166,18 @@ def test_heartbeat_keeps_a_held_lease_from_being_reaped(redis_url):
     assert reaper.queue.reap() == 2
 
 
+def test_a_held_lease_whose_keys_redis_lost_stays_held_until_acked(redis_url):
+    holder = worker(redis_url)
+    holder.enqueue_request(shared("https://doi.org/10.1/a"))
+    request = holder.next_request()
+    holder.server.delete(*holder.queue.keys.values())  # an eviction, a FLUSHALL, an older RDB restored
+    holder.clock = lambda: time.monotonic() + TTL  # its heartbeat is due
+    assert holder.next_request() is None
+    assert holder.held == {request.meta["landing_lease"][0]}
+    holder.ack(request.meta)
+    assert holder.held == set()
+
+
 def test_non_shared_requests_never_reach_redis_and_are_served_first(redis_url):
     scheduler = worker(redis_url)
     scheduler.enqueue_request(shared("https://doi.org/10.1/a", priority=100))
@@ -218,6 +231,7 @@ KILLED_WORKER = textwrap.dedent("""
     crawler = get_crawler(Sampler, {"LANDING_FRONTIER_REDIS": sys.argv[1], "LANDING_LEASE_SECONDS": 60})
     scheduler = Scheduler.from_crawler(crawler)
     scheduler.open(Sampler.from_crawler(crawler))
+    scheduler.join("run")
     for _ in range(5):
         print(scheduler.next_request().url, flush=True)
     time.sleep(600)
@@ -278,6 +292,7 @@ def test_a_request_this_code_cannot_rebuild_is_moved_to_dead_not_lost(redis_url)
     crawler = get_crawler(OtherCode, {"LANDING_FRONTIER_REDIS": redis_url, "LANDING_LEASE_SECONDS": TTL})
     reader = Scheduler.from_crawler(crawler)
     reader.open(OtherCode.from_crawler(crawler))
+    reader.join("run")
     assert reader.next_request() is None
     assert reader.queue.lengths() == (0, 0)
     assert list(reader.server.hkeys(reader.queue.keys["dead"])) == [b"000000000000001"]

@@ -70,6 +70,43 @@ def test_the_lead_expires_after_the_lease_seconds(server):
     assert 0 < server.pttl(f"{KEY}:leader") <= 60_000
 
 
+def test_a_leader_whose_lock_vanished_with_the_data_takes_it_back_as_a_renewal(server):
+    a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
+    a.lead()
+    a.publish("2026-11-23T10:00:00Z")
+    b.lead()
+    server.flushall()  # what a Redis restarted without persistence does
+    assert a.lead() == RENEWED
+    assert b.published() == "2026-11-23T10:00:00Z"
+    assert b.lead() == FOLLOWING
+    assert a.end()
+    assert b.lead() == OVER
+
+
+def test_after_the_data_is_lost_a_follower_leaves_the_lead_to_the_leader_for_a_lease(server):
+    a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
+    a.lead()
+    b.lead()
+    server.flushall()
+    assert b.lead() == FOLLOWING
+    assert a.lead() == RENEWED
+
+
+def test_after_the_data_is_lost_a_follower_takes_the_lead_once_a_lease_passed_without_the_leader(server):
+    a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
+    a.lead()
+    a.publish("2026-11-23T10:00:00Z")
+    b.lead()
+    server.flushall()
+    now = 1000.0
+    b.clock = lambda: now
+    assert b.lead() == FOLLOWING
+    now += 60
+    assert b.lead() == TAKEN
+    assert b.inherited == ""  # the record is gone: LANDING_RUN finds the run in the store
+    assert a.lead() == FOLLOWING
+
+
 def _settings(**values):
     settings = Settings()
     settings.setmodule(defaults, priority="project")
