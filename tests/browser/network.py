@@ -10,6 +10,8 @@ import socket
 import threading
 from contextlib import contextmanager
 
+from landing.core.forwarding import basic
+
 
 def mapped(network: dict, made: list):
     """An asyncio.open_connection that connects (address, port) to network[f"{address}:{port}"] on 127.0.0.1."""
@@ -22,6 +24,40 @@ def mapped(network: dict, made: list):
         return await asyncio.open_connection("127.0.0.1", local, **kwargs)
 
     return open_connection
+
+
+def credentialed(head: bytes, proxy: dict) -> bytes:
+    """head with the Proxy-Authorization of a proxy's Playwright option {server, username, password}."""
+    line, _, rest = head.partition(b"\r\n")
+    return line + f"\r\nProxy-Authorization: {basic(proxy['username'], proxy['password'])}\r\n".encode() + rest
+
+
+class Site:
+    """An asyncio listener that records all each connection sends and answers `answer` after its first head; then it
+    stays silent until its peer ends (`ended` gets what that connection sent), and closes too unless `holds`."""
+
+    def __init__(self, answer: bytes = b"", holds: bool = False):
+        self.answer, self.holds, self.received, self.ended, self.held = answer, holds, [], asyncio.Queue(), []
+
+    async def __call__(self, reader, writer) -> None:
+        got = bytearray()
+        self.received.append(got)
+        self.held.append(writer)
+        try:
+            while chunk := await reader.read(65536):
+                answered = b"\r\n\r\n" in got
+                got += chunk
+                if self.answer and not answered and b"\r\n\r\n" in got:
+                    writer.write(self.answer)
+        except ConnectionError:
+            pass
+        await self.ended.put(bytes(got))
+        if not self.holds:
+            writer.close()
+
+    def close(self) -> None:
+        for writer in self.held:
+            writer.close()
 
 
 @contextmanager

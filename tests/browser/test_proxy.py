@@ -5,7 +5,7 @@ import pytest
 from landing.browser import proxy as proxy_module
 from landing.browser.proxy import GuardingProxy
 from landing.browser.rules import stopped
-from tests.browser.network import listening, mapped
+from tests.browser.network import credentialed, listening, mapped
 from tests.local_http import serving
 
 PUBLIC, OTHER_PUBLIC = "93.184.215.14", "93.184.215.15"
@@ -25,10 +25,10 @@ def _refusals(kept):
     return refused
 
 
-async def _ask(url: str, head: bytes, then: bytes = b"") -> bytes:
-    host, port = url.removeprefix("http://").split(":")
+async def _ask(proxy: dict, head: bytes, then: bytes = b"") -> bytes:
+    host, port = proxy["server"].removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(head)
+    writer.write(credentialed(head, proxy))
     await writer.drain()
     try:
         answer = await reader.readuntil(b"\r\n\r\n")
@@ -48,9 +48,9 @@ def _through_proxy(monkeypatch, network, head, names=None, then=b"", upstream=No
 
     async def run():
         proxy = GuardingProxy(_answers(names or {}), _refusals(refusals), upstream)
-        url = await proxy.start()
+        option = await proxy.start()
         try:
-            return await _ask(url, head, then)
+            return await _ask(option, head, then)
         finally:
             await proxy.close()
 

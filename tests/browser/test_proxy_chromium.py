@@ -32,6 +32,8 @@ def _site(path):
         return 200, {"Content-Type": "text/html"}, SOCKET % f"ws://{ELSEWHERE}:8080/".encode()
     if path == "/subresources":
         return 200, {"Content-Type": "text/html"}, SUBRESOURCES
+    if path == "/robots.txt":
+        return 200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /private\n"
     if path.startswith("/jump"):
         return 302, {"Location": "http://169.254.169.254/latest/meta-data/"}, b""
     return 404, {"Content-Type": "text/plain"}, b"no such page"
@@ -83,6 +85,16 @@ def test_a_navigation_redirected_to_the_metadata_service_is_stopped_and_named_re
         "refused: 169.254.169.254 (cloud-metadata)",
     ]
     assert reached == []
+
+
+@needs_chromium
+def test_robots_txt_asked_through_playwrights_own_requests_passes_the_proxys_credentials(world):
+    network, hits, reached, _ = world
+    url = f"http://{SITE}/private"
+    visits = visit([url], network=network, ROBOTSTXT_OBEY=True)
+    assert visits[url]["stop"] == [url, "robots", f"Forbidden by robots.txt: {url}"]
+    # Through the proxy: a 407 would have read as no robots.txt (all allowed), and the visit would not have stopped.
+    assert hits.count("/robots.txt") == 1
 
 
 @needs_chromium

@@ -1,11 +1,11 @@
 import pytest
 
-from landing.core.forwarding import BadAsk, asked
+from landing.core.forwarding import BadAsk, asked, authorized, basic
 
 
 def test_a_connect_names_its_host_and_port_and_sends_nothing_on():
     ask = asked(b"CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n")
-    assert ask == (True, "example.org", 443, "https://example.org:443/", b"")
+    assert ask == (True, "example.org", 443, "https://example.org:443/", b"", None)
 
 
 def test_a_connect_to_a_bracketed_ipv6_address_names_the_address_without_brackets():
@@ -30,9 +30,29 @@ def test_headers_the_connection_header_lists_are_dropped_with_it():
     assert ask.head == b"GET / HTTP/1.1\r\nX-End: 2\r\nConnection: close\r\n\r\n"
 
 
-def test_a_body_keeps_its_framing_headers():
-    ask = asked(b"POST http://example.org/f HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n")
-    assert b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n" in ask.head
+def test_a_body_keeps_its_content_length_and_is_that_long():
+    ask = asked(b"POST http://example.org/f HTTP/1.1\r\nContent-Length: 3\r\n\r\n")
+    assert b"\r\nContent-Length: 3\r\n" in ask.head
+    assert ask.body == 3
+
+
+def test_a_request_without_a_body_has_none_to_relay():
+    assert asked(b"GET http://example.org/ HTTP/1.1\r\n\r\n").body == 0
+
+
+def test_a_body_in_chunks_is_a_bad_ask_answered_411():
+    with pytest.raises(BadAsk) as bad:
+        asked(b"POST http://example.org/f HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+    assert bad.value.status == 411
+
+
+@pytest.mark.parametrize(
+    "lengths", [b"Content-Length: x1", b"Content-Length: \xb2", b"Content-Length: 3\r\nContent-Length: 4"]
+)
+def test_a_content_length_that_is_not_one_number_is_a_bad_ask(lengths):
+    with pytest.raises(BadAsk) as bad:
+        asked(b"POST http://example.org/f HTTP/1.1\r\n" + lengths + b"\r\n\r\n")
+    assert bad.value.status == 400
 
 
 def test_going_on_through_another_proxy_keeps_the_absolute_url():
@@ -52,8 +72,47 @@ def test_going_on_through_another_proxy_keeps_the_absolute_url():
         b"CONNECT example.org:99999 HTTP/1.1\r\n\r\n",
         b"GET http://example.org:port/ HTTP/1.1\r\n\r\n",
         b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",  # TLS spoken to the proxy itself
+        b"CONNECT [::1:80 HTTP/1.1\r\n\r\n",  # an IPv6 address never closed
+        b"GET http://[::1/ HTTP/1.1\r\n\r\n",
     ],
 )
 def test_what_is_no_forward_proxy_request_is_a_bad_ask(head):
     with pytest.raises(BadAsk):
         asked(head)
+
+
+PROXY_USER, PROXY_PASSWORD = "landing", "s3cr3t-run-token"
+
+
+def _with(authorization: bytes) -> bytes:
+    return b"CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n" + authorization + b"\r\n\r\n"
+
+
+def test_basic_credentials_are_the_base64_of_user_colon_password():
+    assert basic("landing", "pw") == "Basic bGFuZGluZzpwdw=="
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        f"Proxy-Authorization: {basic(PROXY_USER, PROXY_PASSWORD)}",
+        "proxy-authorization:basic  bGFuZGluZzpzM2NyM3QtcnVuLXRva2Vu ",
+    ],
+)
+def test_a_head_with_this_runs_credentials_is_authorized(authorization):
+    assert authorized(_with(authorization.encode()), PROXY_USER, PROXY_PASSWORD)
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        b"X-Other: 1",  # none at all
+        f"Proxy-Authorization: {basic(PROXY_USER, 'another-run')}".encode(),
+        f"Proxy-Authorization: {basic('nobody', PROXY_PASSWORD)}".encode(),
+        b"Proxy-Authorization: Bearer bGFuZGluZzpzM2NyM3QtcnVuLXRva2Vu",
+        b"Proxy-Authorization: Basic !!!not-base64\xff",
+        b"Authorization: " + basic(PROXY_USER, PROXY_PASSWORD).encode(),  # the site's header, not the proxy's
+    ],
+)
+def test_a_head_without_this_runs_credentials_is_not_authorized(authorization):
+    assert not authorized(_with(authorization), PROXY_USER, PROXY_PASSWORD)
