@@ -32,6 +32,13 @@ def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_SAMPLE_MIN="0")) == ["LANDING_SAMPLE_MIN=0 must be at least 1"]
 
 
+def test_a_clock_that_is_neither_an_instant_nor_a_shift_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_CLOCK="tomorrow")) == [
+        "LANDING_CLOCK='tomorrow': use a UTC instant such as 2030-01-01T00:00:00Z (the clock starts there), "
+        "or a shift of the wall clock such as +30d, -2h, +90m, +15s"
+    ]
+
+
 def test_an_unknown_resource_url_source_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_RESOURCE_URL_FROM="api")) == [
         "LANDING_RESOURCE_URL_FROM='api': use redirect or handle"
@@ -56,8 +63,8 @@ def test_an_unknown_driver_is_a_problem(tmp_path):
 def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path):
     missing = str(tmp_path / "no-chromium")
     assert problems(_settings(tmp_path, LANDING_DRIVER="browser", LANDING_CHROMIUM=missing)) == [
-        f"LANDING_CHROMIUM={missing!r} is not an executable: install Debian's chromium package "
-        "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"
+        f"LANDING_CHROMIUM={missing!r} is not an executable: install Debian's chromium-headless-shell package "
+        "(apt-get install chromium-headless-shell) or name its path, or use LANDING_DRIVER=auto or http"
     ]
 
 
@@ -174,3 +181,54 @@ def test_the_matcher_trusts_only_pairs_seen_within_the_days_it_is_told(tmp_path)
     assert trusted(decisions, _settings(tmp_path, LANDING_MATCH_SEEN_WITHIN=30), today).recognised == {
         ("new.example", "10.1")
     }
+
+
+def test_the_matcher_counts_its_days_on_the_one_clock(tmp_path):
+    import json
+
+    from landing import clock
+    from landing.config import trusted
+    from landing.core.decisions import load_decisions
+
+    pairs = {"seen.example": {"10.1": {"domain-recognised": True, "last-seen": "2030-01-10"}}}
+    decisions = load_decisions(json.dumps({"domains-prefixes": pairs}))
+    settings = _settings(tmp_path, LANDING_MATCH_SEEN_WITHIN=30)
+    try:
+        clock.set_clock("2030-01-20T00:00:00Z")
+        within = trusted(decisions, settings).recognised
+        clock.set_clock("2030-03-20T00:00:00Z")
+        beyond = trusted(decisions, settings).recognised
+    finally:
+        clock.set_clock(None)
+    assert (within, beyond) == ({("seen.example", "10.1")}, set())
+
+
+@pytest.mark.parametrize("address", ["notanemail", "you@localhost", "you @example.org", "mailto:you@example.org"])
+def test_a_mailto_that_is_not_an_email_address_is_a_problem(tmp_path, address):
+    assert problems(_settings(tmp_path, LANDING_MAILTO=address)) == [
+        f"LANDING_MAILTO={address!r} is not an email address: give one you read, such as you@example.org "
+        "(Crossref writes to it when this crawler troubles its API)"
+    ]
+
+
+def test_a_mailto_that_is_an_email_address_is_no_problem_and_is_read_as_given(tmp_path):
+    from landing.config import mailto
+
+    settings = _settings(tmp_path, LANDING_MAILTO="ops+landing@lab.example.org")
+    assert (problems(settings), mailto(settings)) == ([], "ops+landing@lab.example.org")
+
+
+def test_a_missing_mailto_is_warned_of_only_when_crossref_is_asked_on_the_real_web(tmp_path):
+    from landing.config import mailto_warning
+
+    assert mailto_warning(_settings(tmp_path)) == (
+        "LANDING_MAILTO is not set: Crossref answers this crawler from its public pool, at 1 request a second "
+        "instead of 3; set -s LANDING_MAILTO=you@example.org"
+    )
+    assert mailto_warning(_settings(tmp_path, LANDING_MAILTO="you@example.org")) is None
+    assert mailto_warning(_settings(tmp_path, LANDING_SANDBOX="http://127.0.0.1:8700")) is None
+    assert mailto_warning(_settings(tmp_path, LANDING_SOURCES="datacite")) is None
+
+
+def test_the_user_agent_names_the_crawler_and_no_address_the_project_does_not_own(tmp_path):
+    assert _settings(tmp_path).get("USER_AGENT") == "landing/0.1 (scholarly landing-page sampler)"

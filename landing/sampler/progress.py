@@ -7,14 +7,17 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
+from landing.core.progress import clock, expected_dois, share, time_left
+
 logger = logging.getLogger(__name__)
 
 
 class Progress:
     """Scrapy's LogStats speaks once a minute, in pages; this speaks in DOIs, every LANDING_PROGRESS_INTERVAL."""
 
-    def __init__(self, stats, interval: float):
-        self.stats, self.interval = stats, interval
+    def __init__(self, stats, interval: float, now=time.monotonic, shared: bool = False):
+        self.stats, self.interval, self.now = stats, interval, now
+        self.shared = shared  # workers share the run: this one sees only its own visits
         self.started, self.loop = None, None
 
     @classmethod
@@ -22,33 +25,42 @@ class Progress:
         interval = crawler.settings.getfloat("LANDING_PROGRESS_INTERVAL")
         if interval <= 0:
             raise NotConfigured
-        progress = cls(crawler.stats, interval)
+        progress = cls(crawler.stats, interval, shared=bool(crawler.settings.get("LANDING_FRONTIER_REDIS")))
         crawler.signals.connect(progress.opened, signal=signals.spider_opened)
         crawler.signals.connect(progress.closed, signal=signals.spider_closed)
         return progress
 
     def opened(self, spider=None):
-        self.started = time.monotonic()
+        self.started = self.now()
         self.loop = task.LoopingCall(self.report)
         self.loop.start(self.interval, now=False)
 
     def report(self):
         get = self.stats.get_value
-        visited = get("landing/run/visited_before", 0) + get("landing/visits", 0)
-        pages = sum(get(f"landing/correctness/{c}", 0) for c in ("ok", "incorrect", "conflict", "missing"))
-        failed = sum(v for k, v in self.stats.get_stats().items() if k.startswith("landing/error/"))
-        rate = get("landing/visits", 0) / max(time.monotonic() - self.started, 1e-9)
-        run = (
-            "following the worker that leads it"
-            if get("landing/run/following")
-            else f"{get('landing/run/owners_sampled', 0)} of {get('landing/run/owners', '?')} owners sampled"
-        )
+        # Counted per DOI whose visit is recorded: under auto a DOI sent to the browser leaves two snapshots. The
+        # line's head keeps its shape (bench/fullrun.py and bench/scaling.py read it); the run's share comes last.
+        before, visits = get("landing/run/visited_before", 0), get("landing/visits", 0)
+        failed, sampled = get("landing/visits/failed", 0), get("landing/run/dois", 0)
+        visited = before + visits
+        rate = visits / max(self.now() - self.started, 1e-9)
+        counts = f"{before} before this crawl, " if before else ""
+        counts += f"{visits - failed} pages, {failed} failed"
+        if get("landing/run/following"):  # a follower knows neither the plan nor the other workers' visits
+            run = "following the worker that leads it"
+        else:
+            run = f"{get('landing/run/owners_sampled', 0)} of {get('landing/run/owners', '?')} owners sampled"
+            planned = get("landing/run/dois_planned")
+            if planned and not self.shared:
+                total = expected_dois(planned, get("landing/run/dois_planned_sampled", 0), sampled)
+                run += f", {share(visited, total)} of its {total} DOIs visited"
+                left = time_left(visited, total, rate)
+                if left and visits:  # none before there is a rate, or once every DOI is visited
+                    run += f", about {clock(left)} left"
         logger.info(
-            "progress: %d DOIs sampled, %d visited (%d pages, %d failed), %.1f DOIs/s, %d requests; run %s: %s",
-            get("landing/run/dois", 0),
+            "progress: %d DOIs sampled, %d visited (%s), %.1f DOIs/s, %d requests; run %s: %s",
+            sampled,
             visited,
-            pages,
-            failed,
+            counts,
             rate,
             get("downloader/request_count", 0),
             get("landing/run/id", "-"),

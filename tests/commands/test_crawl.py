@@ -75,3 +75,33 @@ def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
     assert (
         "crawl: the run's state in LANDING_DOCS could not be read or recorded: run 'monthly' is finished" in done.stderr
     )
+
+
+def test_a_mailto_that_is_not_an_email_address_is_refused_with_exit_2(tmp_path):
+    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=["-s", "LANDING_MAILTO=notanemail"])
+    assert done.returncode == 2
+    assert "LANDING_MAILTO='notanemail' is not an email address: " in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_crawl_of_the_real_crossref_api_without_mailto_warns_that_it_is_in_the_public_pool(tmp_path):
+    # Not a sandbox: the API is named directly (a closed local port, refused by the address guard: no internet).
+    done = Stores(tmp_path).scrapy(
+        "crawl",
+        "doi_sampler",
+        overrides=[
+            "-s",
+            f"LANDING_CROSSREF_API=http://127.0.0.1:{_closed_port()}",
+            "-s",
+            "LANDING_SOURCES=crossref",
+            "-s",
+            "RETRY_TIMES=0",
+            "-s",
+            "TELNETCONSOLE_ENABLED=False",
+        ],
+    )
+    assert done.returncode == 1
+    assert (
+        "WARNING: LANDING_MAILTO is not set: Crossref answers this crawler from its public pool, at 1 request a "
+        "second instead of 3; set -s LANDING_MAILTO=you@example.org"
+    ) in done.stderr

@@ -8,35 +8,75 @@ from scrapy.utils.test import get_crawler
 from landing.sampler.progress import Progress
 
 
-def line(caplog, **stats):
+def line(caplog, elapsed=10.0, shared=False, **stats):
     collector = MemoryStatsCollector(get_crawler())
     for key, value in stats.items():
         collector.set_value(key, value)
-    progress = Progress(collector, 5)
-    progress.started = 0.0
+    progress = Progress(collector, 5, now=lambda: 100.0, shared=shared)
+    progress.started = 100.0 - elapsed
     with caplog.at_level(logging.INFO, logger="landing.sampler.progress"):
         progress.report()
     return caplog.records[-1].getMessage()
 
 
-def test_a_leading_crawl_says_how_many_owners_of_its_run_are_sampled(caplog):
-    message = line(
-        caplog,
-        **{
-            "landing/run/id": "r1",
-            "landing/run/owners_sampled": 3,
-            "landing/run/owners": 10,
-            "landing/run/dois": 30,
-            "landing/visits": 12,
-            "landing/correctness/ok": 11,
-            "landing/error/http-4xx": 1,
-            "downloader/request_count": 40,
-        },
+LEADING = {
+    "landing/run/id": "r1",
+    "landing/run/owners_sampled": 3,
+    "landing/run/owners": 10,
+    "landing/run/dois_planned": 100,
+    "landing/run/dois_planned_sampled": 30,
+    "landing/run/dois": 28,
+    "landing/visits": 12,
+    "landing/visits/failed": 1,
+    "downloader/request_count": 40,
+}
+
+
+def test_a_leading_crawl_says_the_share_of_its_runs_dois_visited_and_the_time_left(caplog):
+    # 98 DOIs expected (70 planned for the owners not sampled yet, 28 from those sampled), 12 visited at 1.2 a second.
+    assert line(caplog, **LEADING) == (
+        "progress: 28 DOIs sampled, 12 visited (11 pages, 1 failed), 1.2 DOIs/s, 40 requests; "
+        "run r1: 3 of 10 owners sampled, 12.2% of its 98 DOIs visited, about 0:01:12 left"
     )
-    assert message.startswith("progress: 30 DOIs sampled, 12 visited (11 pages, 1 failed), ")
-    assert message.endswith(" DOIs/s, 40 requests; run r1: 3 of 10 owners sampled")
 
 
-def test_a_following_worker_names_the_run_it_follows(caplog):
+def test_pages_and_failures_add_up_to_the_dois_visited_when_the_browser_retried_one(caplog):
+    # The DOI sent to the browser left an HTTP snapshot that failed (js-required) and a browser one that reached its
+    # page: one DOI visited, two snapshots; the line counts the DOI once.
+    stats = {**LEADING, "landing/visits": 2, "landing/visits/failed": 0, "landing/error/js-required": 1}
+    stats["landing/correctness/ok"] = 2
+    assert line(caplog, **stats).startswith("progress: 28 DOIs sampled, 2 visited (2 pages, 0 failed), ")
+
+
+def test_a_resumed_crawl_counts_the_visits_before_it_apart(caplog):
+    message = line(caplog, **{**LEADING, "landing/run/visited_before": 50})
+    assert message.startswith("progress: 28 DOIs sampled, 62 visited (50 before this crawl, 11 pages, 1 failed), ")
+    assert message.endswith(", 63.3% of its 98 DOIs visited, about 0:00:30 left")
+
+
+def test_no_time_left_is_guessed_before_a_doi_is_visited(caplog):
+    message = line(caplog, **{**LEADING, "landing/visits": 0, "landing/visits/failed": 0})
+    assert message.endswith("; run r1: 3 of 10 owners sampled, 0.0% of its 98 DOIs visited")
+
+
+def test_a_run_whose_dois_are_all_visited_says_no_time_left(caplog):
+    message = line(caplog, **{**LEADING, "landing/visits": 98, "landing/visits/failed": 0})
+    assert message.endswith("; run r1: 3 of 10 owners sampled, 100.0% of its 98 DOIs visited")
+
+
+def test_before_the_plan_is_stored_the_line_has_no_share(caplog):
+    message = line(caplog, **{"landing/run/id": "r1", "landing/run/owners": "?"})
+    assert message.endswith("; run r1: 0 of ? owners sampled")
+
+
+def test_a_following_worker_names_the_run_it_follows_and_guesses_no_share(caplog):
     message = line(caplog, **{"landing/run/id": "r1", "landing/run/following": 1, "landing/visits": 5})
-    assert message.endswith("; run r1: following the worker that leads it")
+    assert message == (
+        "progress: 0 DOIs sampled, 5 visited (5 pages, 0 failed), 0.5 DOIs/s, 0 requests; "
+        "run r1: following the worker that leads it"
+    )
+
+
+def test_the_worker_leading_a_shared_run_guesses_no_share_from_its_own_visits_alone(caplog):
+    message = line(caplog, shared=True, **LEADING)
+    assert message.endswith("; run r1: 3 of 10 owners sampled")
