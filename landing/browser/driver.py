@@ -6,6 +6,8 @@ Playwright and scrapy-playwright load only once a browser visit is made (landing
 so an HTTP crawl never loads them.
 """
 
+import asyncio
+import itertools
 import logging
 import os
 
@@ -16,6 +18,12 @@ from landing.crawl.guard import guard_enabled
 logger = logging.getLogger(__name__)
 
 HANDLER = "landing.browser.handler.BrowserHandler"
+# Browser visits wait in a download slot of their own, as wide as the pages Chromium may have open. In the slot of
+# the host they start from (the resolver's, 32 wide) they held every place while they waited for a page, and under
+# auto the HTTP visits of every other DOI queued behind them. The slot is in DOWNLOAD_SLOTS, so AutoThrottle leaves
+# its delay alone (landing.crawl.slots).
+SLOT = "landing-browser"
+LOOP = "landing_browser_loop"  # Request.meta: the event loop Playwright runs on (landing.browser.handler)
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
 # Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
 # renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (100 browser visits:
@@ -66,10 +74,17 @@ def configure(settings) -> None:
         launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
     # With the guard on, the handler puts Chromium behind landing.browser.proxy when it starts it.
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
+    # Playwright on an event loop of its own, in a thread: it reads each message of its driver only once its loop's
+    # queue is empty (or after 100 turns), and a crawl's loop is never empty, so on the crawl's loop every browser
+    # visit crawled along and its turns went to waiting. scrapy-playwright's own switch (the one Windows needs).
+    settings.set("_PLAYWRIGHT_THREADED_LOOP", True, priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
     # An object, not a path: scrapy-playwright's load_object takes callables as they are.
     settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings), priority="spider")
-    settings.set("PLAYWRIGHT_MAX_CONTEXTS", settings.getint("LANDING_BROWSER_PAGES"), priority="spider")
+    pages = settings.getint("LANDING_BROWSER_PAGES")
+    settings.set("PLAYWRIGHT_MAX_CONTEXTS", pages, priority="spider")
+    slots = {**settings.getdict("DOWNLOAD_SLOTS"), SLOT: {"concurrency": pages, "delay": 0}}
+    settings.set("DOWNLOAD_SLOTS", slots, priority="spider")
     settings.set(
         "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT", settings.getfloat("DOWNLOAD_TIMEOUT") * 1000, priority="spider"
     )
@@ -146,6 +161,9 @@ class Navigation:
         return self.responses[-1] if self.responses else (None, None, {})
 
 
+_VISITS = itertools.count(1)
+
+
 def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
     """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
     from scrapy_playwright.page import PageMethod  # here, not at load: the driver may never visit with a browser
@@ -155,7 +173,10 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
         "playwright": True,
         "playwright_include_page": True,
         "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
-        "playwright_context": f"doi {pid['pid/doi']}",
+        # One context a visit, not a DOI: a DOI visited twice in one worker (a lease re-leased mid-visit) would
+        # otherwise share a context that each visit closes under the other.
+        "playwright_context": f"doi {pid['pid/doi']} #{next(_VISITS)}",
+        "download_slot": SLOT,
         "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
         "playwright_page_methods": [PageMethod(settle, settle_ms)],
@@ -180,8 +201,20 @@ async def settle(page, settle_ms: float) -> None:
         logger.debug("%s: the network was still busy after %.0f ms; read as it is", page.url, settle_ms)
 
 
+async def on_playwright_loop(meta: dict, coro):
+    """Await coro on the event loop the visit's Playwright objects belong to (meta[LOOP]), from the crawl's loop."""
+    loop = meta.get(LOOP)
+    if loop is None or loop is asyncio.get_running_loop():
+        return await coro
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
+
+
 async def end(meta: dict, rules: BrowserRules | None) -> None:
     """End a visit: judge the redirects Chromium followed by itself (BrowserRules.after_the_fact), then close."""
+    await on_playwright_loop(meta, _end(meta, rules))
+
+
+async def _end(meta: dict, rules: BrowserRules | None) -> None:
     page, navigation = meta.get("playwright_page"), meta["landing_navigation"]
     if page is not None and isinstance(rules, BrowserRules) and navigation.stop() is None:
         try:

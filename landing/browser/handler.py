@@ -9,15 +9,17 @@ import logging
 
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
-from landing.browser.proxy import GuardingProxy, upstream_of
+from landing.browser.driver import LOOP
+from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
 from landing.crawl.endpoints import verified_hosts
 from landing.crawl.handlers import cap_pool, one_tls_context
+from landing.crawl.stopping import StoppableDownloads
 
 logger = logging.getLogger(__name__)
 
 
-class BrowserHandler(ScrapyPlaywrightDownloadHandler):
+class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
     """scrapy-playwright's handler, once per crawl for both schemes, starting Playwright at the first browser visit.
 
     Scrapy builds one handler per scheme, and each of scrapy-playwright's starts its own Playwright (and later its
@@ -39,6 +41,7 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         super().__init__(crawler)
         cap_pool(self, crawler.settings)
         one_tls_context(self, verified_hosts(crawler.settings))  # the API requests of auto go through this handler
+        self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
         self.sandbox = crawler.settings.get("LANDING_SANDBOX")
         self.proxy: GuardingProxy | None = None
@@ -47,6 +50,8 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
 
     async def _download_request(self, request, spider=None):
+        # On Playwright's own loop (driver.configure): the spider ends the visit there (driver.end).
+        request.meta[LOOP] = asyncio.get_running_loop()
         async with self.start_lock:
             if not self.started:
                 await self._guard_chromium()
@@ -58,9 +63,15 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         """With the address guard on, every connection Chromium makes goes through landing.browser.proxy."""
         rules = self.abort_request
         if isinstance(rules, BrowserRules) and rules.guard:
-            self.proxy = GuardingProxy(rules.answers, proxy_refused, upstream_of(self.sandbox))
+            # A relay silent for as long as a navigation may take (DOWNLOAD_TIMEOUT, driver.configure) serves no visit.
+            idle = (self.config.navigation_timeout_ms or 1000 * IDLE_TIMEOUT) / 1000
+            cap = connection_cap(self.config.max_contexts or 1)
+            self.proxy = GuardingProxy(
+                rules.answers, proxy_refused, upstream_of(self.sandbox), idle_timeout=idle, max_connections=cap
+            )
             # Playwright adds <-loopback> to the bypass list: loopback goes through the proxy too (and is refused).
-            self.config.launch_options["proxy"] = {"server": await self.proxy.start()}
+            # The option carries the proxy's per-run credentials, which Playwright answers its 407s with.
+            self.config.launch_options["proxy"] = await self.proxy.start()
 
     async def _maybe_launch_browser(self) -> None:
         try:
@@ -79,5 +90,9 @@ class BrowserHandler(ScrapyPlaywrightDownloadHandler):
         if not self.closed:  # Scrapy closes each scheme's handler, and both schemes have this one
             self.closed = True
             await super().close()
-            if self.proxy is not None:
-                await self.proxy.close()
+
+    async def _close(self) -> None:
+        """The parent's, on Playwright's loop (where the first visit started the proxy): Chromium, then its proxy."""
+        await super()._close()
+        if self.proxy is not None:
+            await self.proxy.close()

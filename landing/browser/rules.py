@@ -16,6 +16,7 @@ but the request itself has been made.
 
 import asyncio
 import logging
+import threading
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -43,26 +44,31 @@ class Stop(NamedTuple):
 
 
 _STOPPED: Recent = Recent(_REMEMBERED)  # url, or (host, port) the proxy refused -> why Chromium was kept from it
+# Written on Playwright's thread (the rules, the proxy), read on the crawl's (driver.Navigation.stop).
+_STOPPED_LOCK = threading.Lock()
 
 
 def stopped(url: str | None) -> Stop | None:
     """Why the rules, or the guarding proxy, kept Chromium from url, if they did."""
     if not url:
         return None
-    found = _STOPPED.get(url)
+    with _STOPPED_LOCK:
+        found = _STOPPED.get(url)
     if found is None:
         parts = urlsplit(url)
         try:
             where = (parts.hostname, parts.port or {"http": 80, "https": 443}.get(parts.scheme))
         except ValueError:
             return None
-        found = _STOPPED.get(where)
+        with _STOPPED_LOCK:
+            found = _STOPPED.get(where)
     return found
 
 
 def proxy_refused(host: str, port: int, error: str, detail: str, stat: str) -> None:
     """What landing.browser.proxy refused, for the visit whose navigation failed there to name its class."""
-    _STOPPED[(host, port)] = Stop(error, detail, stat)
+    with _STOPPED_LOCK:
+        _STOPPED[(host, port)] = Stop(error, detail, stat)
 
 
 class BrowserRules:
@@ -152,5 +158,6 @@ async def _robots(context, origin: str) -> Protego | None:
 
 
 def _stop(url: str, stop: Stop) -> bool:
-    _STOPPED[url] = stop
+    with _STOPPED_LOCK:
+        _STOPPED[url] = stop
     return True

@@ -198,7 +198,7 @@ def test_the_browser_records_every_hop_redirects_and_client_side_moves(browser_c
     truth, stores, _ = browser_crawl
     moved = Counter()
     for doc in stores.export("snapshot"):
-        scenario, hops = truth[doc["pid/doi"]]["scenario"], doc["snapshot/urls"]
+        scenario, hops = truth[doc["pid/doi"]]["scenario"], doc["snapshot/hops"]
         assert hops[0]["url"].startswith("https://doi.org/") and hops[0]["status"] == 302
         if scenario in ("js-redirect", "js-computed", "meta-refresh") and doc["snapshot/error"] is None:
             assert [hop.get("kind") for hop in hops].count("client-redirect") == 1, hops
@@ -213,3 +213,13 @@ def test_each_doi_gets_its_own_browser_context_and_every_one_is_closed(browser_c
     assert f"'playwright/context_count': {visits}," in done.stderr
     assert "'playwright/context_count/max_concurrent': " in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_auto_ends_with_a_progress_line_that_counts_each_doi_once_even_those_sent_to_the_browser(auto_crawl):
+    _, stores, done = auto_crawl
+    dois = {d["pid/doi"] for d in stores.export("analysis")}
+    last = [line for line in done.stderr.splitlines() if "progress: " in line][-1]
+    failed = sum(1 for d in current(stores.export("analysis")) if d["snapshot/error"])
+    assert "'landing/browser/sent': " in done.stderr
+    assert f" {len(dois)} visited ({len(dois) - failed} pages, {failed} failed), " in last
+    assert f", 100.0% of its {len(dois)} DOIs visited" in last
