@@ -22,6 +22,16 @@ $(CHROMIUM):
 		|| echo "make: could not install chromium; browser tests skip, auto works as http"; \
 	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
+# Debian's old headless shell: the browser driver's default Chromium where installed (landing.core.chromium), a
+# fraction of the full browser's CPU per visit. chromium stays: the report's test opens report.html in it.
+HEADLESS_SHELL := /usr/bin/chromium-headless-shell
+
+$(HEADLESS_SHELL):
+	@if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell >/dev/null \
+		|| echo "make: could not install chromium-headless-shell; the browser driver runs chromium"; \
+	else echo "make: chromium-headless-shell is missing and cannot be installed here (needs apt-get as root); the browser driver runs chromium"; fi
+
 # Redis (Debian's redis-server) for the shared frontier's tests (landing/sampler/frontier_redis.py), which start their own.
 REDIS := /usr/bin/redis-server
 
@@ -31,17 +41,19 @@ $(REDIS):
 		|| echo "make: could not install redis-server; the shared-frontier tests skip"; \
 	else echo "make: redis-server is missing and cannot be installed here (needs apt-get as root); the shared-frontier tests skip"; fi
 
-test: $(STAMP) $(CHROMIUM) $(REDIS)
+test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL) $(REDIS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q --doctest-modules landing/core tests
 
-# The main job on the bundled offline sandbox: generate a world, serve it, crawl it, summarise.
-demo: $(STAMP) $(CHROMIUM)
+# The main job on the bundled offline sandbox: generate a world, serve it, crawl it into data/demo/ (its own store:
+# scrapy crawl's default one, data/landing.db and data/blobs, is never touched), summarise, say what to run next.
+demo: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	$(BIN)/python -m landing_dev.demo
 
-# The same, with the snapshots (bodies and their JSON) in S3: moto's S3 server, started on a free port.
-demo-s3: $(STAMP) $(CHROMIUM)
+# The same, with the snapshots (bodies and their JSON) in S3: moto's S3 server, started on a free port; it keeps them
+# in memory only, so the demo copies them to data/demo/blobs/ before it stops.
+demo-s3: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	$(BIN)/python -m landing_dev.demo --s3
 
 # A tour of the sandbox alone: its APIs through the proxy and what its truth says.

@@ -6,8 +6,9 @@ check through `choice`, `number` and `sources`, so a crawler built any other way
 
 import os
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
+from landing import clock
 from landing.core.decisions import excluding, seen_since
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 from landing.stores import StoreError, docs_from, open_blobs
@@ -38,10 +39,17 @@ NUMBERS = {
     "LANDING_RESOLVER_RATE": (float, 0),
     "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
     "LANDING_MATCH_CONCURRENCY": (int, 1),
+    "LANDING_MATCH_PIECES": (int, 1),
+    "LANDING_MATCH_CANDIDATES": (int, 1),
+    "LANDING_MATCH_REQUESTS": (int, 1),
+    "LANDING_MATCH_EVIDENCE": (int, 3),
+    "LANDING_MATCH_DEADLINE": (float, 0),
     "LANDING_MATCH_SEEN_WITHIN": (float, 0),
 }
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
+# An address's shape only (local part, @, a dotted domain): whether anyone reads it no check here can know.
+EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+$")
 
 
 class SettingsError(ValueError):
@@ -78,6 +86,31 @@ def sources(settings) -> list[str]:
     return named
 
 
+def mailto(settings) -> str | None:
+    """LANDING_MAILTO, an email address, or None when it is unset."""
+    value = settings.get("LANDING_MAILTO")
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not EMAIL.match(value):
+        raise SettingsError(
+            f"LANDING_MAILTO={value!r} is not an email address: give one you read, such as you@example.org "
+            "(Crossref writes to it when this crawler troubles its API)"
+        )
+    return value
+
+
+def mailto_warning(settings) -> str | None:
+    """What to tell the user when Crossref's real API is asked without LANDING_MAILTO; None when nothing."""
+    if settings.get("LANDING_MAILTO") or settings.get("LANDING_SANDBOX"):
+        return None
+    if "crossref" not in str(settings.get("LANDING_SOURCES") or ""):
+        return None
+    return (
+        "LANDING_MAILTO is not set: Crossref answers this crawler from its public pool, at 1 request a second "
+        "instead of 3; set -s LANDING_MAILTO=you@example.org"
+    )
+
+
 def exclusions(settings) -> frozenset[str]:
     """The domains the artifacts and the matcher exclude: LANDING_EXCLUDED_DOMAINS's file, else the shipped list."""
     path = settings.get("LANDING_EXCLUDED_DOMAINS")
@@ -98,9 +131,17 @@ def trusted(decisions, settings, today: date | None = None):
     decisions = excluding(decisions, exclusions(settings))
     days = number(settings, "LANDING_MATCH_SEEN_WITHIN")
     if days:
-        since = (today or datetime.now(UTC).date()) - timedelta(days=days)
+        since = (today or clock.now().date()) - timedelta(days=days)
         decisions = seen_since(decisions, since.isoformat())
     return decisions
+
+
+def clock_setting(settings) -> tuple:
+    """LANDING_CLOCK as landing.clock reads it: (start instant or None, offset of the wall clock)."""
+    try:
+        return clock.parse(settings.get("LANDING_CLOCK"))
+    except clock.ClockError as error:
+        raise SettingsError(str(error)) from None
 
 
 def chromium_usable(chromium: str | None) -> bool:
@@ -110,7 +151,8 @@ def chromium_usable(chromium: str | None) -> bool:
 
 def value_problems(settings) -> list[str]:
     """Every setting whose value is not one it takes, each a sentence saying what to set instead."""
-    found = _refused(sources, settings) + _refused(exclusions, settings)
+    found = _refused(sources, settings) + _refused(exclusions, settings) + _refused(clock_setting, settings)
+    found += _refused(mailto, settings)
     for name in CHOICES:
         found += _refused(choice, settings, name)
     for name in NUMBERS:
@@ -135,8 +177,8 @@ def problems(settings) -> list[str]:
     chromium = settings.get("LANDING_CHROMIUM")
     if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
         found.append(
-            f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium package "
-            "(apt-get install chromium) or name its path, or use LANDING_DRIVER=auto or http"
+            f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium-headless-shell package "
+            "(apt-get install chromium-headless-shell) or name its path, or use LANDING_DRIVER=auto or http"
         )
     openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
     if not any(problem.startswith("LANDING_DOCS_") for problem in found):

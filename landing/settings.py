@@ -3,6 +3,10 @@
 README "Settings" lists the names only; Scrapy's own settings changed from their defaults come last.
 """
 
+import os
+
+from landing.core.chromium import default_chromium
+
 BOT_NAME = "landing"
 SPIDER_MODULES = ["landing.sampler.spider", "landing.match.spider"]
 NEWSPIDER_MODULE = "landing.sampler"
@@ -67,13 +71,19 @@ LANDING_SAMPLE_MIN = 10
 # and a prefix the member-wide sample left short is sampled on its own, one more API request (docs/crawl.md
 # "Sampling": the rule and what it costs a full run). 0: per member only. A run keeps the value it began with.
 LANDING_SAMPLE_MIN_PER_PREFIX = 3
-# LANDING_MAILTO: your email, sent to Crossref as `mailto` so requests join its "polite" pool. Set it.
+# LANDING_MAILTO: your email, sent to Crossref as `mailto` so requests join its "polite" pool. Set it: an address
+# that is not one is refused, and a crawl of the real Crossref API without one warns (1 request a second, not 3).
 LANDING_MAILTO = None
 # LANDING_RUN: which run a crawl works on. A run lists every owner once, stores the plan (sample sizes) in
 # LANDING_DOCS, then samples and visits owner by owner, recording each visit; a crawl stopped at any moment
 # (kill -9 included) is resumed by the same command. auto (default): resume the latest unfinished run in the
 # store, or start a new one; new: start a new one; any other name: resume that run, or start one by that name.
 LANDING_RUN = "auto"
+# LANDING_CLOCK: the time every timestamp is read from (landing/clock.py: documents, run ids, artifact version names,
+# the matcher's LANDING_MATCH_SEEN_WITHIN). Unset (default): the wall clock, UTC. A UTC instant
+# (2030-01-01T00:00:00Z): the clock starts there and runs on at real speed. A shift (+30d, -2h, +90m, +15s): the wall
+# clock moved by that much. For tests and simulated time; a real crawl leaves it unset.
+LANDING_CLOCK = None
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run. With
 # LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many. With every hop paced by
@@ -83,7 +93,9 @@ LANDING_FRONTIER = 2000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
 # share as one frontier (landing.sampler.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
 # each DOI leased to one worker until its visit is stored, so a worker's death loses nothing. All must use the same
-# LANDING_DOCS and LANDING_BLOBS (docs/production.md "Several workers"). Unset (default): one process, no Redis.
+# LANDING_DOCS and LANDING_BLOBS (docs/production.md "Several workers"). Its keys are namespaced per store and run.
+# Set Redis to maxmemory-policy noeviction, with persistence (appendonly yes): the crawl warns at start otherwise.
+# Unset (default): one process, no Redis.
 LANDING_FRONTIER_REDIS = None
 # LANDING_LEASE_SECONDS: how long a dead worker's DOIs (and its lead of the run) wait before another takes them.
 LANDING_LEASE_SECONDS = 120
@@ -111,9 +123,12 @@ LANDING_RESOLVER_RATE = 100
 # needs them, so a crawl that needs none pays nothing. Without an executable LANDING_CHROMIUM, auto warns and works
 # as http; browser refuses to start.
 LANDING_DRIVER = "auto"
-# LANDING_CHROMIUM: the Chromium executable for the browser driver (Debian's package: apt-get install chromium).
-LANDING_CHROMIUM = "/usr/bin/chromium"
-# LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once.
+# LANDING_CHROMIUM: the Chromium executable for the browser driver. Default: Debian's chromium-headless-shell
+# (apt-get install chromium-headless-shell) where this machine has it, a fraction of the full browser's CPU per
+# visit; else Debian's chromium (landing.core.chromium).
+LANDING_CHROMIUM = default_chromium(lambda path: os.access(path, os.X_OK))
+# LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once; browser visits wait their turn in a
+# download slot of their own this wide, not in the resolver's, where HTTP visits would queue behind them.
 LANDING_BROWSER_PAGES = 8
 # LANDING_BROWSER_SETTLE: after a page's load event, how long (seconds) the browser may wait for the network
 # to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
@@ -154,12 +169,25 @@ LANDING_PROGRESS_INTERVAL = 5.0
 LANDING_MATCH_TEXT_CANDIDATES = 20
 # LANDING_MATCH_CONCURRENCY: inputs matched at once; the downloader's limits still pace the requests.
 LANDING_MATCH_CONCURRENCY = 100
+# What one input may cost the matcher, whatever it holds (docs/matching.md "Limits"):
+# LANDING_MATCH_PIECES: free text's URLs and DOIs matched, in text order; the rest are counted in the evidence.
+LANDING_MATCH_PIECES = 20
+# LANDING_MATCH_CANDIDATES: candidate DOIs cut from one URL or string, each one Handle API request.
+LANDING_MATCH_CANDIDATES = 20
+# LANDING_MATCH_REQUESTS: requests one input may make; once made, it asks no more questions and gets no match.
+LANDING_MATCH_REQUESTS = 200
+# LANDING_MATCH_EVIDENCE: evidence records in one result (at least 3); the middle ones past it are folded into one.
+LANDING_MATCH_EVIDENCE = 100
+# LANDING_MATCH_DEADLINE: seconds one input may take once its turn came; then it gets the outcome `deadline` and no
+# match. 0: none. Waiting for the downloader counts: in a batch, inputs queue behind each other on polite hosts.
+LANDING_MATCH_DEADLINE = 600.0
 # LANDING_MATCH_SEEN_WITHIN: days; when above 0, the matcher ignores the artifact's domain-prefix pairs last seen
 # longer ago (the artifacts are additive: a site that moved keeps its old pair). Pairs without a date are kept.
 LANDING_MATCH_SEEN_WITHIN = 0
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
+    "landing.crawl.hosts.HostnameMiddleware": 75,  # first, sandbox or not: a host that is no hostname is never asked
     "landing.crawl.guard.AddressGuardMiddleware": 80,  # before robots.txt: a refused host gets no request at all
     "landing.crawl.robots.RobotsPolicyMiddleware": 90,  # before RobotsTxtMiddleware (100)
     "landing.crawl.slots.ServiceSlotsMiddleware": 95,
@@ -190,8 +218,12 @@ ITEM_PIPELINES = {
     "landing.sampler.pipelines.DocumentPipeline": 500,
 }
 # Progress: the progress line. LevelGate: the root logger at LOG_LEVEL while the engine runs (no debug records made
-# only to be dropped).
-EXTENSIONS = {"landing.sampler.progress.Progress": 500, "landing.crawl.log_level.LevelGate": 500}
+# only to be dropped). StopAtOnce: a first SIGTERM or Ctrl-C stops the sampler within seconds (docs/crawl.md "Stopping").
+EXTENSIONS = {
+    "landing.sampler.progress.Progress": 500,
+    "landing.crawl.log_level.LevelGate": 500,
+    "landing.sampler.stopping.StopAtOnce": 500,
+}
 STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
 # Only the web is fetched: Scrapy's file, ftp and s3 handlers are off, so a Handle record or a redirect naming
@@ -205,7 +237,7 @@ DOWNLOAD_HANDLERS = {
     "s3": None,
 }
 ROBOTSTXT_OBEY = True
-USER_AGENT = "landing/0.1 (scholarly landing-page sampler; +https://github.com/landing/landing)"
+USER_AGENT = "landing/0.1 (scholarly landing-page sampler)"  # the project has no public page to name
 REDIRECT_MAX_TIMES = 10
 DOWNLOAD_MAXSIZE = 2 * 1024 * 1024
 DOWNLOAD_TIMEOUT = 30

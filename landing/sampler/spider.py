@@ -8,8 +8,9 @@ import scrapy
 from scrapy import signals
 from scrapy.spidermiddlewares.httperror import HttpError
 
+from landing import clock
 from landing.browser import driver as browser
-from landing.config import choice, sources
+from landing.config import choice, mailto, mailto_warning, sources
 from landing.core import documents, failures, runs
 from landing.core.analysis import analyse
 from landing.core.doi import resolver_path
@@ -19,6 +20,7 @@ from landing.crawl.endpoints import endpoint, resolver_hosts, sandbox_pace, serv
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.signals import chain_ended
+from landing.crawl.stopping import Stopped
 from landing.sampler.answers import ApiRequests
 from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import LEASE, SHARED
@@ -51,12 +53,15 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         s = crawler.settings
+        clock.configure(s)  # before the run opens: its id, and every timestamp after, are read from it
         spider.crossref_api = endpoint(s, "LANDING_CROSSREF_API")
         spider.datacite_api = endpoint(s, "LANDING_DATACITE_API")
         spider.resolver = endpoint(s, "LANDING_DOI_RESOLVER")
         spider.resolver_hosts = resolver_hosts(s)
         spider.sources = sources(s)
-        spider.mailto = s.get("LANDING_MAILTO")
+        spider.mailto = mailto(s)
+        if warning := mailto_warning(s):
+            spider.logger.warning(warning)
         spider.minimum, spider.maximum = s.getint("LANDING_SAMPLE_MIN"), s.getint("LANDING_SAMPLE_MAX")
         spider.per_prefix = s.getint("LANDING_SAMPLE_MIN_PER_PREFIX")
         spider.resource_from = choice(s, "LANDING_RESOURCE_URL_FROM")
@@ -78,8 +83,8 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         self.crawler.stats.set_value("landing/browser/unavailable", 1)
         self.logger.warning(
             "LANDING_DRIVER=auto, but LANDING_CHROMIUM=%r is not an executable: DOIs that need a browser keep "
-            "their HTTP class. Install Debian's chromium (apt-get install chromium), or set LANDING_DRIVER=http "
-            "to say that is what you want.",
+            "their HTTP class. Install Debian's chromium-headless-shell (apt-get install chromium-headless-shell), "
+            "or set LANDING_DRIVER=http to say that is what you want.",
             self.settings.get("LANDING_CHROMIUM"),
         )
 
@@ -108,7 +113,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
             self.maximum,
             self.per_prefix,
         )
-        self.run, resumed = await self.docs.call(self.ledger.open, documents.now())
+        self.run, resumed = await self.docs.call(self.ledger.open, clock.stamp())
         run_id = self.run["run/id"]
         if publish:
             publish(run_id)
@@ -129,7 +134,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
                 return
             if listed is not None:
                 self.run = await self.docs.call(
-                    self.ledger.store_plan, self.run, *listed, documents.now(), self.prefixes_of
+                    self.ledger.store_plan, self.run, *listed, clock.stamp(), self.prefixes_of
                 )
                 self.logger.info(
                     "Planned %d owners: at most %d DOIs (LANDING_SAMPLE_MIN/MAX %d/%d, at least %d per listed prefix)",
@@ -141,10 +146,13 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
                 )
             self.members, self.clients, self.prefixes_of = [], {}, {}
         stats.set_value("landing/run/owners", self.run["run/owners"])
+        stats.set_value("landing/run/dois_planned", self.run.get("run/dois-planned") or 0)
         async for request_or_item in self._walk():
             yield request_or_item
         await self.frontier.drained()
-        if not self.leading:
+        async for request in self._until_visited():
+            yield request
+        if not self.leading or stats.get_value("landing/run/unvisited"):
             return
         if self.run.get("run/listing") == "incomplete":
             self.logger.error(
@@ -164,7 +172,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
             stats.set_value("landing/run/sampled_nothing", 1)
             self.logger.error("Run %s has no sampled DOI: every owner's sample failed or came back empty", run_id)
             return
-        self.run = await self.docs.call(self.ledger.finish, self.run, documents.now())
+        self.run = await self.docs.call(self.ledger.finish, self.run, clock.stamp())
         stats.set_value("landing/run/finished", 1)
         self.logger.info("Run %s finished", run_id)
 
@@ -312,6 +320,8 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
     async def browser_failed(self, failure):
         meta = failure.request.meta
         await browser.end(meta, self.browser_rules)
+        if failure.check(Stopped):
+            return None  # the crawl is stopping: the DOI's visit is left for the next crawl
         if meta["landing_navigation"].stop():
             return self._browser_stopped(meta)
         chain = meta["landing_navigation"].hops()
@@ -379,6 +389,8 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
         )
 
     def visit_failed(self, failure):
+        if failure.check(Stopped):
+            return  # the crawl is stopping: no snapshot, no visit record, so the next crawl visits the DOI
         request = failure.request
         response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
         if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
@@ -417,11 +429,13 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
     ):
         self.crawler.signals.send_catch_log(chain_ended, jar=meta.get("cookiejar"))  # the chain ends here
         resource = meta.get("resource_url") or documents.resource_url(chain, self.resolver_hosts)
+        if failures.host_failure([resource, final_url, *(hop["url"] for hop in chain)]):  # what Chromium followed too
+            error, body = "invalid-host", None
         doc = documents.snapshot(
             meta["pid"],
             resource_url=resource,
-            timestamp=documents.now(),
-            urls=chain,
+            timestamp=clock.stamp(),
+            hops=chain,
             final_url=final_url,
             status=status,
             content_type=content_type,
@@ -432,7 +446,7 @@ class DoiSamplerSpider(ApiRequests, OwnerListing, OwnerSamples, SharedLead, scra
             error_detail=detail,
         )
         # Read here, where every visit ends: under LANDING_DRIVER=auto its class decides whether a browser visits.
-        return AnalysisItem(read(doc, body, documents.now()), body=body)
+        return AnalysisItem(read(doc, body, clock.stamp()), body=body)
 
     def _final(self, item, meta):
         """The DOI's last snapshot of this run: it carries the visit record that DocumentPipeline stores after it
