@@ -50,11 +50,6 @@ _set_at = 0.0
 _offset = timedelta(0)
 
 
-def configure(settings) -> None:
-    """Set the clock from a crawl's or command's LANDING_CLOCK (unset: the wall clock)."""
-    set_clock(settings.get("LANDING_CLOCK"))
-
-
 def set_clock(value: str | None) -> None:
     """Start the clock at LANDING_CLOCK's instant, or shift the wall clock by its offset; it runs on at real speed."""
     global _start, _set_at, _offset

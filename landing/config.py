@@ -1,17 +1,24 @@
-"""Check the LANDING_* settings before a crawl starts, so a typo is one clear message, not a traceback.
+"""The LANDING_* settings, checked and typed once: the `Config` every component reads, and the pre-crawl check.
 
-Each check is here once: `problems` runs them all before `scrapy crawl`; the spider and middlewares read what they
-check through `choice`, `number` and `sources`, so a crawler built any other way is refused in the same words.
+A component reads `config.of(crawler)` in its `from_crawler` (a command without a crawler, `config.of_settings`):
+a frozen `Config` whose field for LANDING_X_Y is `x_y`, with derived values resolved (the driver once Chromium is
+looked for, the endpoints through a sandbox, the exclusion list, the mailto). Each default and each meaning is in
+landing/settings.py only. A bad value is refused by `SettingsError` in the words `problems` uses before `scrapy crawl`.
 """
 
 import os
 import re
+from dataclasses import dataclass, field
 from datetime import date, timedelta
+from urllib.parse import urlsplit
+from weakref import WeakKeyDictionary
+
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from landing import clock
 from landing.core.decisions import excluding, seen_since
+from landing.core.doi import RESOLVER_HOSTS
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
-from landing.stores import StoreError, docs_from, open_blobs
 
 CHOICES = {
     "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
@@ -46,6 +53,22 @@ NUMBERS = {
     "LANDING_MATCH_DEADLINE": (float, 0),
     "LANDING_MATCH_SEEN_WITHIN": (float, 0),
 }
+FLAGS = ("LANDING_ADDRESS_GUARD", "LANDING_EXPORT_ON_CLOSE", "LANDING_EXPORT_REPORT")
+# Taken as given: the stores and the run are checked where they are opened (landing.stores, `problems`).
+TEXTS = (
+    "LANDING_SANDBOX",
+    "LANDING_DOCS",
+    "LANDING_DOCS_INDEX_PREFIX",
+    "LANDING_UNWRITTEN_DIR",
+    "LANDING_BLOBS",
+    "LANDING_ARTIFACTS_DIR",
+    "LANDING_RUN",
+    "LANDING_FRONTIER_REDIS",
+    "LANDING_CHROMIUM",
+)
+# Secrets may come from the environment, so they stay out of scrapyd's job list and shell history.
+SECRETS = ("LANDING_DOCS_API_KEY", "LANDING_DOCS_USERNAME", "LANDING_DOCS_PASSWORD", "LANDING_DOCS_CA_CERTS")
+ENDPOINTS = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 # An address's shape only (local part, @, a dotted domain): whether anyone reads it no check here can know.
@@ -53,7 +76,104 @@ EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,63}(\
 
 
 class SettingsError(ValueError):
-    """A setting the crawl cannot run with; the message says what to set instead."""
+    """A setting the crawl cannot run with; the message says what to set instead (one line per bad setting)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """Every LANDING_* setting, checked and typed (LANDING_X_Y is `x_y`; landing/settings.py says what each means).
+
+    Values that may hold credentials (URLs, secrets) are left out of its repr, so no log shows them."""
+
+    sandbox: str | None = field(repr=False)
+    crossref_api: str  # the endpoints as requests use them: no trailing slash, the APIs in http through a sandbox
+    datacite_api: str
+    doi_resolver: str
+    docs: str = field(repr=False)
+    docs_batch_docs: int
+    docs_batch_seconds: float
+    docs_index_prefix: str
+    docs_api_key: str | None = field(repr=False)  # these four: the setting, else its environment variable
+    docs_username: str | None
+    docs_password: str | None = field(repr=False)
+    docs_ca_certs: str | None
+    docs_retries: int
+    docs_outage_max: float
+    unwritten_dir: str
+    blobs: str
+    artifacts_dir: str
+    excluded_domains: frozenset[str]  # the file's domains, else the shipped list
+    sources: tuple[str, ...]
+    sample_max: int
+    sample_min: int
+    sample_min_per_prefix: int
+    mailto: str | None
+    run: str
+    clock: str | None
+    frontier: int
+    frontier_redis: str | None = field(repr=False)
+    lease_seconds: float
+    workers: int
+    resource_url_from: str
+    resolver_rate: float  # 0 through a sandbox unless set explicitly
+    driver: str  # http under auto when LANDING_CHROMIUM is no executable
+    chromium: str | None
+    browser_pages: int
+    browser_settle: float
+    resolver_robots: str
+    address_guard: bool
+    keepalive: float
+    idle_connections: int
+    robots_cache: int
+    retry_after_max: float
+    export_on_close: bool
+    export_report: bool
+    progress_interval: float
+    match_text_candidates: int
+    match_concurrency: int
+    match_pieces: int
+    match_candidates: int
+    match_requests: int
+    match_evidence: int
+    match_deadline: float
+    match_seen_within: float
+    # Derived from the settings above, resolved once.
+    browser_unavailable: bool  # LANDING_DRIVER=auto without an executable LANDING_CHROMIUM: the driver is http
+    resolver_hosts: frozenset[str]  # every host a DOI's chain may pass through before it leaves the resolver
+    verified_hosts: frozenset[str]  # hosts whose TLS certificates are verified (none through a sandbox)
+
+    @classmethod
+    def from_settings(cls, settings) -> "Config":
+        """The checked settings; SettingsError names every value that is not one its setting takes."""
+        values, found = _read(settings)
+        if found:
+            raise SettingsError("\n".join(found))
+        return cls(**values)
+
+
+def field_name(setting: str) -> str:
+    """The Config field of a LANDING_* setting.
+
+    >>> field_name("LANDING_SAMPLE_MIN_PER_PREFIX")
+    'sample_min_per_prefix'
+    """
+    return setting.removeprefix("LANDING_").lower()
+
+
+_OF_CRAWLER: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def of(crawler) -> Config:
+    """The crawler's Config, checked at the first call and the same object after it."""
+    found = _OF_CRAWLER.get(crawler)
+    if found is None:
+        found = _OF_CRAWLER[crawler] = Config.from_settings(crawler.settings)
+    return found
+
+
+def of_settings(settings) -> Config:
+    """The Config of settings that have no crawler (a command's, a spider's update_settings)."""
+    return Config.from_settings(settings)
 
 
 def choice(settings, name: str) -> str:
@@ -76,9 +196,17 @@ def number(settings, name: str) -> int | float:
     return value
 
 
-def sources(settings) -> list[str]:
+def flag(settings, name: str) -> bool:
+    """The value of a setting that is true or false, in the forms Scrapy's getbool takes."""
+    try:
+        return settings.getbool(name)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name}={settings.get(name)!r}: use True or False") from None
+
+
+def sources(settings) -> tuple[str, ...]:
     """The registration agencies LANDING_SOURCES names, in its order."""
-    named = [s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip()]
+    named = tuple(s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip())
     if not named or set(named) - set(SOURCES):
         raise SettingsError(
             f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of crossref,datacite"
@@ -136,12 +264,14 @@ def trusted(decisions, settings, today: date | None = None):
     return decisions
 
 
-def clock_setting(settings) -> tuple:
-    """LANDING_CLOCK as landing.clock reads it: (start instant or None, offset of the wall clock)."""
+def clock_value(settings) -> str | None:
+    """LANDING_CLOCK, once landing.clock can run on it."""
+    value = settings.get("LANDING_CLOCK")
     try:
-        return clock.parse(settings.get("LANDING_CLOCK"))
+        clock.parse(value)
     except clock.ClockError as error:
         raise SettingsError(str(error)) from None
+    return value
 
 
 def chromium_usable(chromium: str | None) -> bool:
@@ -149,21 +279,66 @@ def chromium_usable(chromium: str | None) -> bool:
     return bool(chromium) and os.access(chromium, os.X_OK)
 
 
-def value_problems(settings) -> list[str]:
-    """Every setting whose value is not one it takes, each a sentence saying what to set instead."""
-    found = _refused(sources, settings) + _refused(exclusions, settings) + _refused(clock_setting, settings)
-    found += _refused(mailto, settings)
-    for name in CHOICES:
-        found += _refused(choice, settings, name)
-    for name in NUMBERS:
-        found += _refused(number, settings, name)
-    return found
+def endpoint(settings, name: str) -> str:
+    """An endpoint (ENDPOINTS) as requests use it: no trailing slash; through a sandbox an API in plain http (no TLS
+    tunnel per connection), while the resolver keeps https, so a DOI's chain starts as it does on the real web."""
+    url = settings.get(name)
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise SettingsError(f"{name}={url!r}: use an http:// or https:// URL")
+    url = url.rstrip("/")
+    if settings.get("LANDING_SANDBOX") and name != "LANDING_DOI_RESOLVER" and url.startswith("https://"):
+        return "http://" + url[len("https://") :]
+    return url
+
+
+def _read(settings) -> tuple[dict, list[str]]:
+    # (every field's value, every problem); a field whose check failed is None.
+    values, found = {}, []
+
+    def take(name, check, *args):
+        try:
+            values[field_name(name)] = check(settings, *args)
+        except SettingsError as error:
+            values[field_name(name)] = None
+            found.append(str(error))
+
+    for name, check in (
+        ("LANDING_SOURCES", sources),
+        ("LANDING_EXCLUDED_DOMAINS", exclusions),
+        ("LANDING_CLOCK", clock_value),
+        ("LANDING_MAILTO", mailto),
+    ):
+        take(name, check)
+    for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag)):
+        for name in names:
+            take(name, check, name)
+    for name in TEXTS:
+        values[field_name(name)] = settings.get(name)
+    for name in SECRETS:
+        values[field_name(name)] = settings.get(name) or os.environ.get(name) or None
+    for name in ENDPOINTS:
+        take(name, endpoint, name)
+    sandbox = bool(values["sandbox"])
+    chosen = (settings.getpriority("LANDING_RESOLVER_RATE") or 0) > SETTINGS_PRIORITIES["project"]
+    if sandbox and not chosen:
+        values["resolver_rate"] = 0.0
+    values["browser_unavailable"] = values["driver"] == "auto" and not chromium_usable(values["chromium"])
+    if values["browser_unavailable"]:
+        values["driver"] = "http"
+    # The public names whatever LANDING_DOI_RESOLVER says: publishers link through any of them.
+    hosts = {name: urlsplit(values[name] or "").hostname for name in ("doi_resolver", "crossref_api", "datacite_api")}
+    values["resolver_hosts"] = RESOLVER_HOSTS | {hosts.pop("doi_resolver")}
+    apis = set(hosts.values())
+    values["verified_hosts"] = frozenset() if sandbox else frozenset(values["resolver_hosts"] | apis)
+    return values, found
 
 
 def problems(settings) -> list[str]:
     """Every problem with the sampler's settings (values, run, Redis, Chromium, stores), each a sentence."""
-    found = value_problems(settings)
-    run = settings.get("LANDING_RUN")
+    from landing.stores import StoreError, docs_from, open_blobs  # the stores read a Config: imported when asked
+
+    values, found = _read(settings)
+    run = values["run"]
     if not isinstance(run, str) or not RUN_NAME.match(run):
         found.append(f"LANDING_RUN={run!r}: use auto, new, or a run name of letters, digits and . _ : -")
     if settings.get("JOBDIR"):
@@ -174,29 +349,24 @@ def problems(settings) -> list[str]:
             "same command resumes the run from LANDING_DOCS"
         )
     found += _redis_problems(settings)
-    chromium = settings.get("LANDING_CHROMIUM")
+    chromium = values["chromium"]
     if settings.get("LANDING_DRIVER") == "browser" and not chromium_usable(chromium):
         found.append(
             f"LANDING_CHROMIUM={chromium!r} is not an executable: install Debian's chromium-headless-shell package "
             "(apt-get install chromium-headless-shell) or name its path, or use LANDING_DRIVER=auto or http"
         )
-    openers = [lambda s: open_blobs(s.get("LANDING_BLOBS"))]
+    # The stores are tried even when other values are bad, so one run of the check names every problem: the
+    # Config is built unchecked, and the document store only when the LANDING_DOCS_* values it reads are good.
+    partial = Config(**values)
+    openers = [lambda: open_blobs(partial.blobs)]
     if not any(problem.startswith("LANDING_DOCS_") for problem in found):
-        openers.insert(0, docs_from)  # it reads the LANDING_DOCS_* numbers
+        openers.insert(0, lambda: docs_from(partial))
     for opener in openers:
         try:
-            opener(settings).close()
+            opener().close()
         except StoreError as error:
             found.append(str(error))
     return found
-
-
-def _refused(check, *args) -> list[str]:
-    try:
-        check(*args)
-    except SettingsError as error:
-        return [str(error)]
-    return []
 
 
 def _redis_problems(settings) -> list[str]:

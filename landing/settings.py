@@ -1,6 +1,6 @@
 """Scrapy settings of the landing project. Every LANDING_* setting is documented here, once, with its default.
 
-README "Settings" lists the names only; Scrapy's own settings changed from their defaults come last.
+docs/settings.md lists the names by group; Scrapy's own settings changed from their defaults come last.
 """
 
 import os
@@ -87,8 +87,8 @@ LANDING_CLOCK = None
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run. With
 # LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many. With every hop paced by
-# its own host, a DOI waits its turn at polite hosts: at 200 ms on the full-run world (bench/fullrun.py), 1,000
-# (with CONCURRENT_REQUESTS 256) visited 63 DOIs/s with the CPU 77% busy; 2,000 (with 512) 89, CPU-bound.
+# its own host, a DOI waits its turn at polite hosts, so fewer leave the crawl waiting with CPU to spare: 2,000
+# (with CONCURRENT_REQUESTS 512) keeps it CPU-bound at 200 ms latency (bench/README.md "fullrun.py").
 LANDING_FRONTIER = 2000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
 # share as one frontier (landing.sampler.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
@@ -213,7 +213,9 @@ SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
     "scrapy.spidermiddlewares.metacopy.MetaCopyDetectionMiddleware": None,
 }
+# AnalysisPipeline reads each visit's page into its analysis document; the other two store it.
 ITEM_PIPELINES = {
+    "landing.sampler.pipelines.AnalysisPipeline": 300,
     "landing.sampler.pipelines.BlobPipeline": 400,
     "landing.sampler.pipelines.DocumentPipeline": 500,
 }
@@ -244,9 +246,8 @@ DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 # A full run has thousands of hosts in flight at once, each held to a few connections and AutoThrottle's pace.
-# A request waiting out its host's delay counts against CONCURRENT_REQUESTS: at 200 ms latency, 128 left the
-# crawl waiting on polite hosts at 72-76 DOIs/s and 70% of a core; 256 did 93 DOIs/s (bench/fullrun.py). Once
-# publisher hops were paced by their own hosts (not the resolver's slot), 512 (see LANDING_FRONTIER).
+# A request waiting out its host's delay counts against CONCURRENT_REQUESTS, so too few leave the crawl waiting on
+# polite hosts with CPU to spare; 512 goes with LANDING_FRONTIER's 2,000 (bench/README.md "fullrun.py").
 CONCURRENT_REQUESTS = 512
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
 # Every hop of a DOI's chain is paced by its own host's slot (landing.crawl.redirects: Scrapy's redirects kept the
@@ -260,7 +261,8 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 # AutoThrottle leaves these slots alone (ServiceSlotsMiddleware): their concurrency and delay are their limit.
 # doi.org publishes no limit: 32 at once is what a full run needs (500,000 DOIs in two hours is 70 a second).
 # No delay: a slot with one sends a single request per delay whatever its concurrency, and the timer's
-# granularity made 0.01 s (a nominal 100/s) about 25 requests a second. The API slots are paced at the services' published limits when the crawl starts
+# granularity makes a short delay far slower than it says (bench/README.md "Figures behind choices in the code").
+# The API slots are paced at the services' published limits when the crawl starts
 # (landing.crawl.endpoints.service_slots: Crossref 3/s with LANDING_MAILTO, 1/s without; DataCite 500 per 5 minutes),
 # except through LANDING_SANDBOX, which enforces none; the values here are the sandbox's.
 DOWNLOAD_SLOTS = {

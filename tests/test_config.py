@@ -1,10 +1,16 @@
 """The settings check names every problem and accepts the project's defaults."""
 
+import ast
+import dataclasses
+import doctest
 import socket
+from pathlib import Path
 
 import pytest
 from scrapy.settings import Settings
 
+import landing
+from landing import config
 from landing import settings as project_settings
 from landing.config import SettingsError, choice, number, problems, sources
 
@@ -128,7 +134,7 @@ def test_a_setting_read_through_its_check_is_refused_in_the_words_problems_uses(
 def test_a_good_setting_read_through_its_check_is_its_value(tmp_path):
     settings = _settings(tmp_path, LANDING_SOURCES=" datacite, crossref", LANDING_LEASE_SECONDS="30")
     assert (sources(settings), number(settings, "LANDING_LEASE_SECONDS"), choice(settings, "LANDING_DRIVER")) == (
-        ["datacite", "crossref"],
+        ("datacite", "crossref"),
         30.0,
         "auto",
     )
@@ -160,9 +166,9 @@ def test_the_matcher_trusts_only_pairs_seen_within_the_days_it_is_told(tmp_path)
     from datetime import date
 
     from landing.config import trusted
-    from landing.core.decisions import load_decisions
+    from landing.core.decisions import Decisions
 
-    decisions = load_decisions(
+    decisions = Decisions.read(
         json.dumps(
             {
                 "domains-prefixes": {
@@ -188,10 +194,10 @@ def test_the_matcher_counts_its_days_on_the_one_clock(tmp_path):
 
     from landing import clock
     from landing.config import trusted
-    from landing.core.decisions import load_decisions
+    from landing.core.decisions import Decisions
 
     pairs = {"seen.example": {"10.1": {"domain-recognised": True, "last-seen": "2030-01-10"}}}
-    decisions = load_decisions(json.dumps({"domains-prefixes": pairs}))
+    decisions = Decisions.read(json.dumps({"domains-prefixes": pairs}))
     settings = _settings(tmp_path, LANDING_MATCH_SEEN_WITHIN=30)
     try:
         clock.set_clock("2030-01-20T00:00:00Z")
@@ -232,3 +238,133 @@ def test_a_missing_mailto_is_warned_of_only_when_crossref_is_asked_on_the_real_w
 
 def test_the_user_agent_names_the_crawler_and_no_address_the_project_does_not_own(tmp_path):
     assert _settings(tmp_path).get("USER_AGENT") == "landing/0.1 (scholarly landing-page sampler)"
+
+
+def test_the_doctests_hold():
+    assert doctest.testmod(config).attempted and doctest.testmod(config).failed == 0
+
+
+def test_config_of_a_crawler_is_checked_once_and_the_same_object_after(tmp_path):
+    from tests.crawl.project import crawler
+
+    one, other = crawler(LANDING_DOCS=f"sqlite:///{tmp_path}/x.db"), crawler()
+    assert config.of(one) is config.of(one)
+    assert config.of(one) is not config.of(other)
+    assert (config.of(one).docs, config.of(other).docs) == (f"sqlite:///{tmp_path}/x.db", project_settings.LANDING_DOCS)
+
+
+def test_a_bad_value_refuses_the_config_in_the_one_line_problems_uses(tmp_path):
+    from tests.crawl.project import crawler
+
+    settings = _settings(tmp_path, LANDING_FRONTIER="none")
+    with pytest.raises(SettingsError) as refused:
+        config.of(crawler(LANDING_FRONTIER="none"))
+    assert str(refused.value) == "LANDING_FRONTIER='none' is not a number"
+    assert problems(settings) == [str(refused.value)]
+
+
+def test_two_bad_values_are_refused_together_one_line_each(tmp_path):
+    with pytest.raises(SettingsError) as refused:
+        config.of_settings(_settings(tmp_path, LANDING_SAMPLE_MIN="0", LANDING_DRIVER="sometimes"))
+    assert str(refused.value).splitlines() == [
+        "LANDING_DRIVER='sometimes': use http or browser or auto",
+        "LANDING_SAMPLE_MIN=0 must be at least 1",
+    ]
+
+
+def test_every_landing_setting_has_one_field_of_its_name():
+    names = {name for name in dir(project_settings) if name.startswith("LANDING_")}
+    derived = {"browser_unavailable", "resolver_hosts", "verified_hosts"}
+    assert {f.name for f in dataclasses.fields(config.Config)} - derived == {config.field_name(n) for n in names}
+
+
+def test_the_project_defaults_are_read_with_the_types_their_fields_say(tmp_path):
+    cfg = config.of_settings(_settings(tmp_path))
+    kinds = {int: int, float: float, bool: bool, str: str, "tuple[str, ...]": tuple, "frozenset[str]": frozenset}
+    wrong = {}
+    for f in dataclasses.fields(cfg):
+        kind = kinds.get(f.type, kinds.get(str(f.type)))
+        if kind and type(getattr(cfg, f.name)) is not kind:
+            wrong[f.name] = getattr(cfg, f.name)
+    assert wrong == {}
+    assert (cfg.sample_min, cfg.lease_seconds, cfg.export_on_close, cfg.sources) == (
+        10,
+        120.0,
+        True,
+        ("crossref", "datacite"),
+    )
+
+
+def test_auto_without_chromium_is_the_http_driver_and_says_the_browser_is_unavailable(tmp_path):
+    missing = str(tmp_path / "none")
+    auto = config.of_settings(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=missing))
+    chosen = config.of_settings(_settings(tmp_path, LANDING_DRIVER="http", LANDING_CHROMIUM=missing))
+    usable = config.of_settings(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM="/bin/true"))
+    assert [(c.driver, c.browser_unavailable) for c in (auto, chosen, usable)] == [
+        ("http", True),
+        ("http", False),
+        ("auto", False),
+    ]
+
+
+def test_store_secrets_come_from_the_environment_when_unset_and_never_show_in_the_repr(tmp_path, monkeypatch):
+    monkeypatch.setenv("LANDING_DOCS_PASSWORD", "from-env")
+    cfg = config.of_settings(
+        _settings(tmp_path, LANDING_DOCS="http://user:pw@es.example:9200", LANDING_DOCS_API_KEY="key-in-settings")
+    )
+    assert (cfg.docs_password, cfg.docs_api_key) == ("from-env", "key-in-settings")
+    assert [secret for secret in ("from-env", "key-in-settings", "user:pw") if secret in repr(cfg)] == []
+
+
+def test_a_flag_that_is_neither_true_nor_false_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_EXPORT_REPORT="sometimes")) == [
+        "LANDING_EXPORT_REPORT='sometimes': use True or False"
+    ]
+
+
+def test_an_endpoint_that_is_not_an_http_url_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_DOI_RESOLVER="doi.org")) == [
+        "LANDING_DOI_RESOLVER='doi.org': use an http:// or https:// URL"
+    ]
+
+
+# A settings read of a LANDING_* name outside landing/config.py: Scrapy's getters, a subscript, or a check of config's
+# called on its own. Each bypasses the one checked object (and usually brings a default of its own).
+_READS = {"get", "getint", "getfloat", "getbool", "getlist", "getdict", "getwithbase"}
+_CHECKS = {"number", "choice", "flag", "endpoint"}  # (settings, name): the name is their second argument
+
+
+def _landing_reads(source: str) -> list[int]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", None))
+            literal = node.args[1:2] if name in _CHECKS else node.args[:1]
+        elif isinstance(node, ast.Subscript):
+            name, literal = "[]", [node.slice]
+        else:
+            continue
+        named = [a for a in literal if isinstance(a, ast.Constant) and str(a.value).startswith("LANDING_")]
+        if (name in _READS | _CHECKS or name == "[]") and named:
+            found.append(node.lineno)
+    return found
+
+
+def test_the_read_finder_finds_each_kind_of_read_and_no_write():
+    source = (
+        's.getint("LANDING_FRONTIER")\nsettings.get("LANDING_DOCS", 1)\nx = s["LANDING_RUN"]\n'
+        'number(s, "LANDING_WORKERS")\ns.set("LANDING_RESOLVER_RATE", 1)\ns.getpriority("LANDING_X")\n'
+        'cfg.frontier\ns.getint("DOWNLOAD_TIMEOUT")\nendpoint(s, "LANDING_DOI_RESOLVER")\n'
+    )
+    assert _landing_reads(source) == [1, 2, 3, 4, 9]
+
+
+def test_no_landing_setting_is_read_outside_config_but_through_it():
+    package = Path(landing.__file__).parent
+    found = {
+        f"{path.relative_to(package.parent)}:{line}"
+        for path in sorted(package.rglob("*.py"))
+        if path != package / "config.py"
+        for line in _landing_reads(path.read_text(encoding="utf-8"))
+    }
+    assert found == set()

@@ -11,8 +11,8 @@ import itertools
 import logging
 import os
 
+from landing import config
 from landing.browser.rules import BrowserRules, Stop, stopped
-from landing.config import chromium_usable
 from landing.crawl.guard import guard_enabled
 
 logger = logging.getLogger(__name__)
@@ -26,8 +26,8 @@ SLOT = "landing-browser"
 LOOP = "landing_browser_loop"  # Request.meta: the event loop Playwright runs on (landing.browser.handler)
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
 # Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
-# renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (100 browser visits:
-# 65 s of CPU before, 50 s after, pages read alike), which is most of what auto costs on a full run.
+# renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (bench/README.md
+# "Figures behind choices in the code"), which is most of what auto costs on a full run.
 # WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
 # Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
 ARGS = [
@@ -47,31 +47,24 @@ ARGS = [
 ]
 
 
-def driver(settings) -> str:
-    """The driver a crawl uses: LANDING_DRIVER, except that auto without an executable Chromium is http."""
-    chosen = settings.get("LANDING_DRIVER")
-    if chosen == "auto" and not chromium_usable(settings.get("LANDING_CHROMIUM")):
-        return "http"
-    return chosen
-
-
 def configure(settings) -> None:
     """Install the Playwright download handler and Chromium's options, unless the driver is plain HTTP."""
-    if driver(settings) not in ("browser", "auto"):
+    cfg = config.of_settings(settings)
+    if cfg.driver not in ("browser", "auto"):
         return
     handlers = {**settings.getdict("DOWNLOAD_HANDLERS"), "http": HANDLER, "https": HANDLER}
     settings.set("DOWNLOAD_HANDLERS", handlers, priority="spider")
     # Chromium's sandbox needs a user other than root (Chromium refuses root with it); the handler falls back to
     # none, saying so, where the kernel does not allow it either.
     launch = {
-        "executable_path": settings.get("LANDING_CHROMIUM"),
+        "executable_path": cfg.chromium,
         "headless": True,
         "args": ARGS,
         "env": chromium_env(os.environ),
         "chromium_sandbox": os.geteuid() != 0,
     }
-    if settings.get("LANDING_SANDBOX") and not guard_enabled(settings):
-        launch["proxy"] = {"server": settings.get("LANDING_SANDBOX")}  # Chromium's own requests go there too
+    if cfg.sandbox and not guard_enabled(cfg):
+        launch["proxy"] = {"server": cfg.sandbox}  # Chromium's own requests go there too
     # With the guard on, the handler puts Chromium behind landing.browser.proxy when it starts it.
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     # Playwright on an event loop of its own, in a thread: it reads each message of its driver only once its loop's
@@ -81,7 +74,7 @@ def configure(settings) -> None:
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
     # An object, not a path: scrapy-playwright's load_object takes callables as they are.
     settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings), priority="spider")
-    pages = settings.getint("LANDING_BROWSER_PAGES")
+    pages = cfg.browser_pages
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", pages, priority="spider")
     slots = {**settings.getdict("DOWNLOAD_SLOTS"), SLOT: {"concurrency": pages, "delay": 0}}
     settings.set("DOWNLOAD_SLOTS", slots, priority="spider")

@@ -9,10 +9,10 @@ import logging
 
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
+from landing import config
 from landing.browser.driver import LOOP
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
-from landing.crawl.endpoints import verified_hosts
 from landing.crawl.handlers import cap_pool, one_tls_context
 from landing.crawl.stopping import StoppableDownloads
 
@@ -39,11 +39,11 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler):
         super().__init__(crawler)
-        cap_pool(self, crawler.settings)
-        one_tls_context(self, verified_hosts(crawler.settings))  # the API requests of auto go through this handler
+        cap_pool(self, crawler)
+        one_tls_context(self, config.of(crawler).verified_hosts)  # the API requests of auto go through this handler
         self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
-        self.sandbox = crawler.settings.get("LANDING_SANDBOX")
+        self.sandbox = config.of(crawler).sandbox
         self.proxy: GuardingProxy | None = None
 
     async def _maybe_launch_in_thread(self) -> None:

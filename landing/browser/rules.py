@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from landing import config
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
 from landing.crawl.guard import Unresolved, guard_enabled, judge, lookup
@@ -81,9 +82,10 @@ class BrowserRules:
 
     @classmethod
     def from_settings(cls, settings) -> "BrowserRules":
+        cfg = config.of_settings(settings)
         return cls(
-            guard=guard_enabled(settings),
-            robots=robots_policy(settings),
+            guard=guard_enabled(cfg),
+            robots=robots_policy(settings, cfg),
             user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*",
         )
 

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigured
 from scrapy.resolver import dnscache
 
+from landing import config
 from landing.core.addresses import forbidden, literal_address, local_name, on_this_machine
 from landing.core.recent import Recent
 
@@ -19,12 +20,12 @@ logger = logging.getLogger(__name__)
 _SCRAPY_RESOLVER = "scrapy.resolver.CachingThreadedResolver"
 
 
-def guard_enabled(settings, say: bool = False) -> bool:
+def guard_enabled(cfg, say: bool = False) -> bool:
     """Whether the guard judges this crawl's requests: LANDING_ADDRESS_GUARD, unless LANDING_SANDBOX is a sandbox on
     this machine (it serves an offline world from 127.0.0.1: refusing loopback would refuse it all). A sandbox URL
     elsewhere, a real proxy put there by mistake, never turns it off. `say`: log which it is."""
-    sandbox = settings.get("LANDING_SANDBOX")
-    if not settings.getbool("LANDING_ADDRESS_GUARD", True):
+    sandbox = cfg.sandbox
+    if not cfg.address_guard:
         return False
     if sandbox and on_this_machine(sandbox):
         if say:
@@ -78,7 +79,7 @@ class AddressGuardMiddleware:
     @classmethod
     def from_crawler(cls, crawler):
         settings = crawler.settings
-        if not guard_enabled(settings, say=True):
+        if not guard_enabled(config.of(crawler), say=True):
             raise NotConfigured
         pin = settings.getbool("DNSCACHE_ENABLED") and settings.get("TWISTED_DNS_RESOLVER") == _SCRAPY_RESOLVER
         return cls(crawler.stats, settings.getint("DNSCACHE_SIZE"), settings.getfloat("DNS_TIMEOUT"), pin)

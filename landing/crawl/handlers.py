@@ -2,8 +2,8 @@
 LANDING_IDLE_CONNECTIONS).
 
 Twisted's pool keeps every idle connection for 240 s. A full run meets thousands of hosts, most of them for a
-handful of requests: measured on a 1,000-host world, the crawl held ~1,900 idle TLS tunnels after 60 s, and its
-memory grew by ~25 KB per DOI with them. Closing idle connections after a few seconds bounded memory but cost
+handful of requests: a crawl held thousands of idle TLS tunnels, and its memory grew with them (bench/README.md
+"Figures behind choices in the code"). Closing idle connections after a few seconds bounded memory but cost
 a TLS handshake for nearly every request, on both sides. So idle connections stay up to LANDING_KEEPALIVE
 seconds, and past LANDING_IDLE_CONNECTIONS of them the one idle longest is closed.
 """
@@ -16,7 +16,7 @@ from scrapy.core.downloader.tls import _ScrapyClientTLSOptions26
 from twisted.internet.ssl import optionsForClientTLS
 from twisted.web.client import HTTPConnectionPool
 
-from landing.crawl.endpoints import verified_hosts
+from landing import config
 from landing.crawl.stopping import StoppableDownloads
 
 
@@ -44,14 +44,15 @@ class CappedPool(HTTPConnectionPool):
             self._removeConnection(self._keys.pop(oldest), oldest)
 
 
-def cap_pool(handler, settings) -> None:
-    """Give `handler` a CappedPool configured as the one Scrapy made."""
+def cap_pool(handler, crawler) -> None:
+    """Give `handler` a CappedPool configured as the one Scrapy made, capped as the crawler's Config says."""
     from twisted.internet import reactor
 
     made = handler._pool
-    pool = CappedPool(reactor, settings.getint("LANDING_IDLE_CONNECTIONS"))
-    pool.maxPersistentPerHost, pool._factory = persistent_per_host(settings), made._factory
-    pool.cachedConnectionTimeout = settings.getfloat("LANDING_KEEPALIVE")
+    cfg = config.of(crawler)
+    pool = CappedPool(reactor, cfg.idle_connections)
+    pool.maxPersistentPerHost, pool._factory = persistent_per_host(crawler.settings), made._factory
+    pool.cachedConnectionTimeout = cfg.keepalive
     handler._pool = pool
 
 
@@ -117,6 +118,6 @@ class _UncheckedTLSOptions(_ScrapyClientTLSOptions26):
 class HttpHandler(StoppableDownloads, HTTP11DownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
-        cap_pool(self, crawler.settings)
-        one_tls_context(self, verified_hosts(crawler.settings))
+        cap_pool(self, crawler)
+        one_tls_context(self, config.of(crawler).verified_hosts)
         self.watch_stopping(crawler)

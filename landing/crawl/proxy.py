@@ -4,6 +4,8 @@ import logging
 
 from scrapy.exceptions import NotConfigured
 
+from landing import config
+
 
 class SandboxProxyMiddleware:
     """Send every request (spider requests, redirects, robots.txt) through LANDING_SANDBOX when it is set.
@@ -17,7 +19,7 @@ class SandboxProxyMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler):
-        proxy = crawler.settings.get("LANDING_SANDBOX")
+        proxy = config.of(crawler).sandbox
         if not proxy:
             raise NotConfigured
         # The sandbox's certificate is self-signed by design: one warning per host would bury everything else.

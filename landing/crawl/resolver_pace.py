@@ -4,8 +4,8 @@ import asyncio
 import time
 from urllib.parse import urlsplit
 
+from landing import config
 from landing.core.pace import Pace
-from landing.crawl.endpoints import resolver_hosts, resolver_rate
 
 
 class ResolverPaceMiddleware:
@@ -20,7 +20,8 @@ class ResolverPaceMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(resolver_hosts(crawler.settings), resolver_rate(crawler.settings))
+        cfg = config.of(crawler)
+        return cls(cfg.resolver_hosts, cfg.resolver_rate)
 
     async def process_request(self, request, spider=None):
         if urlsplit(request.url).hostname in self.hosts:

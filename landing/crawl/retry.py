@@ -5,6 +5,7 @@ import time
 
 from scrapy.downloadermiddlewares.retry import RetryMiddleware
 
+from landing import config
 from landing.core.retry import retry_after
 
 
@@ -15,9 +16,13 @@ class RetryAfterMiddleware(RetryMiddleware):
     LANDING_RETRY_AFTER_MAX so one header cannot stall a DOI for hours.
     """
 
-    def __init__(self, settings):
-        super().__init__(settings)
-        self.wait_max = settings.getfloat("LANDING_RETRY_AFTER_MAX")
+    wait_max: float
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        middleware = super().from_crawler(crawler)
+        middleware.wait_max = config.of(crawler).retry_after_max
+        return middleware
 
     async def process_response(self, request, response, spider=None):
         retries_left = request.meta.get("retry_times", 0) < request.meta.get("max_retry_times", self.max_retry_times)

@@ -5,18 +5,17 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
-from landing.config import choice
+from landing import config
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
-from landing.crawl.endpoints import resolver_hosts
 
 
-def robots_policy(settings) -> RobotsPolicy:
+def robots_policy(settings, cfg: config.Config) -> RobotsPolicy:
     """The crawl's robots.txt policy (landing.core.robots), from ROBOTSTXT_OBEY and LANDING_RESOLVER_ROBOTS."""
     return RobotsPolicy(
         obey=settings.getbool("ROBOTSTXT_OBEY"),
-        obey_resolver=choice(settings, "LANDING_RESOLVER_ROBOTS") == "obey",
-        resolver_hosts=resolver_hosts(settings),
+        obey_resolver=cfg.resolver_robots == "obey",
+        resolver_hosts=cfg.resolver_hosts,
     )
 
 
@@ -31,7 +30,7 @@ class RobotsPolicyMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(robots_policy(crawler.settings))
+        return cls(robots_policy(crawler.settings, config.of(crawler)))
 
     def process_request(self, request, spider=None):
         api = bool(request.meta.get("landing_api"))
@@ -49,7 +48,7 @@ class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def __init__(self, crawler):
         super().__init__(crawler)
-        self._parsers = recent_parsers(crawler.settings.getint("LANDING_ROBOTS_CACHE"))
+        self._parsers = recent_parsers(config.of(crawler).robots_cache)
 
     async def robot_parser(self, request):
         pending = self._parsers.get(urlparse_cached(request).netloc)

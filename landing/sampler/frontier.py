@@ -7,6 +7,8 @@ hold more than LANDING_FRONTIER DOIs' requests and bodies. The spider asks for t
 
 import asyncio
 
+from landing import config
+
 
 class Frontier:
     def __init__(self, bound: int):
@@ -17,12 +19,10 @@ class Frontier:
     def of(cls, crawler):
         """The crawl's one frontier (the spider fills it; DocumentPipeline empties it)."""
         if getattr(crawler, "landing_frontier", None) is None:
-            settings, bound = crawler.settings, crawler.settings.getint("LANDING_FRONTIER")
+            cfg = config.of(crawler)
             # Shared, the bound is per worker: N workers hold N times the DOIs, each as many as one process would.
             crawler.landing_frontier = (
-                SharedFrontier(bound * max(1, settings.getint("LANDING_WORKERS")))
-                if settings.get("LANDING_FRONTIER_REDIS")
-                else cls(bound)
+                SharedFrontier(cfg.frontier * cfg.workers) if cfg.frontier_redis else cls(cfg.frontier)
             )
         return crawler.landing_frontier
 

@@ -50,7 +50,7 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_redis import defaults
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
-from landing.config import number
+from landing import config
 from landing.core.runs import shared_namespace
 from landing.sampler.leased_queue import LEASE, LeasedQueue
 
@@ -101,8 +101,8 @@ class Scheduler(RedisScheduler):
 
     @classmethod
     def from_crawler(cls, crawler):
-        settings = crawler.settings
-        url = settings.get("LANDING_FRONTIER_REDIS")
+        settings, cfg = crawler.settings, config.of(crawler)
+        url = cfg.frontier_redis
         if not url:
             raise ValueError(
                 "landing.sampler.frontier_redis.Scheduler needs LANDING_FRONTIER_REDIS=redis://host:port/db"
@@ -125,8 +125,7 @@ class Scheduler(RedisScheduler):
             dupefilter=build_from_crawler(load_object(settings["DUPEFILTER_CLASS"]), crawler),
         )
         scheduler.crawler, scheduler.stats = crawler, crawler.stats
-        scheduler.ttl = number(settings, "LANDING_LEASE_SECONDS")
-        scheduler.docs, scheduler.wanted = settings.get("LANDING_DOCS") or "", settings.get("LANDING_RUN") or "auto"
+        scheduler.ttl, scheduler.docs, scheduler.wanted = cfg.lease_seconds, cfg.docs, cfg.run
         crawler.landing_redis_scheduler = scheduler  # how ack(crawler, meta) finds it
         return scheduler
 

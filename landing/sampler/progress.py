@@ -7,6 +7,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from twisted.internet import task
 
+from landing import config
 from landing.core.progress import clock, expected_dois, share, time_left
 
 logger = logging.getLogger(__name__)
@@ -22,10 +23,10 @@ class Progress:
 
     @classmethod
     def from_crawler(cls, crawler):
-        interval = crawler.settings.getfloat("LANDING_PROGRESS_INTERVAL")
-        if interval <= 0:
+        cfg = config.of(crawler)
+        if cfg.progress_interval <= 0:
             raise NotConfigured
-        progress = cls(crawler.stats, interval, shared=bool(crawler.settings.get("LANDING_FRONTIER_REDIS")))
+        progress = cls(crawler.stats, cfg.progress_interval, shared=bool(cfg.frontier_redis))
         crawler.signals.connect(progress.opened, signal=signals.spider_opened)
         crawler.signals.connect(progress.closed, signal=signals.spider_closed)
         return progress

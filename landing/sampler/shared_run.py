@@ -14,8 +14,7 @@ import time
 import uuid
 from urllib.parse import urlsplit
 
-from landing.config import number
-from landing.crawl.endpoints import endpoint
+from landing import config
 
 # KEYS: leader run; ARGV: token ttl_ms floor mine run patient. Returns {status, floor, run, leadership}: status 1
 # renewed, 2 taken (a new leadership; run is the id an unended one before it was on, to resume), 3 over (a
@@ -121,7 +120,8 @@ def share_hosts(settings) -> None:
 
     The resolver's slot and rate are split too; the APIs' are not: only the leader asks them.
     """
-    workers = settings.getint("LANDING_WORKERS")
+    cfg = config.of_settings(settings)
+    workers = cfg.workers
     if workers <= 1:
         return
     for name in ("CONCURRENT_REQUESTS_PER_DOMAIN", "CONCURRENT_REQUESTS_PER_IP"):
@@ -133,10 +133,10 @@ def share_hosts(settings) -> None:
         max(1.0, target / workers),
         priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"),
     )
-    rate = number(settings, "LANDING_RESOLVER_RATE")
-    settings.set("LANDING_RESOLVER_RATE", rate / workers, priority=settings.getpriority("LANDING_RESOLVER_RATE"))
+    rate = cfg.resolver_rate / workers
+    settings.set("LANDING_RESOLVER_RATE", rate, priority=settings.getpriority("LANDING_RESOLVER_RATE"))
     slots = settings.getdict("DOWNLOAD_SLOTS")
-    resolver = urlsplit(endpoint(settings, "LANDING_DOI_RESOLVER")).hostname
+    resolver = urlsplit(cfg.doi_resolver).hostname
     if resolver in slots:
         slots[resolver] = {**slots[resolver], "concurrency": max(1, slots[resolver].get("concurrency", 1) // workers)}
         settings.set("DOWNLOAD_SLOTS", slots, priority=settings.getpriority("DOWNLOAD_SLOTS"))

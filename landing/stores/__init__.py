@@ -37,18 +37,15 @@ def _shown(url: str) -> str:
         return url.split("://", 1)[0] + "://***@" + url.rsplit("@", 1)[1]
 
 
-def docs_from(settings, **options) -> DocStore:
-    """The document store the settings name: LANDING_DOCS, its batches, and LANDING_DOCS_* for Elasticsearch."""
-    url = settings.get("LANDING_DOCS")
-    options = {
-        "batch_docs": int(settings.get("LANDING_DOCS_BATCH_DOCS", 500)),
-        "batch_seconds": float(settings.get("LANDING_DOCS_BATCH_SECONDS", 2.0)),
-        **options,
-    }
+def docs_from(config, **options) -> DocStore:
+    """The document store a landing.config.Config names: LANDING_DOCS, its batches, and LANDING_DOCS_* for
+    Elasticsearch; `options` over them."""
+    url = config.docs
+    options = {"batch_docs": config.docs_batch_docs, "batch_seconds": config.docs_batch_seconds, **options}
     if _split("LANDING_DOCS", url, DOC_FORMS)[0] in ("http", "https"):
         from landing.stores.elastic import elastic_options
 
-        options = {**elastic_options(settings), **options}
+        options = {**elastic_options(config), **options}
     return open_docs(url, **options)
 
 

@@ -5,6 +5,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
+from landing import settings as defaults
 from landing.core.documents import upgraded
 from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
@@ -22,7 +23,13 @@ class DocStore(ABC):
     # Seconds between a failed batch write and put()'s next attempt: doubling from 1, at most 60.
     RETRY_PAUSE_MAX = 60.0
 
-    def __init__(self, *, batch_docs: int = 500, batch_seconds: float = 2.0, scan_chunk: int = 1000):
+    def __init__(
+        self,
+        *,
+        batch_docs: int = defaults.LANDING_DOCS_BATCH_DOCS,
+        batch_seconds: float = defaults.LANDING_DOCS_BATCH_SECONDS,
+        scan_chunk: int = 1000,
+    ):
         if batch_docs < 1 or scan_chunk < 1 or batch_seconds < 0:
             raise ValueError("batch_docs and scan_chunk must be at least 1, batch_seconds at least 0")
         self.batch_docs, self.batch_seconds, self.scan_chunk = batch_docs, batch_seconds, scan_chunk

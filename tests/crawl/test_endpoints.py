@@ -5,8 +5,8 @@ import pytest
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
-from landing.config import SettingsError
-from landing.crawl.endpoints import endpoint, resolver_rate, sandbox_pace
+from landing.config import SettingsError, of_settings
+from landing.crawl.endpoints import sandbox_pace
 
 
 def _settings(**overrides):
@@ -17,18 +17,20 @@ def _settings(**overrides):
 
 
 def test_endpoints_are_https_on_the_real_web():
-    assert endpoint(_settings(), "LANDING_CROSSREF_API") == "https://api.crossref.org"
+    assert of_settings(_settings()).crossref_api == "https://api.crossref.org"
 
 
 def test_api_endpoints_switch_to_plain_http_with_a_sandbox_and_the_resolver_keeps_https():
-    settings = _settings(LANDING_SANDBOX="http://127.0.0.1:8700")
-    assert [
-        endpoint(settings, n) for n in ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
-    ] == ["http://api.crossref.org", "http://api.datacite.org", "https://doi.org"]
+    cfg = of_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:8700"))
+    assert [cfg.crossref_api, cfg.datacite_api, cfg.doi_resolver] == [
+        "http://api.crossref.org",
+        "http://api.datacite.org",
+        "https://doi.org",
+    ]
 
 
 def test_endpoint_drops_a_trailing_slash():
-    assert endpoint(_settings(LANDING_DOI_RESOLVER="https://doi.org/"), "LANDING_DOI_RESOLVER") == "https://doi.org"
+    assert of_settings(_settings(LANDING_DOI_RESOLVER="https://doi.org/")).doi_resolver == "https://doi.org"
 
 
 def _chosen(**overrides):
@@ -57,14 +59,16 @@ def test_a_start_delay_set_on_purpose_holds_under_a_sandbox():
 
 
 def test_dois_start_at_the_resolver_rate_on_the_real_web():
-    assert resolver_rate(_chosen()) == project_settings.LANDING_RESOLVER_RATE == 100
+    assert of_settings(_chosen()).resolver_rate == project_settings.LANDING_RESOLVER_RATE == 100
 
 
 def test_a_sandbox_paces_no_doi_unless_the_rate_is_set_on_purpose():
-    assert resolver_rate(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700")) == 0.0
-    assert resolver_rate(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700", LANDING_RESOLVER_RATE="20")) == 20.0
+    assert of_settings(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700")).resolver_rate == 0.0
+    assert (
+        of_settings(_chosen(LANDING_SANDBOX="http://127.0.0.1:8700", LANDING_RESOLVER_RATE="20")).resolver_rate == 20.0
+    )
 
 
 def test_a_negative_resolver_rate_is_refused_in_words():
     with pytest.raises(SettingsError, match="LANDING_RESOLVER_RATE=-1.0 must be at least 0"):
-        resolver_rate(_chosen(LANDING_RESOLVER_RATE="-1"))
+        of_settings(_chosen(LANDING_RESOLVER_RATE="-1"))

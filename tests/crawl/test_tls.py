@@ -1,5 +1,5 @@
 """TLS: certificates are verified for the registration agencies' APIs and the resolver, not for publisher pages
-(landing.crawl.endpoints.verified_hosts, landing.crawl.handlers.one_tls_context), through a real crawl."""
+(landing.config.Config.verified_hosts, landing.crawl.handlers.one_tls_context), through a real crawl."""
 
 import json
 import subprocess
@@ -12,7 +12,7 @@ import pytest
 from scrapy.settings import Settings
 
 import landing.settings
-from landing.crawl.endpoints import verified_hosts
+from landing.config import of_settings
 from landing_dev.sandbox.server import _certificate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,8 +104,8 @@ def _settings(**values):
 
 
 def test_the_apis_and_the_resolver_are_verified_on_the_real_web():
-    assert {"api.crossref.org", "api.datacite.org", "doi.org", "dx.doi.org"} <= verified_hosts(_settings())
+    assert {"api.crossref.org", "api.datacite.org", "doi.org", "dx.doi.org"} <= of_settings(_settings()).verified_hosts
 
 
 def test_nothing_is_verified_through_a_sandbox_whose_certificate_is_its_own():
-    assert verified_hosts(_settings(LANDING_SANDBOX="http://127.0.0.1:8700")) == frozenset()
+    assert of_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:8700")).verified_hosts == frozenset()

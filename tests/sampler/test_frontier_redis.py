@@ -17,6 +17,7 @@ import scrapy
 from scrapy.utils.test import get_crawler
 
 from landing.sampler.frontier_redis import Scheduler, ack
+from tests.crawl.project import PROJECT
 
 REPO = Path(__file__).resolve().parents[2]
 TTL = 60
@@ -44,6 +45,7 @@ def worker(url, run="run", **settings):
     crawler = get_crawler(
         Sampler,
         {
+            **PROJECT,
             "SCHEDULER": "landing.sampler.frontier_redis.Scheduler",
             "LANDING_FRONTIER_REDIS": url,
             "LANDING_LEASE_SECONDS": TTL,
@@ -221,6 +223,7 @@ KILLED_WORKER = textwrap.dedent("""
     import scrapy
     from scrapy.utils.test import get_crawler
     from landing.sampler.frontier_redis import Scheduler
+    from tests.crawl.project import PROJECT
 
     class Sampler(scrapy.Spider):
         name = "sampler"
@@ -228,7 +231,7 @@ KILLED_WORKER = textwrap.dedent("""
         def parse_page(self, response):
             pass
 
-    crawler = get_crawler(Sampler, {"LANDING_FRONTIER_REDIS": sys.argv[1], "LANDING_LEASE_SECONDS": 60})
+    crawler = get_crawler(Sampler, {**PROJECT, "LANDING_FRONTIER_REDIS": sys.argv[1], "LANDING_LEASE_SECONDS": 60})
     scheduler = Scheduler.from_crawler(crawler)
     scheduler.open(Sampler.from_crawler(crawler))
     scheduler.join("run")
@@ -289,7 +292,7 @@ class OtherCode(scrapy.Spider):
 def test_a_request_this_code_cannot_rebuild_is_moved_to_dead_not_lost(redis_url):
     writer = worker(redis_url)
     writer.enqueue_request(shared("https://doi.org/10.1/a"))
-    crawler = get_crawler(OtherCode, {"LANDING_FRONTIER_REDIS": redis_url, "LANDING_LEASE_SECONDS": TTL})
+    crawler = get_crawler(OtherCode, {**PROJECT, "LANDING_FRONTIER_REDIS": redis_url, "LANDING_LEASE_SECONDS": TTL})
     reader = Scheduler.from_crawler(crawler)
     reader.open(OtherCode.from_crawler(crawler))
     reader.join("run")

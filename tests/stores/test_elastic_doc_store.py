@@ -10,6 +10,7 @@ import pytest
 from scrapy.settings import Settings
 
 from landing import settings as project_settings
+from landing.config import of_settings
 from landing.stores import StoreError, docs_from, open_docs
 from landing.stores.elastic import ID_FIELD, elastic_options
 from tests import elastic
@@ -181,7 +182,7 @@ def test_options_come_from_settings_or_the_environment(monkeypatch):
     settings.setmodule(project_settings)
     settings.setdict({"LANDING_DOCS_INDEX_PREFIX": "prod", "LANDING_DOCS_USERNAME": "crawler"})
     monkeypatch.setenv("LANDING_DOCS_PASSWORD", "from-env")
-    assert elastic_options(settings) == {
+    assert elastic_options(of_settings(settings)) == {
         "index_prefix": "prod",
         "api_key": None,
         "username": "crawler",
@@ -195,5 +196,5 @@ def test_docs_from_opens_the_configured_cluster_with_its_options(server, prefix)
     settings = Settings()
     settings.setmodule(project_settings)
     settings.setdict({"LANDING_DOCS": server.url, "LANDING_DOCS_INDEX_PREFIX": prefix, "LANDING_DOCS_BATCH_DOCS": 7})
-    with docs_from(settings) as docs:
+    with docs_from(of_settings(settings)) as docs:
         assert (docs.index("pid"), docs.batch_docs, docs.batch_seconds) == (f"{prefix}-pid", 7, 2.0)
