@@ -9,11 +9,10 @@ from scrapy.exceptions import UsageError
 
 from landing import clock
 from landing.artifacts import files
-from landing.artifacts.rebuild import rebuild
-from landing.commands.stores import docs_of
-from landing.config import SettingsError, exclusions
+from landing.commands.stores import config_of, docs_of
 from landing.core.changes import changes, render_changes
 from landing.core.labels import printable
+from landing.publish import publish
 
 
 class Command(ScrapyCommand):
@@ -52,19 +51,16 @@ class Command(ScrapyCommand):
             raise UsageError(
                 "scrapy artifacts takes no arguments but --diff's (the directory is LANDING_ARTIFACTS_DIR)"
             )
-        try:
-            excluded = exclusions(self.settings)
-            clock.configure(self.settings)  # the new version's name is read from it
-        except (SettingsError, clock.ClockError) as error:
-            raise UsageError(str(error), print_help=False) from None
+        cfg = config_of(self.settings)
+        clock.set_clock(cfg.clock)  # the new version's name is read from it
         docs = docs_of(self.settings)
         try:
-            summary = rebuild(
+            summary = publish(
                 docs,
-                self.settings.get("LANDING_ARTIFACTS_DIR"),
+                cfg.artifacts_dir,
                 progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
-                exclusions=excluded,
-                report=self.settings.getbool("LANDING_EXPORT_REPORT"),
+                exclusions=cfg.excluded_domains,
+                report=cfg.export_report,
             )
         finally:
             docs.close()
@@ -77,7 +73,7 @@ class Command(ScrapyCommand):
             print(f"  report: {summary['report']}")
 
     def _diff(self, args):
-        directory = Path(self.settings.get("LANDING_ARTIFACTS_DIR"))
+        directory = Path(config_of(self.settings).artifacts_dir)
         known = files.versions(directory)
         if len(args) > 2:
             raise UsageError("--diff takes at most two versions: OLD and NEW", print_help=False)

@@ -7,9 +7,8 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from landing.artifacts.files import CorruptArtifact
-from landing.commands.stores import docs_of
-from landing.core.report import figures
-from landing.report.write import latest_changes, trend, write
+from landing.commands.stores import config_of, docs_of
+from landing.publish import draw_from_store
 
 
 class Command(ScrapyCommand):
@@ -30,21 +29,19 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args or not opts.output:
             raise UsageError("scrapy report takes -o FILE and nothing else", print_help=False)
-        artifacts_dir = Path(self.settings.get("LANDING_ARTIFACTS_DIR"))
+        artifacts_dir = Path(config_of(self.settings).artifacts_dir)
         docs = docs_of(self.settings)
         try:
-            found = figures(docs.scan("report"))
-        finally:
-            docs.close()
-        if not found["totals"]["prefixes"]:
-            raise UsageError("the store holds no report: crawl first, or run scrapy artifacts", print_help=False)
-        try:
-            out = write(opts.output, found, latest_changes(artifacts_dir), trend(artifacts_dir), "from the store")
+            found = draw_from_store(docs, artifacts_dir, opts.output)
         except CorruptArtifact as error:
             print(f"report: {error}", file=sys.stderr)
             self.exitcode = 2
             return
+        finally:
+            docs.close()
+        if found is None:
+            raise UsageError("the store holds no report: crawl first, or run scrapy artifacts", print_help=False)
         print(
-            f"report: {out} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
+            f"report: {Path(opts.output)} ({found['totals']['dois']:,} DOIs, {found['totals']['prefixes']:,} prefixes, "
             f"{found['totals']['domains']:,} domains)"
         )

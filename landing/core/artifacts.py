@@ -1,15 +1,16 @@
 """Reports and artifacts from a stream of analysis documents; additive merge, render, parse, diff.
 
-One accumulator (`Aggregate`) is the only place the rules live: `aggregate` and `reports` both read it.
+One accumulator (`Aggregate`) is the only place the rules live: its `artifacts` and its `reports` both read it. The
+decision structure's file is written and read by its model (landing.core.decisions.Decisions).
 """
 
 import csv
 import io
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from landing.core.decisions import Decisions, decisions_json, decisions_of
+from landing.core.decisions import Decisions, made
+from landing.core.decisions import excluding as vouching
 from landing.core.doi import prefix as doi_prefix
 from landing.core.exclusions import excluded
 from landing.core.hostnames import valid_hostname
@@ -26,6 +27,20 @@ _GOOD, _BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
 # The Percolator's `prefix,domain,ra`. A header is tolerated on input only: render writes none.
 _HEADER = ("prefix", "domain", "ra")
 _DATED = 5  # this project's versions of 2026-11 wrote first-seen and last-seen after the three: still read
+# Every key a report document has (`_Tally.report`, `Aggregate.reports`), spelled here once: the stores map them.
+REPORT_KEYS = (
+    "report/kind",
+    "report/key",
+    "report/ra",
+    "report/member-id",
+    "report/dois",
+    "report/errors",
+    "report/correctness",
+    "report/good-domains",
+    "report/bad-domains",
+    "report/good-prefixes",
+    "report/bad-prefixes",
+)
 
 
 class ArtifactError(ValueError):
@@ -56,6 +71,20 @@ class Artifacts:
 REACHED = "page"  # the class of a visit that reached a page, beside the failure classes (landing.core.failures)
 
 
+def known_ra(ras: dict[str, str], prefix: str, ra: str) -> None:
+    """Note a prefix's registration agency in `ras`: the first non-empty one wins, so a stray value later on never
+    flips a prefix's agency ("" only while none is known).
+
+    >>> ras = {}
+    >>> for ra in ("", "crossref", "datacite"):
+    ...     known_ra(ras, "10.1", ra)
+    >>> ras
+    {'10.1': 'crossref'}
+    """
+    if not ras.get(prefix):
+        ras[prefix] = ra
+
+
 def followed_domain(doc: dict) -> str | None:
     """The domain a DOI's visit led to, whatever the visit's class: None when it never left the resolver (no
     resource URL), ended nowhere or on a host that is no hostname, or where the guard refused to go (a private
@@ -77,7 +106,7 @@ class _Tally:
 
     # A full run holds one per prefix, domain and member (~130,000) while the crawl closes. Each related key is one
     # dict entry with its flags (three sets were ~650 bytes a tally before any key), and the dicts stay empty,
-    # so unallocated, until used: ~1.4 KB a tally before, measured on 72,776 keys.
+    # so unallocated, until used: less than half the memory a tally took before (bench/README.md).
     __slots__ = ("dois", "correctness", "errors", "related")
 
     def __init__(self):
@@ -138,9 +167,7 @@ class Aggregate:
         reached = doc.get("snapshot/error") is None and domain is not None
         found = any(doc.get(key) is not None for key in _FOUND_KEYS)
         if prefix is not None:
-            # The first ra seen wins, so a stray value later on never flips a prefix's agency.
-            if not self.ras.get(prefix):
-                self.ras[prefix] = ra
+            known_ra(self.ras, prefix, ra)
             self.by_prefix.setdefault(prefix, _Tally()).add(doc, domain, reached, found)
             if domain is not None:
                 end = (domain, prefix, doc.get("snapshot/error") or REACHED)
@@ -159,8 +186,7 @@ class Aggregate:
 
     def listed(self, prefix: str, ra: str) -> None:
         """A prefix its owner's listing names: known (a `prefix,,ra` line until a DOI of it leads somewhere)."""
-        if not self.ras.get(prefix):
-            self.ras[prefix] = ra
+        known_ra(self.ras, prefix, ra)
 
     def artifacts(self) -> Artifacts:
         """The artifact sets implied by everything added so far."""
@@ -201,23 +227,6 @@ class Aggregate:
             yield {**report, "report/ra": ra, "report/member-id": member_id}
 
 
-def _accumulate(analyses: Iterable[dict]) -> Aggregate:
-    accumulator = Aggregate()
-    for doc in analyses:
-        accumulator.add(doc)
-    return accumulator
-
-
-def aggregate(analyses: Iterable[dict]) -> Artifacts:
-    """Artifacts from a stream of analysis documents, in one pass."""
-    return _accumulate(analyses).artifacts()
-
-
-def reports(analyses: Iterable[dict]) -> list[dict]:
-    """Report documents from a stream of analysis documents, in one pass."""
-    return list(_accumulate(analyses).reports())
-
-
 def report_id(doc: dict) -> str:
     """Derived id of a report document, so re-running a report overwrites rather than duplicates."""
     return f"{doc['report/kind']}:{doc['report/key']}"
@@ -227,26 +236,22 @@ def _one_ra_per_prefix(pairs: Iterable[tuple[str, str]]) -> frozenset:
     """Keep the first non-empty ra given for each prefix ("" only when none is known)."""
     ras: dict[str, str] = {}
     for prefix, ra in pairs:
-        if not ras.get(prefix):
-            ras[prefix] = ra
+        known_ra(ras, prefix, ra)
     return frozenset(ras.items())
 
 
 def excluding(a: Artifacts, exclusions: frozenset[str]) -> Artifacts:
     """The artifacts with every excluded domain (landing.core.exclusions) kept only as followed: a good pair there
-    is bad (a DOI led there, but the domain vouches for nothing), and it is never recognised or confirmed."""
-
-    def out(domain):
-        return excluded(domain, exclusions)
-
-    moved = {row for row in a.good if out(row[1])}
+    is bad (a DOI led there, but the domain vouches for nothing), and its decisions are pruned as the matcher's are."""
+    kept = vouching(decisions(a), exclusions)
+    moved = {row for row in a.good if excluded(row[1], exclusions)}
     return Artifacts(
         good=a.good - moved,
         bad=a.bad | moved,
         prefixes=a.prefixes,
-        recognised=frozenset(pair for pair in a.recognised if not out(pair[0])),
-        confirmed=frozenset(pair for pair in a.confirmed if not out(pair[0])),
-        ends=frozenset(end for end in a.ends if not out(end[0])),
+        recognised=kept.recognised,
+        confirmed=kept.confirmed,
+        ends=frozenset(end for end in a.ends if end[1] in kept.by_domain.get(end[0], ())),
         seen=a.seen,
     )
 
@@ -272,32 +277,19 @@ def _csv(rows: Iterable[tuple[str, ...]]) -> str:
     return buffer.getvalue()
 
 
+def decisions(a: Artifacts) -> Decisions:
+    """The decision structure of the artifacts: their pairs, each with its visit ends and when it was seen."""
+    return made((p for p, _ in a.prefixes), a.recognised, a.confirmed, a.ends, a.seen)
+
+
 def render(a: Artifacts) -> dict[str, str]:
     """Filename -> text of the four artifact files; sorted, deterministic, no CSV header."""
     with_good = {prefix for prefix, _, _ in a.good}
     good_rows = set(a.good) | {(p, "", ra) for p, ra in a.prefixes if p not in with_good}
-    pairs = a.recognised | a.confirmed
-    table: dict[str, dict[str, dict]] = {}
-    for domain, prefix in pairs:
-        table.setdefault(domain, {})[prefix] = {
-            "domain-recognised": (domain, prefix) in a.recognised,
-            "domain-confirmed": (domain, prefix) in a.confirmed,
-        }
-    for domain, prefix, end, n in a.ends:
-        if prefix in table.get(domain, {}):
-            table[domain][prefix].setdefault("visits", {})[end] = n
-    for prefix, domain, first, last in a.seen:
-        if prefix in table.get(domain, {}):
-            table[domain][prefix].update({"first-seen": first, "last-seen": last})
-    decisions = {
-        "domains": sorted(table),
-        "prefixes": sorted(p for p, _ in a.prefixes),
-        "domains-prefixes": table,
-    }
     return {
         GOOD_CSV: _csv(good_rows),
         BAD_CSV: _csv(a.bad),
-        DECISIONS_JSON: json.dumps(decisions, indent=2, sort_keys=True) + "\n",
+        DECISIONS_JSON: decisions(a).to_json(),
         SEEN_CSV: _csv(a.seen),
     }
 
@@ -328,16 +320,15 @@ def parse(files: dict[str, str]) -> Artifacts:
     """Inverse of `render`; a missing file counts as empty, so the JSON alone is enough. A pair whose domain is no
     hostname (written before domains were checked) is left out; ArtifactError for a file that cannot be read."""
     good_rows, bad_rows = (_rows(name, files.get(name, ""), _HEADER, (3, _DATED)) for name in (GOOD_CSV, BAD_CSV))
-    decisions, ends = Decisions(), frozenset()
-    if files.get(DECISIONS_JSON):  # parsed once, read twice: the flags, then the visit ends
+    read = Decisions()
+    if files.get(DECISIONS_JSON):
         try:
-            data = decisions_json(files[DECISIONS_JSON])
-            decisions, ends = decisions_of(data, files[DECISIONS_JSON]), _ends(data)
+            read = Decisions.read(files[DECISIONS_JSON])
         except ValueError as error:
             raise ArtifactError(DECISIONS_JSON, str(error).removeprefix("domain-decision-structure: ")) from None
     # CSV lines carry the ra; the JSON only names prefixes, so its ra is unknown ("").
     known = [(row[0], row[2]) for row in (*good_rows, *bad_rows)]  # a prefix stays known when its domain is left out
-    known += [(p, "") for p in sorted(decisions.prefixes)]
+    known += [(p, "") for p in sorted(read.prefixes)]
     good_rows, bad_rows = ([row for row in rows if _host(row[1])] for rows in (good_rows, bad_rows))
     spans = [row[:2] + row[3:] for row in (*good_rows, *bad_rows) if len(row) == _DATED and (row[3] or row[4])]
     spans += [row for row in _rows(SEEN_CSV, files.get(SEEN_CSV, ""), SEEN_FIELDS, (4,)) if _host(row[1])]
@@ -345,27 +336,11 @@ def parse(files: dict[str, str]) -> Artifacts:
         good=frozenset(row[:3] for row in good_rows if row[1]),
         bad=frozenset(row[:3] for row in bad_rows),
         prefixes=_one_ra_per_prefix(known),
-        recognised=frozenset(pair for pair in decisions.recognised if _host(pair[0])),
-        confirmed=frozenset(pair for pair in decisions.confirmed if _host(pair[0])),
-        ends=frozenset(end for end in ends if _host(end[0])),
+        recognised=frozenset(pair for pair in read.recognised if _host(pair[0])),
+        confirmed=frozenset(pair for pair in read.confirmed if _host(pair[0])),
+        ends=frozenset(end for end in read.ends() if _host(end[0])),
         seen=merged(spans),
     )
-
-
-def _ends(data: dict) -> frozenset:
-    """The visit ends of a decision structure's cells (decisions_of checked its shape; the original artifact and
-    this project's older versions have none)."""
-    ends = set()
-    for domain, row in data["domains-prefixes"].items():
-        for prefix, cell in row.items():
-            visits = cell.get("visits") or {}
-            if not isinstance(visits, dict) or not all(type(n) is int and n >= 0 for n in visits.values()):
-                raise ValueError(
-                    f'domain-decision-structure: "domains-prefixes"["{domain}"]["{prefix}"]["visits"] '
-                    "must map classes to counts"
-                )
-            ends.update((domain.strip().lower(), prefix.strip().lower(), str(end), n) for end, n in visits.items())
-    return frozenset(ends)
 
 
 def diff(old: Artifacts, new: Artifacts) -> dict[str, int]:

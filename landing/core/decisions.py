@@ -1,19 +1,20 @@
-"""The domain-decision-structure artifact's one reader (the matcher's and artifacts.parse's): which prefixes a
-domain is trusted for.
+"""The domain-decision-structure artifact: its one model (`Decisions`), its one reader (`Decisions.read`) and its
+one writer (`Decisions.to_json`), and what the matcher asks of it: which prefixes a domain is trusted for.
 
-Shape (this project's artifacts.render and the original Percolator's resources/artifacts file alike):
+Shape (this project's artifacts and the original Percolator's resources/artifacts file alike):
 {"domains": [...], "prefixes": [...], "domains-prefixes": {domain: {prefix: {"domain-recognised": bool,
-"domain-confirmed": bool}}}}.
+"domain-confirmed": bool}}}}; this project's cells add "visits" ({class: DOIs}), "first-seen" and "last-seen".
 """
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from landing.core.exclusions import excluded
 
-_FLAGS = ("domain-recognised", "domain-confirmed")
+_EMPTY = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -25,11 +26,91 @@ class Decisions:
     recognised: frozenset = frozenset()
     confirmed: frozenset = frozenset()
     # domain -> its prefixes, so a lookup does not scan every pair (the original artifact was ~3 MB).
-    by_domain: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    by_domain: MappingProxyType = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
     # "sha256:" and the artifact's first 16 hex digits: the version a match names; "" without an artifact.
     version: str = field(default="", compare=False)
     # (domain, prefix) -> when a DOI of the prefix last led there (ISO 8601, UTC), for cells that say.
-    last_seen: MappingProxyType = field(default_factory=lambda: MappingProxyType({}), compare=False, repr=False)
+    last_seen: MappingProxyType = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
+    # (domain, prefix) -> when a DOI of the prefix first led there, for cells that say.
+    first_seen: MappingProxyType = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
+    # (domain, prefix) -> {class: DOIs}: how the visits of the prefix's DOIs that led there ended, for cells that say.
+    visits: MappingProxyType = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
+
+    @classmethod
+    def read(cls, text: str) -> "Decisions":
+        """Decisions from the artifact's JSON text; ValueError saying what is wrong with anything else."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"domain-decision-structure: not JSON ({error})") from None
+        except RecursionError:  # arrays or objects nested thousands deep: no artifact is, a corrupt file may be
+            raise ValueError("domain-decision-structure: nested too deeply to read") from None
+        return _of(data, text)
+
+    def to_json(self) -> str:
+        """The artifact's text: sorted, deterministic, each pair with its flags and what else its cell knows."""
+        table = {}
+        for domain, prefixes in self.by_domain.items():
+            row = table[domain] = {}
+            for prefix in prefixes:
+                pair = (domain, prefix)
+                cell = row[prefix] = {
+                    "domain-recognised": pair in self.recognised,
+                    "domain-confirmed": pair in self.confirmed,
+                }
+                if self.visits.get(pair):
+                    cell["visits"] = dict(self.visits[pair])
+                for key, seen in (("first-seen", self.first_seen), ("last-seen", self.last_seen)):
+                    if pair in seen:
+                        cell[key] = seen[pair]
+        found = {"domains": sorted(self.domains), "prefixes": sorted(self.prefixes), "domains-prefixes": table}
+        return json.dumps(found, indent=2, sort_keys=True) + "\n"
+
+    def ends(self) -> frozenset:
+        """(domain, prefix, class, DOIs) of every pair's visits."""
+        return frozenset(
+            (domain, prefix, end, n)
+            for domain, prefixes in self.by_domain.items()
+            for prefix in prefixes
+            for end, n in self.visits.get((domain, prefix), _EMPTY).items()
+        )
+
+
+def made(
+    prefixes: Iterable[str],
+    recognised: Iterable[tuple[str, str]],
+    confirmed: Iterable[tuple[str, str]],
+    ends: Iterable[tuple[str, str, str, int]] = (),
+    seen: Iterable[tuple[str, str, str, str]] = (),
+) -> Decisions:
+    """Decisions of these pairs (domain, prefix), with the visit ends (domain, prefix, class, DOIs) and the seen
+    spans (prefix, domain, first, last) of the pairs they name; the domains are those of the pairs.
+
+    >>> made(["10.1"], [("a.example", "10.1")], []).to_json().count('"domain-recognised": true')
+    1
+    """
+    recognised, confirmed = frozenset(recognised), frozenset(confirmed)
+    by_domain: dict[str, set] = {}
+    for domain, prefix in recognised | confirmed:
+        by_domain.setdefault(domain, set()).add(prefix)
+    visits: dict[tuple[str, str], dict] = {}
+    for domain, prefix, end, n in ends:
+        if prefix in by_domain.get(domain, ()):
+            visits.setdefault((domain, prefix), {})[end] = n
+    first, last = {}, {}
+    for prefix, domain, first_seen, last_seen in seen:
+        if prefix in by_domain.get(domain, ()):
+            first[(domain, prefix)], last[(domain, prefix)] = first_seen, last_seen
+    return Decisions(
+        frozenset(by_domain),
+        frozenset(prefixes),
+        recognised,
+        confirmed,
+        MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
+        last_seen=MappingProxyType(last),
+        first_seen=MappingProxyType(first),
+        visits=MappingProxyType({pair: MappingProxyType(v) for pair, v in visits.items()}),
+    )
 
 
 def _strings(data: dict, key: str) -> list[str]:
@@ -46,47 +127,44 @@ def _flag(value, where: str) -> bool:
     raise ValueError(f"domain-decision-structure: {where} must be true/false (or 1/0), not {value!r}")
 
 
-def load_decisions(text: str) -> Decisions:
-    """Decisions from the artifact's JSON text; ValueError saying what is wrong with anything else."""
-    return decisions_of(decisions_json(text), text)
+def _visits(value, where: str) -> dict:
+    # The original artifact and this project's older versions have none.
+    visits = value or {}
+    if not isinstance(visits, dict) or not all(type(n) is int and n >= 0 for n in visits.values()):
+        raise ValueError(f'domain-decision-structure: {where}["visits"] must map classes to counts')
+    return visits
 
 
-def decisions_json(text: str):
-    """The artifact's JSON, parsed; ValueError when it is not JSON (decisions_of checks its shape)."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"domain-decision-structure: not JSON ({error})") from None
-    except RecursionError:  # arrays or objects nested thousands deep: no artifact is, a corrupt file may be
-        raise ValueError("domain-decision-structure: nested too deeply to read") from None
-
-
-def decisions_of(data, text: str) -> Decisions:
-    """Decisions from the artifact's parsed JSON (`text`, its source, names the version); ValueError saying what
-    is wrong with anything else."""
+def _of(data, text: str) -> Decisions:
+    """Decisions from the artifact's parsed JSON (`text`, its source, names the version)."""
     if not isinstance(data, dict) or not isinstance(data.get("domains-prefixes"), dict):
         raise ValueError(
             'domain-decision-structure: expected an object with a "domains-prefixes" object '
             '(domain -> prefix -> {"domain-recognised", "domain-confirmed"})'
         )
-    recognised, confirmed, by_domain, last_seen = set(), set(), {}, {}
+    recognised, confirmed, by_domain, first_seen, last_seen, visits = set(), set(), {}, {}, {}, {}
     for domain, row in data["domains-prefixes"].items():
         if not isinstance(row, dict):
             raise ValueError(f'domain-decision-structure: "domains-prefixes"["{domain}"] must be an object')
         domain = domain.strip().lower()
         by_domain.setdefault(domain, set())
-        for prefix, flags in row.items():
+        for prefix, cell in row.items():
             where = f'"domains-prefixes"["{domain}"]["{prefix}"]'
-            if not isinstance(flags, dict):
+            if not isinstance(cell, dict):
                 raise ValueError(f"domain-decision-structure: {where} must be an object")
             prefix = prefix.strip().lower()
+            pair = (domain, prefix)
             by_domain[domain].add(prefix)
-            if _flag(flags.get("domain-recognised", False), f'{where}["domain-recognised"]'):
-                recognised.add((domain, prefix))
-            if _flag(flags.get("domain-confirmed", False), f'{where}["domain-confirmed"]'):
-                confirmed.add((domain, prefix))
-            if isinstance(flags.get("last-seen"), str):
-                last_seen[(domain, prefix)] = flags["last-seen"]
+            if _flag(cell.get("domain-recognised", False), f'{where}["domain-recognised"]'):
+                recognised.add(pair)
+            if _flag(cell.get("domain-confirmed", False), f'{where}["domain-confirmed"]'):
+                confirmed.add(pair)
+            ends = _visits(cell.get("visits"), where)
+            if ends:
+                visits[pair] = MappingProxyType({**visits.get(pair, {}), **{str(k): n for k, n in ends.items()}})
+            for key, seen in (("first-seen", first_seen), ("last-seen", last_seen)):
+                if isinstance(cell.get(key), str):
+                    seen[pair] = cell[key]
     # The original's test artifact names domains and prefixes in the table that its lists leave out: take both.
     domains = set(_strings(data, "domains")) | set(by_domain)
     prefixes = set(_strings(data, "prefixes")) | {p for ps in by_domain.values() for p in ps}
@@ -98,12 +176,14 @@ def decisions_of(data, text: str) -> Decisions:
         MappingProxyType({d: frozenset(ps) for d, ps in by_domain.items()}),
         "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
         MappingProxyType(last_seen),
+        MappingProxyType(first_seen),
+        MappingProxyType(visits),
     )
 
 
 def excluding(decisions: Decisions, exclusions: frozenset[str]) -> Decisions:
-    """The decisions without the excluded domains (landing.core.exclusions): an artifact made elsewhere, or before
-    a domain was excluded, vouches for nothing there."""
+    """The decisions without the excluded domains (landing.core.exclusions): an excluded domain vouches for no
+    prefix, whoever made the artifact and whenever the domain was excluded."""
     return _keeping(decisions, lambda domain, prefix: not excluded(domain, exclusions))
 
 
@@ -134,6 +214,8 @@ def _keeping(decisions: Decisions, keep) -> Decisions:
         MappingProxyType(by_domain),
         decisions.version,
         decisions.last_seen,
+        decisions.first_seen,
+        decisions.visits,
     )
 
 

@@ -7,11 +7,12 @@ mappings; writes go through `helpers.streaming_bulk`; scans page with `search_af
 
 import json
 import logging
-import os
 from urllib.parse import urlsplit, urlunsplit
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError, helpers
 
+from landing import settings as defaults
+from landing.core.artifacts import REPORT_KEYS
 from landing.core.documents import ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS
 from landing.stores.base import DocStore
 from landing.stores.checks import StoreError
@@ -39,43 +40,25 @@ _TYPES = {
     "report/errors": _STORED_ONLY,
     "report/correctness": _STORED_ONLY,
 }
-# Every key a report document may have (landing.core.artifacts); the ones not in _TYPES are keywords.
-_REPORT_KEYS = (
-    "report/kind",
-    "report/key",
-    "report/ra",
-    "report/member-id",
-    "report/dois",
-    "report/errors",
-    "report/correctness",
-    "report/good-domains",
-    "report/bad-domains",
-    "report/good-prefixes",
-    "report/bad-prefixes",
-)
 
 
 def mappings() -> dict:
     """Every index's mappings: the known keys typed, anything else kept in _source but not indexed."""
-    keys = (ID_FIELD, *PID_KEYS, *SNAPSHOT_KEYS, *ANALYSIS_KEYS, *_REPORT_KEYS)
+    keys = (ID_FIELD, *PID_KEYS, *SNAPSHOT_KEYS, *ANALYSIS_KEYS, *REPORT_KEYS)  # not in _TYPES: keywords
     # dynamic false: a document with a key nobody mapped (or a mixed-type list) is stored, not refused.
     return {"dynamic": False, "properties": {key: _TYPES.get(key, _KEYWORD) for key in keys}}
 
 
-def _setting(settings, name):
-    # Secrets may come from the environment, so they stay out of scrapyd's job list and shell history.
-    return settings.get(name) or os.environ.get(name) or None
-
-
-def elastic_options(settings) -> dict:
-    """The store's options from LANDING_DOCS_* settings (or environment variables of the same names)."""
+def elastic_options(config) -> dict:
+    """The store's options from a landing.config.Config's LANDING_DOCS_* (the secrets there from the settings or the
+    environment)."""
     return {
-        "index_prefix": settings.get("LANDING_DOCS_INDEX_PREFIX") or "landing",
-        "api_key": _setting(settings, "LANDING_DOCS_API_KEY"),
-        "username": _setting(settings, "LANDING_DOCS_USERNAME"),
-        "password": _setting(settings, "LANDING_DOCS_PASSWORD"),
-        "ca_certs": _setting(settings, "LANDING_DOCS_CA_CERTS"),
-        "retries": int(settings.get("LANDING_DOCS_RETRIES", 5)),
+        "index_prefix": config.docs_index_prefix,
+        "api_key": config.docs_api_key,
+        "username": config.docs_username,
+        "password": config.docs_password,
+        "ca_certs": config.docs_ca_certs,
+        "retries": config.docs_retries,
     }
 
 
@@ -111,12 +94,12 @@ class ElasticDocStore(DocStore):
         self,
         url: str,
         *,
-        index_prefix: str = "landing",
+        index_prefix: str = defaults.LANDING_DOCS_INDEX_PREFIX,
         api_key: str | None = None,
         username: str | None = None,
         password: str | None = None,
         ca_certs: str | None = None,
-        retries: int = 5,
+        retries: int = defaults.LANDING_DOCS_RETRIES,
         backoff: float = 1.0,
         timeout: float = 30.0,
         client=None,

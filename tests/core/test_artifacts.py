@@ -11,15 +11,29 @@ from landing.core.artifacts import (
     GOOD_CSV,
     Aggregate,
     Artifacts,
-    aggregate,
     diff,
     merge,
     parse,
     render,
     report_id,
-    reports,
 )
-from landing.core.decisions import load_decisions
+from landing.core.decisions import Decisions
+
+
+def aggregate(analyses) -> Artifacts:
+    """The artifacts of a stream of analysis documents, through the one accumulator."""
+    accumulator = Aggregate()
+    for analysis in analyses:
+        accumulator.add(analysis)
+    return accumulator.artifacts()
+
+
+def reports(analyses) -> list[dict]:
+    """The report documents of a stream of analysis documents, through the one accumulator."""
+    accumulator = Aggregate()
+    for analysis in analyses:
+        accumulator.add(analysis)
+    return list(accumulator.reports())
 
 
 def doc(
@@ -319,7 +333,7 @@ def test_parse_of_the_decision_structure_alone_gives_pairs_and_prefixes_without_
 
 def test_parse_reads_the_decision_structure_as_the_matcher_does():
     text = '{"domains-prefixes": {"A.example": {"10.1": {"domain-recognised": 1, "domain-confirmed": false}}}}'
-    assert parse({DECISIONS_JSON: text}).recognised == load_decisions(text).recognised == {("a.example", "10.1")}
+    assert parse({DECISIONS_JSON: text}).recognised == Decisions.read(text).recognised == {("a.example", "10.1")}
     with pytest.raises(ValueError, match="must be true/false"):
         parse({DECISIONS_JSON: '{"domains-prefixes": {"a.example": {"10.1": {"domain-recognised": "yes"}}}}'})
 
@@ -384,3 +398,43 @@ def test_an_excluded_domain_is_kept_as_followed_but_never_good_recognised_or_con
     assert a.bad == {("10.1371", "www.youtube.com", "crossref"), ("10.1371", "journals.plos.org", "crossref")}
     assert (a.recognised, a.confirmed) == ({("journals.plos.org", "10.1371")}, frozenset())
     assert {end[0] for end in a.ends} == {"journals.plos.org"}
+
+
+def test_every_report_document_has_exactly_the_report_keys_the_stores_map():
+    from landing.core.artifacts import REPORT_KEYS
+
+    made = reports([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain=None, error="dns")])
+    assert {key for report in made for key in report} == set(REPORT_KEYS)
+
+
+def test_a_prefix_keeps_its_first_non_empty_ra_from_analyses_listings_and_merged_versions_alike():
+    accumulator = Aggregate()
+    accumulator.add(doc(ra=""))
+    accumulator.listed("10.1371", "crossref")
+    accumulator.add(doc(ra="datacite"))
+    accumulator.listed("10.1371", "datacite")
+    merged = merge(Artifacts(prefixes=frozenset({("10.1", "")})), Artifacts(prefixes=frozenset({("10.1", "datacite")})))
+    assert (
+        accumulator.ras,
+        merged.prefixes,
+        merge(merged, Artifacts(prefixes=frozenset({("10.1", "x")}))).prefixes,
+    ) == (
+        {"10.1371": "crossref"},
+        {("10.1", "datacite")},
+        {("10.1", "datacite")},
+    )
+
+
+def test_excluded_artifacts_vouch_for_the_same_pairs_as_the_matcher_trusts_in_their_export():
+    from landing.core.artifacts import excluding
+    from landing.core.decisions import excluding as trusted
+
+    a = aggregate([doc(domain="m.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")])
+    exported = Decisions.read(render(excluding(a, frozenset({"youtube.com"})))[DECISIONS_JSON])
+    read = trusted(Decisions.read(render(a)[DECISIONS_JSON]), frozenset({"youtube.com"}))
+    assert (exported.recognised, exported.confirmed, dict(exported.by_domain), exported.ends()) == (
+        read.recognised,
+        read.confirmed,
+        dict(read.by_domain),
+        read.ends(),
+    )

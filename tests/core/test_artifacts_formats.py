@@ -13,13 +13,11 @@ from landing.core.artifacts import (
     GOOD_CSV,
     SEEN_CSV,
     ArtifactError,
-    aggregate,
     merge,
     parse,
     render,
-    reports,
 )
-from tests.core.test_artifacts import doc
+from tests.core.test_artifacts import aggregate, doc, reports
 
 DAY1, DAY2, DAY3 = "2026-01-02T12:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T12:00:00Z"
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from landing.core.artifacts import DECISIONS_JSON, Artifacts, render
-from landing.core.decisions import Decisions, domain_verification, load_decisions, prefixes_on
+from landing.core.decisions import Decisions, domain_verification, prefixes_on
 
 # The original service's shape (CrossRef/event-data-percolator resources/artifacts/domain-decision-structure.json):
 # its lists leave out some domains and prefixes that its table names, and a flag may be false.
@@ -23,7 +23,7 @@ ORIGINAL = """{
 
 @pytest.fixture
 def decisions():
-    return load_decisions(ORIGINAL)
+    return Decisions.read(ORIGINAL)
 
 
 def _table(row) -> str:
@@ -36,7 +36,7 @@ def test_load_reads_this_projects_artifact():
         recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
         confirmed=frozenset({("a.org", "10.5555")}),
     )
-    assert load_decisions(render(artifacts)[DECISIONS_JSON]) == Decisions(
+    assert Decisions.read(render(artifacts)[DECISIONS_JSON]) == Decisions(
         domains=frozenset({"a.org", "b.org"}),
         prefixes=frozenset({"10.5555", "10.6666"}),
         recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
@@ -56,16 +56,16 @@ def test_load_reads_the_original_services_artifact(decisions):
 
 
 def test_load_takes_one_and_zero_as_flags():
-    loaded = load_decisions(_table({"domain-recognised": 1, "domain-confirmed": 0}))
+    loaded = Decisions.read(_table({"domain-recognised": 1, "domain-confirmed": 0}))
     assert (loaded.recognised, loaded.confirmed) == (frozenset({("a.org", "10.5555")}), frozenset())
 
 
 def test_load_takes_a_missing_flag_as_false():
-    assert load_decisions(_table({"domain-recognised": True})).confirmed == frozenset()
+    assert Decisions.read(_table({"domain-recognised": True})).confirmed == frozenset()
 
 
 def test_load_lower_cases_domains():
-    loaded = load_decisions('{"domains": ["WWW.Example.COM"], "domains-prefixes": {"A.ORG": {}}}')
+    loaded = Decisions.read('{"domains": ["WWW.Example.COM"], "domains-prefixes": {"A.ORG": {}}}')
     assert loaded.domains == frozenset({"www.example.com", "a.org"})
 
 
@@ -89,7 +89,7 @@ def test_load_lower_cases_domains():
 )
 def test_load_rejects_anything_else_saying_what_is_wrong(text, message):
     with pytest.raises(ValueError, match=message):
-        load_decisions(text)
+        Decisions.read(text)
 
 
 def test_a_confirmed_pair_is_confirmed_domain_prefix(decisions):
@@ -157,7 +157,7 @@ def test_an_excluded_domain_vouches_for_no_prefix_even_in_an_artifact_made_elsew
             },
         }
     )
-    decisions = excluding(load_decisions(text), frozenset({"vimeo.com"}))
+    decisions = excluding(Decisions.read(text), frozenset({"vimeo.com"}))
     assert domain_verification(decisions, "player.vimeo.com", "10.1371", allow_domain_only=True) is None
     assert domain_verification(decisions, "vimeo.com", "10.1371", allow_domain_only=True) is None
     assert prefixes_on(decisions, "player.vimeo.com") == set()
@@ -180,7 +180,44 @@ def test_pairs_last_seen_before_a_day_are_dropped_and_undated_ones_kept():
             }
         }
     )
-    decisions = seen_since(load_decisions(text), "2026-03-01")
+    decisions = seen_since(Decisions.read(text), "2026-03-01")
     assert decisions.recognised == {("new.example", "10.1"), ("undated.example", "10.1")}
     assert decisions.confirmed == {("new.example", "10.1")}
     assert domain_verification(decisions, "old.example", "10.1", allow_domain_only=True) is None
+
+
+def test_the_artifacts_decision_structure_reads_back_and_writes_again_byte_for_byte():
+    artifacts = Artifacts(
+        prefixes=frozenset({("10.5555", "crossref"), ("10.6666", "datacite"), ("10.7777", "")}),
+        recognised=frozenset({("a.org", "10.5555"), ("b.org", "10.6666")}),
+        confirmed=frozenset({("a.org", "10.5555")}),
+        ends=frozenset({("a.org", "10.5555", "page", 3), ("a.org", "10.5555", "timeout", 1)}),
+        seen=frozenset({("10.5555", "a.org", "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z")}),
+    )
+    text = render(artifacts)[DECISIONS_JSON]
+    read = Decisions.read(text)
+    assert (read.to_json(), read.ends(), read.first_seen[("a.org", "10.5555")]) == (
+        text,
+        {("a.org", "10.5555", "page", 3), ("a.org", "10.5555", "timeout", 1)},
+        "2026-11-01T00:00:00Z",
+    )
+
+
+def test_the_matcher_refuses_visit_ends_that_are_not_counts_as_the_export_does():
+    with pytest.raises(ValueError, match=r'\["a.org"\]\["10.5555"\]\["visits"\] must map classes to counts'):
+        Decisions.read(_table({"domain-recognised": True, "visits": {"page": "2"}}))
+
+
+def test_excluding_a_domain_drops_its_pairs_visit_ends_too():
+    from landing.core.decisions import excluding
+
+    text = json.dumps(
+        {
+            "domains-prefixes": {
+                "youtube.com": {"10.1": {"domain-recognised": True, "visits": {"page": 2}}},
+                "a.org": {"10.1": {"domain-recognised": True, "visits": {"page": 1}}},
+            }
+        }
+    )
+    kept = excluding(Decisions.read(text), frozenset({"youtube.com"}))
+    assert (kept.ends(), kept.domains) == ({("a.org", "10.1", "page", 1)}, {"a.org"})

@@ -142,9 +142,9 @@ def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
 
 
 def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
-    from landing.core.decisions import load_decisions
+    from landing.core.decisions import Decisions
 
-    version = load_decisions(
+    version = Decisions.read(
         json.dumps(
             {"domains-prefixes": {"traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}
         )

@@ -9,19 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from landing.artifacts.rebuild import rebuild
 from landing.core.report import figures
-from tests.artifacts.test_rebuild import PLOS, TIMEOUT, ZENODO, store
+from landing.publish import publish
 from tests.browser.probe import CHROMIUM, ROOT, needs_chromium
+from tests.publish.test_publish import PLOS, TIMEOUT, ZENODO, store
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     root = tmp_path_factory.mktemp("report")
     with store(root / "docs.db", PLOS, ZENODO) as docs:
-        rebuild(docs, root / "artifacts")
+        publish(docs, root / "artifacts")
     with store(root / "docs.db", TIMEOUT) as docs:  # a second export: changes and a trend of two points
-        summary = rebuild(docs, root / "artifacts")
+        summary = publish(docs, root / "artifacts")
         found = figures(docs.scan("report"))
     return root, summary, found
 
@@ -121,12 +121,12 @@ def test_tables_read_their_columns_by_name_after_the_figures_went_through_json()
 
 
 def test_a_report_that_cannot_be_drawn_is_said_and_nothing_else_fails(tmp_path, caplog):
-    from landing.report.write import beside_version
+    from landing.publish import draw_beside
 
     version = tmp_path / "not-a-version"  # not under artifacts/versions/: the child finds no figures there
     version.mkdir()
-    with caplog.at_level("WARNING", logger="landing.report.write"):
-        assert beside_version(tmp_path / "artifacts", version, figures([])) is None
+    with caplog.at_level("WARNING", logger="landing.publish"):
+        assert draw_beside(tmp_path / "artifacts", version, figures([])) is None
     assert "The HTML report of not-a-version could not be drawn" in caplog.text
 
 
@@ -177,10 +177,10 @@ def test_the_first_versions_changes_are_titled_as_the_first_version():
 def test_the_report_of_a_version_whose_labels_read_as_mathtext_is_written(tmp_path):
     from landing.artifacts.files import export
     from landing.core.artifacts import Artifacts
-    from landing.report.write import beside_version
+    from landing.publish import draw_beside
 
     version = export(tmp_path, Artifacts(prefixes=frozenset({("10.1", "crossref")})))
-    assert beside_version(tmp_path, version, _hostile(MATHTEXT)) == tmp_path / "report.html"
+    assert draw_beside(tmp_path, version, _hostile(MATHTEXT)) == tmp_path / "report.html"
     assert "<td>$a__b$.evil.example</td>" in (version / "report.html").read_text()
 
 
@@ -198,7 +198,7 @@ def test_scrapy_report_on_a_version_whose_changes_cannot_be_read_says_so_in_one_
     tmp_path, content, said
 ):
     with store(tmp_path / "docs.db", PLOS) as docs:
-        version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
+        version = Path(publish(docs, tmp_path / "artifacts", report=False)["version"])
     (version / "changes.json").write_bytes(content)
     done = subprocess.run(
         [

@@ -1,12 +1,12 @@
-"""landing.artifacts.rebuild: reports and a new artifact version rebuilt from the analyses in a document store."""
+"""landing.publish: reports and a new artifact version rebuilt from the analyses in a document store."""
 
 import json
 from pathlib import Path
 
 import pytest
 
-from landing.artifacts.rebuild import rebuild
 from landing.core import documents
+from landing.publish import publish
 from landing.stores.sqlite import SqliteDocStore
 
 GOOD, BAD, DECISIONS = "prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json"
@@ -68,7 +68,7 @@ def lines(path):
 
 
 def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_alone(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / GOOD) == [
         "10.1371,journals.plos.org,crossref",
         "10.5281,,datacite",
@@ -77,12 +77,12 @@ def test_the_good_csv_lists_each_prefix_with_the_domains_that_state_its_dois_or_
 
 
 def test_the_bad_csv_lists_the_domains_reached_whose_pages_never_state_the_doi(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]
 
 
 def test_the_seen_file_says_when_each_prefix_and_each_pair_was_first_and_last_seen(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert lines(tmp_path / "artifacts" / SEEN) == [
         f"10.1371,,{DAY1},{DAY1}",
         f"10.1371,journals.plos.org,{DAY1},{DAY1}",
@@ -93,7 +93,7 @@ def test_the_seen_file_says_when_each_prefix_and_each_pair_was_first_and_last_se
 
 
 def test_the_decision_structure_recognises_every_domain_reached_and_confirms_correct_meta_tags(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert json.loads((tmp_path / "artifacts" / DECISIONS).read_text()) == {
         "domains": ["journals.plos.org", "zenodo.org"],
         "prefixes": ["10.1371", "10.5281", "10.5555"],
@@ -121,7 +121,7 @@ def test_the_decision_structure_recognises_every_domain_reached_and_confirms_cor
 
 
 def test_the_new_version_directory_holds_the_same_files_as_the_top(docs, tmp_path):
-    version = Path(rebuild(docs, tmp_path / "artifacts", report=False)["version"])
+    version = Path(publish(docs, tmp_path / "artifacts", report=False)["version"])
     top = tmp_path / "artifacts"
     assert (version.parent, {name: (version / name).read_text() for name in (GOOD, BAD, DECISIONS, SEEN)}) == (
         top / "versions",
@@ -130,7 +130,7 @@ def test_the_new_version_directory_holds_the_same_files_as_the_top(docs, tmp_pat
 
 
 def test_the_summary_counts_analyses_reports_additions_and_lines(docs, tmp_path):
-    summary = rebuild(docs, tmp_path / "artifacts", report=False)
+    summary = publish(docs, tmp_path / "artifacts", report=False)
     json_lines = len(lines(tmp_path / "artifacts" / DECISIONS))
     del summary["version"]
     assert summary == {
@@ -143,7 +143,7 @@ def test_the_summary_counts_analyses_reports_additions_and_lines(docs, tmp_path)
 
 
 def test_a_report_is_stored_per_prefix_domain_and_member(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert sorted(f"{r['report/kind']}:{r['report/key']}" for r in docs.scan("report")) == [
         "domain:journals.plos.org",
         "domain:zenodo.org",
@@ -157,7 +157,7 @@ def test_a_report_is_stored_per_prefix_domain_and_member(docs, tmp_path):
 
 
 def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert docs.get("report", "prefix:10.5555") == {
         "report/kind": "prefix",
         "report/key": "10.5555",
@@ -172,7 +172,7 @@ def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
 
 def test_reports_of_an_earlier_rebuild_that_no_analysis_supports_are_deleted(docs, tmp_path):
     docs.put("report", "prefix:10.9999", {"report/kind": "prefix", "report/key": "10.9999"})
-    rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
     assert docs.get("report", "prefix:10.9999") is None
 
 
@@ -187,7 +187,7 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
     )
     failed_later = visit("10.1371/journal.pone.0160617", "crossref", "340", error="dns", when=DAY2)
     with store(tmp_path / "docs.db", reached, failed_later) as docs:
-        summary = rebuild(docs, tmp_path / "artifacts", report=False)
+        summary = publish(docs, tmp_path / "artifacts", report=False)
         report = docs.get("report", "prefix:10.1371")
     assert (
         summary["analyses"],
@@ -200,9 +200,9 @@ def test_a_doi_visited_twice_counts_once_by_its_visit_that_reached_a_page(tmp_pa
 def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp_path):
     artifacts = tmp_path / "artifacts"
     with store(tmp_path / "first.db", ZENODO) as first:
-        rebuild(first, artifacts, report=False)
+        publish(first, artifacts, report=False)
     with store(tmp_path / "second.db", PLOS) as second:
-        summary = rebuild(second, artifacts, report=False)
+        summary = publish(second, artifacts, report=False)
     assert (lines(artifacts / BAD), lines(artifacts / GOOD), summary["added"]["bad"]) == (
         ["10.5281,zenodo.org,datacite"],
         ["10.1371,journals.plos.org,crossref", "10.5281,,datacite"],
@@ -211,8 +211,8 @@ def test_entries_already_exported_stay_when_the_store_no_longer_implies_them(tmp
 
 
 def test_rebuilding_an_unchanged_store_adds_nothing_and_writes_a_second_version(docs, tmp_path):
-    rebuild(docs, tmp_path / "artifacts", report=False)
-    summary = rebuild(docs, tmp_path / "artifacts", report=False)
+    publish(docs, tmp_path / "artifacts", report=False)
+    summary = publish(docs, tmp_path / "artifacts", report=False)
     assert (summary["added"], len(list((tmp_path / "artifacts" / "versions").iterdir()))) == (
         {"good": 0, "bad": 0, "recognised": 0, "confirmed": 0, "prefixes": 0},
         2,
@@ -221,7 +221,7 @@ def test_rebuilding_an_unchanged_store_adds_nothing_and_writes_a_second_version(
 
 def test_a_store_without_analyses_exports_empty_artifacts(tmp_path):
     with store(tmp_path / "docs.db") as docs:
-        summary = rebuild(docs, tmp_path / "artifacts", report=False)
+        summary = publish(docs, tmp_path / "artifacts", report=False)
     assert (
         summary["analyses"],
         summary["reports"],
@@ -241,16 +241,44 @@ def test_progress_is_told_once_per_50000_analyses(tmp_path):
         ),
     )
     with docs:
-        rebuild(docs, tmp_path / "artifacts", progress=told.append, report=False)
+        publish(docs, tmp_path / "artifacts", progress=told.append, report=False)
     assert told == ["aggregated 50,000 analyses"]
 
 
 def test_an_excluded_domain_is_exported_only_as_followed(tmp_path):
     docs = store(tmp_path / "docs.db", PLOS, ZENODO)
     try:
-        rebuild(docs, tmp_path / "artifacts", exclusions=frozenset({"zenodo.org"}), report=False)
+        publish(docs, tmp_path / "artifacts", exclusions=frozenset({"zenodo.org"}), report=False)
     finally:
         docs.close()
     decisions = json.loads((tmp_path / "artifacts" / DECISIONS).read_text())
     assert decisions["domains"] == ["journals.plos.org"]
     assert lines(tmp_path / "artifacts" / BAD) == ["10.5281,zenodo.org,datacite"]
+
+
+def test_a_store_without_reports_draws_nothing(tmp_path):
+    from landing.publish import draw_from_store
+
+    with store(tmp_path / "docs.db", PLOS) as docs:
+        assert draw_from_store(docs, tmp_path / "artifacts", tmp_path / "report.html") is None
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_the_report_is_drawn_beside_the_version_in_a_child_so_the_exporting_process_never_loads_matplotlib(tmp_path):
+    import subprocess
+    import sys
+
+    store(tmp_path / "docs.db", PLOS, ZENODO).close()
+    script = (
+        "import sys; from landing.publish import publish; from landing.stores.sqlite import SqliteDocStore; "
+        f"docs = SqliteDocStore({str(tmp_path / 'docs.db')!r}); "
+        f"summary = publish(docs, {str(tmp_path / 'artifacts')!r}); docs.close(); "
+        "print(summary['report'], 'matplotlib' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120)
+    version = next((tmp_path / "artifacts" / "versions").iterdir())
+    assert (done.stdout, (version / "report.html").is_file()) == (
+        f"{tmp_path / 'artifacts' / 'report.html'} False\n",
+        True,
+    )

@@ -1,0 +1,144 @@
+"""The publish step, above landing.artifacts and landing.report, which never import each other or this: rebuild the
+reports from the stored analyses, export a new artifact version, and draw its HTML report beside it.
+
+Beside each version: its figures (report.json), which its report and every later trend read, and report.html, drawn in
+a child process (`python -m landing.publish`) so that the crawl never holds matplotlib in memory (it adds ~70 MB).
+"""
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from landing.artifacts import files
+from landing.core.artifacts import Aggregate, current, diff, report_id
+from landing.core.exclusions import DOMAINS
+from landing.core.report import figures, trend_point
+from landing.report.write import REPORT, replace_text, write
+
+logger = logging.getLogger(__name__)
+
+FIGURES = "report.json"
+DRAW_TIMEOUT = 600  # seconds: a report takes ~2 s; one that hangs must not hold the crawl's close for ever
+
+
+def publish(
+    docs, artifacts_dir, progress=None, exclusions: frozenset[str] = frozenset(DOMAINS), report: bool = True
+) -> dict:
+    """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
+    followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
+    summary."""
+    aggregate, count, found, reports = rebuild(docs, progress)
+    previous = files.load_latest(artifacts_dir)
+    fresh = aggregate.artifacts()
+    version = files.export(artifacts_dir, fresh, exclusions=exclusions)
+    drawn = draw_beside(artifacts_dir, version, found) if report else None
+    return {
+        "analyses": count,
+        "reports": reports,
+        "version": str(version),
+        "report": str(drawn) if drawn else None,
+        "added": diff(previous, fresh),
+        "lines": files.line_counts(artifacts_dir),
+    }
+
+
+def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
+    """Aggregate the store's analyses (one per DOI) and sampled prefixes, and replace its report documents with
+    the ones they imply: (aggregate, analyses, the report's figures, reports stored)."""
+    aggregate, count = Aggregate(), 0
+    for count, doc in enumerate(current(docs.scan("analysis")), 1):
+        aggregate.add(doc)
+        if progress and count % 50000 == 0:
+            progress(f"aggregated {count:,} analyses")
+    for sample in docs.scan("sample"):  # every prefix of every sampled owner, whether a sampled DOI had it or not
+        if sample.get("sample/dois") is not None:
+            for prefix in sample.get("sample/prefixes") or ():
+                aggregate.listed(prefix, sample.get("sample/ra") or "")
+    docs.delete_kind("report")
+    stored = [0]  # reports written: they stream by (a full run has ~130,000), each stored, then counted for figures
+
+    def storing(reports):
+        for report in reports:
+            docs.put("report", report_id(report), report)
+            stored[0] += 1
+            yield report
+
+    found = figures(storing(aggregate.reports()))
+    docs.flush()
+    return aggregate, count, found, stored[0]
+
+
+def draw_from_store(docs, artifacts_dir, out) -> dict | None:
+    """Draw the report of the store's report documents to `out`, with the latest version's changes and the trend
+    of every version; its figures, or None (nothing drawn) when the store holds no report."""
+    found = figures(docs.scan("report"))
+    if not found["totals"]["prefixes"]:
+        return None
+    known = files.versions(artifacts_dir)
+    write(out, found, changes_of(known[-1]) if known else None, trend(artifacts_dir), "from the store")
+    return found
+
+
+def draw_beside(artifacts_dir, version: Path, found: dict) -> Path | None:
+    """Keep a version's figures, then draw its report (and the top-level copy) in a child process; None, logged,
+    when drawing failed: the artifacts are exported all the same."""
+    (version / FIGURES).write_text(json.dumps(found, sort_keys=True) + "\n", encoding="utf-8")
+    # The child finds this code where the parent did (an egg under Scrapyd is on sys.path, not installed).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "landing.publish", str(artifacts_dir), version.name],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=DRAW_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        logger.warning("The HTML report of %s could not be drawn: %s", version.name, error)
+        return None
+    if done.returncode != 0:
+        logger.warning("The HTML report of %s could not be drawn: %s", version.name, done.stderr.strip()[-500:])
+        return None
+    return Path(artifacts_dir) / REPORT
+
+
+def draw_version(artifacts_dir, name: str) -> None:
+    """Draw a version's report.html from its kept figures, and copy it to the top of `artifacts_dir`."""
+    version = Path(artifacts_dir) / "versions" / name
+    found = kept(version / FIGURES)
+    drawn = write(version / REPORT, found, changes_of(version), trend(artifacts_dir, upto=version), name)
+    replace_text(Path(artifacts_dir) / REPORT, drawn.read_text("utf-8"))
+
+
+def kept(path: Path) -> dict:
+    """A JSON object kept beside a version (its figures, its changes); CorruptArtifact naming the file when it
+    cannot be read."""
+    try:
+        data = json.loads(files.text_of(path))
+    except json.JSONDecodeError as error:
+        raise files.CorruptArtifact(path, f"not JSON ({error})") from None
+    except RecursionError:
+        raise files.CorruptArtifact(path, "nested too deeply to read") from None
+    if not isinstance(data, dict):
+        raise files.CorruptArtifact(path, "not an object")
+    return data
+
+
+def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
+    """The correctness trend: one point per version (up to `upto`) whose figures were kept."""
+    points = []
+    for version in files.versions(artifacts_dir):
+        if (version / FIGURES).is_file():
+            points.append(trend_point(version.name, kept(version / FIGURES)))
+        if version == upto:
+            break
+    return points
+
+
+def changes_of(version: Path) -> dict | None:
+    """What a version changed since the one before it (its changes.json), or None."""
+    path = version / files.CHANGES
+    return kept(path) if path.is_file() else None
