@@ -7,8 +7,9 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from landing import clock
-from landing.commands.stores import blobs_of, docs_of
+from landing.commands.stores import blobs_of, config_of, docs_of
 from landing.core import documents
+from landing.core.page import Page
 from landing.core.reading import as_crawled, read
 
 
@@ -23,10 +24,7 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy analyze takes no arguments")
-        try:
-            clock.configure(self.settings)
-        except clock.ClockError as error:
-            raise UsageError(str(error), print_help=False) from None
+        clock.set_clock(config_of(self.settings).clock)
         docs, blobs = docs_of(self.settings), blobs_of(self.settings)
         counts, started, timestamp = {"analysed": 0, "missing-body": 0, "changed": 0}, time.monotonic(), clock.stamp()
         total = docs.count("snapshot")
@@ -36,7 +34,8 @@ class Command(ScrapyCommand):
             if digest and body is None:
                 counts["missing-body"] += 1  # recorded, not guessed at: the old analysis stays
                 continue
-            fresh = read(as_crawled(snapshot), body, timestamp)  # a reclassification is the reading's to make
+            page = Page(body, snapshot.get("snapshot/content-type")) if body is not None else None
+            fresh = read(as_crawled(snapshot), page, timestamp)  # a reclassification is the reading's to make
             key = documents.analysis_id(snapshot)
             old = docs.get("analysis", key) or {}
             if any(old.get(k) != fresh.get(k) for k in documents.ANALYSIS_KEYS[:-1] + ("snapshot/error",)):

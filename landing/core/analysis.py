@@ -88,7 +88,7 @@ def parse(body: bytes, content_type: str | None):
 MAX_META_TAGS = 100
 
 
-def _meta_tags(root) -> list[list[str]]:
+def meta_tags(root) -> list[list[str]]:
     """[name, content] of the first MAX_META_TAGS DOI meta tags in page order; the name is `name`, else
     `property`, else `id`."""
     tags = []
@@ -107,8 +107,9 @@ def visible_text(root) -> str:
 
 
 # The text in one pass in C (libxslt): the loop it replaces, which wrote a line break into every block's text and
-# tail from Python, took ~3 ms of a real 185 KB page (../shared/corpus average); this takes ~1. The whole document
-# is read, as a browser does: content after </html> (Cambridge Core's dialogs) ends up beside the root, not in it.
+# tail from Python, took about three times as long (bench/README.md "Figures behind choices in the code"). The whole
+# document is read, as a browser does: content after </html> (Cambridge Core's dialogs) ends up beside the root, not
+# in it.
 _BREAK = "<xsl:text>&#10;</xsl:text>"
 _VISIBLE_TEXT = etree.XSLT(
     etree.XML(f"""\
@@ -129,14 +130,11 @@ def _correctness(stated: set, own: str) -> str:
     return "ok" if stated == {own} else "incorrect"
 
 
-def analyse(body: bytes, doi: str, content_type: str | None = None) -> dict:
-    """The analysis/* fields of a page for the DOI it is meant to be about."""
+def analyse(page, doi: str) -> dict:
+    """The analysis/* fields of a page (a landing.core.page.Page: ask its `analysis`) for the DOI it is meant to be
+    about."""
     own = normalise(doi)
-    root = parse(body, content_type) if body else None
-    tags, hrefs, text = [], [], ""
-    if root is not None:
-        tags, hrefs = _meta_tags(root), [a.get("href") or "" for a in root.iter("a")]
-        text = visible_text(root)
+    tags, hrefs, text = page.meta_tags, page.hrefs, page.text
     in_tags = [found for found in map(split_expression, (content for _, content in tags)) if found]
     # A page links dozens of other works' DOIs: only an href naming this one (maybe %-encoded) is worth a look.
     in_links = [split_expression(href) for href in hrefs if "%" in href or own in href.lower()]
@@ -155,7 +153,7 @@ def read_page(body: bytes, content_type: str | None = None) -> dict:
     root = parse(body, content_type) if body else None
     if root is None:
         return {"meta-tags": [], "canonicals": [], "text": "", "titles": []}
-    tags = _meta_tags(root)
+    tags = meta_tags(root)
     canonicals = [
         link.get("href") or "" for link in root.iter("link") if "canonical" in (link.get("rel") or "").lower().split()
     ]

@@ -4,7 +4,6 @@ import re
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from landing.core.addresses import literal_address
-from landing.core.analysis import parse, visible_text
 from landing.core.hostnames import valid_hostname
 
 # Every class a snapshot may carry in `snapshot/error` (docs in docs/data-model.md "Failure classes").
@@ -53,7 +52,8 @@ _COOKIE_NOTICE = re.compile(
 )
 # Byte-level tests that rule a page out before it is parsed (most pages, on every visit): no script element, no
 # `location` word. A UTF-16 page (a BOM, or NUL bytes) cannot be ruled out on its bytes, so it is always parsed. Words are
-# looked for in a lower-cased copy: a case-blind regex scans a 14 KB page that lacks the word in ~140 us, the copy and a search ~20.
+# looked for in a lower-cased copy, several times faster than a case-blind regex over a page that lacks the word
+# (bench/README.md "Figures behind choices in the code").
 _SCRIPT = b"<script"
 _LOCATION = b"location"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -76,11 +76,10 @@ def cookie_check(url: str) -> bool:
     )
 
 
-def cookie_notice(body: bytes, content_type: str | None = None) -> bool:
-    """A short page (at most 60 visible words) that asks for cookies. Callers first rule out pages stating a DOI."""
-    doc = parse(body, content_type)
-    text = "" if doc is None else visible_text(doc)
-    return len(text.split()) <= 60 and bool(_COOKIE_NOTICE.search(text))
+def cookie_notice(page) -> bool:
+    """A short page (a landing.core.page.Page of at most 60 visible words) that asks for cookies. Callers first rule
+    out pages stating a DOI."""
+    return page.words <= 60 and bool(_COOKIE_NOTICE.search(page.text))
 
 
 def refused_redirect(status: int, location: str | None, url: str) -> str | None:
@@ -134,17 +133,15 @@ def challenge(status: int, headers: dict, body: bytes) -> bool:
     return bool(_TITLE.search(body[:4096]))
 
 
-def js_required(body: bytes, content_type: str | None = None) -> bool:
-    """A page with (almost) no visible text whose scripts send the browser elsewhere or build the page.
+def js_required(page) -> bool:
+    """A page (landing.core.page.Page) with (almost) no visible text whose scripts send the browser elsewhere or
+    build the page.
 
     Callers first rule out pages that state a DOI: a head-only landing page is still a landing page.
     """
-    if not may_hold(body, _SCRIPT):
+    if not may_hold(page.body, _SCRIPT) or not page.scripts:
         return False
-    scripts, words = _scripts_and_words(body, content_type)
-    if not scripts:
-        return False
-    return words == 0 or (words <= 30 and any(_JS_LOCATION.search(s) for s in scripts))
+    return page.words == 0 or (page.words <= 30 and any(_JS_LOCATION.search(s) for s in page.scripts))
 
 
 def may_hold(body: bytes, *words: bytes) -> bool:
@@ -155,25 +152,17 @@ def may_hold(body: bytes, *words: bytes) -> bool:
     return all(word in lowered for word in words)
 
 
-def _scripts_and_words(body: bytes, content_type: str | None) -> tuple[list[str], int]:
-    # A page's script texts and how many words it shows.
-    doc = parse(body, content_type)
-    if doc is None:
-        return [], 0
-    return ["".join(s.itertext()) for s in doc.iter("script")], len(visible_text(doc).split())
-
-
-def script_location(body: bytes, content_type: str | None) -> str | None:
-    """Where a script-only redirect page sends the browser, when its script names the target literally.
+def script_location(page) -> str | None:
+    """Where a script-only redirect page (landing.core.page.Page) sends the browser, when its script names the
+    target literally.
 
     Only `<script>` elements count (never onclick handlers, which real pages are full of), only pages with
     at most 30 visible words, and only a string literal, never a computed URL. Callers first rule out pages
     that state their DOI.
     """
-    if not may_hold(body, _SCRIPT, _LOCATION):
+    if not may_hold(page.body, _SCRIPT, _LOCATION):
         return None
-    scripts, words = _scripts_and_words(body, content_type)
-    for script in scripts if words <= 30 else ():
+    for script in page.scripts if page.words <= 30 else ():
         found = _JS_LITERAL.search(script)
         if found:
             return found.group("a") if found.group("a") is not None else found.group("b")

@@ -1,7 +1,6 @@
-"""From a snapshot and its body to its analysis document: the one path the crawl and `scrapy analyze` share."""
+"""From a snapshot and its page to its analysis document: the one path the crawl and `scrapy analyze` share."""
 
 from landing.core import documents
-from landing.core.analysis import analyse
 from landing.core.failures import cookie_check, cookie_notice, js_required
 
 # What `not_landing` may call a reached page; `as_crawled` undoes exactly these.
@@ -15,16 +14,26 @@ def states_doi(found: dict) -> bool:
     )
 
 
-def not_landing(found: dict, body: bytes, content_type: str | None, final_url: str | None) -> str | None:
-    """The class of a reached page that is no landing page after all: a cookie check's page, or a script-only one.
+def landing_page(page, doi: str) -> bool:
+    """A page (landing.core.page.Page) that states its DOI is a landing page, whatever else it does (asks for
+    cookies, builds itself with scripts, scripts a move elsewhere)."""
+    return states_doi(page.analysis(doi))
 
-    A page that states a DOI is a landing page whatever else it does. `found` is the page's analysis.
-    """
-    if states_doi(found):
+
+def not_landing(page, doi: str, final_url: str | None) -> str | None:
+    """The class of a reached page that is no landing page after all: a cookie check's page, or a script-only one."""
+    if landing_page(page, doi):
         return None
-    if (final_url and cookie_check(final_url)) or cookie_notice(body, content_type):
+    if (final_url and cookie_check(final_url)) or cookie_notice(page):
         return RECLASSES[0]
-    return RECLASSES[1] if js_required(body, content_type) else None
+    return RECLASSES[1] if js_required(page) else None
+
+
+def page_class(snapshot_doc: dict, page) -> str | None:
+    """The class a snapshot ends with once its page is read: its own, or `not_landing`'s for a reached page."""
+    if snapshot_doc.get("snapshot/error") or page is None:
+        return snapshot_doc.get("snapshot/error")
+    return not_landing(page, snapshot_doc["pid/doi"], snapshot_doc.get("snapshot/final-url"))
 
 
 def as_crawled(snapshot_doc: dict) -> dict:
@@ -35,16 +44,12 @@ def as_crawled(snapshot_doc: dict) -> dict:
     return snapshot_doc
 
 
-def read(snapshot_doc: dict, body: bytes | None, timestamp: str) -> dict:
-    """The analysis document of a snapshot: what its page says, or all None when it did not reach a page.
-
-    A page that is no landing page after all (`not_landing`) is reclassified.
-    """
-    if snapshot_doc.get("snapshot/error") or body is None:
-        return documents.analysis(snapshot_doc, None, timestamp)
-    content_type = snapshot_doc.get("snapshot/content-type")
-    found = analyse(body, snapshot_doc["pid/doi"], content_type)
-    error = not_landing(found, body, content_type, snapshot_doc.get("snapshot/final-url"))
+def read(snapshot_doc: dict, page, timestamp: str) -> dict:
+    """The analysis document of a snapshot and its page (a landing.core.page.Page, or None when no body came back):
+    what the page says, or all None when it did not reach a landing page (`page_class` says why)."""
+    error = page_class(snapshot_doc, page)
     if error:
         return documents.analysis({**snapshot_doc, "snapshot/error": error}, None, timestamp)
-    return documents.analysis(snapshot_doc, found, timestamp)
+    if page is None:
+        return documents.analysis(snapshot_doc, None, timestamp)
+    return documents.analysis(snapshot_doc, page.analysis(snapshot_doc["pid/doi"]), timestamp)

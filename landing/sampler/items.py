@@ -1,8 +1,37 @@
-"""Items the sampler yields: plain dicts with namespaced keys (itemadapter treats them as dicts).
+"""Items the sampler yields: a Visit, which AnalysisPipeline reads into an AnalysisItem, and plain dicts with
+namespaced keys (itemadapter treats them as dicts).
 
 The kind of an item is its class; a snapshot's body rides along as an attribute, so feed exports of the
 items never carry page bytes.
 """
+
+from dataclasses import dataclass
+
+from landing.core.page import Page
+
+
+@dataclass(eq=False)
+class Visit:
+    """A DOI's visit as the visitor ended it: its snapshot document (pid/* and snapshot/* keys) and the page it
+    fetched (None when no body came back, or it may not be kept). On the DOI's last visit of a run, `record` is the
+    (id, document) of its visit record (landing.core.runs), and `lease` the shared frontier's lease on the DOI."""
+
+    snapshot: dict
+    page: Page | None
+    record: tuple[str, dict] | None = None
+    lease: tuple[str, str] | None = None
+
+    @property
+    def pid(self) -> dict:
+        return {key: self.snapshot[key] for key in self.snapshot if key.startswith("pid/")}
+
+    @property
+    def hops(self) -> list:
+        return self.snapshot["snapshot/hops"]
+
+    @property
+    def body(self) -> bytes | None:
+        return self.page.body if self.page is not None else None
 
 
 class PidItem(dict):

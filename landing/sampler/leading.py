@@ -1,6 +1,5 @@
-"""The lead of a run shared by workers through Redis (landing.sampler.shared_run), a mixin of the doi_sampler spider: lead
-the run (its `_run`) while no other worker does, else follow, visiting what the leader shares; and, shared or not,
-the last look before a run finishes: every sampled DOI has a visit."""
+"""The lead of a run shared by workers through Redis (landing.sampler.shared_run): lead the run (the planner's `run`)
+while no other worker does, else follow, visiting what the leader shares."""
 
 import asyncio
 
@@ -9,15 +8,19 @@ import redis
 from landing.sampler import frontier_redis
 from landing.sampler.shared_run import OVER, RENEWED, TAKEN, SharedRun
 
-REVISITS = 3  # walks of the plan again for DOIs left without a visit, before the run is left open
-
 
 class SharedLead:
-    async def _share(self):
+    """A full run's planner (landing.sampler.planner.FullRun) leading or following a run shared through Redis."""
+
+    def __init__(self, planner, crawler, logger):
+        self.planner, self.crawler, self.logger = planner, crawler, logger
+
+    async def share(self):
         """With a Redis frontier: lead the run while no other worker does, else visit what the leader pushes."""
         scheduler = frontier_redis.scheduler_of(self.crawler)
         shared = SharedRun(scheduler.server, scheduler.namespace, scheduler.ttl)
-        self.frontier.shared, self.frontier.held = scheduler.lengths, lambda: len(scheduler.held)
+        frontier = self.planner.frontier
+        frontier.shared, frontier.held = scheduler.lengths, lambda: len(scheduler.held)
         following = False
         while (status := shared.lead()) != TAKEN:
             if status == OVER:
@@ -40,19 +43,19 @@ class SharedLead:
 
         keeper = asyncio.get_running_loop().create_task(self._keep_leading(shared))
         try:
-            async for request_or_item in self._run(shared.inherited or None, publish):
+            async for request_or_item in self.planner.run_all(shared.inherited or None, publish):
                 yield request_or_item
         finally:
             keeper.cancel()
-            if self.leading:
+            if self.planner.leading:
                 shared.end()
 
     async def _keep_leading(self, shared):
-        while self.leading:
+        while self.planner.leading:
             await asyncio.sleep(shared.ttl_ms / 3000)
             try:
                 if shared.lead() != RENEWED:
-                    self.leading = False
+                    self.planner.leading = False
                     self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
                     self.logger.error(
                         "Another worker took the lead of the run (this one did not renew it within "
@@ -60,37 +63,3 @@ class SharedLead:
                     )
             except redis.RedisError as error:
                 self.logger.warning("Cannot renew the lead of the run: %s", error)
-
-    async def _until_visited(self):
-        """Once the frontier has drained, queue again the sampled DOIs that have no visit (a frontier that lost keys:
-        Redis evicted, flushed or restored them; a visit a pipeline lost), up to REVISITS times; DOIs still without
-        one leave the run open (stat landing/run/unvisited)."""
-        stats = self.crawler.stats
-        for walk in range(REVISITS + 1):
-            if not self.leading:
-                return
-            missing = await self.docs.call(self.ledger.unvisited, self.run)
-            if not missing:
-                return
-            if walk == REVISITS:
-                stats.set_value("landing/run/unvisited", len(missing))
-                self.logger.error(
-                    "Run %s stays open: %d sampled DOIs still have no visit after %d more walks of the plan; the "
-                    "same command visits them",
-                    self.run["run/id"],
-                    len(missing),
-                    REVISITS,
-                )
-                return
-            stats.inc_value("landing/run/requeued", len(missing))
-            self.logger.warning(
-                "%d sampled DOIs of run %s have no visit once the frontier drained: queueing them again",
-                len(missing),
-                self.run["run/id"],
-            )
-            for sample, rank, doi in missing:
-                await self.frontier.enter()
-                for pid_or_request in self._pid_and_visit(sample, rank, doi):
-                    yield pid_or_request
-                self.frontier.queued()
-            await self.frontier.drained()

@@ -1,36 +1,56 @@
 """Listing, the first step of a run: every owner of each source with its DOI count, before any sample (sample
-sizes depend on the largest owner). A mixin of the doi_sampler spider, which provides `_api`, `_answer` and
-`_api_failed`, the endpoints, and the `listing` counts, `members`, `clients`, `prefixes_of`, `cursors` and
-`listed` state.
-"""
+sizes depend on the largest owner)."""
+
+import asyncio
 
 from landing.core.sources import crossref, datacite
 
 
-class OwnerListing:
-    def _listing_requests(self):
+class Listing:
+    """The owners listed so far, and how many listing requests of each source are still out.
+
+    api: the sampler's landing.sampler.answers.Api; cfg: the crawl's landing.config.Config; callbacks: the spider, whose parse_members, parse_clients and
+    parse_count answer the requests made here.
+    """
+
+    def __init__(self, api, callbacks, cfg, crawler, logger):
+        self.api, self.callbacks, self.crawler, self.logger = api, callbacks, crawler, logger
+        self.sources, self.mailto = cfg.sources, cfg.mailto
+        self.crossref_api, self.datacite_api = cfg.crossref_api, cfg.datacite_api
+        self.counts = {}  # source -> listing requests still out; "<source>-failed" once one of them failed
+        self.members, self.clients, self.cursors = [], {}, set()
+        self.prefixes_of = {}  # (ra, owner) -> the prefixes its listing names, kept on its sample document
+        self.over = asyncio.Event()
+
+    def forget(self):
+        """Drop what was listed, once the plan holds it."""
+        self.members, self.clients, self.prefixes_of = [], {}, {}
+
+    def requests(self):
         if "crossref" in self.sources:
-            self.listing["crossref"] = 1
-            yield self._api(
-                crossref.members_url(self.crossref_api, self.mailto), self.parse_members, listing="crossref"
+            self.counts["crossref"] = 1
+            yield self.api.request(
+                crossref.members_url(self.crossref_api, self.mailto), self.callbacks.parse_members, listing="crossref"
             )
         if "datacite" in self.sources:
-            self.listing["datacite"] = 1
-            yield self._api(datacite.clients_url(self.datacite_api), self.parse_clients, listing="datacite")
+            self.counts["datacite"] = 1
+            yield self.api.request(
+                datacite.clients_url(self.datacite_api), self.callbacks.parse_clients, listing="datacite"
+            )
 
-    def _listed(self, source, failed=False, more=0):
+    def answered(self, source, failed=False, more=0):
         """One listing request of `source` answered (or failed), `more` of them asked for in its place."""
-        self.listing[source] += more - 1
+        self.counts[source] += more - 1
         if failed:
-            self.listing[f"{source}-failed"] = True
-        if not any(n for key, n in self.listing.items() if not key.endswith("-failed")):
-            self.listed.set()
+            self.counts[f"{source}-failed"] = True
+        if not any(n for key, n in self.counts.items() if not key.endswith("-failed")):
+            self.over.set()
 
-    def _owners(self):
+    def owners(self):
         """([(ra, owner, DOI count)], whether every listing request was answered) once listing is over, or None
         (logged) when it found nobody. A failed request costs only the owners it would have listed: those listed
         are sampled now, and the next crawl lists again for the rest."""
-        complete = not any(key.endswith("-failed") for key in self.listing)
+        complete = not any(key.endswith("-failed") for key in self.counts)
         owners = [("crossref", m["id"], m["total"]) for m in self.members]
         owners += [("datacite", client, total) for client, total in self.clients.items() if total is not None]
         if not complete:
@@ -50,16 +70,16 @@ class OwnerListing:
     # Each listing callback counts the requests it asks for before yielding them: an answer to one of them may
     # arrive while this callback's output is still being consumed.
     def parse_members(self, response):
-        answered = self._answer(response, crossref.parse_members)
+        answered = self.api.answer(response, crossref.parse_members)
         if answered is None:
             return
         members, cursor, total = answered
         if cursor and cursor in self.cursors:  # asked again, the same page would come back for ever
-            self._api_failed(response.request, f"the API repeated its cursor {cursor!r}")
+            self.api.refused(response.request, f"the API repeated its cursor {cursor!r}")
             return
         known = {m["id"] for m in self.members}
         if members and all(m["id"] in known for m in members):  # paged by offset, the API answered a page again
-            self._api_failed(response.request, f"the API repeated members {members[0]['id']!r}...")
+            self.api.refused(response.request, f"the API repeated members {members[0]['id']!r}...")
             return
         self.cursors.add(cursor)
         self.members += members
@@ -71,27 +91,32 @@ class OwnerListing:
             url = crossref.members_url(self.crossref_api, self.mailto, offset=len(self.members))
         else:
             url = None
-        self._listed("crossref", more=1 if url else 0)
+        self.answered("crossref", more=1 if url else 0)
         if url:
-            yield self._api(url, self.parse_members, listing="crossref")
+            yield self.api.request(url, self.callbacks.parse_members, listing="crossref")
 
     def parse_clients(self, response):
-        answered = self._answer(response, lambda page: (*datacite.parse_clients(page), datacite.client_prefixes(page)))
+        answered = self.api.answer(
+            response, lambda page: (*datacite.parse_clients(page), datacite.client_prefixes(page))
+        )
         if answered is None:
             return
         clients, following, prefixes = answered
         self.prefixes_of.update({("datacite", client): found for client, found in prefixes.items()})
-        self._listed("datacite", more=len(clients) + (1 if following else 0))
+        self.answered("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = None  # until its count answers: a client whose count failed is not planned
-            yield self._api(
-                datacite.count_url(self.datacite_api, client), self.parse_count, owner=client, listing="datacite"
+            yield self.api.request(
+                datacite.count_url(self.datacite_api, client),
+                self.callbacks.parse_count,
+                owner=client,
+                listing="datacite",
             )
         if following:
-            yield self._api(following, self.parse_clients, listing="datacite")
+            yield self.api.request(following, self.callbacks.parse_clients, listing="datacite")
 
     def parse_count(self, response):
-        total = self._answer(response, datacite.parse_total)
+        total = self.api.answer(response, datacite.parse_total)
         if total is not None:
             self.clients[response.meta["owner"]] = total
-            self._listed("datacite")
+            self.answered("datacite")

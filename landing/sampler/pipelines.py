@@ -1,4 +1,5 @@
-"""Item pipelines: body to the blob store, documents to the document store, artifacts at close."""
+"""Item pipelines: a visit's page read into its analysis, body to the blob store, documents to the document store,
+artifacts at close."""
 
 import asyncio
 import json
@@ -11,13 +12,13 @@ from pathlib import Path
 import redis
 from scrapy import signals
 
-from landing import clock
-from landing.artifacts.rebuild import rebuild
-from landing.config import exclusions
+from landing import clock, config
 from landing.core import documents
+from landing.core.reading import read
+from landing.publish import publish
 from landing.sampler import frontier_redis
 from landing.sampler.frontier import Frontier
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
 from landing.sampler.stopping import STOPPED
 from landing.stores import StoreError, docs_from, open_blobs, unwritten
 
@@ -31,8 +32,8 @@ class Docs:
     stalls the crawl's event loop, and the store is used from one thread as it requires.
     """
 
-    def __init__(self, settings):
-        self.store = docs_from(settings)
+    def __init__(self, cfg: config.Config):
+        self.store = docs_from(cfg)
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="landing-docs")
 
     async def call(self, function, *args):
@@ -42,8 +43,20 @@ class Docs:
     @classmethod
     def of(cls, crawler):
         if getattr(crawler, "landing_docs", None) is None:
-            crawler.landing_docs = cls(crawler.settings)
+            crawler.landing_docs = cls(config.of(crawler))
         return crawler.landing_docs
+
+
+class AnalysisPipeline:
+    """Reads each Visit's page (landing.core.reading) into its analysis document, the AnalysisItem the next pipelines
+    store. First of the pipelines, not inside DocumentPipeline: the blob's snapshot JSON carries the class reading
+    settles on (js-required, cookie-required), so BlobPipeline needs the reading too."""
+
+    def process_item(self, item, spider=None):
+        if not isinstance(item, Visit):
+            return item
+        analysis = read(item.snapshot, item.page, clock.stamp())
+        return AnalysisItem(analysis, body=item.body, visit=item.record, lease=item.lease)
 
 
 class BlobPipeline:
@@ -51,7 +64,7 @@ class BlobPipeline:
     opens and closes."""
 
     def __init__(self, crawler):
-        self.blobs, self.stats = open_blobs(crawler.settings.get("LANDING_BLOBS")), crawler.stats
+        self.blobs, self.stats = open_blobs(config.of(crawler).blobs), crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -87,12 +100,11 @@ class DocumentPipeline:
     """
 
     def __init__(self, crawler):
-        self.crawler, self.stats, settings = crawler, crawler.stats, crawler.settings
+        self.crawler, self.stats, self.config = crawler, crawler.stats, config.of(crawler)
         shared = Docs.of(crawler)
         self.docs, self.worker, self.call = shared.store, shared.worker, shared.call
         self.frontier = Frontier.of(crawler)
-        self.outage_max = settings.getfloat("LANDING_DOCS_OUTAGE_MAX")
-        self.unwritten_dir = Path(settings.get("LANDING_UNWRITTEN_DIR"))
+        self.outage_max, self.unwritten_dir = self.config.docs_outage_max, Path(self.config.unwritten_dir)
         self.warned_at, self.stopping = None, None
         self.unwritten_leases, self.keeper = [], None  # leases whose visit records wait in the store's buffer
 
@@ -104,7 +116,7 @@ class DocumentPipeline:
         return pipeline
 
     def open_spider(self, spider=None):
-        if self.crawler.settings.get("LANDING_FRONTIER_REDIS"):
+        if self.config.frontier_redis:
             # A quiet buffer is written only on the next put: without this the last leases would never be acked.
             self.keeper = asyncio.get_running_loop().create_task(self._write_for_acks())
 
@@ -119,7 +131,7 @@ class DocumentPipeline:
     def lost(self, item, response=None, spider=None, failure=None, exception=None):
         """A DOI's final snapshot that a pipeline failed or dropped still leaves the frontier (it is not recorded
         as visited, so a resumed run visits it again)."""
-        if getattr(item, "visit", None):
+        if getattr(item, "record" if isinstance(item, Visit) else "visit", None):
             if item.lease:
                 self._ack([item.lease])
             else:
@@ -229,28 +241,27 @@ class DocumentPipeline:
         except StoreError as error:
             self._save_unwritten(error)
         try:
-            settings = self.crawler.settings
             if self.stats.get_value(STOPPED):  # asked to stop now: a full rebuild can take minutes
                 logger.warning(
                     "Artifacts not exported: the crawl was stopped (%s); the run's next crawl exports them at its close, "
                     "or run `scrapy artifacts`",
                     self.stats.get_value(STOPPED),
                 )
-            elif settings.getbool("LANDING_EXPORT_ON_CLOSE") and self.stats.get_value("landing/snapshots"):
+            elif self.config.export_on_close and self.stats.get_value("landing/snapshots"):
                 if self.docs.pending:
                     logger.error("Artifacts not exported: the document store is missing documents of this crawl")
                 else:
-                    self._export(settings)
+                    self._export()
         finally:
             self.docs.close()
         return written
 
-    def _export(self, settings):
-        summary = rebuild(
+    def _export(self):
+        summary = publish(
             self.docs,
-            settings.get("LANDING_ARTIFACTS_DIR"),
-            exclusions=exclusions(settings),
-            report=settings.getbool("LANDING_EXPORT_REPORT"),
+            self.config.artifacts_dir,
+            exclusions=self.config.excluded_domains,
+            report=self.config.export_report,
         )
         for name, value in summary["lines"].items():
             self.stats.set_value(f"landing/artifacts/{name}", value)

@@ -1,6 +1,5 @@
 """An owner's sample: asked for, answered, its prefixes' floors added (rule: landing.core.sampling), stored before
-its DOIs are visited. A mixin of the doi_sampler spider, which provides the endpoints, the run, the frontier,
-`_api`, `_answer`, `_api_failed` (landing.sampler.answers) and `_pid_and_visit`."""
+its DOIs are visited."""
 
 import asyncio
 
@@ -13,23 +12,32 @@ from landing.sampler.frontier_redis import scheduler_of
 from landing.sampler.items import LedgerItem
 
 
-class OwnerSamples:
-    def _sample_request(self, sample):
+class Samples:
+    """Owners' samples for a run: `planner` is its planner (landing.sampler.planner.FullRun), whose run, store and ledger
+    they are stored in, and whose `pid_and_visit` visits their DOIs."""
+
+    def __init__(self, planner, api, callbacks, cfg, crawler, logger, retries: int):
+        self.planner, self.api, self.callbacks, self.crawler, self.logger = planner, api, callbacks, crawler, logger
+        self.frontier, self.shared, self.retries = planner.frontier, planner.shared, retries
+        self.crossref_api, self.datacite_api, self.mailto = cfg.crossref_api, cfg.datacite_api, cfg.mailto
+
+    def request(self, sample):
         size, owner = sample["sample/size"], sample["sample/owner"]
         if sample["sample/ra"] == "crossref":
             url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
         else:
             url = datacite.sample_url(self.datacite_api, owner, size)
-        return self._api(url, self.parse_shared_sample if self.shared else self.parse_sample, sample=sample)
+        callback = self.callbacks.parse_shared_sample if self.shared else self.callbacks.parse_sample
+        return self.api.request(url, callback, sample=sample)
 
     async def parse_sample(self, response):
         sample = await self._sampled(response)
         if sample is None:
             return
         # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
-        yield LedgerItem("sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample)
+        yield LedgerItem("sample", runs.sample_id(self.planner.run["run/id"], sample["sample/order"]), sample)
         for rank, doi in enumerate(sample["sample/dois"]):
-            for pid_or_request in self._pid_and_visit(sample, rank, doi):
+            for pid_or_request in self.planner.pid_and_visit(sample, rank, doi):
                 yield pid_or_request
 
     async def parse_shared_sample(self, response):
@@ -40,13 +48,16 @@ class OwnerSamples:
         sample = await self._sampled(response)
         if sample is None:
             return
-        await self.docs.call(
-            self.ledger.store, "sample", runs.sample_id(self.run["run/id"], sample["sample/order"]), sample
+        await self.planner.docs.call(
+            self.planner.ledger.store,
+            "sample",
+            runs.sample_id(self.planner.run["run/id"], sample["sample/order"]),
+            sample,
         )
         visits = [
             request
             for rank, doi in enumerate(sample["sample/dois"])
-            for request in self._pid_and_visit(sample, rank, doi)
+            for request in self.planner.pid_and_visit(sample, rank, doi)
         ]
         try:
             scheduler_of(self.crawler).share(visits)
@@ -59,7 +70,7 @@ class OwnerSamples:
         failure); the frontier's reservation settled either way."""
         sample = response.meta["sample"]
         parse = crossref.parse_dois if sample["sample/ra"] == "crossref" else datacite.parse_dois
-        answered = self._answer(response, lambda payload: [normalise(d) for d in parse(payload)])
+        answered = self.api.answer(response, lambda payload: [normalise(d) for d in parse(payload)])
         if answered is None:
             return None
         dois = [doi for doi in answered if well_formed(doi)]
@@ -77,11 +88,11 @@ class OwnerSamples:
         if dois is None:
             return None
         sample = runs.sampled(sample, dois, clock.stamp())
-        self._count_sampled(sample)
+        self.count(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
         return sample
 
-    def _count_sampled(self, sample):
+    def count(self, sample):
         self.crawler.stats.inc_value("landing/run/owners_sampled")
         self.crawler.stats.inc_value("landing/run/dois", len(sample["sample/dois"]))
         self.crawler.stats.inc_value("landing/run/dois_planned_sampled", sample["sample/size"])
@@ -100,7 +111,7 @@ class OwnerSamples:
             )
             failed = next((answer for answer in answers if answer[0] is None), None)
             if failed:
-                self._api_failed(failed[1], failed[2])
+                self.api.refused(failed[1], failed[2])
                 return None
             topped = {prefix: answer[0] for prefix, answer in zip(short, answers)}
             self.crawler.stats.inc_value("landing/run/prefix_samples", len(short))
@@ -121,9 +132,9 @@ class OwnerSamples:
             )
         else:
             url, parse = datacite.prefix_sample_url(self.datacite_api, owner, prefix, size), datacite.parse_dois
-        request = self._api(url, None, sample=sample)
+        request = self.api.request(url, None, sample=sample)
         why = None
-        for _ in range(self.settings.getint("RETRY_TIMES") + 1):
+        for _ in range(self.retries + 1):
             try:
                 response = await self.crawler.engine.download_async(request)
             except Exception as error:  # any failure to download is this request's failure, said with its URL

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from landing.core.analysis import DOI_META_NAMES, analyse
+from landing.core.analysis import DOI_META_NAMES
+from landing.core.page import Page
 from landing_dev.sandbox.analysis_truth import DOI_META_NAMES as SANDBOX_META_NAMES
 from landing_dev.sandbox.http import Request
 from landing_dev.sandbox.web import State, respond
@@ -29,7 +30,7 @@ def meta(name, content, attribute="name") -> str:
 
 
 def analysed(head="", body="", doi=DOI) -> dict:
-    return analyse(page(head, body), doi)
+    return Page(page(head, body)).analysis(doi)
 
 
 # Meta tags
@@ -289,7 +290,9 @@ def test_script_style_noscript_and_template_text_is_not_text(hidden):
 
 def test_head_text_is_not_text():
     assert (
-        analyse(f"<html><head><title>{DOI}</title></head><body></body></html>".encode(), DOI)["analysis/doi-in-text"]
+        Page(f"<html><head><title>{DOI}</title></head><body></body></html>".encode()).analysis(DOI)[
+            "analysis/doi-in-text"
+        ]
         is None
     )
 
@@ -310,18 +313,18 @@ def test_a_windows_1252_body_declared_utf_8_still_gives_its_doi():
         f'<html><head><meta charset="utf-8"><title>Caf\u00e9 \u00e0 Z\u00fcrich</title>{meta("citation_doi", DOI)}'
         f"</head><body><p>Caf\u00e9 \u2014 DOI: {DOI}</p></body></html>"
     ).encode("windows-1252")
-    result = analyse(body, DOI, "text/html; charset=utf-8")
+    result = Page(body, "text/html; charset=utf-8").analysis(DOI)
     assert (result["analysis/meta-tag-correctness"], result["analysis/doi-in-text"]) == ("ok", "non-url")
 
 
 def test_the_content_type_charset_decodes_the_body():
     body = f"<html><body><p>\u00c9tude, doi:{DOI}</p></body></html>".encode("utf-16")
-    assert analyse(body, DOI, "text/html; charset=utf-16")["analysis/doi-in-text"] == "doi-scheme"
+    assert Page(body, "text/html; charset=utf-16").analysis(DOI)["analysis/doi-in-text"] == "doi-scheme"
 
 
 def test_an_xml_declaration_with_an_encoding_is_parsed():
     body = b'<?xml version="1.0" encoding="iso-8859-1"?><html><body><p>doi:10.5555/1234</p></body></html>'
-    assert analyse(body, DOI)["analysis/doi-in-text"] == "doi-scheme"
+    assert Page(body).analysis(DOI)["analysis/doi-in-text"] == "doi-scheme"
 
 
 @pytest.mark.parametrize(
@@ -336,7 +339,7 @@ def test_an_xml_declaration_with_an_encoding_is_parsed():
     ],
 )
 def test_empty_or_non_html_bodies_give_missing_and_nothing_found(body):
-    assert analyse(body, DOI) == NOTHING
+    assert Page(body).analysis(DOI) == NOTHING
 
 
 def test_the_result_has_exactly_the_analysis_keys():
@@ -378,7 +381,7 @@ def disagreements(directory) -> tuple[list, set]:
     wrong, scenarios = [], set()
     for record, body, content_type in landing_pages(directory):
         scenarios.add(record["scenario"])
-        result = analyse(body, record["doi"], content_type)
+        result = Page(body, content_type).analysis(record["doi"])
         got = {field: result[key] for field, key in TRUTH_FIELDS.items()}
         want = {field: record[field] for field in TRUTH_FIELDS}
         if got != want:
@@ -415,7 +418,7 @@ def test_analyse_agrees_with_the_truth_on_a_mixed_world(mixed_world):
 def test_a_page_of_20000_doi_meta_tags_is_read_to_its_first_hundred():
     metas = "".join(f'<meta name="citation_doi" content="10.1234/other{i}">' for i in range(20_000))
     body = f'<html><head><meta name="citation_doi" content="10.1234/own">{metas}</head><body>x</body></html>'
-    found = analyse(body.encode(), "10.1234/own")
+    found = Page(body.encode()).analysis("10.1234/own")
     assert (
         len(found["analysis/meta-tags"]),
         found["analysis/meta-tags"][0][1],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.analysis import analyse
+from landing.core.page import Page
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 if not (CORPUS / "manifest.csv").is_file():
@@ -49,7 +49,7 @@ def rows():
 
 @pytest.fixture(scope="module")
 def analyses():
-    return {row["file"]: analyse((CORPUS / row["file"]).read_bytes(), row["doi"]) for row in rows()}
+    return {row["file"]: Page((CORPUS / row["file"]).read_bytes()).analysis(row["doi"]) for row in rows()}
 
 
 @pytest.mark.parametrize("row", rows(), ids=lambda row: Path(row["file"]).stem)

@@ -18,6 +18,7 @@ from landing.core.failures import (
     script_location,
     status_failure,
 )
+from landing.core.page import Page
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
 
@@ -132,22 +133,22 @@ def test_short_page_asking_to_enable_cookies_is_a_cookie_notice():
         b"<html><head><title>Cookies disabled</title></head><body><h1>Cookies disabled</h1>"
         b"<p>Your browser must accept cookies to use this site.</p></body></html>"
     )
-    assert cookie_notice(page, HTML)
+    assert cookie_notice(Page(page, HTML))
 
 
 def test_short_page_saying_cookies_are_disabled_is_a_cookie_notice():
-    assert cookie_notice(b"<html><body><p>Cookies are disabled in your browser.</p></body></html>", HTML)
+    assert cookie_notice(Page(b"<html><body><p>Cookies are disabled in your browser.</p></body></html>", HTML))
 
 
 def test_long_page_with_a_cookie_banner_is_no_cookie_notice():
     page = (
         f"<html><body><div>We use cookies. Please accept cookies to continue.</div><p>{ARTICLE_WORDS}</p></body></html>"
     ).encode()
-    assert not cookie_notice(page, HTML)
+    assert not cookie_notice(Page(page, HTML))
 
 
 def test_short_page_that_mentions_cookies_without_asking_is_no_cookie_notice():
-    assert not cookie_notice(b"<html><body><p>Read our cookie policy.</p></body></html>", HTML)
+    assert not cookie_notice(Page(b"<html><body><p>Read our cookie policy.</p></body></html>", HTML))
 
 
 # status_failure
@@ -267,12 +268,12 @@ def test_every_class_page_failure_gives_is_listed():
 
 def test_body_of_only_a_window_location_assignment_requires_js():
     body = b'<html><head><script>window.location = "https://pub.example/article/1";</script></head><body></body></html>'
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_body_of_only_a_location_replace_requires_js():
     body = b"<html><head><script>location.replace('https://pub.example/article/1')</script></head><body></body></html>"
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_empty_app_div_with_a_computed_location_assign_requires_js():
@@ -280,7 +281,7 @@ def test_empty_app_div_with_a_computed_location_assign_requires_js():
         b"<html><head><script>var p = ['https://pub', '.example/a/1'];"
         b"window.location.assign(p.join(''));</script></head><body><div id=app></div></body></html>"
     )
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_short_redirecting_text_with_a_location_assignment_requires_js():
@@ -288,12 +289,12 @@ def test_short_redirecting_text_with_a_location_assignment_requires_js():
         b"<html><body><p>Redirecting you to the article, please wait.</p>"
         b"<script>document.location.href = '/article/1';</script></body></html>"
     )
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_empty_body_with_any_script_requires_js():
     body = b"<html><head><script src='/bundle.js'></script></head><body><div id=root></div></body></html>"
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_article_of_200_words_with_an_analytics_location_assignment_does_not_require_js():
@@ -301,20 +302,20 @@ def test_article_of_200_words_with_an_analytics_location_assignment_does_not_req
         f"<html><head><script>if (!window.ok) {{ window.location = '/consent'; }}</script></head>"
         f"<body><article><h1>Title</h1><p>{ARTICLE_WORDS}</p></article></body></html>"
     ).encode()
-    assert not js_required(body, HTML)
+    assert not js_required(Page(body, HTML))
 
 
 def test_short_text_with_scripts_that_do_not_move_does_not_require_js():
     body = b"<html><body><p>Page not found.</p><script>console.log('hi')</script></body></html>"
-    assert not js_required(body, HTML)
+    assert not js_required(Page(body, HTML))
 
 
 def test_page_without_scripts_does_not_require_js():
-    assert not js_required(b"<html><head><title>t</title></head><body></body></html>", HTML)
+    assert not js_required(Page(b"<html><head><title>t</title></head><body></body></html>", HTML))
 
 
 def test_empty_body_does_not_require_js():
-    assert not js_required(b"", HTML)
+    assert not js_required(Page(b"", HTML))
 
 
 def test_text_inside_noscript_does_not_count_as_visible():
@@ -322,7 +323,7 @@ def test_text_inside_noscript_does_not_count_as_visible():
         b"<html><body><noscript>Please enable JavaScript to view this page.</noscript>"
         b"<script>location.href = '/a/1'</script></body></html>"
     )
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_text_inside_a_template_does_not_count_as_visible():
@@ -331,7 +332,7 @@ def test_text_inside_a_template_does_not_count_as_visible():
         b"<html><body><template><h1>Article title</h1><p>Abstract</p></template>"
         b"<script>render(document.querySelector('template'))</script></body></html>"
     )
-    assert js_required(body, HTML)
+    assert js_required(Page(body, HTML))
 
 
 def test_short_page_whose_script_only_compares_location_does_not_require_js():
@@ -339,7 +340,7 @@ def test_short_page_whose_script_only_compares_location_does_not_require_js():
         b"<html><body><p>Page not found.</p>"
         b"<script>if (window.location.href == 'https://a.example/') { track(); }</script></body></html>"
     )
-    assert not js_required(body, HTML)
+    assert not js_required(Page(body, HTML))
 
 
 @pytest.mark.parametrize(
@@ -355,7 +356,7 @@ def test_short_page_whose_script_only_compares_location_does_not_require_js():
     ],
 )
 def test_script_location_finds_a_literal_target(body, target):
-    assert script_location(body, "text/html") == target
+    assert script_location(Page(body, "text/html")) == target
 
 
 @pytest.mark.parametrize(
@@ -373,7 +374,7 @@ def test_script_location_finds_a_literal_target(body, target):
     ],
 )
 def test_script_location_finds_nothing_to_follow(body):
-    assert script_location(body, "text/html") is None
+    assert script_location(Page(body, "text/html")) is None
 
 
 def test_no_page_of_the_real_corpus_is_taken_for_a_script_redirect():
@@ -381,19 +382,19 @@ def test_no_page_of_the_real_corpus_is_taken_for_a_script_redirect():
     pages = sorted((CORPUS / "pages").glob("*.html"))
     if not pages:
         pytest.skip(f"no landing-page corpus at {CORPUS}")
-    assert [page.name for page in pages if script_location(page.read_bytes(), "text/html")] == []
+    assert [page.name for page in pages if script_location(Page(page.read_bytes(), "text/html"))] == []
 
 
 def test_no_page_of_the_real_corpus_is_taken_for_a_cookie_notice():
     pages = sorted((CORPUS / "pages").glob("*.html"))
     if not pages:
         pytest.skip(f"no landing-page corpus at {CORPUS}")
-    assert [page.name for page in pages if cookie_notice(page.read_bytes(), "text/html")] == []
+    assert [page.name for page in pages if cookie_notice(Page(page.read_bytes(), "text/html"))] == []
 
 
 def test_a_utf16_script_only_page_is_still_read_for_its_script_redirect():
     page = "\ufeff<html><body><script>location.replace('/article/1')</script></body></html>".encode("utf-16-le")
-    assert (script_location(page, None), js_required(page, None)) == ("/article/1", True)
+    assert (script_location(Page(page, None)), js_required(Page(page, None))) == ("/article/1", True)
 
 
 def test_an_xhtml_page_with_an_xml_declaration_is_read_for_its_scripts_and_words():
@@ -402,7 +403,7 @@ def test_an_xhtml_page_with_an_xml_declaration_is_read_for_its_scripts_and_words
         b'<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head>'
         b'<script>document.write("x")</script></head><body><noscript>Enable JavaScript</noscript></body></html>'
     )
-    assert js_required(body, "text/html") is True
+    assert js_required(Page(body, "text/html")) is True
 
 
 @pytest.mark.parametrize("location", ["file:///etc/passwd", "ftp://example.org/a", " javascript:alert(1)"])

@@ -11,7 +11,8 @@ from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
 from landing.config import SettingsError
-from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
+from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
+from landing.sampler.pipelines import AnalysisPipeline
 from landing.sampler.spider import DoiSamplerSpider
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
@@ -33,7 +34,7 @@ def _members(n, start=0):
 
 
 def _listing(spider, **sources):
-    spider.listing = dict(sources)
+    spider.planner.listing.counts = dict(sources)
     return spider
 
 
@@ -48,7 +49,7 @@ def test_members_without_a_next_cursor_are_paged_by_offset_until_total_results()
         )
     )
     assert [r.url for r in out] == ["https://api.crossref.org/members?rows=1000&offset=2"]
-    assert (out[0].meta["listing"], spider.listed.is_set()) == ("crossref", False)
+    assert (out[0].meta["listing"], spider.planner.listing.over.is_set()) == ("crossref", False)
 
 
 def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count():
@@ -61,26 +62,32 @@ def test_the_last_member_page_ends_the_listing_with_every_member_and_its_count()
             )
         )
     )
-    assert out == [] and spider.listed.is_set()
-    assert spider._owners() == ([("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)], True)
+    assert out == [] and spider.planner.listing.over.is_set()
+    assert spider.planner.listing.owners() == (
+        [("crossref", "0", 10), ("crossref", "1", 20), ("crossref", "2", 30)],
+        True,
+    )
 
 
 def test_a_client_page_counts_its_count_requests_before_any_can_answer():
     spider = _listing(_spider(), datacite=1)
     out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
     first = next(out)
-    assert spider.listing["datacite"] == 2  # both counts, before the first one is even yielded
+    assert spider.planner.listing.counts["datacite"] == 2  # both counts, before the first one is even yielded
     spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
-    assert not spider.listed.is_set()
+    assert not spider.planner.listing.over.is_set()
     second = next(out)
     spider.parse_count(_response(second.url, {"meta": {"total": 0}}, owner="c.d"))
-    assert spider.listed.is_set() and spider._owners() == ([("datacite", "a.b", 7), ("datacite", "c.d", 0)], True)
+    assert spider.planner.listing.over.is_set() and spider.planner.listing.owners() == (
+        [("datacite", "a.b", 7), ("datacite", "c.d", 0)],
+        True,
+    )
 
 
 def test_a_listing_request_that_failed_before_any_owner_was_listed_leaves_no_plan():
     spider = _listing(_spider(), crossref=1)
-    spider._listed("crossref", failed=True)
-    assert spider.listed.is_set() and spider._owners() is None
+    spider.planner.listing.answered("crossref", failed=True)
+    assert spider.planner.listing.over.is_set() and spider.planner.listing.owners() is None
 
 
 def test_a_listing_that_failed_after_some_owners_plans_those_listed_as_incomplete():
@@ -88,8 +95,8 @@ def test_a_listing_that_failed_after_some_owners_plans_those_listed_as_incomplet
     out = spider.parse_clients(_response("https://api.datacite.org/clients", {"data": [{"id": "a.b"}, {"id": "c.d"}]}))
     first, _second = next(out), next(out)
     spider.parse_count(_response(first.url, {"meta": {"total": 7}}, owner="a.b"))
-    spider._listed("datacite", failed=True)  # c.d's count
-    assert spider.listed.is_set() and spider._owners() == ([("datacite", "a.b", 7)], False)
+    spider.planner.listing.answered("datacite", failed=True)  # c.d's count
+    assert spider.planner.listing.over.is_set() and spider.planner.listing.owners() == ([("datacite", "a.b", 7)], False)
 
 
 def _all(outputs):
@@ -118,8 +125,8 @@ def _sample_response(dois, order=3, size=3):
 
 def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minus_their_rank():
     spider = _spider()
-    spider.run = {"run/id": "r"}
-    spider.frontier.size = 3  # the sample's reservation
+    spider.planner.run = {"run/id": "r"}
+    spider.planner.frontier.size = 3  # the sample's reservation
     out = _all(spider.parse_sample(_sample_response(["10.1/A", "10.1/a", "10.1/b"])))
     assert isinstance(out[0], LedgerItem) and (out[0].kind, out[0].doc_id) == ("sample", "r/0000003")
     assert out[0]["sample/dois"] == ["10.1/a", "10.1/b"]
@@ -130,12 +137,12 @@ def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minu
         ("https://doi.org/10.1/a", 0, True, ("r", 3, 0)),
         ("https://doi.org/10.1/b", -1, True, ("r", 3, 1)),
     ]
-    assert spider.frontier.size == 2  # the reservation settled to the DOIs the sample holds
+    assert spider.planner.frontier.size == 2  # the reservation settled to the DOIs the sample holds
 
 
 def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
     spider = _spider()
-    spider.run = {"run/id": "r"}
+    spider.planner.run = {"run/id": "r"}
     out = _all(
         spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"], size=1))
     )
@@ -145,7 +152,7 @@ def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
 def test_auto_without_chromium_works_as_http_and_says_so(tmp_path, caplog):
     spider = _spider(LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "no-chromium"))
     spider._say_browser_unavailable()  # connected to spider_opened: stats exist only once the crawl starts
-    assert spider.driver == "http"
+    assert spider.visitor.driver == "http"
     assert spider.crawler.stats.get_value("landing/browser/unavailable") == 1
     assert "LANDING_DRIVER=auto, but LANDING_CHROMIUM=" in caplog.text
 
@@ -191,7 +198,7 @@ def test_the_http_driver_never_loads_playwright():
     assert done.stdout.strip() == "[]"
 
 
-def test_a_page_is_read_where_its_visit_ends_and_a_script_only_page_goes_to_the_browser_under_auto(tmp_path):
+def test_a_script_only_page_goes_to_the_browser_under_auto_and_the_analysis_pipeline_reads_it_js_required(tmp_path):
     chromium = tmp_path / "chromium"
     chromium.write_text("#!/bin/sh\n")
     chromium.chmod(0o755)
@@ -212,9 +219,12 @@ def test_a_page_is_read_where_its_visit_ends_and_a_script_only_page_goes_to_the_
         headers={"Content-Type": "text/html"},
         request=Request("https://pub.example/a", meta=meta),
     )
-    snapshot, browser_visit = list(spider.parse_page(page))
-    assert isinstance(snapshot, AnalysisItem) and snapshot["snapshot/error"] == "js-required"
-    assert "analysis/meta-tag-correctness" in snapshot and snapshot.visit is None  # not the DOI's last snapshot
+    visit, browser_visit = list(spider.parse_page(page))
+    assert isinstance(visit, Visit) and visit.record is None  # not the DOI's last visit
+    assert visit.page.body == body and visit.snapshot["snapshot/error"] is None  # the class is reading's to settle
+    analysis = AnalysisPipeline().process_item(visit)
+    assert isinstance(analysis, AnalysisItem) and analysis["snapshot/error"] == "js-required"
+    assert "analysis/meta-tag-correctness" in analysis and analysis.visit is None
     assert browser_visit.meta["playwright"] is True
 
 
@@ -223,9 +233,9 @@ def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():
 
     spider = _spider()
     request = _sample_response([], size=30).request
-    spider.frontier.size = 30
+    spider.planner.frontier.size = 30
     failure = Failure(ConnectionRefusedError("refused"))
     failure.request = request
     spider.api_failed(failure)
-    assert spider.frontier.size == 0
+    assert spider.planner.frontier.size == 0
     assert spider.crawler.stats.get_value("landing/run/samples_failed") == 1

@@ -1,0 +1,93 @@
+"""landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs."""
+
+import pytest
+from scrapy.http import HtmlResponse, Request
+from scrapy.utils.test import get_crawler
+
+from landing import settings as project_settings
+from landing.core import analysis
+from landing.sampler.items import AnalysisItem, Visit
+from landing.sampler.pipelines import AnalysisPipeline
+from landing.sampler.spider import DoiSamplerSpider
+
+PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
+DOI = "10.1234/abc"
+URL = "https://pub.example/a"
+PID = {
+    "pid/doi": DOI,
+    "pid/doi-prefix": "10.1234",
+    "pid/ra": "crossref",
+    "pid/member-id": "7",
+    "pid/global-member-id": "crossref/7",
+    "pid/timestamp": "2026-01-01T00:00:00Z",
+}
+# Each page asks a different set of readings of its visit: the script hop's target and whether the page states its
+# DOI, then the analysis, the cookie notice and the script-only test.
+PAGES = {
+    "a landing page that also scripts a move": (
+        f'<html><head><meta name="citation_doi" content="{DOI}"></head>'
+        "<body><p>An article.</p><script>location.href = '/elsewhere';</script></body></html>",
+        None,
+    ),
+    "a script-only page": (
+        "<html><head><script src='/app.js'></script></head><body><div id='root'></div></body></html>",
+        "js-required",
+    ),
+    "a script-only page that moves to itself": (
+        f"<html><head><script>window.location = '{URL}';</script></head><body></body></html>",
+        "js-required",
+    ),
+    "a page asking for cookies": (
+        "<html><body><p>Please enable cookies in your browser to continue.</p></body></html>",
+        "cookie-required",
+    ),
+}
+
+
+@pytest.fixture
+def parses(monkeypatch):
+    """Counts the bodies decoded for parsing: every parse of a page starts with html_to_unicode."""
+    counted = []
+    decode = analysis.html_to_unicode
+
+    def counting(content_type, body):
+        counted.append(body)
+        return decode(content_type, body)
+
+    monkeypatch.setattr(analysis, "html_to_unicode", counting)
+    return counted
+
+
+def _spider(tmp_path, driver):
+    chromium = tmp_path / "chromium"
+    chromium.write_text("#!/bin/sh\n")
+    chromium.chmod(0o755)
+    crawler = get_crawler(settings_dict={**PROJECT, "LANDING_DRIVER": driver, "LANDING_CHROMIUM": str(chromium)})
+    crawler.spider = DoiSamplerSpider.from_crawler(crawler)
+    crawler.stats.open_spider()
+    return crawler.spider
+
+
+@pytest.mark.parametrize("driver", ["http", "auto"])
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_a_visit_parses_its_page_once_from_the_script_hop_to_the_analysis(tmp_path, parses, driver, name):
+    html, error = PAGES[name]
+    body = html.encode()
+    spider = _spider(tmp_path, driver)
+    meta = {"pid": PID, "visit": ("r", 0, 0)}
+    response = HtmlResponse(URL, body=body, headers={"Content-Type": "text/html"}, request=Request(URL, meta=meta))
+    [visit] = [output for output in spider.parse_page(response) if isinstance(output, Visit)]
+    item = AnalysisPipeline().process_item(visit)
+    assert isinstance(item, AnalysisItem) and item["snapshot/error"] == error
+    assert parses == [body]
+
+
+def test_a_visit_that_fetched_no_page_is_never_parsed(tmp_path, parses):
+    spider = _spider(tmp_path, "auto")
+    meta = {"pid": PID, "visit": ("r", 0, 0)}
+    response = HtmlResponse(
+        URL, status=404, body=b"<html><body>Not here</body></html>", request=Request(URL, meta=meta)
+    )
+    [visit] = list(spider.parse_page(response))
+    assert AnalysisPipeline().process_item(visit)["snapshot/error"] == "http-4xx"
+    assert parses == []
