@@ -14,8 +14,8 @@ from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.ossignal import install_shutdown_handlers, signal_names
 
 from landing import clock
-from landing.commands.stores import docs_of
-from landing.config import trusted, value_problems
+from landing.commands.stores import config_of, docs_of
+from landing.config import trusted
 from landing.core.decisions import Decisions
 from landing.core.evaluation import render_table, tabulate
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
@@ -49,11 +49,9 @@ class Command(ScrapyCommand):
         )
 
     def run(self, args, opts):
-        found = value_problems(self.settings)
-        if found:
-            raise UsageError("\n".join(found), print_help=False)
-        clock.configure(self.settings)  # LANDING_MATCH_SEEN_WITHIN counts its days from it
-        decisions = self._decisions(opts)
+        cfg = config_of(self.settings)  # a bad setting is a usage error, named
+        clock.set_clock(cfg.clock)  # LANDING_MATCH_SEEN_WITHIN counts its days from it
+        decisions = self._decisions(opts, Path(cfg.artifacts_dir))
         expected = None
         if opts.evaluate:
             if args or opts.input:
@@ -82,15 +80,15 @@ class Command(ScrapyCommand):
             rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
             print(render_table(rows))
 
-    def _decisions(self, opts) -> Decisions:
-        path = opts.artifact or Path(self.settings.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
+    def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
+        path = opts.artifact or artifacts_dir / ARTIFACT
         try:
             decisions, warning = load_artifact(path, required=bool(opts.artifact))
         except ArtifactError as error:
             raise UsageError(str(error), print_help=False) from None
         if warning:
             print(f"match: {warning}", file=sys.stderr)
-        return trusted(decisions, self.settings)  # value_problems checked the settings
+        return trusted(decisions, self.settings)  # config_of checked the settings
 
     def _read(self, name):
         try:

@@ -1,4 +1,5 @@
-"""The matcher's pure decisions: literal DOIs and PIIs, candidate DOIs in a URL or page, the result's shape."""
+"""The matcher's pure readings: literal DOIs and PIIs, candidate DOIs in a URL or page, evidence records; the
+cascade that uses them is landing.core.cascade."""
 
 import html
 import re
@@ -27,7 +28,6 @@ VERIFICATIONS = (
     "recognised-domain-prefix",
     "recognised-domain",
 )
-RESULT_KEYS = ("input", "doi", "method", "verification", "url", "subj_id", "evidence")
 
 # --- the input as written ----------------------------------------------------------------------------------
 # Markdown and LaTeX escape punctuation with a backslash (`\_` in BibTeX); no DOI holds a backslash.
@@ -299,20 +299,3 @@ def capped(evidence: list[dict], cap: int) -> list[dict]:
         "evidence-cap", None, f"{len(folded)} more attempts not listed", sum(e["requests"] for e in folded)
     )
     return [*evidence[:head], record, *evidence[len(evidence) - tail :]]
-
-
-def result(
-    input: str,
-    doi: str | None,
-    method: str | None,
-    verification: str | None,
-    url: str | None,
-    subj_id: str | None,
-    evidence: list[dict],
-) -> dict:
-    """The matcher's output object for one input; method and verification must be known names or None."""
-    if method is not None and method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
-    if verification is not None and verification not in VERIFICATIONS:
-        raise ValueError(f"unknown verification {verification!r}; known: {', '.join(VERIFICATIONS)}")
-    return dict(zip(RESULT_KEYS, (input, doi, method, verification, url, subj_id, list(evidence))))

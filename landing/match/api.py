@@ -13,10 +13,11 @@ from scrapy import signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
+from landing import config
 from landing import settings as project_settings
 from landing.config import trusted
 from landing.core.artifacts import DECISIONS_JSON
-from landing.core.decisions import Decisions, load_decisions
+from landing.core.decisions import Decisions
 from landing.match.spider import MatcherSpider
 
 ARTIFACT = DECISIONS_JSON  # the one artifact the matcher reads
@@ -36,7 +37,7 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
             f"no artifact at {path} (run the sampler first, or pass --artifact); domain-prefix verifications are off"
         )
     try:
-        return load_decisions(path.read_text(encoding="utf-8")), None
+        return Decisions.read(path.read_text(encoding="utf-8")), None
     except (ValueError, OSError) as error:
         raise ArtifactError(f"cannot use {path} as a {ARTIFACT}: {error}") from None
 
@@ -47,7 +48,7 @@ def match(inputs, settings: dict | None = None, artifact=None, fetch: bool = Tru
     merged.setmodule(project_settings)
     merged.update(settings or {})
     inputs = list(inputs)
-    default = Path(merged.get("LANDING_ARTIFACTS_DIR")) / ARTIFACT
+    default = Path(config.of_settings(merged).artifacts_dir) / ARTIFACT
     decisions, _ = load_artifact(artifact or default, required=artifact is not None)
     decisions = trusted(decisions, merged)
     results: dict = {}

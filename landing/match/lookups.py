@@ -4,33 +4,17 @@ shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."
 import asyncio
 import itertools
 import json
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from urllib.parse import quote
 
 import scrapy
 
+from landing.core.cascade import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.doi import normalise, resolver_path
+from landing.core.results import Fetched, LookupFailed
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.signals import chain_ended
-
-
-class LookupFailed(Exception):
-    """A registry's answer that says nothing about the question (an error status, no answer, not JSON): never
-    read as "not registered", and not cached, so the next asker tries again."""
-
-
-@dataclass
-class Fetched:
-    """A URL followed to its end: the last URL, its status and body, the hops taken, or the failure class."""
-
-    url: str
-    final_url: str | None = None
-    status: int | None = None
-    headers: dict | None = None
-    body: bytes | None = None
-    hops: int = 0
-    error: str | None = None
 
 
 class Lookups:
@@ -67,6 +51,24 @@ class Lookups:
             self.askers[key] -= 1
             if not self.askers[key]:
                 del self.askers[key]
+
+    async def answer(self, question: Question) -> tuple:
+        """The cascade's question answered: (value, requests made); LookupFailed when a registry did not answer."""
+        match question:
+            case Exists(doi):
+                return await self.exists(doi)
+            case Alias(short):
+                return await self.alias(short)
+            case Pii(variants):
+                return await self.pii(list(variants))
+            case Resolve(doi):
+                return await self.resolve(doi)
+            case Titles(doi):
+                return await self.titles(doi)
+            case Fetch(url):
+                got = await self.fetch(url)
+                return got, got.hops
+        raise TypeError(f"not a question: {question!r}")
 
     def cancel(self):
         """Cancel every question still in flight: a run asked to stop waits for no registry."""

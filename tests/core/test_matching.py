@@ -1,4 +1,4 @@
-"""landing.core.matching: literal DOIs and shortDOIs, PIIs, URL candidates, page rankings, the result shape."""
+"""landing.core.matching: literal DOIs and shortDOIs, PIIs, URL candidates, page rankings, the names of methods and verifications."""
 
 import pytest
 
@@ -12,7 +12,6 @@ from landing.core.matching import (
     pii_variants,
     rank_meta_dois,
     rank_text_dois,
-    result,
     url_candidates,
 )
 
@@ -316,41 +315,6 @@ def test_attempt_is_an_evidence_record():
         "outcome": "not-found",
         "requests": 1,
     }
-
-
-def test_result_has_exactly_the_output_keys_in_order():
-    evidence = [attempt("doi-literal", DOI, "exists", 1)]
-    assert list(result(DOI, DOI, "doi-literal", "literal", None, None, evidence).items()) == [
-        ("input", DOI),
-        ("doi", DOI),
-        ("method", "doi-literal"),
-        ("verification", "literal"),
-        ("url", None),
-        ("subj_id", None),
-        ("evidence", evidence),
-    ]
-
-
-def test_result_without_a_match_has_null_doi_method_and_verification():
-    assert result("x", None, None, None, None, None, []) == {
-        "input": "x",
-        "doi": None,
-        "method": None,
-        "verification": None,
-        "url": None,
-        "subj_id": None,
-        "evidence": [],
-    }
-
-
-def test_result_rejects_an_unknown_method():
-    with pytest.raises(ValueError, match="unknown method 'url-text'"):
-        result("x", DOI, "url-text", "literal", None, None, [])
-
-
-def test_result_rejects_an_unknown_verification():
-    with pytest.raises(ValueError, match="unknown verification 'unrecognised-domain'"):
-        result("x", DOI, "landing-page-url", "unrecognised-domain", None, None, [])
 
 
 def test_methods_are_the_design_names_cheapest_first():

@@ -24,7 +24,8 @@ import asyncio, json, sys
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
-from landing.match.lookups import LookupFailed, Lookups
+from landing.core.results import LookupFailed
+from landing.match.lookups import Lookups
 
 BASE, CLOSED = sys.argv[1], sys.argv[2]
 

@@ -1,0 +1,354 @@
+"""The matching cascade: one input to a Result, cheapest method first, as pure code that asks questions.
+
+`Matching(text, setup).steps()` is a generator: it yields the network questions it needs answered (`Exists`,
+`Alias`, `Pii`, `Resolve`, `Titles`, `Fetch`), is sent each answer as `(value, requests made)`, has a registry's
+failure thrown in as `LookupFailed`, and returns the `Result`. The matcher spider answers with Scrapy requests,
+tests from a dict (`drive`); whatever drives it, the decisions and the evidence are the same.
+"""
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from landing.core.analysis import read_page
+from landing.core.decisions import Decisions, domain_verification, prefixes_on
+from landing.core.doi import find_dois, prefix
+from landing.core.failures import page_failure
+from landing.core.matching import (
+    MAX_URL_LENGTH,
+    as_url,
+    attempt,
+    capped,
+    cleaned,
+    literal,
+    malformed,
+    names_below,
+    pieces,
+    pii,
+    pii_variants,
+    rank_meta_dois,
+    rank_text_dois,
+    url_candidates,
+    url_states,
+)
+from landing.core.results import LookupFailed, Result
+from landing.core.titles import distinctive, same_work
+from landing.core.urls import domain, same_basic, same_exact, subject_url
+
+
+# --- the questions: each answered as (value, requests made) -------------------------------------------------
+@dataclass(frozen=True)
+class Exists:
+    """Does the Handle API know this DOI? bool."""
+
+    doi: str
+
+
+@dataclass(frozen=True)
+class Alias:
+    """Which DOI does this shortDOI (`10/<code>`) stand for? The DOI, or None."""
+
+    short: str
+
+
+@dataclass(frozen=True)
+class Pii:
+    """Which DOIs did Crossref record with one of these written forms of a PII? A sorted list."""
+
+    variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Resolve:
+    """Where does resolving this DOI lead? A Fetched without body or headers."""
+
+    doi: str
+
+
+@dataclass(frozen=True)
+class Titles:
+    """The DOI's registered (titles, subtitles), or None when no registry with titles holds it."""
+
+    doi: str
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """The page at this URL, redirects followed: a Fetched (its requests: the hops)."""
+
+    url: str
+
+
+Question = Exists | Alias | Pii | Resolve | Titles | Fetch
+Steps = Generator[Question, tuple, Result]
+
+
+class OverBudget(Exception):
+    """The input made LANDING_MATCH_REQUESTS requests: it asks no more questions."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every input of a run is matched with: the artifact's decisions, the resolver's hosts, whether pages
+    may be fetched, and the LANDING_MATCH_* caps on one input's pieces, candidates, requests and evidence."""
+
+    decisions: Decisions
+    resolver_hosts: frozenset[str]
+    fetch: bool
+    pieces: int
+    candidates: int
+    text_candidates: int
+    requests: int
+    evidence: int
+
+
+class Matching:
+    """One input's cascade. `evidence` holds its attempts so far, for a driver that stops it (`stopped`)."""
+
+    def __init__(self, text: str, setup: Setup):
+        self.text, self.setup = text.strip(), setup  # the output names the input as given, not as repaired
+        self.evidence: list[dict] = []
+        self.spent = 0  # requests made, against setup.requests
+
+    def steps(self) -> Steps:
+        """The questions, then the Result (returned, as a generator returns)."""
+        try:
+            found = yield from self._match(self.evidence)
+        except OverBudget as error:
+            return self.stopped("request-cap", str(error))
+        return self._finished(found)
+
+    def stopped(self, step: str, why: str) -> Result:
+        """No match, with the attempts so far and why it stopped (`deadline`, `lookup-failed`, `error`...)."""
+        self.evidence.append(attempt(step, None, why, 0))
+        return self._finished(Result(self.text, evidence=tuple(self.evidence)))
+
+    def _finished(self, found: Result) -> Result:
+        """The result with the artifact a match was decided with, and its evidence capped."""
+        evidence = list(found.evidence)
+        if found.doi:  # the artifact a match was decided with, as the seeds link evidence to artifacts
+            evidence.append(attempt("artifact", None, self.setup.decisions.version or "none", 0))
+        cap = self.setup.evidence
+        matches = found.matches
+        if matches is not None:
+            matches = tuple(replace(m, evidence=tuple(capped(list(m.evidence), cap))) for m in matches)
+        return replace(found, input=self.text, evidence=tuple(capped(evidence, cap)), matches=matches)
+
+    def _ask(self, question: Question):
+        """question's (answer, requests), counted against the input's requests; OverBudget once they are made."""
+        if self.spent >= self.setup.requests:
+            raise OverBudget(f"{self.spent} requests made, the most one input may make (LANDING_MATCH_REQUESTS)")
+        answer, requests = yield question
+        self.spent += requests
+        return answer, requests
+
+    def _match(self, evidence: list[dict]):
+        text = cleaned(self.text)
+        found = pieces(text, self.setup.pieces + 1)  # one more than is matched: whether there were more
+        if found:
+            return (yield from self._free_text(text, found, evidence))
+        return (yield from self._one(text, evidence))
+
+    def _free_text(self, text: str, found: list[str], evidence: list[dict]):
+        """Free text: each URL and DOI in it matched on its own, the first LANDING_MATCH_PIECES of them; the first
+        match leads, all are listed."""
+        cap = self.setup.pieces
+        matches, more = [], len(found) > cap
+        for piece in found[:cap]:
+            try:
+                result = yield from self._one(piece, [])
+            except OverBudget as error:  # the matches found so far stand; the rest of the text is not read
+                evidence.append(attempt("request-cap", None, str(error), 0))
+                break
+            evidence.extend(result.evidence)
+            if result.doi:
+                matches.append(result)
+        if more:
+            evidence.append(attempt("pieces-cap", None, f"only the first {cap} matched", 0))
+        lead = matches[0] if matches else Result(text)
+        return replace(lead, input=text, evidence=tuple(evidence), matches=tuple(matches))
+
+    def _one(self, text: str, evidence: list[dict]):
+        url = as_url(text)
+        if url is not None and (why := malformed(url)):
+            # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
+            evidence.append(attempt("malformed-url", url, why, 0))
+            return Result(text, evidence=tuple(evidence))
+        found = literal(text)
+        if found and (matched := (yield from self._literal(text, found, evidence))):
+            return matched
+        if url is None or self._on_resolver(url):
+            # A DOI with junk after it, in a sentence or a reference, or on the resolver: cut as a URL is.
+            tried = found[1] if found else None
+            for candidate in url_candidates(text, self.setup.candidates):
+                if candidate == tried:
+                    continue
+                exists, requests = yield from self._ask(Exists(candidate))
+                evidence.append(attempt("doi-literal", candidate, "exists" if exists else "not-found", requests))
+                if exists:
+                    return Result(text, candidate, "doi-literal", "literal", evidence=tuple(evidence))
+        identifier = pii(text)
+        if identifier:
+            dois, requests = yield from self._ask(Pii(tuple(pii_variants(identifier))))
+            evidence.append(attempt("pii", identifier, f"found {len(dois)}", requests))
+            if len(dois) == 1:  # a PII shared by several DOIs says nothing trustworthy
+                return Result(text, dois[0], "pii", "lookup", evidence=tuple(evidence))
+        if url is None or self._on_resolver(url):
+            return Result(text, evidence=tuple(evidence))
+        matched = yield from self._url(url, evidence)
+        if matched:
+            return matched
+        if not self.setup.fetch:
+            return Result(text, evidence=tuple(evidence))
+        return (yield from self._page(url, evidence))
+
+    def _on_resolver(self, url: str) -> bool:
+        return urlsplit(url).hostname in self.setup.resolver_hosts
+
+    def _literal(self, text: str, found: tuple[str, str], evidence: list[dict]):
+        """The input as one DOI or shortDOI, when the registry knows it; else None."""
+        kind, value = found
+        if kind == "short":
+            doi, requests = yield from self._ask(Alias(value))
+            evidence.append(attempt("doi-literal", value, "alias" if doi else "unknown-short-doi", requests))
+        else:
+            exists, requests = yield from self._ask(Exists(value))
+            doi = value if exists else None
+            evidence.append(attempt("doi-literal", value, "exists" if exists else "not-found", requests))
+        return Result(text, doi, "doi-literal", "literal", evidence=tuple(evidence)) if doi else None
+
+    def _url(self, text: str, evidence: list[dict]):
+        """landing-page-url: the first candidate DOI in the URL that exists, verified or no match."""
+        for candidate in url_candidates(text, self.setup.candidates):
+            exists, requests = yield from self._ask(Exists(candidate))
+            if not exists:
+                evidence.append(attempt("landing-page-url", candidate, "not-found", requests))
+                continue
+            verification = None
+            if self.setup.fetch:
+                verification, elsewhere = yield from self._checked(candidate, [text], evidence, "landing-page-url")
+                if elsewhere and not verification and names_below(candidate, text):
+                    # The site puts the DOI's own page elsewhere, and the URL names something inside it (a book's
+                    # chapter): the domain's record cannot vouch for the container's DOI. Read the page.
+                    evidence.append(attempt("landing-page-url", candidate, "names-below-the-doi", 0))
+                    return None
+            verification = verification or domain_verification(
+                self.setup.decisions, domain(text), prefix(candidate), allow_domain_only=True
+            )
+            evidence.append(attempt("landing-page-url", candidate, verification or "unverified", 0))
+            if verification:  # the page itself was not fetched: its subject is the input, tracking removed
+                subject = subject_url(text, text, [])
+                return Result(text, candidate, "landing-page-url", verification, None, subject, tuple(evidence))
+            return None  # the URL's own DOI exists but nothing vouches for it here: read the page instead
+        return None
+
+    def _checked(self, doi: str, urls: list[str], evidence: list[dict], step: str):
+        """(checked-url-exact / -basic or None, whether resolving the DOI reached another page of urls' hosts)."""
+        resolved, requests = yield from self._ask(Resolve(doi))
+        outcome, elsewhere = None, False
+        final = resolved.final_url
+        if final and not resolved.error:
+            if any(same_exact(final, u) for u in urls):
+                outcome = "checked-url-exact"
+            elif any(same_basic(final, u) for u in urls):
+                outcome = "checked-url-basic"
+            else:
+                elsewhere = 200 <= (resolved.status or 0) < 300 and domain(final) in {domain(u) for u in urls}
+        evidence.append(attempt(step, doi, f"resolves to {final or resolved.error}", requests))
+        return outcome, elsewhere
+
+    def _titled(self, doi: str, titles: list, evidence: list[dict], step: str):
+        """registered-title when the page states the DOI's registered title (`titles`: the page's distinctive ones,
+        the only ones that can match), else None (a registry that did not answer included: it costs this check, not
+        the input's other chances)."""
+        if not titles:  # no title of the page could match: spare the registry
+            return None
+        try:
+            registered, requests = yield from self._ask(Titles(doi))
+        except LookupFailed as error:
+            evidence.append(attempt(step, doi, f"title lookup failed: {error}", 0))
+            return None
+        if registered is None:
+            evidence.append(attempt(step, doi, "no registered title", requests))
+            return None
+        same = same_work(*registered, titles)
+        evidence.append(attempt(step, doi, "title matches" if same else "title differs", requests))
+        return "registered-title" if same else None
+
+    def _page(self, text: str, evidence: list[dict]):
+        """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
+        if len(text) > MAX_URL_LENGTH:  # no server takes it: not asked
+            evidence.append(attempt("fetch", text, "url-too-long", 0))
+            return Result(text, evidence=tuple(evidence))
+        page, _ = yield from self._ask(Fetch(text))
+        headers = page.headers or {}
+        failure = page.error or page_failure(page.status, headers.get("content-type"), headers, page.body or b"")
+        evidence.append(attempt("fetch", text, failure or f"{page.status} {page.final_url}", page.hops))
+        if failure:
+            return Result(text, url=page.final_url, evidence=tuple(evidence))
+        read = read_page(page.body, page.headers.get("content-type"))
+        subject = subject_url(text, page.final_url, read["canonicals"])
+        # The page's one canonical link is its own word for its URL: a DOI resolving there, or stated in it, is
+        # the page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
+        here, urls = domain(page.final_url), list(dict.fromkeys([text, page.final_url, subject]))
+        titles = [title for title in read["titles"] if distinctive(title)]  # judged once, for every candidate
+        decisions = self.setup.decisions
+        for doi in rank_meta_dois(read["meta-tags"]):
+            exists, requests = yield from self._ask(Exists(doi))
+            if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
+                evidence.append(attempt("landing-page-meta-tag", doi, "not-found", requests))
+                continue
+            verification, elsewhere = yield from self._checked(doi, urls, evidence, "landing-page-meta-tag")
+            if not verification and any(url_states(doi, u) for u in urls):
+                verification = "stated-in-url"  # the page states it twice: in its meta tag and in its URL
+            if not verification and not elsewhere:  # the site itself putting the DOI elsewhere outweighs its record
+                verification = domain_verification(decisions, here, prefix(doi), allow_domain_only=False)
+            verification = verification or (yield from self._titled(doi, titles, evidence, "landing-page-meta-tag"))
+            if not verification and elsewhere:  # a page naming another work of its site's prefix
+                evidence.append(attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
+                continue
+            evidence.append(attempt("landing-page-meta-tag", doi, verification or "unverified", 0))
+            if verification:
+                method = "landing-page-meta-tag"
+                return Result(text, doi, method, verification, page.final_url, subject, tuple(evidence))
+        known = prefixes_on(decisions, here)
+        for doi in rank_text_dois(find_dois(read["text"]), known, self.setup.text_candidates):
+            verification, _ = yield from self._checked(doi, urls, evidence, "landing-page-page-text")
+            verification = verification or (yield from self._titled(doi, titles, evidence, "landing-page-page-text"))
+            if verification:  # no domain fallback: reference lists are full of other works' DOIs
+                method = "landing-page-page-text"
+                return Result(text, doi, method, verification, page.final_url, subject, tuple(evidence))
+        return Result(text, url=page.final_url, subj_id=subject, evidence=tuple(evidence))
+
+
+def drive(matching: Matching, ask: Callable[[Question], tuple]) -> Result:
+    """The input's Result, each question answered by ask(question) -> (value, requests), which may raise
+    LookupFailed; what drives the cascade without a network (tests, a table of answers)."""
+    steps = matching.steps()
+    try:
+        question = next(steps)
+        while True:
+            try:
+                answer = ask(question)
+            except LookupFailed as error:
+                question = steps.throw(error)
+            else:
+                question = steps.send(answer)
+    except StopIteration as done:
+        return done.value
+
+
+async def drive_async(matching: Matching, ask) -> Result:
+    """drive, with `ask` a coroutine function: the matcher spider's Scrapy requests, a service's own client."""
+    steps = matching.steps()
+    try:
+        question = next(steps)
+        while True:
+            try:
+                answer = await ask(question)
+            except LookupFailed as error:
+                question = steps.throw(error)
+            else:
+                question = steps.send(answer)
+    except StopIteration as done:
+        return done.value
