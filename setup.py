@@ -3,7 +3,8 @@
 The egg carries the code only; its dependencies are installed in Scrapyd's environment
 (`pip install -r requirements.txt`). Every file under landing/ is a .py module today; a data file that code
 reads at run time must be added as package_data (tests/test_scrapyd.py checks the egg holds them all).
-landing_dev/ (the sandbox, the demo, the local S3 server) is for development: find_packages leaves it out.
+landing_dev/ (the sandbox, the demo, the crawl runner, the local S3 server) is for development: find_packages leaves
+it out, and its `scrapy sandbox` command is registered by landing_dev-0.dist-info/, which only the checkout has.
 """
 
 from setuptools import find_packages, setup

@@ -1,6 +1,6 @@
 """Benchmark (not a test): Chromium's CPU seconds per browser visit, for several binaries or launch arguments.
 
-    .venv/bin/python bench/browser_visit_cost.py [--world DIR] [--visits 40] [--rounds 2] [--pages 4]
+    .venv/bin/python -m bench.browser_visit_cost [--world DIR] [--visits 40] [--rounds 2] [--pages 4]
                                                  [--variant NAME=BINARY[,EXTRA_ARG...] ...]
 
 Serves --world (a bench/scaling.py world, default /tmp/h7/w100000) with `scrapy sandbox serve`, picks --visits of
@@ -25,14 +25,9 @@ from pathlib import Path
 
 import psutil
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from fullrun import serve, stop  # noqa: E402
-
-from landing import settings as defaults  # noqa: E402
-from landing.browser.driver import ARGS, chromium_env  # noqa: E402
+from landing import settings as defaults
+from landing.browser.driver import ARGS, chromium_env
+from landing_dev.runner import SandboxProcess
 
 KINDS = ("challenge", "js-redirect", "js-computed")
 
@@ -143,7 +138,8 @@ def main() -> None:
     urls = browser_urls(opts.world, opts.visits)
     settle_ms = defaults.LANDING_BROWSER_SETTLE * 1000
     log = Path(tempfile.mkdtemp(prefix="browser-visit-cost-")) / "sandbox.log"
-    server, proxy = serve(opts.world, 0, log)
+    server = SandboxProcess(opts.world, 0, log)
+    proxy = server.proxy
     per = {name: [] for name in variants}
     landed = {}
     try:
@@ -154,7 +150,7 @@ def main() -> None:
                 landed.setdefault(name, finals)
                 print(f"round {round_ + 1} {name}: {cpu:.3f} s CPU/visit, {seconds:.1f} s wall", flush=True)
     finally:
-        stop(server, 10)
+        server.close()
     first = next(iter(landed.values()))
     for name, runs in per.items():
         alike = sum(landed[name][url] == first[url] for url in urls)

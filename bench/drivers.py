@@ -1,6 +1,6 @@
 """Benchmark (not a test): the default driver (`auto`) against `http`, on one world, crawled in turn A B A B.
 
-    .venv/bin/python bench/drivers.py [--dois 100000] [--worlds DIR] [--latency-ms 200] [--rounds 2]
+    .venv/bin/python -m bench.drivers [--dois 100000] [--worlds DIR] [--latency-ms 200] [--rounds 2]
                                       [--time-limit S] [--set NAME=VALUE ...] [--keep]
 
 The --dois world of bench/scaling.py (1,000 sites, seed 1; generated, or reused under --worlds) is served once at
@@ -18,18 +18,12 @@ import argparse
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-import psutil
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from fullrun import crawl, mb, sample_at, serve, stop  # noqa: E402
-from scaling import ensure_world  # noqa: E402
+from bench.crawls import crawl, mb, sample_at
+from bench.worlds import sized_world
+from landing_dev.runner import SandboxProcess
 
 DRIVERS = ("auto", "http")
 
@@ -83,14 +77,14 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (stores, logs)")
     opts = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="landing-drivers-"))
-    world = ensure_world(Path(opts.worlds).resolve() if opts.worlds else tmp, opts.dois)
+    world = sized_world(Path(opts.worlds).resolve() if opts.worlds else tmp, opts.dois)
     print(
         f"# drivers: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (the machine may be shared); world "
         f"{world} ({opts.dois:,} DOIs), latency {opts.latency_ms:g} ms, {opts.rounds} rounds, time limit "
         f"{opts.time_limit or 'none'}, --set {opts.set or 'none'}",
         flush=True,
     )
-    server, proxy = serve(world, opts.latency_ms, tmp / "serve.log")
+    server = SandboxProcess(world, opts.latency_ms, tmp / "serve.log")
     extra = [x for pair in opts.set for x in ("-s", pair)]
     results = {driver: [] for driver in DRIVERS}
     try:
@@ -99,12 +93,12 @@ def main():
                 scratch = tmp / f"{driver}-{n}"
                 scratch.mkdir()
                 run = crawl(
-                    proxy,
+                    server.proxy,
                     scratch,
                     [*extra, "-s", f"LANDING_DRIVER={driver}"],
                     None,
                     opts.time_limit,
-                    psutil.Process(server.pid),
+                    server,
                 )
                 found = figures(run)
                 if found is None or run["code"]:
@@ -113,7 +107,7 @@ def main():
                 results[driver].append(found)
                 print(line(driver, n, found), flush=True)
     finally:
-        stop(server, 10)
+        server.close()
     for driver, runs in results.items():
         if runs:
             med = {key: statistics.median(r[key] for r in runs) for key in ("steady", "whole", "cpu_ms", "pss")}

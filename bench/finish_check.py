@@ -6,16 +6,13 @@ store holding a whole run, every DOI visited but `--missing` of them.
 
 import argparse
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from landing.core import runs  # noqa: E402
-from landing.sampler.ledger import Ledger  # noqa: E402
-from landing.stores import open_docs  # noqa: E402
+from landing.core import runs
+from landing.sampler.ledger import Ledger
+from landing.stores import open_docs
 
 
 def main() -> None:

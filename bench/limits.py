@@ -1,6 +1,6 @@
 """Benchmark: at real-web latency, how close does the sampler come to what its own politeness limits allow?
 
-    .venv/bin/python bench/limits.py [--dois 100000] [--worlds DIR] [--latency-ms 200] [--set NAME=VALUE ...]
+    .venv/bin/python -m bench.limits [--dois 100000] [--worlds DIR] [--latency-ms 200] [--set NAME=VALUE ...]
                                      [--workers 1,2]
 
 Crawls the --dois world of bench/scaling.py (100,000 DOIs, 1,000 sites, seed 1) served at --latency-ms, as a
@@ -36,19 +36,14 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import psutil
+from scrapy.settings import Settings
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from fullrun import crawl, sample_at, start_redis  # noqa: E402
-from scaling import ensure_world, serve  # noqa: E402
-from scrapy.settings import Settings  # noqa: E402
-
-from landing import settings as defaults  # noqa: E402
-from landing.core.documents import upgraded  # noqa: E402
-from landing.core.doi import RESOLVER_HOSTS  # noqa: E402
+from bench.crawls import crawl, sample_at
+from bench.worlds import sized_world
+from landing import settings as defaults
+from landing.core.documents import upgraded
+from landing.core.doi import RESOLVER_HOSTS
+from landing_dev import runner
 
 
 def crawl_settings(pairs: list[str]) -> Settings:
@@ -114,25 +109,25 @@ def visiting(run: dict) -> tuple[float, int, float]:
 
 def measure(world: Path, latency_ms: float, pairs: list[str], workers: int, tmp: Path):
     """Crawl the world with `workers` processes; print what the limits allow and what the crawl did."""
-    server, proxy = serve(world, latency_ms)
+    server = runner.SandboxProcess(world, latency_ms)
     scratch = tmp / f"crawl-{workers}"
     scratch.mkdir()
-    redis = start_redis(scratch) if workers > 1 else None
+    redis = runner.redis_server(scratch) if workers > 1 else None
     try:
         run = crawl(
-            proxy,
+            server.proxy,
             scratch,
             [x for pair in pairs for x in ("-s", pair)],
             None,
             None,
-            psutil.Process(server.pid),
+            server,
             workers,
             redis[1] if redis else None,
         )
     finally:
-        for process in (server, *(redis[:1] if redis else ())):
-            process.terminate()
-            process.wait()
+        server.close()
+        if redis:
+            runner.stop(redis[0], 10)
     if run["code"] != 0:
         sys.exit(f"crawl failed ({run['code']}):\n{run['tail']}")
     logs = [(scratch / f"crawl-{i}.log").read_text() for i in range(workers)]
@@ -176,7 +171,7 @@ def main():
     parser.add_argument("--workers", default="1", help="crawl processes sharing one frontier, each count in turn")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        world = ensure_world(Path(args.worlds or tmp), args.dois)
+        world = sized_world(Path(args.worlds or tmp), args.dois)
         for workers in [int(n) for n in args.workers.split(",")]:
             measure(world, args.latency_ms, args.set, workers, Path(tmp))
 

@@ -18,10 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
-
-from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
+from landing_dev.runner import PROJECT, scrapy_command
+from landing_dev.sandbox.server import RunningSandbox
 
 DOI = "10.99004/abc"
 # kind -> (head, unit): the line is head + unit repeated to the size.
@@ -59,7 +57,7 @@ def world(directory: Path):
 def measure(kind: str, size: int, tmp: Path, proxy: str, fetch: bool) -> dict:
     source = tmp / f"{kind}-{size}.txt"
     source.write_text(line(kind, size) + "\n", encoding="utf-8")
-    command = ["/usr/bin/time", "-f", "PEAK_RSS_KB=%M", sys.executable, "-m", "scrapy", "match", "-i", str(source)]
+    command = ["/usr/bin/time", "-f", "PEAK_RSS_KB=%M", *scrapy_command("match", "-i", source)]
     command += [] if fetch else ["--no-fetch"]
     command += [
         "-s",

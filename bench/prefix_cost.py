@@ -13,23 +13,19 @@ many listed prefixes end with no sampled DOI, which is what the floor is for.
 
 import argparse
 import random
-import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from landing import settings as defaults  # noqa: E402
-from landing.core import runs, sampling  # noqa: E402
-from landing.core.sources import crossref, datacite  # noqa: E402
-from landing_dev.sandbox.generator import FULL_OWNERS, _full_owners, _more_prefixes, _prefix  # noqa: E402
+from landing import settings as defaults
+from landing.core import runs, sampling
+from landing.core.sources import crossref, datacite
+from landing_dev.sandbox.owners import FULL_OWNERS, full_owners, more_prefixes, pick_prefix
 
 
 def owners_of(count: int, seed: int) -> list[dict]:
     """The full-shape owners of `generate(owners=count, seed=seed)`, each with its size and prefix weights."""
     rng, taken = random.Random(seed), set()
-    members, clients, sizes = _full_owners(rng, count, taken)
-    _more_prefixes(random.Random(seed + 1), members + clients, sizes, taken)
+    members, clients, sizes = full_owners(rng, count, taken)
+    more_prefixes(random.Random(seed + 1), members + clients, sizes, taken)
     return [
         {**owner, "size": size, "listed": owner["prefixes"] + owner["more"]}
         for owner, size in zip(members + clients, sizes)
@@ -38,7 +34,7 @@ def owners_of(count: int, seed: int) -> list[dict]:
 
 def dois_of(owner: dict, rng) -> list[str]:
     """The owner's DOIs as prefix/n, under its prefixes in the generator's proportions."""
-    return [f"{_prefix(rng, rng, owner)}/{n}" for n in range(owner["size"])]
+    return [f"{pick_prefix(rng, rng, owner)}/{n}" for n in range(owner["size"])]
 
 
 def cost(owners: list[dict], per_prefix: int, seed: int) -> dict:

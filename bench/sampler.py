@@ -1,6 +1,6 @@
 """Benchmark the sampler crawl on one sandbox world: DOIs/s, requests per DOI and peak memory, per setting variant.
 
-    .venv/bin/python bench/sampler.py [--variants resource|drivers] [--dois 2000] [--seed 42] [--world DIR]
+    .venv/bin/python -m bench.sampler [--variants resource|drivers] [--dois 2000] [--seed 42] [--world DIR]
                                       [--every-scenario]
 
 Each variant crawls the same world into fresh stores, one after the other in the same run, so they share
@@ -14,24 +14,17 @@ take every sandbox scenario in turn (the demo's world is mostly plain pages, and
 """
 
 import argparse
-import re
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import psutil
+from landing.core.artifacts import current
+from landing.stores import open_docs
+from landing_dev import runner
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.scenarios import ALL
+from landing_dev.sandbox.server import RunningSandbox
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from landing.core.artifacts import current  # noqa: E402
-from landing.stores import open_docs  # noqa: E402
-from landing_dev.sandbox.generator import generate  # noqa: E402
-from landing_dev.sandbox.scenarios import ALL  # noqa: E402
-from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
-
-PROJECT = Path(__file__).resolve().parents[1]
 VARIANTS = {
     "resource": {
         "resource URL from the redirect (default)": [],
@@ -45,61 +38,21 @@ VARIANTS = {
 }
 
 
-def _stat(log: str, name: str) -> int:
-    found = re.search(rf"'{re.escape(name)}': (\d+)", log)
-    return int(found.group(1)) if found else 0
-
-
-def _tree_pss(process: psutil.Process) -> int:
-    total = 0
-    for member in [process, *process.children(recursive=True)]:
-        try:
-            total += member.memory_full_info().pss
-        except psutil.Error:
-            pass  # gone between listing and reading
-    return total
-
-
 def _crawl(proxy, extra, scratch):
     """Crawl once; (seconds, DOIs visited, requests, peak PSS in bytes, DOIs sent to the browser, DOIs reached)."""
-    command = [
-        sys.executable,
-        "-m",
-        "scrapy",
-        "crawl",
-        "doi_sampler",
-        "-s",
-        f"LANDING_SANDBOX={proxy}",
-        "-s",
-        f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
-        "-s",
-        f"LANDING_BLOBS=file://{scratch / 'blobs'}",
-        "-s",
-        f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
-        "-s",
-        "TELNETCONSOLE_ENABLED=False",
-        "-s",
-        "LOG_LEVEL=INFO",
-        *extra,
-    ]
-    log = scratch / "crawl.log"
-    started, peak = time.monotonic(), 0
-    with open(log, "w") as err:
-        crawl = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=err)
-        watched = psutil.Process(crawl.pid)
-        while crawl.poll() is None:
-            peak = max(peak, _tree_pss(watched))
-            time.sleep(0.2)
-    seconds = time.monotonic() - started
-    text = log.read_text()
-    if crawl.returncode != 0:
+    stores = runner.Stores.under(scratch)
+    running = runner.Crawl(runner.crawl_command(proxy, stores, {"LOG_LEVEL": "INFO"}, extra), scratch / "crawl.log")
+    seen = runner.watch([running], every=0.2)
+    text = running.text()
+    if seen.codes[0] != 0:
         sys.exit(f"crawl failed:\n{text[-2000:]}")
-    pids = _stat(text, "landing/pids")
-    docs = open_docs(f"sqlite:///{scratch / 'landing.db'}")
+    pids = runner.stat(text, "landing/pids")
+    docs = open_docs(stores.docs)
     reached = sum(1 for doc in current(docs.scan("analysis")) if not doc["snapshot/error"])
     docs.close()
-    sent = _stat(text, "landing/browser/sent") if "LANDING_DRIVER=browser" not in extra else pids
-    return seconds, pids, _stat(text, "downloader/request_count"), peak, sent, reached
+    sent = runner.stat(text, "landing/browser/sent") if "LANDING_DRIVER=browser" not in extra else pids
+    peak = max((s.tree_pss for s in seen.samples), default=0)
+    return seen.seconds, pids, runner.stat(text, "downloader/request_count"), peak, sent, reached
 
 
 def main():

@@ -36,13 +36,15 @@ from urllib.parse import urlsplit
 
 import psutil
 
+from landing_dev.runner import scrapy_command
+
 REPO = Path(__file__).resolve().parent.parent
 MIX = (("resolver", 0.30), ("member", 0.10), ("works-sample", 0.10), ("datacite", 0.05), ("landing", 0.45))
 FILES = ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl", ".index.sqlite")
 
 
 def scrapy(*args):
-    return [sys.executable, "-m", "scrapy", "sandbox", *map(str, args)]
+    return scrapy_command("sandbox", *args)
 
 
 def rss(process: psutil.Process) -> int:

@@ -1,6 +1,6 @@
 """Benchmark: does the sampler keep its speed and its memory as the world grows? A small and a large world, one run.
 
-    .venv/bin/python bench/scaling.py [--small 3000] [--large 100000] [--worlds DIR] [--rounds 1]
+    .venv/bin/python -m bench.scaling [--small 3000] [--large 100000] [--worlds DIR] [--rounds 1]
                                       [--set NAME=VALUE ...]
 
 Generates (or reuses, under --worlds) a --small-DOI and a --large-DOI world (seed 1), serves each with
@@ -12,118 +12,34 @@ sandbox server's CPU seconds. Last, the ratios the full run asks for: large/smal
 """
 
 import argparse
-import re
 import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import psutil
-
-REPO = Path(__file__).resolve().parents[1]
-PROGRESS = re.compile(r"progress: (\d+) DOIs sampled, (\d+) visited")
-
-
-def _tree(process):
-    try:
-        return [process, *process.children(recursive=True)]
-    except psutil.Error:
-        return []
+from bench.worlds import sized_world
+from landing_dev import runner
+from landing_dev.runner import SandboxProcess
 
 
-def _rss(process) -> int:
-    total = 0
-    for member in _tree(process):
-        try:
-            total += member.memory_info().rss
-        except psutil.Error:
-            pass
-    return total
-
-
-def ensure_world(root: Path, size: int) -> Path:
-    """The size-DOI world (seed 1) under root, generated unless it is there already."""
-    world = root / f"w{size}"
-    if not (world / "truth.jsonl").exists():
-        print(f"generating a {size:,}-DOI world ...", flush=True)
-        subprocess.run(
-            [sys.executable, "-m", "scrapy", "sandbox", "generate", str(world), "--dois", str(size), "--seed", "1"],
-            cwd=REPO,
-            check=True,
-            capture_output=True,
-        )
-    return world
-
-
-def serve(world: Path, latency_ms: float = 0):
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "sandbox",
-            "serve",
-            str(world),
-            "--port",
-            "0",
-            "--latency-ms",
-            str(latency_ms),
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    return server, server.stdout.readline().strip()
-
-
-def crawl(proxy: str, scratch: Path, extra: list[str], server) -> dict:
-    command = [
-        sys.executable,
-        "-m",
-        "scrapy",
-        "crawl",
-        "doi_sampler",
-        "-s",
-        f"LANDING_SANDBOX={proxy}",
-        "-s",
-        f"LANDING_DOCS=sqlite:///{scratch / 'landing.db'}",
-        "-s",
-        f"LANDING_BLOBS=file://{scratch / 'blobs'}",
-        "-s",
-        f"LANDING_ARTIFACTS_DIR={scratch / 'artifacts'}",
-        "-s",
-        f"LANDING_UNWRITTEN_DIR={scratch / 'unwritten'}",
-        "-s",
-        "TELNETCONSOLE_ENABLED=False",
-        *extra,
-    ]
-    log = scratch / "crawl.log"
-    server_cpu = sum(psutil.Process(server.pid).cpu_times()[:2])
+def crawl(server: SandboxProcess, scratch: Path, extra: list[str]) -> dict:
+    command = runner.crawl_command(server.proxy, runner.Stores.under(scratch), extra=extra)
+    server_cpu = server.cpu()
     # The crawl's exact CPU: what this process's reaped children used (the crawl, and what it reaped itself).
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started, peak = time.monotonic(), 0
-    with open(log, "w") as err:
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
-        watched = psutil.Process(process.pid)
-        while process.poll() is None:
-            peak = max(peak, _rss(watched))
-            time.sleep(0.5)
-    seconds = time.monotonic() - started
+    running = runner.Crawl(command, scratch / "crawl.log")
+    seen = runner.watch([running], every=0.5)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    text = log.read_text()
-    if process.returncode != 0:
-        sys.exit(f"crawl failed ({process.returncode}):\n{text[-2000:]}")
-    visited = int(PROGRESS.findall(text)[-1][1])
+    text = running.text()
+    if seen.codes[0] != 0:
+        sys.exit(f"crawl failed ({seen.codes[0]}):\n{text[-2000:]}")
     return {
-        "dois": visited,
-        "seconds": seconds,
+        "dois": running.events[-1][2],  # its last progress line, written as it closes
+        "seconds": seen.seconds,
         "cpu": cpu,
-        "peak": peak,
-        "server_cpu": sum(psutil.Process(server.pid).cpu_times()[:2]) - server_cpu,
+        "peak": max(s.tree_rss for s in seen.samples),
+        "server_cpu": server.cpu() - server_cpu,
     }
 
 
@@ -140,8 +56,8 @@ def main():
         root = Path(args.worlds or tmp)
         worlds = {}
         for size in (args.small, args.large):
-            worlds[size] = ensure_world(root, size)
-        servers = {size: serve(world) for size, world in worlds.items()}
+            worlds[size] = sized_world(root, size)
+        servers = {size: SandboxProcess(world) for size, world in worlds.items()}
         results = {size: [] for size in worlds}
         print(
             f"{'world':>10} {'DOIs':>7} {'seconds':>8} {'DOIs/s':>7} {'CPU ms/DOI':>11} {'peak RSS':>9} "
@@ -152,7 +68,7 @@ def main():
                 for size in worlds:
                     scratch = Path(tmp) / f"crawl-{size}-{n}"
                     scratch.mkdir()
-                    r = crawl(servers[size][1], scratch, extra, servers[size][0])
+                    r = crawl(servers[size], scratch, extra)
                     results[size].append(r)
                     print(
                         f"{size:>10,} {r['dois']:>7,} {r['seconds']:>8.1f} {r['dois'] / r['seconds']:>7.1f} "
@@ -160,9 +76,8 @@ def main():
                         flush=True,
                     )
         finally:
-            for server, _ in servers.values():
-                server.terminate()
-                server.wait()
+            for server in servers.values():
+                server.close()
     rate = {size: sum(r["dois"] for r in rs) / sum(r["seconds"] for r in rs) for size, rs in results.items()}
     peak = {size: max(r["peak"] for r in rs) for size, rs in results.items()}
     print(

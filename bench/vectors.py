@@ -18,12 +18,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
-
-from landing.core.evaluation import render_table, tabulate  # noqa: E402
-from landing_dev.sandbox.server import RunningSandbox  # noqa: E402
-from landing_dev.sandbox.vectors import build, read_vectors  # noqa: E402
+from landing.core.evaluation import render_table, tabulate
+from landing_dev.runner import PROJECT, scrapy_command
+from landing_dev.sandbox.server import RunningSandbox
+from landing_dev.sandbox.vectors import build, read_vectors
 
 
 def main():
@@ -48,7 +46,7 @@ def main():
         inputs.write_text("".join(" ".join(row["url"].split()) + "\n" for row in rows), encoding="utf-8")
         sandbox = RunningSandbox(world)
         try:
-            command = [sys.executable, "-m", "scrapy", "match", "-i", str(inputs)]
+            command = scrapy_command("match", "-i", inputs)
             command += [
                 "-s",
                 f"LANDING_SANDBOX={sandbox.proxy}",

@@ -8,13 +8,10 @@ never touched.
 import argparse
 import collections
 import json
-import os
 import re
 import resource
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import boto3
@@ -28,6 +25,7 @@ from landing.stores import open_docs
 from landing.stores.files import FileBlobStore
 from landing.stores.s3 import S3BlobStore
 from landing_dev import local_s3 as moto
+from landing_dev import runner
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.scenarios import ALL
 from landing_dev.sandbox.server import RunningSandbox
@@ -84,43 +82,20 @@ def _fresh_store():
 def _crawl(proxy: str, blobs: str, env: dict, planted_urls: set) -> tuple[int, float]:
     """Run the crawl as a user would; show its progress lines, each ERROR line said planted or not; return
     (exit code, seconds)."""
-    command = [
-        sys.executable,
-        "-m",
-        "scrapy",
-        "crawl",
-        "doi_sampler",
-        *_store_settings(blobs),
-        "-s",
-        f"LANDING_SANDBOX={proxy}",
-        "-s",
-        "TELNETCONSOLE_ENABLED=False",
-    ]
-    print("demo: crawling: " + " ".join(["scrapy", *command[3:]]), flush=True)
-    started = time.monotonic()
-    with open(LOG, "w") as log:
-        crawl = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=log, text=True, env={**os.environ, **env})
-        for line in crawl.stderr:
-            log.write(line)
-            shown = line.split("] ", 1)[-1].rstrip()
-            if " ERROR: " in line:
-                mark = "planted" if set(URL.findall(line)) & planted_urls else "NOT planted"
-                print(f"  ({mark}) {shown}", flush=True)
-            elif "progress: " in line or "Artifacts exported" in line:
-                print("  " + shown, flush=True)
-        code = crawl.wait()
-    return code, time.monotonic() - started
 
+    def show(line: str):
+        shown = line.split("] ", 1)[-1].rstrip()
+        if " ERROR: " in line:
+            mark = "planted" if set(URL.findall(line)) & planted_urls else "NOT planted"
+            print(f"  ({mark}) {shown}", flush=True)
+        elif "progress: " in line or "Artifacts exported" in line:
+            print("  " + shown, flush=True)
 
-def _store_settings(blobs: str) -> list[str]:
-    return [
-        "-s",
-        f"LANDING_DOCS=sqlite:///{DOCS}",
-        "-s",
-        f"LANDING_BLOBS={blobs}",
-        "-s",
-        f"LANDING_ARTIFACTS_DIR={ARTIFACTS}",
-    ]
+    stores = runner.Stores(f"sqlite:///{DOCS}", blobs, ARTIFACTS)
+    print("demo: crawling: " + " ".join(["scrapy", *runner.crawl_command(proxy, stores)[3:]]), flush=True)
+    # Run where the demo runs: its paths are relative, as the next steps it prints are.
+    code, seconds, _ = runner.crawl(proxy, stores, LOG, env=env, cwd=None, on_line=show)
+    return code, seconds
 
 
 def _summary(seconds: float, blobs: str, truth: dict, browser: bool) -> str | None:

@@ -1,8 +1,8 @@
 """Scrapyd end to end: a real Scrapyd, the project deployed with scrapyd-deploy, doi_sampler scheduled on a sandbox.
 
 Scrapyd runs from the .venv (so its jobs import the same dependencies) in a temporary directory with its own
-scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, landing_dev/, setup.py
-and the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
+scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, landing_dev/, setup.py,
+pyproject.toml and the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
 """
 
 import configparser
@@ -29,6 +29,7 @@ from tests.sampler.crawling import PROJECT, truth_of
 BIN = Path(sys.executable).parent
 SAMPLE_MIN, SAMPLE_MAX = 2, 10
 ARTIFACTS = ("prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json")
+DEV_COMMANDS = "landing_dev-0.dist-info"  # `scrapy sandbox`, registered from the checkout only
 
 
 def _free_port() -> int:
@@ -150,9 +151,11 @@ def scrapyd(tmp_path_factory):
 def deployed(scrapyd, tmp_path_factory):
     """The project deployed with `scrapyd-deploy test` from a copy; (the egg Scrapyd stored, deploy output)."""
     copy = tmp_path_factory.mktemp("project")
-    for package in ("landing", "landing_dev"):  # the checkout a user deploys from has both
+    # The checkout a user deploys from has both packages, and the entry points that register landing_dev's commands.
+    for package in ("landing", "landing_dev", DEV_COMMANDS):
         shutil.copytree(PROJECT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(PROJECT / "setup.py", copy)
+    for name in ("setup.py", "pyproject.toml"):  # pyproject.toml holds tool configuration only: the build is setup.py's
+        shutil.copy(PROJECT / name, copy)
     config = (PROJECT / "scrapy.cfg").read_text()
     (copy / "scrapy.cfg").write_text(f"{config}\n[deploy:test]\nurl = {scrapyd.url}\n")  # project from [deploy]
     done = subprocess.run(
@@ -192,6 +195,30 @@ def test_the_egg_holds_every_file_of_the_landing_package_and_names_the_settings(
     assert "[scrapy]\nsettings = landing.settings" in entry_points
     assert sorted({name.split("/")[0] for name in names}) == ["EGG-INFO", "landing"]  # no sandbox, demo, local S3
     assert "\nName: landing\n" in info  # built from the repo's setup.py, not one scrapyd-deploy wrote ("project")
+
+
+def test_the_egg_carries_no_sandbox_command_and_registers_no_command(deployed):
+    egg, _ = deployed
+    with zipfile.ZipFile(egg) as archive:
+        names = set(archive.namelist())
+        entry_points = archive.read("EGG-INFO/entry_points.txt").decode()
+    assert [name for name in names if "sandbox" in name or DEV_COMMANDS in name] == []
+    assert "scrapy.commands" not in entry_points
+
+
+def test_scrapyds_runner_knows_no_sandbox_command(scrapyd, deployed):
+    # The runner Scrapyd starts each job with: the egg activated, then Scrapy's command line.
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapyd.runner", "sandbox", "generate", "world", "--dois", "5"],
+        cwd=scrapyd.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**_env(scrapyd.root / "home"), "SCRAPY_PROJECT": "landing"},
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Unknown command: sandbox" in done.stdout, done.stdout + done.stderr
+    assert not (scrapyd.root / "world").exists()
 
 
 def test_jobs_can_only_import_the_project_from_the_egg(scrapyd):

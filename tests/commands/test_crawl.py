@@ -12,9 +12,7 @@ def _closed_port() -> int:
 
 
 def test_bad_settings_are_each_named_with_exit_code_2_and_no_traceback(tmp_path):
-    done = Stores(tmp_path).scrapy(
-        "crawl",
-        "doi_sampler",
+    done = Stores(tmp_path).try_crawl(
         overrides=[
             "-s",
             "LANDING_SOURCES=crossref,orcid",
@@ -32,9 +30,7 @@ def test_bad_settings_are_each_named_with_exit_code_2_and_no_traceback(tmp_path)
 
 
 def test_a_crawl_that_cannot_reach_the_apis_exits_1_and_says_why(tmp_path):
-    done = Stores(tmp_path).scrapy(
-        "crawl",
-        "doi_sampler",
+    done = Stores(tmp_path).try_crawl(
         overrides=[
             "-s",
             f"LANDING_SANDBOX=http://127.0.0.1:{_closed_port()}",
@@ -52,7 +48,7 @@ def test_a_crawl_that_cannot_reach_the_apis_exits_1_and_says_why(tmp_path):
 
 
 def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):
-    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=["-s", f"JOBDIR={tmp_path / 'job'}"])
+    done = Stores(tmp_path).try_crawl(overrides=["-s", f"JOBDIR={tmp_path / 'job'}"])
     assert done.returncode == 2
     assert "JOBDIR=" in done.stderr and "the same command resumes the run from LANDING_DOCS" in done.stderr
 
@@ -68,9 +64,7 @@ def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
             "monthly",
             {**run_doc("monthly", "2026-01-01T00:00:00Z", ["crossref"], 10, 100), "run/state": "finished"},
         )
-    done = stores.scrapy(
-        "crawl", "doi_sampler", overrides=["-s", "LANDING_RUN=monthly", "-s", "TELNETCONSOLE_ENABLED=False"]
-    )
+    done = stores.try_crawl(overrides=["-s", "LANDING_RUN=monthly", "-s", "TELNETCONSOLE_ENABLED=False"])
     assert done.returncode == 1
     assert (
         "crawl: the run's state in LANDING_DOCS could not be read or recorded: run 'monthly' is finished" in done.stderr
@@ -78,7 +72,7 @@ def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
 
 
 def test_a_mailto_that_is_not_an_email_address_is_refused_with_exit_2(tmp_path):
-    done = Stores(tmp_path).scrapy("crawl", "doi_sampler", overrides=["-s", "LANDING_MAILTO=notanemail"])
+    done = Stores(tmp_path).try_crawl(overrides=["-s", "LANDING_MAILTO=notanemail"])
     assert done.returncode == 2
     assert "LANDING_MAILTO='notanemail' is not an email address: " in done.stderr
     assert "Traceback" not in done.stderr
@@ -86,9 +80,7 @@ def test_a_mailto_that_is_not_an_email_address_is_refused_with_exit_2(tmp_path):
 
 def test_a_crawl_of_the_real_crossref_api_without_mailto_warns_that_it_is_in_the_public_pool(tmp_path):
     # Not a sandbox: the API is named directly (a closed local port, refused by the address guard: no internet).
-    done = Stores(tmp_path).scrapy(
-        "crawl",
-        "doi_sampler",
+    done = Stores(tmp_path).try_crawl(
         overrides=[
             "-s",
             f"LANDING_CROSSREF_API=http://127.0.0.1:{_closed_port()}",

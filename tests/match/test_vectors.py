@@ -18,7 +18,7 @@ STRING_KINDS = ("doi-text", "doi-url", "url-path", "url-junk", "url-query", "url
 
 def scored(shape: str) -> dict:
     done = subprocess.run(
-        [sys.executable, "bench/vectors.py", "--vectors", str(VECTORS), "--shape", shape, "--json"],
+        [sys.executable, "-m", "bench.vectors", "--vectors", str(VECTORS), "--shape", shape, "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,

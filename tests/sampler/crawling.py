@@ -5,11 +5,12 @@ import os
 import re
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
-PROJECT = Path(__file__).resolve().parents[2]
+from landing_dev import runner
+
+PROJECT = runner.PROJECT
 # Analysis fields and their truth.jsonl names.
 FIELDS = (
     ("analysis/meta-tag-correctness", "meta_tag_correctness"),
@@ -38,7 +39,8 @@ def count(db, sql) -> int:
 
 
 class Stores:
-    """One crawl target: a document store, a blob store and an artifacts directory under `root`."""
+    """One crawl target: a document store, a blob store and an artifacts directory under `root`
+    (landing_dev.runner.Stores, with the environment and the command runs of a test)."""
 
     def __init__(
         self,
@@ -50,54 +52,36 @@ class Stores:
         extra: tuple[str, ...] = (),
     ):
         self.root, self.extra = root, list(extra)  # extra: more `-s NAME=VALUE` for every command
-        self.docs = docs or f"sqlite:///{root / 'landing.db'}"
-        self.artifacts = artifacts or root / "artifacts"
-        self.blobs = blobs or f"file://{root / 'blobs'}"
+        named = {"docs": docs, "blobs": blobs, "artifacts": artifacts}
+        # The HTML report costs a child process per export (~2 s): tests/report/ draw it; other crawls skip it.
+        self.stores = runner.Stores.under(
+            root, settings={"LANDING_EXPORT_REPORT": False}, **{k: v for k, v in named.items() if v}
+        )
+        self.docs, self.artifacts, self.blobs = self.stores.docs, self.stores.artifacts, self.stores.blobs
         self.env = {**os.environ, **(env or {})}
 
     def settings(self) -> list[str]:
-        # The HTML report costs a child process per export (~2 s): tests/report/ draw it; other crawls skip it.
-        return [
-            "-s",
-            f"LANDING_DOCS={self.docs}",
-            "-s",
-            f"LANDING_UNWRITTEN_DIR={self.root / 'unwritten'}",
-            "-s",
-            f"LANDING_BLOBS={self.blobs}",
-            "-s",
-            "LANDING_EXPORT_REPORT=False",
-            "-s",
-            f"LANDING_ARTIFACTS_DIR={self.artifacts}",
-            *self.extra,
-        ]
+        return [*runner.settings_args(self.stores.as_settings()), *self.extra]
+
+    def _run(self, command, timeout) -> subprocess.CompletedProcess:
+        return subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=timeout, env=self.env)
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
         """Run a scrapy command on these stores; `overrides` come last, so they win."""
-        return subprocess.run(
-            [sys.executable, "-m", "scrapy", *args, *self.settings(), *overrides],
-            cwd=PROJECT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=self.env,
-        )
+        return self._run([*runner.scrapy_command(*args), *self.settings(), *overrides], timeout)
+
+    def crawl_command(self, proxy: str | None, *extra) -> list[str]:
+        """The crawl through the sandbox at `proxy` (None: the endpoints `extra` names), with `extra` last."""
+        return runner.crawl_command(proxy, self.stores, extra=[*self.extra, *extra])
+
+    def try_crawl(self, proxy: str | None = None, *extra, overrides=(), timeout=300) -> subprocess.CompletedProcess:
+        """A crawl whatever its end (`crawl` asserts it finished); `overrides` come last, so they win."""
+        return self._run(self.crawl_command(proxy, *extra, *overrides), timeout)
 
     def crawl(self, proxy: str, *extra) -> subprocess.CompletedProcess:
         """A crawl with the http driver unless `extra` names another: the truth comparisons are the plain client's
         (tests/browser/test_driver_crawl.py is where auto and browser are compared with the browser's truth)."""
-        done = self.scrapy(
-            "crawl",
-            "doi_sampler",
-            "-s",
-            f"LANDING_SANDBOX={proxy}",
-            "-s",
-            "TELNETCONSOLE_ENABLED=False",
-            "-s",
-            "LANDING_PROGRESS_INTERVAL=1",
-            "-s",
-            "LANDING_DRIVER=http",
-            *extra,
-        )
+        done = self.try_crawl(proxy, "-s", "LANDING_PROGRESS_INTERVAL=1", "-s", "LANDING_DRIVER=http", *extra)
         assert done.returncode == 0, done.stderr[-3000:]
         assert "'finish_reason': 'finished'" in done.stderr, done.stderr[-3000:]
         return done

@@ -118,9 +118,7 @@ def crawls(tmp_path_factory):
 
 
 def _crawl(stores, base, sources, retries):
-    return stores.scrapy(
-        "crawl",
-        "doi_sampler",
+    return stores.try_crawl(
         overrides=[
             "-s",
             f"LANDING_CROSSREF_API={base}/crossref",

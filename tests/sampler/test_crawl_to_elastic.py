@@ -6,7 +6,6 @@ artifacts. A store that refuses writes stops the crawl with exit 1, and `scrapy 
 
 import json
 import subprocess
-import sys
 
 import pytest
 
@@ -95,17 +94,8 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
     # began the outage sometimes began it too late).
     server.reject_bulk_items_after(f"{prefix}-visit")
     crawl = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "doi_sampler",
-            *stores.settings(),
-            "-s",
-            f"LANDING_SANDBOX={small_sandbox.proxy}",
-            "-s",
-            "TELNETCONSOLE_ENABLED=False",
+        stores.crawl_command(
+            small_sandbox.proxy,
             "-s",
             "LANDING_DOCS_RETRIES=0",
             "-s",
@@ -114,7 +104,7 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
             "LANDING_DOCS_OUTAGE_MAX=0",
             "-s",
             "CONCURRENT_REQUESTS=8",
-        ],
+        ),
         cwd=PROJECT,
         stderr=subprocess.PIPE,
         text=True,
@@ -151,16 +141,7 @@ def test_a_store_that_refuses_the_runs_first_write_ends_the_crawl_at_once_with_e
     stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     server.reject_bulk_items(10**9)
     try:
-        done = stores.scrapy(
-            "crawl",
-            "doi_sampler",
-            "-s",
-            f"LANDING_SANDBOX={small_sandbox.proxy}",
-            "-s",
-            "TELNETCONSOLE_ENABLED=False",
-            "-s",
-            "LANDING_DOCS_RETRIES=0",
-        )
+        done = stores.try_crawl(small_sandbox.proxy, "-s", "LANDING_DOCS_RETRIES=0")
     finally:
         server.reject_bulk_items(0)
         elastic.delete_indices(server.url, prefix)

@@ -10,7 +10,6 @@ import random
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter
 from urllib.parse import unquote
@@ -73,17 +72,7 @@ def killed_and_resumed(tmp_path_factory):
     requests = []
     sandbox = RunningSandbox(world, log=requests.append)
     stores = Stores(tmp_path_factory.mktemp("resume-crawl"))
-    command = [
-        sys.executable,
-        "-m",
-        "scrapy",
-        "crawl",
-        "doi_sampler",
-        *stores.settings(),
-        "-s",
-        f"LANDING_SANDBOX={sandbox.proxy}",
-        *SETTINGS,
-    ]
+    command = stores.crawl_command(sandbox.proxy, *SETTINGS)
     rng = random.Random(SEED)
     # First as soon as the run is stored (listing or the first samples), then at random shares of the visits.
     shares = sorted(rng.uniform(0.05, 0.95) for _ in range(3))

@@ -8,7 +8,6 @@ the run from the store and finishes it. The proof is in the sandbox's request lo
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from urllib.parse import unquote
@@ -61,19 +60,7 @@ def leader_killed(tmp_path_factory):
     stores = Stores(tmp_path_factory.mktemp("shared-crawl"))
     db = stores.root / "landing.db"
     with running_redis(tmp_path_factory.mktemp("redis")) as url:
-        command = [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "crawl",
-            "doi_sampler",
-            *stores.settings(),
-            "-s",
-            f"LANDING_SANDBOX={sandbox.proxy}",
-            "-s",
-            f"LANDING_FRONTIER_REDIS={url}",
-            *SETTINGS,
-        ]
+        command = stores.crawl_command(sandbox.proxy, "-s", f"LANDING_FRONTIER_REDIS={url}", *SETTINGS)
         logs, a, b = stores.root, None, None
         try:
             a = subprocess.Popen(

@@ -6,7 +6,6 @@ once a third of the plan is visited, while DOIs wait in the frontier.
 
 import os
 import subprocess
-import sys
 import time
 
 import pytest
@@ -38,9 +37,8 @@ def _shared_run(world, tmp_path_factory, outage, workers=1):
     stores = Stores(tmp_path_factory.mktemp("outage-crawl"))
     db, logs = stores.root / "landing.db", []
     with redis_process(tmp_path_factory.mktemp("redis"), persist=True) as server:
-        command = [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings()]
-        command += ["-s", f"LANDING_SANDBOX={world.proxy}", "-s", f"LANDING_FRONTIER_REDIS={server.url}"]
-        command += ["-s", "LANDING_SAMPLE_MIN=20", "-s", "LANDING_SAMPLE_MAX=20", "-s", "TELNETCONSOLE_ENABLED=False"]
+        command = stores.crawl_command(world.proxy, "-s", f"LANDING_FRONTIER_REDIS={server.url}")
+        command += ["-s", "LANDING_SAMPLE_MIN=20", "-s", "LANDING_SAMPLE_MAX=20"]
         # A small frontier keeps the leader sampling through the run, fewer requests at once than it holds keep
         # DOIs waiting in it, and a short lease has the leader renew its lead every 2 s: the outage comes while all
         # three go on. All else is the defaults, the driver `auto` with them.

@@ -6,7 +6,6 @@ import json
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 
@@ -60,8 +59,7 @@ def stopped(request, tmp_path_factory):
     sandbox = RunningSandbox(_world(root / "slow", 120_000), watch=watch)
     try:
         crawl = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "crawl", "doi_sampler", *stores.settings(), *settings]
-            + ["-s", f"LANDING_SANDBOX={sandbox.proxy}"],
+            stores.crawl_command(sandbox.proxy, *settings),
             cwd=PROJECT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

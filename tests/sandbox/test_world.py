@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from landing_dev.sandbox.generator import PREFIX_MOST, _more_prefixes, generate
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.owners import PREFIX_MOST, more_prefixes
 from landing_dev.sandbox.world import FORMAT, World, WorldError
 from tests.sandbox.client import get
 
@@ -52,7 +53,7 @@ def test_generated_world_has_the_asked_number_of_dois_each_with_a_truth_line(tmp
 
 def test_a_large_owner_holds_dozens_of_prefixes_the_last_with_a_handful_of_dois():
     owners = [{"prefixes": ["10.1000"]}, {"prefixes": ["10.1001", "10.1002"]}, {"prefixes": ["10.1003"]}]
-    _more_prefixes(random.Random(1), owners, [13_000, 1_000, 100], {"10.1000", "10.1001", "10.1002", "10.1003"})
+    more_prefixes(random.Random(1), owners, [13_000, 1_000, 100], {"10.1000", "10.1001", "10.1002", "10.1003"})
     assert [len(o["prefixes"] + o["more"]) for o in owners] == [PREFIX_MOST, 8, 1]
     share = owners[0]["weights"][-1] / sum(owners[0]["weights"])
     assert 1 <= share * 13_000 <= 10  # the last of 48 prefixes: a handful of the owner's 13,000 DOIs
@@ -217,6 +218,17 @@ def test_cli_bad_usage_exits_nonzero_with_a_clear_message_and_no_traceback(tmp_p
     assert done.returncode != 0
     assert message in done.stderr + done.stdout
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_cli_sandbox_is_a_command_where_landing_dev_is_and_only_there(tmp_path):
+    (tmp_path / "landing").symlink_to(PROJECT / "landing")  # the project's package alone, as a Scrapyd egg has it
+    alone = {**os.environ, "PYTHONPATH": str(tmp_path), "SCRAPY_SETTINGS_MODULE": "landing.settings"}
+    without = subprocess.run(
+        [sys.executable, "-m", "scrapy"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=alone
+    )
+    commands = [line.split()[0] for line in scrapy().stdout.splitlines() if line.startswith("  ") and line.strip()]
+    assert "sandbox" in commands and "match" in commands
+    assert "  match " in without.stdout and "sandbox" not in without.stdout, without.stdout + without.stderr
 
 
 def test_malformed_doi_is_a_world_error_naming_file_and_line(tmp_path):

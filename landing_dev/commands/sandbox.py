@@ -1,4 +1,8 @@
-"""`scrapy sandbox generate|serve|truth`: make, serve and check an offline scholarly web (docs/sandbox.md)."""
+"""`scrapy sandbox generate|serve|truth`: make, serve and check an offline scholarly web (docs/sandbox.md).
+
+Registered from the checkout only (landing_dev-0.dist-info's entry point). Scrapy loads every registered command's
+class before running any command, so the sandbox's modules are imported only when this one runs.
+"""
 
 import argparse
 import sys
@@ -61,13 +65,8 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if len(args) != 2 or args[0] not in ("generate", "serve", "truth"):
             raise UsageError("expected: " + USAGE.strip(), print_help=False)
-        try:
-            from landing_dev.sandbox.world import WorldError
-        except ImportError:  # a Scrapyd egg ships landing/ only: the sandbox lives in the checkout (landing_dev/)
-            raise UsageError(
-                "the sandbox is a development tool: run it from a checkout of the project, where landing_dev/ is",
-                print_help=False,
-            ) from None
+        from landing_dev.sandbox.world import WorldError
+
         try:
             getattr(self, "_" + args[0])(args[1], opts)
         except (WorldError, ValueError, OSError) as error:
