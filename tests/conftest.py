@@ -1,4 +1,7 @@
-"""Shared fixtures: generated worlds and a running sandbox server on a free port."""
+"""Shared fixtures: generated worlds and a running sandbox server on a free port; how `make test` spreads the suite
+over pytest-xdist's workers."""
+
+import os
 
 import pytest
 
@@ -109,3 +112,43 @@ def redis_server(tmp_path_factory):
     """A redis-server for the shared-frontier tests (skipped where Debian's is not installed); yields its URL."""
     with running_redis(tmp_path_factory.mktemp("redis")) as url:
         yield url
+
+
+# Under pytest-xdist (`make test`: `-n auto --dist loadgroup`) a group is what one worker runs. A module is one group,
+# so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
+# once per run, not once per worker.
+CRAWLS = {"mixed_crawl", "every_crawl", "match_crawl"}
+# The longest groups start first, so that no worker is left alone with one of them at the end (only the order in
+# which the groups are handed out; each group keeps its own order).
+LONGEST = (
+    "crawls",
+    "tests/sampler/test_resume.py",
+    "tests/sampler/test_crawl_to_elastic.py",
+    "tests/sampler/test_shared_frontier.py",
+    "tests/test_runner.py",
+    "tests/browser/test_driver_crawl.py",
+    "tests/sampler/test_shared_outages.py",
+    "tests/sampler/test_bad_answers.py",
+    "tests/browser/test_proxy_chromium.py",
+    "tests/test_demo.py",
+    "tests/sampler/test_crawl_to_s3.py",
+    "tests/match/test_vectors.py",
+    "tests/browser/test_rules.py",
+)
+
+
+def worker_groups(items) -> dict:
+    """{item: its xdist group}: its module, or "crawls" for every module where a test uses a shared crawl."""
+    crawled = {item.path for item in items if CRAWLS & set(getattr(item, "fixturenames", ()))}
+    return {item: "crawls" if item.path in crawled else item.nodeid.split("::")[0] for item in items}
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return  # a run without workers keeps pytest's order
+    groups = worker_groups(items)
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(groups[item]))
+    first = {group: rank for rank, group in enumerate(LONGEST)}
+    items.sort(key=lambda item: first.get(groups[item], len(LONGEST)))  # stable: each module keeps its order

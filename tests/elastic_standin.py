@@ -2,7 +2,8 @@
 
 Tests point the real `elasticsearch` client at `StandIn().start().url`, so the client's own request
 building, serialisation, product check (X-Elastic-Product), retries and error mapping all run for real.
-Standard library only; one lock serialises every request's effect on the state.
+Standard library only; one lock serialises every request's effect on the state. The indices and queries are modelled in
+tests/elastic_index.py, the HTTP side is tests/elastic_http.py.
 
 Served: GET|HEAD /; HEAD|PUT|DELETE /{index}; /_bulk and /{index}/_bulk (index, create, delete; update
 is refused per item); GET /{index}/_doc/{id}; /_refresh, /_count, /_search, also under /{index}, where
@@ -19,299 +20,27 @@ Not modelled: dynamic mapping inference, scoring (_score is 1.0, or null when so
 index is one shard), update actions, aliases, scroll and point in time.
 """
 
-import base64
 import fnmatch
 import functools
-import gzip
 import json
 import math
-import re
 import threading
 import time
-import traceback
-import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, unquote, urlsplit
+from http.server import ThreadingHTTPServer
 
-SHARDS = {"total": 1, "successful": 1, "failed": 0}
-TEXT = {"keyword", "text", "wildcard", "match_only_text", "constant_keyword"}
-LIMITS = {"long": 2**63, "integer": 2**31, "short": 2**15, "byte": 2**7}  # magnitude bounds
-NUMBERS = {*LIMITS, "double", "float", "half_float", "scaled_float", "unsigned_long"}
-# ES's default date format is strict_date_optional_time||epoch_millis; this is the former in outline.
-ISO_DATE = re.compile(r"\d{4}(-\d\d(-\d\d(T\d\d(:\d\d(:\d\d([.,]\d{1,9})?)?)?(Z|[+-]\d\d(:?\d\d)?)?)?)?)?$")
-INJECTED = {  # what an overloaded or unhealthy cluster answers; see fail_next() and down
-    429: ("es_rejected_execution_exception", "rejected execution of coordinating operation"),
-    503: ("cluster_block_exception", "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];"),
-}
-
-
-class EsError(Exception):
-    """An ES exception; `cause` is the {"type", "reason", ...} object ES puts under "error"."""
-
-    def __init__(self, status, type_, reason, root=None, **extra):
-        super().__init__(reason)
-        self.status, self.cause = status, {"type": type_, "reason": reason, **extra}
-        self.root = root or self.cause  # a failed search's root cause is the shard's, not the wrapper
-
-    def body(self):
-        return {"error": {"root_cause": [self.root], **self.cause}, "status": self.status}
-
-
-def not_found(name):
-    return EsError(
-        404,
-        "index_not_found_exception",
-        f"no such index [{name}]",
-        **{"resource.type": "index_or_alias", "resource.id": name, "index_uuid": "_na_", "index": name},
-    )
-
-
-def search_error(type_, reason):
-    """A query that fails on every shard: ES wraps the shard's error in search_phase_execution_exception."""
-    cause = {"type": type_, "reason": reason}
-    return EsError(
-        400,
-        "search_phase_execution_exception",
-        "all shards failed",
-        root=cause,
-        phase="query",
-        grouped=True,
-        caused_by=cause,
-    )
-
-
-def check_index_name(name):
-    size = len(name.encode())
-    problem = (
-        "must not contain the following characters [' ','\"','*',',','/','<','>','?','\\\\','|']"
-        if set(name) & set('\\/*?"<>| ,')
-        else "must not contain '#'"
-        if "#" in name
-        else "must not contain ':'"
-        if ":" in name
-        else "must not start with '_', '-', or '+'"
-        if name[0] in "_-+"
-        else f"index name is too long, ({size} > 255)"
-        if size > 255
-        else "must not be '.' or '..'"
-        if name in (".", "..")
-        else "must be lowercase"
-        if name != name.lower()
-        else None
-    )
-    if problem:
-        raise EsError(
-            400,
-            "invalid_index_name_exception",
-            f"Invalid index name [{name}], {problem}",
-            index_uuid="_na_",
-            index=name,
-        )
-
-
-def flat(value):
-    """A field's values as ES indexes them: arrays (nested ones too) flattened, nulls dropped."""
-    return [v for item in value for v in flat(item)] if isinstance(value, list) else [] if value is None else [value]
-
-
-def rejection(ftype, spec, value, col):
-    """The caused_by ES gives for a value a field of this type refuses, or None if it is accepted."""
-    for v in flat(value):
-        token = "START_OBJECT" if isinstance(v, dict) else "VALUE_BOOLEAN" if isinstance(v, bool) else "VALUE"
-        if ftype in TEXT and isinstance(v, dict):
-            return {"type": "illegal_state_exception", "reason": f"Can't get text on a {token} at 1:{col}"}
-        if ftype in NUMBERS:
-            if isinstance(v, (dict, bool)):
-                return {"type": "illegal_argument_exception", "reason": f"Current token ({token}) not numeric"}
-            try:
-                number = float(v)  # numeric strings and, for integer types, fractions are coerced
-            except ValueError:
-                return {"type": "number_format_exception", "reason": f'For input string: "{v}"'}
-            if not math.isfinite(number) or abs(number) >= LIMITS.get(ftype, math.inf):
-                return {"type": "illegal_argument_exception", "reason": f"Value [{v}] is out of range for a {ftype}"}
-        if ftype == "date" and (
-            isinstance(v, (dict, bool))
-            or isinstance(v, str)
-            and "format" not in spec
-            and not ISO_DATE.match(v)
-            and not v.lstrip("-").isdigit()
-        ):
-            return {
-                "type": "illegal_argument_exception",
-                "reason": f"failed to parse date field [{v}] with format [strict_date_optional_time||epoch_millis]",
-            }
-        if ftype == "boolean" and not (isinstance(v, bool) or v in ("true", "false", "")):
-            return {
-                "type": "illegal_argument_exception",
-                "reason": f"Failed to parse value [{v}] as only [true] or [false] are allowed.",
-            }
-    return None
-
-
-class Index:
-    """One single-shard index: `docs` is the realtime state, `visible` the state at the last refresh."""
-
-    def __init__(self, name, settings=None, mappings=None):
-        self.name, self.uuid = name, base64.urlsafe_b64encode(uuid.uuid4().bytes)[:22].decode()
-        self.settings, self.mappings = settings or {}, mappings or {}
-        self.docs, self.visible = {}, {}  # id -> {"_source", "_version", "_seq_no"}, replaced on write
-        self.seq_no, self.versions = -1, {}  # versions outlive deletes, like ES's tombstones
-
-    def refresh(self):
-        self.visible = dict(self.docs)  # entries are never mutated, so a shallow copy is a snapshot
-
-    def types(self):
-        return {f: spec.get("type", "object") for f, spec in self.mappings.get("properties", {}).items()}
-
-    def check(self, source, line, doc_id):
-        """Refuse a document the mappings refuse, with ES's error and (roughly) its [line:column]."""
-        strict = str(self.mappings.get("dynamic", "true")).lower() == "strict"
-        for field, value in source.items():
-            at = re.search(re.escape(json.dumps(field, ensure_ascii=False)) + r"\s*:\s*", line)
-            col = at.end() + 1 if at else 1  # ES reports where its parser stood: the value's first character
-            spec = self.mappings.get("properties", {}).get(field)
-            if spec is None and strict:
-                raise EsError(
-                    400,
-                    "strict_dynamic_mapping_exception",
-                    f"[1:{col}] mapping set to strict, dynamic introduction of [{field}] within [_doc] is not allowed",
-                )
-            if spec is None or str(spec.get("enabled", True)).lower() == "false":
-                continue  # unmapped under dynamic false, or a disabled object: kept in _source, not indexed
-            ftype = spec.get("type", "object")
-            if ftype in ("object", "nested") and any(not isinstance(v, dict) for v in flat(value)):
-                raise EsError(
-                    400,
-                    "document_parsing_exception",
-                    f"[1:{col}] object mapping for [{field}] tried "
-                    f"to parse field [{field}] as object, but found a concrete value",
-                )
-            cause = rejection(ftype, spec, value, col)
-            if cause:
-                preview = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-                raise EsError(
-                    400,
-                    "document_parsing_exception",
-                    f"[1:{col}] failed to parse field [{field}] of "
-                    f"type [{ftype}] in document with id '{doc_id}'. Preview of field's value: "
-                    f"'{preview}'",
-                    caused_by=cause,
-                )
-
-    def write(self, op, doc_id, line):
-        """One index, create or delete; returns (status, bulk item body)."""
-        current, source = self.docs.get(doc_id), None
-        if op == "create" and current:
-            raise EsError(
-                409,
-                "version_conflict_engine_exception",
-                f"[{doc_id}]: version conflict, document already exists (current version [{current['_version']}])",
-                index_uuid=self.uuid,
-                shard="0",
-                index=self.name,
-            )
-        if op != "delete":
-            try:
-                source = json.loads(line or "")
-            except ValueError:
-                pass
-            if not isinstance(source, dict):
-                raise EsError(400, "document_parsing_exception", "[1:1] failed to parse: not a JSON object")
-            doc_id = doc_id or base64.urlsafe_b64encode(uuid.uuid4().bytes)[:20].decode()  # ES's ids are 20 chars
-            self.check(source, line, doc_id)
-        self.seq_no += 1
-        version = self.versions[doc_id] = self.versions.get(doc_id, 0) + 1
-        if op == "delete":
-            result, status = ("deleted", 200) if self.docs.pop(doc_id, None) else ("not_found", 404)
-        else:
-            result, status = ("updated", 200) if current else ("created", 201)
-            self.docs[doc_id] = {"_source": source, "_version": version, "_seq_no": self.seq_no}
-        return status, {
-            "_index": self.name,
-            "_id": doc_id,
-            "_version": version,
-            "result": result,
-            "_shards": SHARDS,
-            "_seq_no": self.seq_no,
-            "_primary_term": 1,
-        }
-
-
-def values_of(field, doc_id, source):
-    if field == "_id":
-        return [doc_id]
-    for part in field.split("."):
-        source = source.get(part) if isinstance(source, dict) else None
-    return flat(source)
-
-
-def key(value, ftype=None):
-    """Lucene's order for a value: numbers numerically, anything else by its UTF-8 bytes."""
-    value = str(value).lower() if isinstance(value, bool) else value
-    if ftype in NUMBERS or isinstance(value, (int, float)) and ftype not in TEXT:
-        return (0, float(value))
-    return (1, str(value).encode())
-
-
-def matches(query, doc_id, source, types):
-    if not isinstance(query, dict) or len(query) != 1:
-        raise EsError(400, "parsing_exception", "[_na] query malformed, must start with start_object")
-    ((kind, arg),) = query.items()
-    if kind in ("match_all", "match_none"):
-        return kind == "match_all"
-    if kind == "bool":
-
-        def clauses(name):
-            return arg[name] if isinstance(arg.get(name), list) else [arg[name]] if name in arg else []
-
-        must, should = clauses("must") + clauses("filter"), clauses("should")
-        need = int(arg.get("minimum_should_match", 1 if should and not must else 0))
-        hit = functools.partial(matches, doc_id=doc_id, source=source, types=types)
-        return all(map(hit, must)) and not any(map(hit, clauses("must_not"))) and sum(map(hit, should)) >= need
-    if kind == "ids":
-        return doc_id in arg.get("values", [])
-    if kind == "exists":
-        return bool(values_of(arg["field"], doc_id, source))
-    if kind not in ("term", "terms", "range"):
-        raise EsError(400, "parsing_exception", f"unknown query [{kind}]", line=1, col=1)
-    field, spec = next((k, v) for k, v in arg.items() if k != "boost")
-    ftype = types.get(field)
-    have = [key(v, ftype) for v in values_of(field, doc_id, source)]
-    if kind != "range":
-        wanted = spec if kind == "terms" else [spec["value"] if isinstance(spec, dict) else spec]
-        return any(key(w, ftype) in have for w in wanted)
-    tests = {"gt": lambda h, b: h > b, "gte": lambda h, b: h >= b, "lt": lambda h, b: h < b, "lte": lambda h, b: h <= b}
-    return any(all(tests[op](h, key(bound, ftype)) for op, bound in spec.items() if op in tests) for h in have)
-
-
-def compare(a, b, sorts):
-    """Order two hits' sort values as ES does; missing values go last in either direction."""
-    for x, y, (_, order, ftype) in zip(a, b, sorts):
-        if x is None or y is None:
-            c = (x is None) - (y is None)
-        else:
-            c = (key(x, ftype) > key(y, ftype)) - (key(x, ftype) < key(y, ftype))
-            c = -c if order == "desc" else c
-        if c:
-            return c
-    return 0
-
-
-class Request:
-    def __init__(self, method, target, headers, raw):
-        url = urlsplit(target)
-        self.method, self.path, self.headers, self.raw = method, url.path, headers, raw
-        self.segments = [unquote(s) for s in url.path.split("/") if s]  # split first: ids may hold "%2F"
-        self.query = dict(parse_qsl(url.query, keep_blank_values=True))
-
-    def json(self):
-        try:
-            return json.loads(self.raw) if self.raw else None
-        except ValueError as e:
-            raise EsError(400, "x_content_parse_exception", f"[1:1] {e}") from None
-
-    def flag(self, name):
-        return self.query.get(name, "false") in ("true", "")  # ES reads a bare ?flag as true
+from tests.elastic_http import Handler
+from tests.elastic_index import (
+    INJECTED,
+    EsError,
+    Index,
+    check_index_name,
+    compare,
+    key,
+    matches,
+    not_found,
+    search_error,
+    values_of,
+)
 
 
 class StandIn:
@@ -342,7 +71,7 @@ class StandIn:
         self._auth = header_value
 
     def start(self):
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.standin = self
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
@@ -384,7 +113,7 @@ class StandIn:
                 else f"missing authentication credentials for REST request [{r.path}]",
                 header={"WWW-Authenticate": ['Basic realm="security", charset="UTF-8"', "ApiKey"]},
             )
-        self._check_media_types(r)
+        r.check_media_types()
         # Like ES's router: a literal route (/_bulk) wins, else the first segment is an index name (/_x too).
         name = None if tuple(r.segments[:1]) in ROUTES else (r.segments or [None])[0]
         shape = tuple(
@@ -405,25 +134,6 @@ class StandIn:
                 )
             )
         return methods[r.method](self, r, name) + ({},)
-
-    @staticmethod
-    def _check_media_types(r):
-        """ES 8 serves compatible-with=7 or 8, and Accept must agree with the Content-Type of a body."""
-        headers = ["accept", "content-type"] if r.raw else ["accept"]
-        found = [re.search(r"compatible-with=(\d+)", r.headers.get(h, "")) for h in headers]
-        versions = {m.group(1) if m else None for m in found}
-        if versions - {None, "7", "8"} or len(versions) > 1:
-            raise EsError(
-                400,
-                "media_type_header_exception",
-                f"Invalid media-type value on headers [{', '.join(h.title() for h in headers)}]",
-                caused_by={
-                    "type": "status_exception",
-                    "reason": "A compatible version is required on both Content-Type and Accept headers if "
-                    "either one has requested a compatible version and the compatible versions must match. "
-                    + ", ".join(f"{h.title()}={r.headers.get(h)}" for h in headers),
-                },
-            )
 
     def _resolve(self, expr, r):
         """The indices an expression (a,b,logs-*,_all) names, under ES's default indices options."""
@@ -675,39 +385,3 @@ for _endpoint, _methods in [
     ROUTES[(f"_{_endpoint.__name__}",)] = ROUTES[("{index}", f"_{_endpoint.__name__}")] = dict.fromkeys(
         _methods, _endpoint
     )
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, so the client's connection pool is exercised too
-    disable_nagle_algorithm = True  # headers and body are two writes: don't stall on delayed ACKs
-
-    def _handle(self):
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.headers.get("Content-Encoding") == "gzip":  # the client's http_compress=True
-            raw = gzip.decompress(raw)
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        self.server.standin.requests.append((self.command, self.path, headers))
-        try:
-            status, body, extra = self.server.standin.answer(Request(self.command, self.path, headers, raw))
-        except Exception:  # a stand-in bug: answer like ES's generic 500, and leave a trace in the test log
-            traceback.print_exc()
-            status, body, extra = 500, EsError(500, "exception", "stand-in failure").body(), {}
-        data = b"" if body is None or self.command == "HEAD" else json.dumps(body, ensure_ascii=False).encode()
-        version = re.search(r"compatible-with=([78])\b", headers.get("accept", ""))
-        self.send_response(status)
-        self.send_header("X-Elastic-Product", "Elasticsearch")  # on every response, errors too, as ES does
-        # ES answers in the compatible media type the client asked for (if it serves it), else in plain JSON.
-        self.send_header(
-            "Content-Type",
-            f"application/vnd.elasticsearch+json;compatible-with={version[1]}" if version else "application/json",
-        )
-        for header, value in extra.items():
-            self.send_header(header, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_HEAD = do_PUT = do_POST = do_DELETE = _handle
-
-    def log_message(self, *args):
-        pass  # tests assert on StandIn.requests; stderr noise would only bury real failures

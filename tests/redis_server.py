@@ -18,15 +18,29 @@ class RedisServer:
     def __init__(self, directory, persist: bool = False):
         if not os.access(REDIS_SERVER, os.X_OK):
             pytest.skip(f"{REDIS_SERVER} not installed (apt-get install redis-server)")
+        self.directory, self.persist = directory, persist
+        self.process = None
+        self._free_port()
+
+    def _free_port(self) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
-        self.directory, self.persist = directory, persist
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process = None
 
     def start(self) -> None:
-        """Start it and wait until it answers PING."""
+        """Start it and wait until it answers PING; a first start whose port was taken meanwhile (by a test on another
+        xdist worker) moves to another free port, while a restart keeps its port."""
+        first = self.process is None
+        for _ in range(5 if first else 1):
+            if self._started():
+                return
+            if first:
+                self._free_port()
+        pytest.fail(f"redis-server exited at start on port {self.port} (taken?)")
+
+    def _started(self) -> bool:
+        """Start it; True once it answers PING, False if it exited before (its port taken)."""
         import redis
 
         persistence = ["--appendonly", "yes", "--appendfsync", "always"] if self.persist else ["--appendonly", "no"]
@@ -40,12 +54,17 @@ class RedisServer:
         with redis.Redis.from_url(self.url, retry=None) as client:
             while True:
                 try:
-                    client.ping()
-                    return
+                    # Ours, not another worker's redis-server that holds the port.
+                    if client.info("server")["process_id"] == self.process.pid:
+                        return True
+                    self.process.wait(10)
+                    return False
                 except (redis.ConnectionError, redis.BusyLoadingError):
-                    if self.process.poll() is not None or time.monotonic() > deadline:
+                    if self.process.poll() is not None:
+                        return False
+                    if time.monotonic() > deadline:
                         pytest.fail(f"redis-server did not answer PING on port {self.port}")
-                    time.sleep(0.02)
+                    time.sleep(0.02)  # polling for readiness, not waiting out a time
 
     def stop(self) -> None:
         """Stop it at once (SIGKILL: what a crash does; with `persist`, every write it acknowledged is on disk)."""
