@@ -72,15 +72,6 @@ def asked(head: bytes, through_proxy: bool = False) -> Ask:
     return Ask(False, url.hostname, port, f"http://{url.netloc}{path}", sent, _body_length(headers))
 
 
-def basic(username: str, password: str) -> str:
-    """The Proxy-Authorization value of Basic credentials.
-
-    >>> basic("landing", "pw")
-    'Basic bGFuZGluZzpwdw=='
-    """
-    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
-
-
 def authorized(head: bytes, username: str, password: str) -> bool:
     """Whether a request head carries Proxy-Authorization: Basic with exactly these credentials."""
     expected = f"{username}:{password}".encode()

@@ -50,7 +50,8 @@ class SqliteDocStore(DocStore):
         # WAL: readers never block the writer; NORMAL sync is still crash-safe in WAL mode.
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        # Checkpoint every ~40 MB of WAL rather than 4 MB: batches of scattered ids ran ~1.4x faster.
+        # Checkpoint every ~40 MB of WAL rather than 4 MB: fewer, larger checkpoints write batches of scattered ids
+        # faster (bench/README.md "Figures behind choices in the code").
         self._db.execute("PRAGMA wal_autocheckpoint=10000")
         self._db.execute(SCHEMA)
 
@@ -94,8 +95,8 @@ class SqliteDocStore(DocStore):
                 "SELECT id, doc FROM docs WHERE kind = ? AND id > ? AND id < ? ORDER BY id LIMIT ?",
                 (kind, after, before, limit),
             ).fetchall()
-        # Decoded one at a time as the scan reaches them (_decoded): a chunk of decoded analyses held ~10 MB,
-        # the peak of a crawl's closing rebuild on a 10,000-DOI run.
+        # Decoded one at a time as the scan reaches them (_decoded): a whole chunk decoded at once was the peak of a
+        # crawl's closing rebuild (bench/README.md "Figures behind choices in the code").
         return rows
 
     _decoded = staticmethod(json.loads)

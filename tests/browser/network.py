@@ -10,7 +10,7 @@ import socket
 import threading
 from contextlib import contextmanager
 
-from landing.core.forwarding import basic
+from urllib3.util import make_headers
 
 
 def mapped(network: dict, made: list):
@@ -24,6 +24,11 @@ def mapped(network: dict, made: list):
         return await asyncio.open_connection("127.0.0.1", local, **kwargs)
 
     return open_connection
+
+
+def basic(username: str, password: str) -> str:
+    """The Proxy-Authorization value of Basic credentials, as urllib3 writes it (not as the proxy reads it)."""
+    return make_headers(proxy_basic_auth=f"{username}:{password}")["proxy-authorization"]
 
 
 def credentialed(head: bytes, proxy: dict) -> bytes:

@@ -9,8 +9,7 @@ import pytest
 
 from landing.browser import proxy as proxy_module
 from landing.browser.proxy import GuardingProxy, connection_cap
-from landing.core.forwarding import basic
-from tests.browser.network import Site, credentialed, mapped
+from tests.browser.network import Site, basic, credentialed, mapped
 
 PUBLIC = "93.184.215.14"
 WAIT = 5  # seconds: only ever reached when the behaviour under test is missing

@@ -270,8 +270,8 @@ def test_find_expressions_is_case_insensitive():
 
 @pytest.mark.parametrize("find", [find_dois, matching.literal], ids=["find_dois", "literal"])
 def test_a_doi_followed_by_80000_closing_brackets_is_trimmed_in_one_pass(find):
-    # Issue 16's input: trimming one bracket at a time and counting again took 4 to 6 s (a 2 MB page of it, an
-    # hour of the event loop). One pass takes a few hundredths; the bound leaves a slow machine 40 times that.
+    # Issue 16's input: trimming one bracket at a time and counting again took seconds (bench/README.md "Figures
+    # behind choices in the code"). One pass takes a few hundredths; the bound leaves a slow machine 40 times that.
     started = time.perf_counter()
     found = find("10.1234/abc" + ")" * 80_000)
     assert (found, time.perf_counter() - started < 1.0) == (
