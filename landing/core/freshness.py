@@ -1,0 +1,296 @@
+"""The freshness planner's policy: which prefixes continuous sampling samples next, within a budget of requests.
+
+Every known prefix carries when it was last sampled and what its last visits signalled. Each slice of time (an
+hour, say) the planner spends that slice's share of the daily budget in this order: prefixes never sampled
+(largest first), then prefixes whose last visits signalled a change and whose recheck is due (sampled deeper),
+then the most stale of those at their target age, so that none gets older than `refresh_days` while the budget
+allows. When it does not, the plan says how many days the budget can keep (`Plan.keeps_days`), as a value. Time
+comes in as `now`: the clock is read by the caller (landing/clock.py). docs/continuous.md is the design.
+"""
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from landing.core.artifacts import current
+from landing.core.sampling import sample_size
+
+NEW = "new"  # the listing names the prefix under an owner it was not known under (set by the listing's diff)
+DOMAIN_CHANGED = "domain-changed"  # a visit reached a domain no earlier visit of the prefix reached
+FAILING = "failing"  # most of the latest visits failed, most earlier ones did not
+META_TAGS_CHANGED = "meta-tags-changed"  # the prefix's usual meta-tag correctness is no longer the same
+SIGNALS = (NEW, DOMAIN_CHANGED, FAILING, META_TAGS_CHANGED)
+
+NEVER_SAMPLED, SIGNALLED, STALE = "never-sampled", "signalled", "stale"  # why a prefix was picked, in priority order
+SAMPLE_REQUESTS = 1  # the API query that draws one prefix's sample (Crossref or DataCite, [crawl.md "Sampling"])
+DAY = timedelta(days=1)
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """A known prefix: who owns it, how many DOIs it has, when it was last sampled (None: never), and the
+    signals of its last visits (`SIGNALS`)."""
+
+    ra: str
+    owner: str
+    prefix: str
+    dois: int
+    sampled: datetime | None = None
+    signals: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Policy:
+    """refresh_days: no prefix older than this; recheck_days: a signalled prefix is sampled again this soon;
+    sample_min/sample_max: DOIs per refresh (the full run's proportional rule, per prefix); changed_dois: the
+    deeper sample of a signalled prefix."""
+
+    refresh_days: float
+    recheck_days: float
+    sample_min: int
+    sample_max: int
+    changed_dois: int
+
+
+@dataclass(frozen=True)
+class Budget:
+    """requests_per_day: all requests continuous sampling may make a day (samples and visits); requests_per_doi:
+    what one DOI's visit costs on average (the resolver and the publisher's hops)."""
+
+    requests_per_day: float
+    requests_per_doi: float
+
+
+@dataclass(frozen=True)
+class Pick:
+    prefix: Prefix
+    dois: int
+    reason: str
+    requests: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The slice's picks in order and what they cost; `carry`: the overdraft (0 or less) the next slice starts with;
+    `needed_per_day`: requests a day that refresh every known prefix at its target age (`target_days`), before
+    new and signalled ones; `keeps_days`: the refresh period the budget sustains; `within`: keeps_days is no more
+    than the target age, so that no prefix gets older than refresh_days."""
+
+    picks: tuple[Pick, ...]
+    requests: float
+    carry: float
+    needed_per_day: float
+    keeps_days: float
+    within: bool
+
+
+def requests_per_day(prefixes: int, dois_per_prefix: float, requests_per_doi: float, refresh_days: float) -> float:
+    """Requests a day that sample every prefix once per refresh_days: one sample query and its DOIs' visits each.
+
+    The registries' scale (docs/continuous.md "What a day costs"): about 30,000 prefixes, 10 DOIs each, 3 requests
+    a DOI, every 30 days; then the 67,033 prefixes of the full-shape sandbox world, every 7 days:
+
+    >>> requests_per_day(30_000, 10, 3, 30)
+    31000.0
+    >>> round(requests_per_day(67_033, 10, 3, 7))
+    296860
+    """
+    _positive(refresh_days=refresh_days, requests_per_doi=requests_per_doi)
+    return prefixes * request_cost(dois_per_prefix, requests_per_doi) / refresh_days
+
+
+def days_kept(prefixes: int, dois_per_prefix: float, requests_per_doi: float, per_day: float) -> float:
+    """The refresh period (days) a budget of per_day requests sustains: the inverse of `requests_per_day`.
+
+    >>> days_kept(30_000, 10, 3, 31_000)
+    30.0
+    >>> round(days_kept(67_033, 10, 3, 50_000), 1)
+    41.6
+    """
+    _positive(requests_per_doi=requests_per_doi)
+    need = prefixes * request_cost(dois_per_prefix, requests_per_doi)
+    if need <= 0:
+        return 0.0
+    return need / per_day if per_day > 0 else math.inf
+
+
+def request_cost(dois: float, requests_per_doi: float) -> float:
+    """What sampling one prefix costs: its sample query and its DOIs' visits.
+
+    >>> request_cost(10, 3), request_cost(0, 3)
+    (31, 1)
+    """
+    return SAMPLE_REQUESTS + dois * requests_per_doi
+
+
+def depth(prefix: Prefix, largest: int, policy: Policy) -> int:
+    """DOIs to sample from a prefix: the full run's proportional size (the largest prefix gets sample_max, any
+    other at least sample_min), at least changed_dois when its last visits signalled something; never more
+    than it has.
+
+    >>> policy = Policy(refresh_days=30, recheck_days=1, sample_min=10, sample_max=100, changed_dois=30)
+    >>> depth(Prefix("crossref", "78", "10.1016", 20_000_000), 20_000_000, policy)
+    100
+    >>> depth(Prefix("crossref", "340", "10.1371", 300_000), 20_000_000, policy)
+    10
+    >>> depth(Prefix("crossref", "340", "10.1371", 300_000, signals=frozenset({DOMAIN_CHANGED})), 20_000_000, policy)
+    30
+    >>> depth(Prefix("datacite", "x.y", "10.5061", 4), 20_000_000, policy)
+    4
+    """
+    size = sample_size(prefix.dois, largest, policy.sample_min, policy.sample_max)
+    if prefix.signals:
+        size = max(size, min(prefix.dois, policy.changed_dois))
+    return size
+
+
+def target_days(policy: Policy) -> float:
+    """The age at which a prefix is due for its refresh: refresh_days less recheck_days (at least half of
+    refresh_days), so that the new and signalled prefixes, which go first, delay no refresh past refresh_days.
+
+    >>> target_days(Policy(refresh_days=7, recheck_days=1, sample_min=10, sample_max=100, changed_dois=30))
+    6
+    >>> target_days(Policy(refresh_days=2, recheck_days=3, sample_min=10, sample_max=100, changed_dois=30))
+    1.0
+    """
+    return max(policy.refresh_days - policy.recheck_days, policy.refresh_days / 2)
+
+
+def plan(
+    prefixes: Iterable[Prefix], now: datetime, policy: Policy, budget: Budget, slice: timedelta, carry: float = 0.0
+) -> Plan:
+    """What to sample in the slice [now, now + slice): picks in priority order while the slice's share of the daily
+    budget, less the previous plan's `carry` (its overdraft), lasts. The last pick may overdraw it, and the next
+    slices pay that back, so no prefix waits behind a cheaper one and any run of slices spends at most its share
+    of the budget plus one pick. A stale prefix is due at its target age (`target_days`)."""
+    _check(policy, budget, slice)
+    known = list(prefixes)
+    now = _utc(now)
+    end = now + slice
+    largest = max((p.dois for p in known), default=0)
+    per_doi = budget.requests_per_doi
+    full = sum(request_cost(sample_size(p.dois, largest, policy.sample_min, policy.sample_max), per_doi) for p in known)
+    keeps = 0.0 if full <= 0 else (full / budget.requests_per_day if budget.requests_per_day > 0 else math.inf)
+
+    recheck = timedelta(days=policy.recheck_days)
+    never = sorted((p for p in known if p.sampled is None), key=lambda p: (-p.dois, p.ra, p.prefix))
+    signalled = _stalest(p for p in known if p.sampled is not None and p.signals and _utc(p.sampled) + recheck <= end)
+    chosen = {id(p) for p in signalled}
+    rest = _stalest(p for p in known if p.sampled is not None and id(p) not in chosen)
+    order = [(p, NEVER_SAMPLED) for p in never] + [(p, SIGNALLED) for p in signalled] + [(p, STALE) for p in rest]
+
+    remaining = budget.requests_per_day * (slice / DAY) + min(0.0, carry)
+    due = end - timedelta(days=target_days(policy))
+    picks: list[Pick] = []
+    for p, reason in order:
+        if remaining <= 0 or (reason == STALE and _utc(p.sampled) > due):
+            break  # out of budget, or the rest are fresher than their target age
+        dois = depth(p, largest, policy)
+        cost = request_cost(dois, per_doi)
+        picks.append(Pick(p, dois, reason, cost))
+        remaining -= cost
+    used = sum(pick.requests for pick in picks)
+    target = target_days(policy)
+    return Plan(tuple(picks), used, min(0.0, remaining), full / target, keeps, keeps <= target)
+
+
+def signals(earlier: Iterable[dict], latest: Iterable[dict]) -> frozenset[str]:
+    """What a prefix's latest sample shows against its earlier visits (analysis documents; a DOI visited by both
+    drivers counts once, as in reports). Nothing when there is nothing earlier to compare with.
+
+    >>> def visit(doi, domain, error=None, correctness="ok"):
+    ...     return {"pid/doi": doi, "snapshot/final-url-domain": domain, "snapshot/error": error,
+    ...             "snapshot/timestamp": "2026-11-01T00:00:00Z", "analysis/meta-tag-correctness": correctness}
+    >>> before = [visit("10.1/a", "old.example"), visit("10.1/b", "old.example")]
+    >>> sorted(signals(before, [visit("10.1/c", "new.example", correctness="missing")]))
+    ['domain-changed', 'meta-tags-changed']
+    >>> sorted(signals(before, [visit("10.1/c", "old.example", error="http-5xx", correctness=None)]))
+    ['failing']
+    >>> signals(before, [visit("10.1/c", "old.example")]), signals([], before)
+    (frozenset(), frozenset())
+    """
+    old, new = _per_doi(earlier), _per_doi(latest)
+    if not old or not new:
+        return frozenset()
+    found = set()
+    known = {doc.get("snapshot/final-url-domain") for doc in old} - {None}
+    if known and any(doc.get("snapshot/final-url-domain") not in known | {None} for doc in new):
+        found.add(DOMAIN_CHANGED)
+    if _mostly_failed(new) and not _mostly_failed(old):
+        found.add(FAILING)
+    habit_before, habit_now = _habit(old), _habit(new)
+    if habit_before and habit_now and habit_before != habit_now:
+        found.add(META_TAGS_CHANGED)
+    return frozenset(found)
+
+
+def ages(prefixes: Iterable[Prefix], now: datetime) -> dict:
+    """Days since each sampled prefix was last sampled, as an operator reads them: p50, p95 and max (nearest rank;
+    None when nothing was sampled), and how many prefixes were never sampled.
+
+    >>> at = datetime(2026, 11, 30, tzinfo=UTC)
+    >>> ps = [Prefix("crossref", "1", f"10.{i}", 5, at - timedelta(days=i)) for i in range(1, 21)]
+    >>> ages(ps + [Prefix("crossref", "2", "10.99", 5)], at)
+    {'p50': 10.0, 'p95': 19.0, 'max': 20.0, 'never': 1}
+    """
+    now = _utc(now)
+    days, never = [], 0
+    for p in prefixes:
+        if p.sampled is None:
+            never += 1
+        else:
+            days.append((now - _utc(p.sampled)) / DAY)
+    days.sort()
+
+    def rank(q: float) -> float | None:
+        return days[max(0, math.ceil(q * len(days)) - 1)] if days else None
+
+    return {"p50": rank(0.5), "p95": rank(0.95), "max": days[-1] if days else None, "never": never}
+
+
+def _stalest(found: Iterable[Prefix]) -> list[Prefix]:
+    return sorted(found, key=lambda p: (_utc(p.sampled), p.ra, p.prefix))
+
+
+def _per_doi(docs: Iterable[dict]) -> list[dict]:
+    return list(current(sorted(docs, key=lambda doc: doc.get("pid/doi") or "")))
+
+
+def _mostly_failed(docs: Sequence[dict]) -> bool:
+    return sum(doc.get("snapshot/error") is not None for doc in docs) * 2 > len(docs)
+
+
+def _habit(docs: Sequence[dict]) -> str | None:
+    """The most common meta-tag correctness of the pages reached (ties: the first in name order)."""
+    counts = Counter(doc.get("analysis/meta-tag-correctness") for doc in docs if doc.get("snapshot/error") is None)
+    counts.pop(None, None)
+    return min(counts, key=lambda value: (-counts[value], value)) if counts else None
+
+
+def _utc(moment: datetime) -> datetime:
+    """An aware UTC datetime; a naive one is taken as UTC already (as artifact versions are)."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _positive(**values: float) -> None:
+    for name, value in values.items():
+        if not value > 0:
+            raise ValueError(f"{name} must be more than 0, not {value!r}")
+
+
+def _check(policy: Policy, budget: Budget, slice: timedelta) -> None:
+    _positive(
+        refresh_days=policy.refresh_days,
+        recheck_days=policy.recheck_days,
+        requests_per_doi=budget.requests_per_doi,
+        slice=slice.total_seconds(),
+    )
+    if budget.requests_per_day < 0:
+        raise ValueError(f"requests_per_day must be 0 or more, not {budget.requests_per_day!r}")
+    if not 0 < policy.sample_min <= policy.sample_max or policy.changed_dois < 0:
+        raise ValueError(
+            f"need 0 < sample_min <= sample_max and changed_dois >= 0, not sample_min={policy.sample_min!r}, "
+            f"sample_max={policy.sample_max!r}, changed_dois={policy.changed_dois!r}"
+        )
