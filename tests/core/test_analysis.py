@@ -1,37 +1,11 @@
-"""landing.core.analysis: what a page's HTML says about its own DOI, on snippets and against the sandbox truth."""
-
-import json
+"""landing.core.analysis: what a page's HTML says about its own DOI in its meta tags, and what any body gives."""
 
 import pytest
 
 from landing.core.analysis import DOI_META_NAMES
 from landing.core.page import Page
 from landing_dev.sandbox.analysis_truth import DOI_META_NAMES as SANDBOX_META_NAMES
-from landing_dev.sandbox.http import Request
-from landing_dev.sandbox.web import State, respond
-from landing_dev.sandbox.world import World
-
-DOI = "10.5555/1234"
-NOTHING = {
-    "analysis/meta-tags": [],
-    "analysis/meta-tag-correctness": "missing",
-    "analysis/doi-in-text": None,
-    "analysis/doi-in-hyperlinks": None,
-    "analysis/doi-in-meta-tags": None,
-}
-
-
-def page(head="", body="") -> bytes:
-    return f"<!DOCTYPE html><html><head><title>A page</title>{head}</head><body>{body}</body></html>".encode()
-
-
-def meta(name, content, attribute="name") -> str:
-    return f'<meta {attribute}="{name}" content="{content}">'
-
-
-def analysed(head="", body="", doi=DOI) -> dict:
-    return Page(page(head, body)).analysis(doi)
-
+from tests.core.analysing import DOI, NOTHING, analysed, meta
 
 # Meta tags
 
@@ -176,135 +150,6 @@ def test_no_doi_meta_tag_is_missing():
     assert analysed(meta("description", "About " + DOI))["analysis/meta-tag-correctness"] == "missing"
 
 
-# Hyperlinks
-
-
-@pytest.mark.parametrize(
-    "href, expression",
-    [
-        ("https://doi.org/" + DOI, "https-doi"),
-        ("https://doi.org/10.5555%2F1234", "https-doi"),
-        ("http://dx.doi.org/" + DOI, "http-dx-doi"),
-        ("doi:" + DOI, "doi-scheme"),
-    ],
-)
-def test_a_link_to_this_doi_gives_its_expression(href, expression):
-    assert analysed(body=f'<a href="{href}">here</a>')["analysis/doi-in-hyperlinks"] == expression
-
-
-def test_doi_in_hyperlinks_is_the_best_expression_among_links():
-    body = f'<a href="http://dx.doi.org/{DOI}">a</a> <a href="https://doi.org/{DOI}">b</a>'
-    assert analysed(body=body)["analysis/doi-in-hyperlinks"] == "https-doi"
-
-
-@pytest.mark.parametrize(
-    "href",
-    [
-        "https://doi.org/10.5555/12345",
-        "https://doi.org/10.5555/1234.supp",
-        "https://example.org/article/10.5555/1234",
-        "https://doi.org/10.5555/1234?x=1",
-    ],
-)
-def test_a_link_that_is_not_exactly_this_doi_does_not_count(href):
-    assert analysed(body=f'<a href="{href}">here</a>')["analysis/doi-in-hyperlinks"] is None
-
-
-def test_a_link_element_in_the_head_is_not_a_hyperlink():
-    assert analysed(f'<link rel="meta" href="https://doi.org/{DOI}">')["analysis/doi-in-hyperlinks"] is None
-
-
-# Text
-
-
-@pytest.mark.parametrize(
-    "text, expression",
-    [
-        ("https://doi.org/" + DOI, "https-doi"),
-        ("https://dx.doi.org/" + DOI, "https-dx-doi"),
-        ("http://doi.org/" + DOI, "http-doi"),
-        ("http://dx.doi.org/" + DOI, "http-dx-doi"),
-        ("doi:" + DOI, "doi-scheme"),
-        ("DOI: " + DOI, "non-url"),
-        (DOI, "non-url"),
-        ("https://doi.org/10.5555%2F1234", "https-doi"),
-    ],
-)
-def test_the_text_expression_comes_from_what_precedes_the_doi(text, expression):
-    assert analysed(body=f"<p>{text}</p>")["analysis/doi-in-text"] == expression
-
-
-@pytest.mark.parametrize(
-    "text", ["Cited: 10.5555/12345.", "Supplement 10.5555/1234.supp", "See 10.5555/1234-s001", "Number 110.5555/1234"]
-)
-def test_a_doi_inside_a_longer_one_is_not_found_in_text(text):
-    assert analysed(body=f"<p>{text}</p>")["analysis/doi-in-text"] is None
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Cite as doi:10.5555/1234.",
-        "A work (10.5555/1234) on x",
-        "Works 10.5555/1234, 10.1/2",
-        "Said \u201c10.5555/1234.\u201d",
-    ],
-)
-def test_a_doi_ending_a_sentence_is_found_in_text(text):
-    assert analysed(body=f"<p>{text}</p>")["analysis/doi-in-text"] is not None
-
-
-def test_doi_in_text_is_the_best_expression_among_occurrences():
-    assert analysed(body=f"<p>DOI: {DOI}</p><p>https://dx.doi.org/{DOI}</p>")["analysis/doi-in-text"] == "https-dx-doi"
-
-
-def test_link_labels_are_text():
-    assert analysed(body=f'<a href="/x">doi:{DOI}</a>')["analysis/doi-in-text"] == "doi-scheme"
-
-
-def test_a_link_label_ends_a_doi_even_when_the_next_link_follows_without_space():
-    body = f'<a href="/a"><span>https://doi.org/{DOI}</span></a><a href="/b">Rights and content</a>'
-    assert analysed(body=body)["analysis/doi-in-text"] == "https-doi"
-
-
-def test_a_scheme_just_before_a_link_label_still_counts():
-    assert analysed(body=f'<p>doi:<a href="/x">{DOI}</a></p>')["analysis/doi-in-text"] == "doi-scheme"
-
-
-def test_block_elements_end_a_doi():
-    assert analysed(body=f"<table><tr><td>{DOI}</td><td>Next</td></tr></table>")["analysis/doi-in-text"] == "non-url"
-
-
-@pytest.mark.parametrize(
-    "hidden",
-    [
-        f"<script>var doi = '{DOI}';</script>",
-        f"<style>/* {DOI} */</style>",
-        f"<noscript>{DOI}</noscript>",
-        f"<template>{DOI}</template>",
-    ],
-)
-def test_script_style_noscript_and_template_text_is_not_text(hidden):
-    assert analysed(body=hidden)["analysis/doi-in-text"] is None
-
-
-def test_head_text_is_not_text():
-    assert (
-        Page(f"<html><head><title>{DOI}</title></head><body></body></html>".encode()).analysis(DOI)[
-            "analysis/doi-in-text"
-        ]
-        is None
-    )
-
-
-def test_comments_are_not_text():
-    assert analysed(body=f"<!-- {DOI} -->")["analysis/doi-in-text"] is None
-
-
-def test_entities_are_decoded_in_text():
-    assert analysed(body="<p>doi&#58;10.5555&#x2F;1234</p>")["analysis/doi-in-text"] == "doi-scheme"
-
-
 # Bodies that are not clean HTML
 
 
@@ -344,75 +189,6 @@ def test_empty_or_non_html_bodies_give_missing_and_nothing_found(body):
 
 def test_the_result_has_exactly_the_analysis_keys():
     assert set(analysed()) == set(NOTHING)
-
-
-# The sandbox's truth: analyse() must reach, from the HTML, what the truth says from the page specs.
-
-TRUTH_FIELDS = {
-    "meta_tag_correctness": "analysis/meta-tag-correctness",
-    "doi_in_text": "analysis/doi-in-text",
-    "doi_in_hyperlinks": "analysis/doi-in-hyperlinks",
-    "doi_in_meta_tags": "analysis/doi-in-meta-tags",
-    "meta_tags": "analysis/meta-tags",
-}
-RETRIED = (429, 500, 502, 503, 504)  # fail_first routes answer these before the page
-
-
-def landing_pages(directory):
-    """(truth record, body, content type) of every DOI whose landing page a plain HTTP client reaches."""
-    world = World(directory)
-    try:
-        with open(directory / "truth.jsonl", encoding="utf-8") as lines:
-            for record in map(json.loads, lines):
-                if record["final_url"] is None or record["meta_tag_correctness"] is None:
-                    continue
-                state = State()
-                reply = respond(world, Request("GET", record["final_url"]), state)
-                for _ in range(3):
-                    if reply.status not in RETRIED:
-                        break
-                    reply = respond(world, Request("GET", record["final_url"]), state)
-                yield record, reply.body, reply.header("Content-Type")
-    finally:
-        world.close()
-
-
-def disagreements(directory) -> tuple[list, set]:
-    wrong, scenarios = [], set()
-    for record, body, content_type in landing_pages(directory):
-        scenarios.add(record["scenario"])
-        result = Page(body, content_type).analysis(record["doi"])
-        got = {field: result[key] for field, key in TRUTH_FIELDS.items()}
-        want = {field: record[field] for field in TRUTH_FIELDS}
-        if got != want:
-            wrong.append((record["scenario"], record["doi"], {f: (got[f], want[f]) for f in got if got[f] != want[f]}))
-    return wrong, scenarios
-
-
-PAGE_SCENARIOS = {
-    "direct",
-    "bad-charset",
-    "meta-conflict",
-    "meta-missing",
-    "link-only",
-    "text-only",
-    "reference-trap",
-    "placeholder-doi",
-    "tracking-params",
-    "multi-hop",
-    "meta-refresh",
-    "unauthorized-page",
-}
-
-
-def test_analyse_agrees_with_the_truth_on_every_scenario_landing_page(every_scenario_world):
-    wrong, scenarios = disagreements(every_scenario_world)
-    assert (wrong, PAGE_SCENARIOS - scenarios) == ([], set())
-
-
-def test_analyse_agrees_with_the_truth_on_a_mixed_world(mixed_world):
-    wrong, scenarios = disagreements(mixed_world)
-    assert (wrong, len(scenarios) > 5) == ([], True)
 
 
 def test_a_page_of_20000_doi_meta_tags_is_read_to_its_first_hundred():

@@ -17,7 +17,7 @@ from landing.core.artifacts import (
     parse,
     render,
 )
-from tests.core.test_artifacts import aggregate, doc, reports
+from tests.core.aggregating import aggregate, doc, reports
 
 DAY1, DAY2, DAY3 = "2026-01-02T12:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T12:00:00Z"
 

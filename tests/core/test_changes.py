@@ -1,6 +1,6 @@
 from landing.core.artifacts import Artifacts, excluding, merge
 from landing.core.changes import changes, render_changes
-from tests.core.test_artifacts import aggregate
+from tests.core.aggregating import aggregate
 
 
 def _doc(doi, domain, day, correctness="missing", meta=None):
