@@ -125,7 +125,6 @@ LONGEST = (
     "tests/sampler/test_resume.py",
     "tests/sampler/test_crawl_to_elastic.py",
     "tests/sampler/test_shared_frontier.py",
-    "tests/test_runner.py",
     "tests/browser/test_driver_crawl.py",
     "tests/sampler/test_shared_outages.py",
     "tests/sampler/test_bad_answers.py",
@@ -134,6 +133,7 @@ LONGEST = (
     "tests/sampler/test_crawl_to_s3.py",
     "tests/match/test_vectors.py",
     "tests/browser/test_rules.py",
+    "tests/test_runner.py",
 )
 
 

@@ -29,10 +29,12 @@ def test_a_sandbox_process_announces_its_proxy_answers_through_it_and_stops_on_c
 
 def test_watching_a_crawl_samples_its_processes_and_stops_it_with_one_ctrl_c_at_the_limit(small_world, tmp_path):
     stores = runner.Stores.under(tmp_path / "stores")
-    # Every reply a second late: the first visit is the limit, and the sample's other visits take far longer.
+    # Every reply a second late: the first visit is the limit, and the sample's other visits take far longer. Without
+    # AutoThrottle (this test is not about pacing) no slot delays its queue, so the requests the stop drops go at once
+    # rather than one slot delay (about the latency) each.
     sandbox = RunningSandbox(small_world, latency_ms=1000)
     try:
-        settings = {"LANDING_DRIVER": "http", "LANDING_PROGRESS_INTERVAL": 1}
+        settings = {"LANDING_DRIVER": "http", "LANDING_PROGRESS_INTERVAL": 1, "AUTOTHROTTLE_ENABLED": False}
         crawl = runner.Crawl(runner.crawl_command(sandbox.proxy, stores, settings), tmp_path / "crawl.log")
         seen = runner.watch([crawl], limit=1, every=0.2)
     finally:

@@ -2,9 +2,12 @@
 
 import csv
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import pytest
 
 from tests.sampler.crawling import Stores, truth_of
 from tests.sampler.test_spider import expected as reached
@@ -98,59 +101,79 @@ def _crawled(world: Path, root: Path, *settings) -> Stores:
     return stores
 
 
-def test_each_listed_prefix_gets_its_floor_though_the_member_wide_sample_would_miss_it(tmp_path):
-    # 200 DOIs under the member's first prefix, a handful under each of four others, each prefix on its own host:
-    # a member-wide sample of 10 almost never holds 3 of each small one.
-    sizes = {"10.99001": 200, "10.99002": 2, "10.99003": 3, "10.99004": 5, "10.99005": 8}
-    dois = [(f"{prefix}/d{n}", "5", f"p{prefix[-1]}.example") for prefix, size in sizes.items() for n in range(size)]
-    world = _world(tmp_path / "world", [{"id": "5", "primary-name": "Many Prefixes", "prefixes": list(sizes)}], dois)
-    stores = _crawled(world, tmp_path / "stores", "-s", "LANDING_SAMPLE_MIN=10", "-s", "LANDING_SAMPLE_MAX=10")
-    sampled = Counter(pid["pid/doi"].partition("/")[0] for pid in stores.export("pid"))
-    assert {prefix: min(sampled[prefix], 3) for prefix in sizes} == {
-        prefix: min(size, 3) for prefix, size in sizes.items()
+# Member 5: 200 DOIs under its first prefix, a handful under each of four others, each prefix on its own host: a
+# member-wide sample of 10 almost never holds 3 of each small one. Member 6: three prefixes, its one DOI under the
+# first. One crawl of both (each member's sample is its own: the other's DOIs neither add to it nor take from it).
+FLOOR_SIZES = {"10.99001": 200, "10.99002": 2, "10.99003": 3, "10.99004": 5, "10.99005": 8}
+UNUSED_PREFIXES = ["10.99006", "10.99007", "10.99008"]
+
+
+@pytest.fixture(scope="module")
+def prefixes_crawl(tmp_path_factory):
+    """The hand-made world of members 5 and 6 crawled with samples of 10; its stores."""
+    root = tmp_path_factory.mktemp("prefixes")
+    members = [
+        {"id": "5", "primary-name": "Many Prefixes", "prefixes": list(FLOOR_SIZES)},
+        {"id": "6", "primary-name": "Unused Prefixes", "prefixes": UNUSED_PREFIXES},
+    ]
+    dois = [(f"{p}/d{n}", "5", f"p{p[-1]}.example") for p, size in FLOOR_SIZES.items() for n in range(size)]
+    world = _world(root / "world", members, [*dois, ("10.99006/a", "6", "many.example")])
+    return _crawled(world, root / "stores", "-s", "LANDING_SAMPLE_MIN=10", "-s", "LANDING_SAMPLE_MAX=10")
+
+
+def test_each_listed_prefix_gets_its_floor_though_the_member_wide_sample_would_miss_it(prefixes_crawl):
+    sampled = Counter(pid["pid/doi"].partition("/")[0] for pid in prefixes_crawl.export("pid"))
+    assert {prefix: min(sampled[prefix], 3) for prefix in FLOOR_SIZES} == {
+        prefix: min(size, 3) for prefix, size in FLOOR_SIZES.items()
     }
-    assert sum(sampled.values()) == 15  # the budget: 10, raised to 3 for each of 5 prefixes
-    assert {line for line in _read(stores.artifacts)["good"]} == {
-        f"{prefix},p{prefix[-1]}.example,crossref" for prefix in sizes
+    assert sum(sampled[prefix] for prefix in FLOOR_SIZES) == 15  # the budget: 10, raised to 3 for each of 5 prefixes
+    assert {line for line in _read(prefixes_crawl.artifacts)["good"] if line.split(",")[0] in FLOOR_SIZES} == {
+        f"{prefix},p{prefix[-1]}.example,crossref" for prefix in FLOOR_SIZES
     }
 
 
-def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(tmp_path):
-    # A member with three prefixes, whose DOIs all carry one: the other two are still known prefixes.
-    members = [{"id": "5", "primary-name": "Many Prefixes", "prefixes": ["10.99005", "10.99006", "10.99007"]}]
-    world = _world(tmp_path / "world", members, [("10.99005/a", "5", "many.example")])
-    stores = _crawled(world, tmp_path / "stores")
-    assert _read(stores.artifacts)["good"] == {
-        "10.99005,many.example,crossref",
-        "10.99006,,crossref",
+def test_every_prefix_a_sampled_member_lists_is_known_though_no_sampled_doi_had_it(prefixes_crawl):
+    # Member 6 lists three prefixes, and its DOIs all carry one: the other two are still known prefixes.
+    assert {line for line in _read(prefixes_crawl.artifacts)["good"] if line.split(",")[0] in UNUSED_PREFIXES} == {
+        "10.99006,many.example,crossref",
         "10.99007,,crossref",
+        "10.99008,,crossref",
     }
 
 
-def test_second_crawl_of_the_same_world_adds_no_duplicate_documents(small_sandbox, tmp_path):
-    stores = Stores(tmp_path)
+@pytest.fixture(scope="module")
+def small_twice(every_crawl, small_sandbox, tmp_path_factory):
+    """The small world crawled twice into one store, whose artifacts directory starts as a copy of the every-scenario
+    crawl's: the second world's artifacts over the first's, then a re-run. {what each step left}."""
+    root = tmp_path_factory.mktemp("small-twice")
+    artifacts = shutil.copytree(every_crawl[0].artifacts, root / "artifacts")
+    stores = Stores(root / "stores", artifacts)
+    seen = {"before": _read(artifacts), "versions_before": sorted((artifacts / "versions").iterdir())}
     stores.crawl(small_sandbox.proxy)
-    first = {kind: stores.export(kind) for kind in ("pid", "snapshot", "analysis")}
+    seen["after"], seen["versions_after"] = _read(artifacts), sorted((artifacts / "versions").iterdir())
+    seen["first"] = {kind: stores.export(kind) for kind in ("pid", "snapshot", "analysis")}
     stores.crawl(small_sandbox.proxy)
+    seen["second"] = {kind: stores.export(kind) for kind in ("pid", "snapshot", "analysis")}
+    return seen
+
+
+def test_second_crawl_of_the_same_world_adds_no_duplicate_documents(small_twice):
+    first, second = small_twice["first"], small_twice["second"]
     for kind in ("pid", "snapshot", "analysis"):
-        docs = stores.export(kind)
+        docs = second[kind]
         assert len(docs) == len({d["pid/doi"] for d in docs}), kind  # one per DOI: same day, same driver
         assert {d["pid/doi"] for d in first[kind]} <= {d["pid/doi"] for d in docs}, kind
 
 
-def test_artifacts_stay_additive_across_crawls_of_two_worlds(small_sandbox, every_sandbox, tmp_path):
-    artifacts = tmp_path / "artifacts"
-    one, two = Stores(tmp_path / "one", artifacts), Stores(tmp_path / "two", artifacts)
-    one.crawl(small_sandbox.proxy)
-    after_one = _read(artifacts)
-    two.crawl(every_sandbox.proxy)
-    after_two = _read(artifacts)
-    for key in after_one:
-        assert after_one[key] <= after_two[key], key
-    versions = sorted((artifacts / "versions").iterdir())
-    assert len(versions) == 2
-    assert _read(versions[0]) == after_one and _read(versions[1]) == after_two
-    assert {line.split(",")[0] for line in after_two["good"]} == after_two["prefixes"]
+def test_artifacts_stay_additive_across_crawls_of_two_worlds(small_twice):
+    before, after = small_twice["before"], small_twice["after"]
+    for key in before:
+        assert before[key] <= after[key], key
+    versions, earlier = small_twice["versions_after"], small_twice["versions_before"]
+    assert versions[:-1] == earlier  # the crawl added one version
+    assert _read(earlier[-1]) == before and _read(versions[-1]) == after
+    assert {line.split(",")[0] for line in after["good"]} == after["prefixes"]
+    assert after["prefixes"] - before["prefixes"]  # the second world brought prefixes of its own
 
 
 def test_artifacts_command_rebuilds_the_same_artifacts_without_crawling(every_crawl, tmp_path):

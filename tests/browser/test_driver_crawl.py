@@ -5,11 +5,13 @@
 
 import os
 from collections import Counter
+from contextlib import closing
 
 import pytest
 
 from landing.core.artifacts import current
 from landing.core.failures import BROWSER_CLASSES
+from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores, disagreements, truth_of
@@ -37,7 +39,8 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     directory = tmp_path_factory.mktemp("hostile")
-    generate(directory, 70, seed=4, only=HOSTILE)
+    # 4 DOIs of each scenario: every claim here is made per scenario (or per DOI), so more of each only repeats it.
+    generate(directory, 4 * len(HOSTILE), seed=4, only=HOSTILE)
     running = RunningSandbox(directory)
     yield truth_of(directory), running
     running.close()
@@ -72,10 +75,14 @@ def browser_crawl(hostile, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def every_auto_crawl(every_scenario_world, every_sandbox, tmp_path_factory):
+def every_auto_crawl(tmp_path_factory):
+    """auto on a world of every scenario, 4 DOIs each (the claims are per scenario and per DOI, as in `hostile`)."""
+    directory = tmp_path_factory.mktemp("every-4")
+    generate(directory, 4 * len(scenarios.ALL), seed=11, only=list(scenarios.ALL))
     stores = Stores(tmp_path_factory.mktemp("every-auto"))
-    done = stores.crawl(every_sandbox.proxy, "-s", "LANDING_DRIVER=auto")
-    return truth_of(every_scenario_world), stores, done
+    with closing(RunningSandbox(directory)) as sandbox:
+        done = stores.crawl(sandbox.proxy, "-s", "LANDING_DRIVER=auto")
+    return truth_of(directory), stores, done
 
 
 def auto_expected(t: dict) -> tuple[str | None, str | None]:

@@ -122,24 +122,30 @@ def test_chromium_never_reaches_a_local_server_and_the_visit_names_the_refusal(l
     assert hits == []
 
 
+@pytest.fixture(scope="module")
+def robots_obeyed():
+    """One crawl obeying robots.txt (guard off) of a script navigation and of a server redirect, each on a server of
+    its own; {path: (the visit, the paths its server was asked)}."""
+    with serving(_site) as (forward_port, forward_hits), serving(_site) as (jump_port, jump_hits):
+        urls = {"/forward": f"http://127.0.0.1:{forward_port}/forward", "/jump": f"http://127.0.0.1:{jump_port}/jump"}
+        visits = visit(list(urls.values()), LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
+        return {"/forward": (visits[urls["/forward"]], forward_hits), "/jump": (visits[urls["/jump"]], jump_hits)}
+
+
 @needs_chromium
-def test_a_script_navigation_robots_txt_forbids_is_stopped_and_named_robots(local_server):
-    port, hits = local_server
-    url = f"http://127.0.0.1:{port}/forward"
-    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
-    private = f"http://127.0.0.1:{port}/private/page"
-    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
+def test_a_script_navigation_robots_txt_forbids_is_stopped_and_named_robots(robots_obeyed):
+    visited, hits = robots_obeyed["/forward"]
+    private = visited["url"].replace("/forward", "/private/page")
+    assert visited["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
     assert "/robots.txt" in hits and not any(hit.startswith("/private/") for hit in hits)
 
 
 @needs_chromium
-def test_a_server_redirect_chromium_follows_unasked_is_judged_after_the_fact_and_the_page_discarded(local_server):
+def test_a_server_redirect_chromium_follows_unasked_is_judged_after_the_fact_and_the_page_discarded(robots_obeyed):
     # Playwright routes only a redirect chain's first request: the rules see the 302's target only afterwards.
-    port, hits = local_server
-    url = f"http://127.0.0.1:{port}/jump"
-    visits = visit([url], LANDING_ADDRESS_GUARD=False, ROBOTSTXT_OBEY=True)
-    private = f"http://127.0.0.1:{port}/private/page"
-    assert visits[url]["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
+    visited, _ = robots_obeyed["/jump"]
+    private = visited["url"].replace("/jump", "/private/page")
+    assert visited["stop"] == [private, "robots", f"Forbidden by robots.txt: {private}"]
 
 
 @needs_chromium

@@ -101,16 +101,24 @@ def cases(match_world):
     return found
 
 
+ODD = ["http://", "https://[::1", "not a url at all", "ftp://example.org/10.1234/x", "https://exa mple.example/a"]
+
+
 @pytest.fixture(scope="module")
-def matched(match_crawl, match_sandbox, cases):
+def match_run(match_crawl, match_sandbox, cases):
+    """One `scrapy match` of every case's input, then the ODD ones; (its answer lines, its stderr)."""
     stores, _ = match_crawl
-    names = list(cases)
-    done = stores.scrapy(
-        "match", *[cases[n][0] for n in names], overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"]
-    )
+    inputs = [case[0] for case in cases.values()] + ODD
+    done = stores.scrapy("match", *inputs, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [line["input"] for line in lines] == [cases[n][0] for n in names]  # one line per input, in order
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+@pytest.fixture(scope="module")
+def matched(match_run, cases):
+    lines, _ = match_run
+    names = list(cases)
+    assert [line["input"] for line in lines[: len(names)]] == [cases[n][0] for n in names]  # a line per input, in order
     return dict(zip(names, lines))
 
 
@@ -267,14 +275,11 @@ def test_evaluate_matches_no_wrong_doi_at_checked_url(match_crawl, match_sandbox
             assert wrong == 0, row
 
 
-def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_crawl, match_sandbox):
-    stores, _ = match_crawl
-    odd = ["http://", "https://[::1", "not a url at all", "ftp://example.org/10.1234/x", "https://exa mple.example/a"]
-    done = stores.scrapy("match", *odd, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
-    assert done.returncode == 0, done.stderr[-2000:]
-    got = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [(g["input"], g["doi"]) for g in got] == [(o, None) for o in odd]
-    assert "lost" not in done.stderr
+def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_run, cases):
+    lines, stderr = match_run
+    got = lines[len(cases) :]  # the ODD inputs come after the cases'
+    assert [(g["input"], g["doi"]) for g in got] == [(o, None) for o in ODD]
+    assert "lost" not in stderr
 
 
 def test_no_input_reaches_a_cookie_wall_with_another_inputs_cookies(every_crawl, every_sandbox, every_scenario_world):
