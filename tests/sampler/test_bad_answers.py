@@ -142,6 +142,9 @@ def _crawl(stores, base, sources, retries):
             "TELNETCONSOLE_ENABLED=False",
             "-s",
             "LANDING_PROGRESS_INTERVAL=0",
+            # These crawls never reach a page, so the driver does not matter: http spares each the browser's handler.
+            "-s",
+            "LANDING_DRIVER=http",
         ],
         timeout=120,
     )

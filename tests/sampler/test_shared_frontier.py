@@ -40,6 +40,9 @@ SETTINGS = [
     f"LANDING_LEASE_SECONDS={LEASE}",
     "-s",
     "LANDING_WORKERS=2",
+    # Not about pacing: without AutoThrottle the last DOIs of a host that answers 500 are not retried up to 30 s apart.
+    "-s",
+    "AUTOTHROTTLE_ENABLED=False",
 ]
 
 
@@ -54,7 +57,9 @@ def _wait(process, ready, timeout=240):
 @pytest.fixture(scope="module")
 def leader_killed(tmp_path_factory):
     world = tmp_path_factory.mktemp("shared-world")
-    generate(world, 4000, seed=17)
+    # 1,078 sampled DOIs: the kill comes at a third of the plan as it grows, early in the run whatever the world's
+    # size, and what follows it is still more than the shared frontier holds, for B alone.
+    generate(world, 2500, seed=17)
     requests = []
     sandbox = RunningSandbox(world, log=requests.append)
     stores = Stores(tmp_path_factory.mktemp("shared-crawl"))
@@ -111,7 +116,7 @@ def test_every_sampled_doi_has_one_pid_one_visit_and_its_snapshot(leader_killed)
     stores = leader_killed[0]
     samples = stores.export("sample")
     sampled = [doi for sample in samples for doi in sample["sample/dois"]]
-    assert len(sampled) == len(set(sampled)) == sum(s["sample/size"] for s in samples) > 1500
+    assert len(sampled) == len(set(sampled)) == sum(s["sample/size"] for s in samples) > 1000
     visits = stores.export("visit")
     assert sorted(v["pid/doi"] for v in visits) == sorted(sampled)
     assert sorted(p["pid/doi"] for p in stores.export("pid")) == sorted(sampled)
