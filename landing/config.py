@@ -110,6 +110,8 @@ class Config:
     mailto: str | None
     run: str
     clock: str | None
+    clock_speed: float
+    clock_since: float | None
     frontier: int
     frontier_redis: str | None = field(repr=False)
     lease_seconds: float
@@ -274,6 +276,32 @@ def clock_value(settings) -> str | None:
     return value
 
 
+def clock_speed(settings) -> float:
+    """LANDING_CLOCK_SPEED: simulated seconds a real second, more than 0."""
+    value = settings.get("LANDING_CLOCK_SPEED")
+    try:
+        speed = float(value)
+    except (TypeError, ValueError):
+        raise SettingsError(f"LANDING_CLOCK_SPEED={value!r} is not a number") from None
+    if not 0 < speed < float("inf"):
+        raise SettingsError(f"LANDING_CLOCK_SPEED={value!r}: use a number more than 0 (1: real time)")
+    return speed
+
+
+def clock_since(settings) -> float | None:
+    """LANDING_CLOCK_SINCE: a Unix time, or unset."""
+    value = settings.get("LANDING_CLOCK_SINCE")
+    if value in (None, ""):
+        return None
+    try:
+        since = float(value)
+    except (TypeError, ValueError):
+        since = float("nan")
+    if not 0 <= since < float("inf"):
+        raise SettingsError(f"LANDING_CLOCK_SINCE={value!r}: use a Unix time in seconds, such as 1767225600")
+    return since
+
+
 def chromium_usable(chromium: str | None) -> bool:
     """Whether LANDING_CHROMIUM names an executable."""
     return bool(chromium) and os.access(chromium, os.X_OK)
@@ -306,6 +334,8 @@ def _read(settings) -> tuple[dict, list[str]]:
         ("LANDING_SOURCES", sources),
         ("LANDING_EXCLUDED_DOMAINS", exclusions),
         ("LANDING_CLOCK", clock_value),
+        ("LANDING_CLOCK_SPEED", clock_speed),
+        ("LANDING_CLOCK_SINCE", clock_since),
         ("LANDING_MAILTO", mailto),
     ):
         take(name, check)

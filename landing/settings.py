@@ -84,6 +84,14 @@ LANDING_RUN = "auto"
 # (2030-01-01T00:00:00Z): the clock starts there and runs on at real speed. A shift (+30d, -2h, +90m, +15s): the wall
 # clock moved by that much. For tests and simulated time; a real crawl leaves it unset.
 LANDING_CLOCK = None
+# LANDING_CLOCK_SPEED: simulated seconds that pass in a real second (default 1: real time). With 1440, a simulated day
+# passes in a real minute: continuous sampling's schedule (LANDING_REFRESH_DAYS, LANDING_EXPORT_EVERY, ...) runs
+# compressed, while politeness (pacing, timeouts) stays in real seconds. For tests and benchmarks.
+LANDING_CLOCK_SPEED = 1.0
+# LANDING_CLOCK_SINCE: the real moment (a Unix time, seconds) LANDING_CLOCK's instant stood for; unset (default):
+# when the process set its clock. Give every process of one simulation the same value (a crawl, its restart after
+# kill -9, the evolving sandbox) and they read the same simulated time.
+LANDING_CLOCK_SINCE = None
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run. With
 # LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many. With every hop paced by

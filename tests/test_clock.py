@@ -1,6 +1,7 @@
 """landing.clock: the one clock a run's timestamps are read through, set by LANDING_CLOCK."""
 
 import doctest
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -57,3 +58,28 @@ def test_a_backward_shift_moves_the_wall_clock_back():
     clock.set_clock("-1d")
     before, shifted, after = datetime.now(UTC), clock.now(), datetime.now(UTC)
     assert before - timedelta(days=1) <= shifted <= after - timedelta(days=1)
+
+
+def test_a_speed_compresses_the_clock_from_its_since():
+    real = time.time()
+    clock.set_clock("2030-01-01T00:00:00Z", speed=86400, since=real - 2)
+    assert timedelta(days=2) <= clock.now() - datetime(2030, 1, 1, tzinfo=UTC) < timedelta(days=2, hours=6)
+
+
+def test_two_processes_with_one_since_read_one_time():
+    since = time.time() - 10
+    clock.set_clock("2030-01-01T00:00:00Z", speed=3600, since=since)
+    first = clock.now()
+    clock.set_clock("2030-01-01T00:00:00Z", speed=3600, since=since)
+    assert clock.now() - first < timedelta(minutes=30)
+    assert clock.now() >= datetime(2030, 1, 1, 10, tzinfo=UTC)
+
+
+def test_a_compressed_wall_clock_starts_at_the_wall():
+    clock.set_clock(None, speed=60)
+    assert clock.now() - datetime.now(UTC) < timedelta(minutes=5)
+
+
+def test_a_speed_of_zero_is_refused():
+    with pytest.raises(clock.ClockError, match="LANDING_CLOCK_SPEED"):
+        clock.set_clock(None, speed=0)

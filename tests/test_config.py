@@ -38,6 +38,13 @@ def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_SAMPLE_MIN="0")) == ["LANDING_SAMPLE_MIN=0 must be at least 1"]
 
 
+def test_a_clock_speed_of_zero_and_a_since_that_is_no_time_are_problems(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_CLOCK_SPEED="0", LANDING_CLOCK_SINCE="soon")) == [
+        "LANDING_CLOCK_SPEED='0': use a number more than 0 (1: real time)",
+        "LANDING_CLOCK_SINCE='soon': use a Unix time in seconds, such as 1767225600",
+    ]
+
+
 def test_a_clock_that_is_neither_an_instant_nor_a_shift_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_CLOCK="tomorrow")) == [
         "LANDING_CLOCK='tomorrow': use a UTC instant such as 2030-01-01T00:00:00Z (the clock starts there), "

@@ -24,7 +24,8 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if args:
             raise UsageError("scrapy analyze takes no arguments")
-        clock.set_clock(config_of(self.settings).clock)
+        cfg = config_of(self.settings)
+        clock.set_clock(cfg.clock, cfg.clock_speed, cfg.clock_since)
         docs, blobs = docs_of(self.settings), blobs_of(self.settings)
         counts, started, timestamp = {"analysed": 0, "missing-body": 0, "changed": 0}, time.monotonic(), clock.stamp()
         total = docs.count("snapshot")

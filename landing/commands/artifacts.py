@@ -52,7 +52,7 @@ class Command(ScrapyCommand):
                 "scrapy artifacts takes no arguments but --diff's (the directory is LANDING_ARTIFACTS_DIR)"
             )
         cfg = config_of(self.settings)
-        clock.set_clock(cfg.clock)  # the new version's name is read from it
+        clock.set_clock(cfg.clock, cfg.clock_speed, cfg.clock_since)  # the new version's name is read from it
         docs = docs_of(self.settings)
         try:
             summary = publish(

@@ -50,7 +50,9 @@ class Command(ScrapyCommand):
 
     def run(self, args, opts):
         cfg = config_of(self.settings)  # a bad setting is a usage error, named
-        clock.set_clock(cfg.clock)  # LANDING_MATCH_SEEN_WITHIN counts its days from it
+        clock.set_clock(
+            cfg.clock, cfg.clock_speed, cfg.clock_since
+        )  # LANDING_MATCH_SEEN_WITHIN counts its days from it
         decisions = self._decisions(opts, Path(cfg.artifacts_dir))
         expected = None
         if opts.evaluate:

@@ -40,7 +40,9 @@ class DoiSamplerSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         cfg, s = config.of(crawler), crawler.settings
-        clock.set_clock(cfg.clock)  # before the run opens: its id, and every timestamp after, are read from it
+        clock.set_clock(
+            cfg.clock, cfg.clock_speed, cfg.clock_since
+        )  # before the run opens: its id, and every timestamp after, are read from it
         if warning := mailto_warning(s):
             spider.logger.warning(warning)
         if cfg.browser_unavailable:
