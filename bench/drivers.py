@@ -16,12 +16,11 @@ backlog of browser visits still waiting at the stop is not counted against auto.
 
 import argparse
 import os
-import shutil
 import statistics
-import tempfile
 from pathlib import Path
 
 from bench.crawls import crawl, mb, sample_at
+from bench.scratch import scratch
 from bench.worlds import sized_world
 from landing_dev.runner import SandboxProcess
 
@@ -76,7 +75,11 @@ def main():
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (stores, logs)")
     opts = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="landing-drivers-"))
+    with scratch("landing-drivers-", opts.keep) as tmp:
+        measure(opts, tmp)
+
+
+def measure(opts, tmp: Path) -> None:
     world = sized_world(Path(opts.worlds).resolve() if opts.worlds else tmp, opts.dois)
     print(
         f"# drivers: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (the machine may be shared); world "
@@ -121,10 +124,6 @@ def main():
         whole = statistics.median(a["whole"] / h["whole"] for a, h in pairs)
         print(f"auto/http (median of {len(pairs)} rounds): steady {steady:.2f}, whole {whole:.2f}")
     print(f"# load average at the end {os.getloadavg()[0]:.1f}")
-    if opts.keep:
-        print(f"# kept {tmp}")
-    else:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -25,15 +25,14 @@ The sandbox server shares the machine's cores with the crawler; its CPU seconds 
 
 import argparse
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import psutil
 
 from bench.crawls import crawl, mb, report_crawl
 from bench.reference import report_reference, run_reference
+from bench.scratch import scratch
 from bench.worlds import full_world, plan, shape
 from landing import settings as defaults
 from landing_dev import runner
@@ -103,7 +102,11 @@ def main():
     opts = parser.parse_args()
     minimum, maximum = int(setting(opts.set, "LANDING_SAMPLE_MIN")), int(setting(opts.set, "LANDING_SAMPLE_MAX"))
     concurrency = int(setting(opts.set, "CONCURRENT_REQUESTS"))
-    tmp = Path(tempfile.mkdtemp(prefix="landing-fullrun-"))
+    with scratch("landing-fullrun-", opts.keep) as tmp:
+        measure(opts, tmp, minimum, maximum, concurrency)
+
+
+def measure(opts, tmp: Path, minimum: int, maximum: int, concurrency: int) -> None:
     directory = Path(opts.world).resolve() if opts.world else tmp / "world"
     server = redis = None
     try:
@@ -163,10 +166,6 @@ def main():
             server.close()
         if redis:
             runner.stop(redis, 10)
-        if opts.keep:
-            print(f"# kept {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -29,13 +29,13 @@ import signal
 import ssl
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import psutil
 
+from bench.scratch import scratch
 from landing_dev.runner import scrapy_command
 
 REPO = Path(__file__).resolve().parent.parent
@@ -310,25 +310,21 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the generated worlds (path is printed)")
     opts = parser.parse_args()
 
-    tmp = tempfile.mkdtemp(prefix="landing-bench-")
-    print(f"# sandbox_scale: worlds in {tmp}; {os.cpu_count()} CPUs; python {sys.version.split()[0]}")
-    try:
-        sizes = [opts.baseline_dois, opts.dois] if opts.baseline_dois else [opts.dois]
-        worlds = {}
-        for n in sizes:
-            worlds[n] = Path(tmp) / f"w{n}"
-            print_generate(generate(worlds[n], n, opts.seed))
-        for n in sizes:
-            requests = plan(worlds[n], opts.requests, opts.seed)
-            result = asyncio.run(serve_and_load(worlds[n], requests, opts.concurrency, opts.timeout))
-            print_serve(n, result, opts.concurrency)
-    finally:
-        if opts.keep:
-            print(f"# kept {tmp}")
-        else:
-            import shutil
+    with scratch("landing-bench-", opts.keep) as tmp:
+        measure(opts, tmp)
 
-            shutil.rmtree(tmp, ignore_errors=True)
+
+def measure(opts, tmp: Path) -> None:
+    print(f"# sandbox_scale: worlds in {tmp}; {os.cpu_count()} CPUs; python {sys.version.split()[0]}")
+    sizes = [opts.baseline_dois, opts.dois] if opts.baseline_dois else [opts.dois]
+    worlds = {}
+    for n in sizes:
+        worlds[n] = tmp / f"w{n}"
+        print_generate(generate(worlds[n], n, opts.seed))
+    for n in sizes:
+        requests = plan(worlds[n], opts.requests, opts.seed)
+        result = asyncio.run(serve_and_load(worlds[n], requests, opts.concurrency, opts.timeout))
+        print_serve(n, result, opts.concurrency)
 
 
 if __name__ == "__main__":
