@@ -7,7 +7,6 @@ landing/settings.py only. A bad value is refused by `SettingsError` in the words
 """
 
 import os
-import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import urlsplit
@@ -18,65 +17,30 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from landing import clock
 from landing.core.decisions import excluding, seen_since
 from landing.core.doi import RESOLVER_HOSTS
-from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
-
-CHOICES = {
-    "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
-    "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
-    "LANDING_DRIVER": ("http", "browser", "auto"),
-}
-NUMBERS = {
-    "LANDING_SAMPLE_MIN": (int, 1),
-    "LANDING_SAMPLE_MAX": (int, 1),
-    "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
-    "LANDING_RETRY_AFTER_MAX": (float, 0),
-    "LANDING_PROGRESS_INTERVAL": (float, 0),
-    "LANDING_DOCS_RETRIES": (int, 0),
-    "LANDING_DOCS_OUTAGE_MAX": (float, 0),
-    "LANDING_DOCS_BATCH_DOCS": (int, 1),
-    "LANDING_DOCS_BATCH_SECONDS": (float, 0),
-    "LANDING_BROWSER_PAGES": (int, 1),
-    "LANDING_BROWSER_SETTLE": (float, 0),
-    "LANDING_FRONTIER": (int, 1),
-    "LANDING_KEEPALIVE": (float, 0),
-    "LANDING_IDLE_CONNECTIONS": (int, 0),
-    "LANDING_ROBOTS_CACHE": (int, 1),
-    "LANDING_LEASE_SECONDS": (float, 1),
-    "LANDING_WORKERS": (int, 1),
-    "LANDING_RESOLVER_RATE": (float, 0),
-    "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
-    "LANDING_MATCH_CONCURRENCY": (int, 1),
-    "LANDING_MATCH_PIECES": (int, 1),
-    "LANDING_MATCH_CANDIDATES": (int, 1),
-    "LANDING_MATCH_REQUESTS": (int, 1),
-    "LANDING_MATCH_EVIDENCE": (int, 3),
-    "LANDING_MATCH_DEADLINE": (float, 0),
-    "LANDING_MATCH_SEEN_WITHIN": (float, 0),
-}
-FLAGS = ("LANDING_ADDRESS_GUARD", "LANDING_EXPORT_ON_CLOSE", "LANDING_EXPORT_REPORT")
-# Taken as given: the stores and the run are checked where they are opened (landing.stores, `problems`).
-TEXTS = (
-    "LANDING_SANDBOX",
-    "LANDING_DOCS",
-    "LANDING_DOCS_INDEX_PREFIX",
-    "LANDING_UNWRITTEN_DIR",
-    "LANDING_BLOBS",
-    "LANDING_ARTIFACTS_DIR",
-    "LANDING_RUN",
-    "LANDING_FRONTIER_REDIS",
-    "LANDING_CHROMIUM",
+from landing.setting_checks import (
+    CHOICES,
+    ENDPOINTS,
+    FLAGS,
+    NUMBERS,
+    POSITIVE,
+    RUN_NAME,
+    SECRETS,
+    TEXTS,
+    SettingsError,
+    choice,
+    chromium_usable,
+    clock_since,
+    clock_speed,
+    clock_value,
+    endpoint,
+    exclusions,
+    flag,
+    mailto,
+    metrics_port,
+    number,
+    positive,
+    sources,
 )
-# Secrets may come from the environment, so they stay out of scrapyd's job list and shell history.
-SECRETS = ("LANDING_DOCS_API_KEY", "LANDING_DOCS_USERNAME", "LANDING_DOCS_PASSWORD", "LANDING_DOCS_CA_CERTS")
-ENDPOINTS = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
-SOURCES = ("crossref", "datacite")
-RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
-# An address's shape only (local part, @, a dotted domain): whether anyone reads it no check here can know.
-EMAIL = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]{1,63}(\.[A-Za-z0-9-]{1,63})+$")
-
-
-class SettingsError(ValueError):
-    """A setting the crawl cannot run with; the message says what to set instead (one line per bad setting)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,6 +86,7 @@ class Config:
     chromium: str | None
     browser_pages: int
     browser_settle: float
+    browser_nice: int
     resolver_robots: str
     address_guard: bool
     keepalive: float
@@ -139,6 +104,24 @@ class Config:
     match_evidence: int
     match_deadline: float
     match_seen_within: float
+    continuous: bool
+    refresh_days: float
+    recheck_days: float
+    changed_dois: int
+    budget: float
+    requests_per_doi: float
+    plan_minutes: float
+    relist_hours: float
+    export_every: float
+    export_changes: int
+    keep_versions_days: float
+    keep_snapshots: int
+    prune_hours: float
+    metrics_port: int | None
+    metrics_address: str
+    health_failures: float
+    health_min_visits: int
+    health_export_hours: float
     # Derived from the settings above, resolved once.
     browser_unavailable: bool  # LANDING_DRIVER=auto without an executable LANDING_CHROMIUM: the driver is http
     resolver_hosts: frozenset[str]  # every host a DOI's chain may pass through before it leaves the resolver
@@ -178,57 +161,6 @@ def of_settings(settings) -> Config:
     return Config.from_settings(settings)
 
 
-def choice(settings, name: str) -> str:
-    """The value of a setting that takes one of CHOICES[name]."""
-    value, allowed = settings.get(name), CHOICES[name]
-    if value not in allowed:
-        raise SettingsError(f"{name}={value!r}: use {' or '.join(allowed)}")
-    return value
-
-
-def number(settings, name: str) -> int | float:
-    """The value of a setting that takes a number of NUMBERS[name]'s kind, at least its minimum."""
-    kind, minimum = NUMBERS[name]
-    try:
-        value = kind(settings.get(name))
-    except (TypeError, ValueError):
-        raise SettingsError(f"{name}={settings.get(name)!r} is not a number") from None
-    if value < minimum:
-        raise SettingsError(f"{name}={value} must be at least {minimum}")
-    return value
-
-
-def flag(settings, name: str) -> bool:
-    """The value of a setting that is true or false, in the forms Scrapy's getbool takes."""
-    try:
-        return settings.getbool(name)
-    except (TypeError, ValueError):
-        raise SettingsError(f"{name}={settings.get(name)!r}: use True or False") from None
-
-
-def sources(settings) -> tuple[str, ...]:
-    """The registration agencies LANDING_SOURCES names, in its order."""
-    named = tuple(s.strip() for s in str(settings.get("LANDING_SOURCES") or "").split(",") if s.strip())
-    if not named or set(named) - set(SOURCES):
-        raise SettingsError(
-            f"LANDING_SOURCES={settings.get('LANDING_SOURCES')!r}: name one or both of crossref,datacite"
-        )
-    return named
-
-
-def mailto(settings) -> str | None:
-    """LANDING_MAILTO, an email address, or None when it is unset."""
-    value = settings.get("LANDING_MAILTO")
-    if value in (None, ""):
-        return None
-    if not isinstance(value, str) or not EMAIL.match(value):
-        raise SettingsError(
-            f"LANDING_MAILTO={value!r} is not an email address: give one you read, such as you@example.org "
-            "(Crossref writes to it when this crawler troubles its API)"
-        )
-    return value
-
-
 def mailto_warning(settings) -> str | None:
     """What to tell the user when Crossref's real API is asked without LANDING_MAILTO; None when nothing."""
     if settings.get("LANDING_MAILTO") or settings.get("LANDING_SANDBOX"):
@@ -241,20 +173,6 @@ def mailto_warning(settings) -> str | None:
     )
 
 
-def exclusions(settings) -> frozenset[str]:
-    """The domains the artifacts and the matcher exclude: LANDING_EXCLUDED_DOMAINS's file, else the shipped list."""
-    path = settings.get("LANDING_EXCLUDED_DOMAINS")
-    if not path:
-        return frozenset(DOMAINS)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return parse_exclusions(handle.read())
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: cannot read it ({error})") from None
-    except ExclusionsError as error:
-        raise SettingsError(f"LANDING_EXCLUDED_DOMAINS={path!r}: {error}") from None
-
-
 def trusted(decisions, settings, today: date | None = None):
     """The artifact's decisions the matcher may use: excluded domains dropped, and with LANDING_MATCH_SEEN_WITHIN
     the pairs not seen for that many days."""
@@ -264,59 +182,6 @@ def trusted(decisions, settings, today: date | None = None):
         since = (today or clock.now().date()) - timedelta(days=days)
         decisions = seen_since(decisions, since.isoformat())
     return decisions
-
-
-def clock_value(settings) -> str | None:
-    """LANDING_CLOCK, once landing.clock can run on it."""
-    value = settings.get("LANDING_CLOCK")
-    try:
-        clock.parse(value)
-    except clock.ClockError as error:
-        raise SettingsError(str(error)) from None
-    return value
-
-
-def clock_speed(settings) -> float:
-    """LANDING_CLOCK_SPEED: simulated seconds a real second, more than 0."""
-    value = settings.get("LANDING_CLOCK_SPEED")
-    try:
-        speed = float(value)
-    except (TypeError, ValueError):
-        raise SettingsError(f"LANDING_CLOCK_SPEED={value!r} is not a number") from None
-    if not 0 < speed < float("inf"):
-        raise SettingsError(f"LANDING_CLOCK_SPEED={value!r}: use a number more than 0 (1: real time)")
-    return speed
-
-
-def clock_since(settings) -> float | None:
-    """LANDING_CLOCK_SINCE: a Unix time, or unset."""
-    value = settings.get("LANDING_CLOCK_SINCE")
-    if value in (None, ""):
-        return None
-    try:
-        since = float(value)
-    except (TypeError, ValueError):
-        since = float("nan")
-    if not 0 <= since < float("inf"):
-        raise SettingsError(f"LANDING_CLOCK_SINCE={value!r}: use a Unix time in seconds, such as 1767225600")
-    return since
-
-
-def chromium_usable(chromium: str | None) -> bool:
-    """Whether LANDING_CHROMIUM names an executable."""
-    return bool(chromium) and os.access(chromium, os.X_OK)
-
-
-def endpoint(settings, name: str) -> str:
-    """An endpoint (ENDPOINTS) as requests use it: no trailing slash; through a sandbox an API in plain http (no TLS
-    tunnel per connection), while the resolver keeps https, so a DOI's chain starts as it does on the real web."""
-    url = settings.get(name)
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise SettingsError(f"{name}={url!r}: use an http:// or https:// URL")
-    url = url.rstrip("/")
-    if settings.get("LANDING_SANDBOX") and name != "LANDING_DOI_RESOLVER" and url.startswith("https://"):
-        return "http://" + url[len("https://") :]
-    return url
 
 
 def _read(settings) -> tuple[dict, list[str]]:
@@ -337,9 +202,10 @@ def _read(settings) -> tuple[dict, list[str]]:
         ("LANDING_CLOCK_SPEED", clock_speed),
         ("LANDING_CLOCK_SINCE", clock_since),
         ("LANDING_MAILTO", mailto),
+        ("LANDING_METRICS_PORT", metrics_port),
     ):
         take(name, check)
-    for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag)):
+    for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag), (POSITIVE, positive)):
         for name in names:
             take(name, check, name)
     for name in TEXTS:

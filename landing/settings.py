@@ -142,6 +142,11 @@ LANDING_BROWSER_PAGES = 8
 # to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
 # then (beacons, polling) is read as it is.
 LANDING_BROWSER_SETTLE = 5.0
+# LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, set when Chromium
+# starts. A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on
+# the crawl's one event loop: under CPU contention the crawl keeps its core, and Chromium takes what is left.
+# 0 leaves them at the crawl's own priority.
+LANDING_BROWSER_NICE = 10
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"
@@ -170,6 +175,59 @@ LANDING_EXPORT_ON_CLOSE = True
 LANDING_EXPORT_REPORT = True
 # LANDING_PROGRESS_INTERVAL: seconds between progress lines in the log (0 turns them off).
 LANDING_PROGRESS_INTERVAL = 5.0
+
+# --- Continuous sampling (docs/continuous.md) -------------------------------------------------------------
+# LANDING_CONTINUOUS: run doi_sampler in continuous mode: one run that never finishes, planned slice by slice by
+# freshness (landing.core.freshness: new prefixes first, then signalled ones, then the most stale), within
+# LANDING_BUDGET, exporting a version every LANDING_EXPORT_EVERY hours and a last one when stopped (SIGTERM).
+LANDING_CONTINUOUS = False
+# LANDING_REFRESH_DAYS: no known prefix older than this many days (since its last sample), budget allowing.
+LANDING_REFRESH_DAYS = 7.0
+# LANDING_RECHECK_DAYS: a prefix whose last sample signalled a change (domain, failures, meta tags, owner) is
+# sampled again, deeper, this many days later; also the margin by which refreshes come before LANDING_REFRESH_DAYS.
+LANDING_RECHECK_DAYS = 1.0
+# LANDING_CHANGED_DOIS: DOIs a signalled prefix's recheck samples, at least (all it has when fewer).
+LANDING_CHANGED_DOIS = 30
+# LANDING_BUDGET: requests a simulated UTC day continuous sampling may make, listings, samples and visits together.
+LANDING_BUDGET = 500000.0
+# LANDING_REQUESTS_PER_DOI: the planner's estimate of one DOI's visit (resolver and publisher hops) until the crawl has
+# measured its own (requests per DOI visited over at least 100 DOIs).
+LANDING_REQUESTS_PER_DOI = 3.0
+# LANDING_PLAN_MINUTES: the slice: how often, in simulated minutes, continuous mode plans what to sample next.
+LANDING_PLAN_MINUTES = 60.0
+# LANDING_RELIST_HOURS: how often every owner is listed again, to find new members, clients and prefixes.
+LANDING_RELIST_HOURS = 24.0
+# LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode (none when nothing was sampled since).
+LANDING_EXPORT_EVERY = 24.0
+# LANDING_EXPORT_CHANGES: export sooner, once this many sampled prefixes signalled a change since the last version.
+LANDING_EXPORT_CHANGES = 100
+# Retention (`scrapy prune`, and continuous mode every LANDING_PRUNE_HOURS; docs/continuous.md "Retention"):
+# LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month.
+LANDING_KEEP_VERSIONS_DAYS = 30.0
+# LANDING_KEEP_SNAPSHOTS: a DOI's latest snapshots (and analyses) kept, besides those that show a change and the one
+# reports count; at least 1. Blobs no kept snapshot names go with the others. 1 is enough: each change's snapshot
+# starts an outcome that lasts until the next one kept, so a DOI's outcome at any time is known; more only keeps
+# visits that repeat an outcome kept already.
+LANDING_KEEP_SNAPSHOTS = 1
+# LANDING_PRUNE_HOURS: how often, in simulated hours, continuous mode applies the retention above.
+LANDING_PRUNE_HOURS = 24.0
+
+# --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------
+# LANDING_METRICS_PORT: serve Prometheus metrics at http://LANDING_METRICS_ADDRESS:PORT/metrics while the crawl runs
+# (landing.crawl.metrics), read from the crawl's stats at each scrape. 0: a free port, named in the log. Unset
+# (default): no exporter. A port already taken is an ERROR line and the crawl goes on without metrics.
+LANDING_METRICS_PORT = None
+# LANDING_METRICS_ADDRESS: the address the exporter listens on; 0.0.0.0 for a Prometheus on another machine.
+LANDING_METRICS_ADDRESS = "127.0.0.1"
+# Health checks (landing.crawl.health: Spidermon monitors run every SPIDERMON_PERIODIC_MONITORS seconds and at close;
+# `scrapy status` judges by the same bounds). `freshness` fails when a prefix is older than LANDING_REFRESH_DAYS.
+# LANDING_HEALTH_FAILURES: `failures` fails when more than this share (0 to 1) of the visits since the check last
+# judged failed. LANDING_HEALTH_MIN_VISITS: fewer new visits than this are not judged (the last verdict stands).
+LANDING_HEALTH_FAILURES = 0.5
+LANDING_HEALTH_MIN_VISITS = 100
+# LANDING_HEALTH_EXPORT_HOURS: continuous mode's `export` fails when no artifact version was exported for this many
+# simulated hours (since sampling began, before the first); keep it above LANDING_EXPORT_EVERY.
+LANDING_HEALTH_EXPORT_HOURS = 48.0
 
 # --- Matching (`scrapy match`) ----------------------------------------------------------------------------
 # LANDING_MATCH_TEXT_CANDIDATES: at most this many DOIs found in a page's text are checked by resolving them
@@ -233,7 +291,14 @@ EXTENSIONS = {
     "landing.sampler.progress.Progress": 500,
     "landing.crawl.log_level.LevelGate": 500,
     "landing.sampler.stopping.StopAtOnce": 500,
+    "landing.crawl.metrics.MetricsExporter": 500,  # only with LANDING_METRICS_PORT
+    "landing.crawl.health.Monitoring": 500,  # Spidermon's extension, its own report at DEBUG
 }
+# Spidermon runs the health checks (landing.crawl.health) every SPIDERMON_PERIODIC_MONITORS real seconds and when the
+# spider closes (docs/operations.md "Health"). With LANDING_CLOCK_SPEED the checks judge simulated time at that pace.
+SPIDERMON_ENABLED = True
+SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.health.HealthSuite"]
+SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.health.HealthSuite": 60}
 STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
 # Only the web is fetched: Scrapy's file, ftp and s3 handlers are off, so a Handle record or a redirect naming

