@@ -10,6 +10,7 @@ import asyncio
 import itertools
 import logging
 import os
+import shlex
 
 from landing import config
 from landing.browser.rules import BrowserRules, Stop, stopped
@@ -98,6 +99,19 @@ _ENV_KEPT = (
     "FONTCONFIG_PATH",
     "FONTCONFIG_FILE",
 )
+
+
+def lowered(chromium: str, niceness: int, nice: str, setpriv: str | None) -> str:
+    """A shell script that runs `chromium` with its arguments at `niceness`; with `setpriv` (a crawl run as root)
+    also without CAP_SYS_NICE, since Chromium, allowed to, sets its threads' priorities back to 0 and -8 itself.
+
+    >>> print(lowered("/usr/bin/chromium", 10, "/usr/bin/nice", None).splitlines()[-1])
+    exec /usr/bin/nice -n 10 /usr/bin/chromium "$@"
+    >>> print(lowered("/opt/my chromium", 5, "/usr/bin/nice", "/usr/bin/setpriv").splitlines()[-1])
+    exec /usr/bin/setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice /usr/bin/nice -n 5 '/opt/my chromium' "$@"
+    """
+    drop = f"{shlex.quote(setpriv)} --inh-caps=-sys_nice --bounding-set=-sys_nice " if setpriv else ""
+    return f'#!/bin/sh\nexec {drop}{shlex.quote(nice)} -n {int(niceness)} {shlex.quote(chromium)} "$@"\n'
 
 
 def chromium_env(environ) -> dict:

@@ -6,11 +6,14 @@ landing.browser.driver.configure installed it, so an HTTP crawl never does.
 
 import asyncio
 import logging
+import os
+import shutil
+import tempfile
 
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from landing import config
-from landing.browser.driver import LOOP
+from landing.browser.driver import LOOP, lowered
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
 from landing.crawl.handlers import cap_pool, one_tls_context
@@ -43,8 +46,9 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         one_tls_context(self, config.of(crawler).verified_hosts)  # the API requests of auto go through this handler
         self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
-        self.sandbox = config.of(crawler).sandbox
+        self.sandbox, self.nice = config.of(crawler).sandbox, config.of(crawler).browser_nice
         self.proxy: GuardingProxy | None = None
+        self.wrapper: tempfile.TemporaryDirectory | None = None
 
     async def _maybe_launch_in_thread(self) -> None:
         """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
@@ -55,6 +59,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         async with self.start_lock:
             if not self.started:
                 await self._guard_chromium()
+                self._lower_priority()
                 await self._launch()
                 self.started = True
         return await super()._download_request(request, spider)
@@ -72,6 +77,22 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
             # Playwright adds <-loopback> to the bypass list: loopback goes through the proxy too (and is refused).
             # The option carries the proxy's per-run credentials, which Playwright answers its 407s with.
             self.config.launch_options["proxy"] = await self.proxy.start()
+
+    def _lower_priority(self) -> None:
+        """Chromium started through a script that lowers its priority (LANDING_BROWSER_NICE), written for this crawl.
+
+        A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on the
+        crawl's one event loop: under CPU contention the crawl keeps its core and Chromium takes what is left."""
+        nice, chromium = shutil.which("nice"), self.config.launch_options.get("executable_path")
+        if not self.nice or not nice or not chromium:
+            return
+        setpriv = shutil.which("setpriv") if os.geteuid() == 0 else None
+        self.wrapper = tempfile.TemporaryDirectory(prefix="landing-chromium-")
+        script = os.path.join(self.wrapper.name, "chromium")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(lowered(chromium, self.nice, nice, setpriv))
+        os.chmod(script, 0o700)
+        self.config.launch_options["executable_path"] = script
 
     async def _maybe_launch_browser(self) -> None:
         try:
@@ -96,3 +117,5 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         await super()._close()
         if self.proxy is not None:
             await self.proxy.close()
+        if self.wrapper is not None:
+            self.wrapper.cleanup()

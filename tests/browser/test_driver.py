@@ -61,9 +61,10 @@ def test_chromium_is_given_the_locale_and_paths_of_the_environment_and_none_of_i
 
 # A crawl of browser visits and plain HTTP requests to one host, whose slot (as the resolver's, DOWNLOAD_SLOTS) lets 2
 # requests in at once. Prints a JSON line as each request ends: which kind it was, and how many of the tasks on the
-# crawl's event loop then were Playwright's.
+# crawl's event loop then were Playwright's, and the niceness of the crawl and of every thread of Chromium's processes.
 SHARED_HOST = """
-import asyncio, json, sys
+import asyncio, json, os, sys
+import psutil
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
@@ -90,7 +91,12 @@ class Mixed(scrapy.Spider):
         if response.meta.get("playwright"):
             await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
         kind = "browser" if response.meta.get("playwright") else "http"
-        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright)}), flush=True)
+        drivers = [c for c in psutil.Process().children() if "run-driver" in c.cmdline()]
+        chromium = [p for c in drivers for p in c.children(recursive=True)]
+        threads = [t.id for p in chromium for t in p.threads()]
+        nice = {"own": os.nice(0), "browser": sorted({os.getpriority(os.PRIO_PROCESS, t) for t in threads}),
+                "processes": len(chromium)}
+        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice}), flush=True)
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
@@ -147,3 +153,13 @@ def test_playwright_runs_on_an_event_loop_of_its_own_not_on_the_crawls(shared_ho
     # busy crawl's loop, that held every browser visit back.
     ended, _ = shared_host_crawl
     assert [line["playwright_tasks"] for line in ended] == [0] * 6
+
+
+@needs_chromium
+def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_host_crawl):
+    # LANDING_BROWSER_NICE (10): under CPU contention the crawl's event loop, which every HTTP visit waits on, keeps
+    # its core, and Chromium takes what is left. Run as root, Chromium would set some threads back to 0 and -8.
+    ended, _ = shared_host_crawl
+    browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
+    own = browser_lines[0]["own"]
+    assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([max(own, 10)], True)] * 2
