@@ -6,6 +6,7 @@ Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>
 import fcntl
 import json
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -135,6 +136,30 @@ def export(
         for name, text in files.items():
             _write_atomically(directory / name, text)
     return version
+
+
+def remove_versions(directory, names) -> list[str]:
+    """Delete these version directories (landing.core.retention chooses them), under the lock exports take; the
+    names deleted (a name that is no version directory is skipped).
+
+    Each is first moved out of versions/ to a dot name, so that no reader, and no crash, ever leaves half a version
+    listed; a removal a crash interrupted is finished by the next call."""
+    directory = Path(directory)
+    removed = []
+    if not (directory / "versions").is_dir():
+        return removed
+    with _locked(directory):
+        for left in directory.glob(".removing-*"):
+            shutil.rmtree(left, ignore_errors=True)
+        for name in names:
+            version = directory / "versions" / name
+            if name in ("", ".", "..") or "/" in name or not version.is_dir() or version.is_symlink():
+                continue
+            doomed = directory / f".removing-{name}"
+            os.replace(version, doomed)
+            shutil.rmtree(doomed)
+            removed.append(name)
+    return removed
 
 
 def line_counts(directory) -> dict[str, int]:

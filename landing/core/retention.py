@@ -117,6 +117,52 @@ def snapshots_to_drop(snapshots: Sequence[dict], keep_last: int) -> list[str]:
     return [doc_id for doc_id in ids if doc_id not in keep]
 
 
+def doi_to_drop(snapshots: dict[str, dict], analyses: dict[str, dict], keep_last: int) -> set[str]:
+    """One DOI's ids to drop, from its snapshot and analysis documents by the id each is stored under: an analysis
+    stands for its snapshot (it carries the snapshot's fields and the page's correctness), and the analysis reports
+    count is kept whatever else. ValueError when a document is not stored under the id its fields make.
+
+    >>> def doc(day, domain):
+    ...     return {"pid/doi": "10.1/a", "snapshot/driver": "http", "snapshot/timestamp": f"2026-11-{day:02}T08:00:00Z",
+    ...             "snapshot/final-url-domain": domain, "analysis/meta-tag-correctness": "ok"}
+    >>> docs = {f"10.1/a http 2026-11-{day:02}": doc(day, "a.example") for day in (1, 2, 3)}
+    >>> sorted(doi_to_drop(docs, docs, keep_last=1))
+    ['10.1/a http 2026-11-02']
+    >>> doi_to_drop({"10.1/a": doc(1, "a.example")}, {}, keep_last=1)
+    Traceback (most recent call last):
+    ValueError: a document of '10.1/a' is stored as '10.1/a', not as '10.1/a http 2026-11-01'
+    """
+    for stored, doc in (*snapshots.items(), *analyses.items()):
+        _when(doc)
+        if _id(doc) != stored:
+            raise ValueError(f"a document of {doc.get('pid/doi')!r} is stored as {stored!r}, not as {_id(doc)!r}")
+    merged = [analyses.get(doc_id) or snapshots[doc_id] for doc_id in sorted(snapshots.keys() | analyses.keys())]
+    drop = set(snapshots_to_drop(merged, keep_last))
+    drop.difference_update(_id(doc) for doc in current(analyses[doc_id] for doc_id in sorted(analyses)))
+    return drop
+
+
+def ledger_to_drop(ids: Iterable[str], run_id: str, open_rounds: Sequence[dict], owners: int) -> list[str]:
+    """The ids of the continuous run's `sample` or `visit` documents (`<run>/<order>[/<rank>]`) that no open round
+    needs: a closed round's, its prefixes' records written. Kept: an id of an order in an open round
+    (`continuous/open`: from, to), at or past the run's `owners` (a round being begun), or not of this run.
+
+    >>> ids = ["continuous/0000001", "continuous/0000001/0002", "continuous/0000004/0000", "continuous/0000009",
+    ...        "continuous/x", "full/0000001"]
+    >>> ledger_to_drop(ids, "continuous", [{"from": 3, "to": 5}], owners=8)
+    ['continuous/0000001', 'continuous/0000001/0002']
+    """
+    drop = []
+    for doc_id in ids:
+        run, _, rest = doc_id.partition("/")
+        order = rest.partition("/")[0]
+        if run != run_id or not order.isdigit() or int(order) >= owners:
+            continue
+        if not any(r["from"] <= int(order) < r["to"] for r in open_rounds):
+            drop.append(doc_id)
+    return drop
+
+
 def _when(doc: dict) -> tuple:
     stamp = doc.get("snapshot/timestamp")
     if not isinstance(stamp, str) or not stamp:

@@ -40,13 +40,17 @@ def _shown(url: str) -> str:
 def docs_from(config, **options) -> DocStore:
     """The document store a landing.config.Config names: LANDING_DOCS, its batches, and LANDING_DOCS_* for
     Elasticsearch; `options` over them."""
-    url = config.docs
+    return open_docs(config.docs, **docs_options(config, **options))
+
+
+def docs_options(config, **options) -> dict:
+    """The options `docs_from` opens LANDING_DOCS with (plain values: a child process can be given them)."""
     options = {"batch_docs": config.docs_batch_docs, "batch_seconds": config.docs_batch_seconds, **options}
-    if _split("LANDING_DOCS", url, DOC_FORMS)[0] in ("http", "https"):
+    if _split("LANDING_DOCS", config.docs, DOC_FORMS)[0] in ("http", "https"):
         from landing.stores.elastic import elastic_options
 
         options = {**elastic_options(config), **options}
-    return open_docs(url, **options)
+    return options
 
 
 def open_docs(url: str, **options) -> DocStore:

@@ -3,7 +3,7 @@
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from landing import settings as defaults
 from landing.core.documents import upgraded
@@ -120,12 +120,17 @@ class DocStore(ABC):
         Only ids that start with `prefix` and sort after `after`, when given. Each id is yielded once; documents
         added during the scan with ids past its position may appear.
         """
+        return (doc for _, doc in self.items(kind, prefix, after))
+
+    def items(self, kind: str, prefix: str = "", after: str = "") -> Iterator[tuple[str, dict]]:
+        """(id, document) pairs of a kind, as scan() gives the documents: for a caller that must name what it read
+        by the id it is stored under (retention deletes by id)."""
         self._check_open()
         check_kind(kind)
         self.flush()
         return self._scan(kind, prefix, after)
 
-    def _scan(self, kind: str, prefix: str, after: str) -> Iterator[dict]:
+    def _scan(self, kind: str, prefix: str, after: str) -> Iterator[tuple[str, dict]]:
         # Ids are compared as UTF-8 bytes (code point order) by every backend: every id with the prefix sorts
         # at or after the prefix and before the prefix with its last character incremented.
         after = max(after, prefix[:-1] + chr(ord(prefix[-1]) - 1) + "\U0010ffff") if prefix else after
@@ -133,10 +138,15 @@ class DocStore(ABC):
         while True:
             self._check_open()
             # Keyset pagination: no cursor stays open between chunks, so writes in between are safe.
-            rows = self._chunk(kind, after, self.scan_chunk, before)
+            try:
+                rows = self._chunk(kind, after, self.scan_chunk, before)
+            except StoreError:
+                raise
+            except Exception as error:  # as in flush: reported in one line, never a crash
+                raise StoreError(f"{self!r} could not read: {type(error).__name__}: {error}") from error
             for doc_id, doc in rows:
                 if doc_id.startswith(prefix):  # the lower bound admits odd ids just below the prefix
-                    yield upgraded(self._decoded(doc))
+                    yield doc_id, upgraded(self._decoded(doc))
             if len(rows) < self.scan_chunk:
                 return
             after = rows[-1][0]
@@ -145,6 +155,34 @@ class DocStore(ABC):
     def _decoded(doc):
         """A document of a chunk as `_chunk` gave it, as a dict."""
         return doc
+
+    def delete(self, kind: str, ids: Iterable[str]) -> None:
+        """Delete documents of a kind by id, in batches of `batch_docs`; an id not stored is no error.
+
+        A buffered put of a deleted id is dropped, so no later flush writes it back; a put after the delete stands.
+        A batch that fails raises StoreError, leaving that batch's buffered puts as they were.
+        """
+        self._check_open()
+        check_kind(kind)
+        batch: list[str] = []
+        for doc_id in ids:
+            check_id(doc_id)
+            batch.append(doc_id)
+            if len(batch) >= self.batch_docs:
+                self._delete_batch(kind, batch)
+                batch = []
+        if batch:
+            self._delete_batch(kind, batch)
+
+    def _delete_batch(self, kind: str, ids: list[str]) -> None:
+        try:
+            self._delete(kind, ids)
+        except StoreError:
+            raise
+        except Exception as error:  # as in flush: a backend's surprise is reported, never a crash
+            raise StoreError(f"{self!r} could not delete: {type(error).__name__}: {error}") from error
+        for doc_id in ids:
+            self._buffer.pop((kind, doc_id), None)
 
     def delete_kind(self, kind: str) -> None:
         """Delete every document of a kind, buffered ones included."""
@@ -190,6 +228,10 @@ class DocStore(ABC):
         """Up to `limit` (id, document) pairs with ids greater than `after` (and less than `before`), in id order."""
 
     @abstractmethod
+    def _delete(self, kind: str, ids: list[str]) -> None:
+        """Delete the stored documents of a kind with these ids (at most `batch_docs`); missing ones are no error."""
+
+    @abstractmethod
     def _delete_kind(self, kind: str) -> None:
         """Delete the stored documents of a kind."""
 
@@ -203,6 +245,8 @@ class BlobStore(ABC):
 
     # Whether a put may block for long (a network round trip, a disk flush): the crawl then writes from a thread.
     blocking = True
+    # Keys a delete sends at once: S3's DeleteObjects takes at most 1,000.
+    DELETE_BATCH = 1000
 
     def put(self, key: str, data: bytes) -> bool:
         """Store the blob; False, and no write, when the key already exists."""
@@ -225,6 +269,40 @@ class BlobStore(ABC):
         """Every key starting with `prefix`, streamed; order is not part of the contract."""
         check_prefix(prefix)
         return self._keys(prefix)
+
+    def delete(self, keys: Iterable[str]) -> None:
+        """Delete blobs by key; a key that holds none is no error."""
+        batch: list[str] = []
+        for key in keys:
+            check_key(key)
+            batch.append(key)
+            if len(batch) >= self.DELETE_BATCH:
+                self._delete_batch(batch)
+                batch = []
+        if batch:
+            self._delete_batch(batch)
+
+    def _delete_batch(self, keys: list[str]) -> None:
+        try:
+            self._delete(keys)
+        except StoreError:
+            raise
+        except Exception as error:  # an outage or a refusal is reported in one line, never a crash
+            raise StoreError(f"{self!r} could not delete {len(keys)} blobs: {type(error).__name__}: {error}") from error
+
+    def listing(self, prefix: str = "") -> Iterator[tuple[str, float]]:
+        """(key, Unix time it was written) of every key starting with `prefix`, streamed; order is not part of the
+        contract."""
+        check_prefix(prefix)
+        return self._listed(prefix)
+
+    def _listed(self, prefix: str) -> Iterator[tuple[str, float]]:
+        try:
+            yield from self._listing(prefix)
+        except StoreError:
+            raise
+        except Exception as error:  # an outage or a refusal is reported in one line, never a crash
+            raise StoreError(f"{self!r} could not list its blobs: {type(error).__name__}: {error}") from error
 
     def close(self) -> None:  # noqa: B027 (optional to override)
         """Release connections; the file store holds none."""
@@ -250,3 +328,11 @@ class BlobStore(ABC):
     @abstractmethod
     def _keys(self, prefix: str) -> Iterator[str]:
         """Stream the keys starting with `prefix`."""
+
+    @abstractmethod
+    def _listing(self, prefix: str) -> Iterator[tuple[str, float]]:
+        """Stream (key, Unix time written) of the keys starting with `prefix`."""
+
+    @abstractmethod
+    def _delete(self, keys: list[str]) -> None:
+        """Delete these keys' blobs (at most DELETE_BATCH); missing ones are no error."""

@@ -158,14 +158,14 @@ class ElasticDocStore(DocStore):
             source = "{" + id_pair + ("}" if text == "{}" else "," + text[1:])
             yield {"_op_type": "index", "_index": self.index(kind), "_id": doc_id, "_source": source}
 
-    def _write(self, rows):
+    def _bulk(self, actions, count: int, deleting: bool = False) -> None:
+        """Send bulk actions with streaming_bulk's retries; StoreError naming the first item refused (deleting: a 404,
+        the document or its index missing, is no refusal)."""
         refused = []
         try:
-            for kind in sorted({kind for kind, _, _ in rows}):
-                self._ensure_index(kind)
             results = helpers.streaming_bulk(
                 self.client,
-                self._actions(rows),
+                actions,
                 chunk_size=self.batch_docs,
                 raise_on_error=False,
                 max_retries=self.retries,
@@ -174,22 +174,36 @@ class ElasticDocStore(DocStore):
                 retry_on_status=RETRY_STATUSES,
             )
             for ok, result in results:
-                if not ok:
-                    refused.append(result.get("index", result))
+                item = next(iter(result.values())) if len(result) == 1 else result
+                if not ok and not (deleting and item.get("status") == 404):
+                    refused.append(item)
         except (ApiError, TransportError) as error:
-            raise StoreError(
-                f"cannot write {len(rows)} documents to Elasticsearch at {self.url}: {_describe(error)}"
-            ) from None
+            doing = "delete {} documents from" if deleting else "write {} documents to"
+            raise StoreError(f"cannot {doing.format(count)} Elasticsearch at {self.url}: {_describe(error)}") from None
         if refused:
             first = refused[0]
             reason = (
                 (first.get("error") or {}).get("reason") if isinstance(first.get("error"), dict) else first.get("error")
             )
+            verb = "refused to delete" if deleting else "refused"
             raise StoreError(
-                f"Elasticsearch at {self.url} refused {len(refused)} of {len(rows)} documents; "
-                f"the first, {first.get('_id')!r} in {first.get('_index')}: HTTP {first.get('status')} "
-                f"{reason}"
+                f"Elasticsearch at {self.url} {verb} {len(refused)} of {count} documents; the first, "
+                f"{first.get('_id')!r} in {first.get('_index')}: HTTP {first.get('status')} {reason}"
             )
+
+    def _write(self, rows):
+        try:
+            for kind in sorted({kind for kind, _, _ in rows}):
+                self._ensure_index(kind)
+        except (ApiError, TransportError) as error:
+            raise StoreError(
+                f"cannot write {len(rows)} documents to Elasticsearch at {self.url}: {_describe(error)}"
+            ) from None
+        self._bulk(self._actions(rows), len(rows))
+
+    def _delete(self, kind, ids):
+        actions = ({"_op_type": "delete", "_index": self.index(kind), "_id": doc_id} for doc_id in ids)
+        self._bulk(actions, len(ids), deleting=True)
 
     def _call(self, what: str, call, *args, **kwargs):
         try:

@@ -80,6 +80,25 @@ class FileBlobStore(BlobStore):
         return self.path(key).is_file()
 
     def _keys(self, prefix):
+        return (key for key, _ in self._walk(prefix))
+
+    def _listing(self, prefix):
+        for key, path in self._walk(prefix):
+            try:
+                yield key, path.stat().st_mtime
+            except FileNotFoundError:  # deleted since it was listed
+                continue
+
+    def _delete(self, keys):
+        for key in keys:
+            path = self.path(key)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as error:
+                raise StoreError(f"cannot delete the blob {key!r}: {describe(error)}") from None
+
+    def _walk(self, prefix):
+        """(key, path) of every blob whose key starts with `prefix`, in key order."""
         folder = prefix.rpartition("/")[0]
         start = self.root.joinpath(*folder.split("/")) if folder else self.root
         # os.walk lists one directory at a time: memory stays flat whatever the number of blobs.
@@ -94,4 +113,4 @@ class FileBlobStore(BlobStore):
                     continue
                 key = "/".join((*parts[:-1], name))
                 if key.startswith(prefix):
-                    yield key
+                    yield key, Path(top, name)

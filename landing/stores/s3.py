@@ -63,11 +63,35 @@ class S3BlobStore(BlobStore):
             raise
 
     def _keys(self, prefix):
+        return (key for key, _ in self._listing(prefix))
+
+    def _listing(self, prefix):
         start = self._key(prefix) if prefix else (self.prefix + "/" if self.prefix else "")
         cut = len(self.prefix) + 1 if self.prefix else 0
         for page in self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=start):
             for item in page.get("Contents", []):
-                yield item["Key"][cut:]
+                yield item["Key"][cut:], item["LastModified"].timestamp()
+
+    def _delete(self, keys):
+        objects = [{"Key": self._key(key)} for key in keys]
+        try:
+            # Quiet: the answer lists only the keys that could not be deleted (a missing key counts as deleted).
+            answer = self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": objects, "Quiet": True})
+        except ClientError as error:
+            raise StoreError(
+                f"cannot delete {len(keys)} blobs from bucket {self.bucket!r}: {_code(error) or error}"
+            ) from None
+        except BotoCoreError as error:
+            raise StoreError(
+                f"cannot reach S3 to delete {len(keys)} blobs from bucket {self.bucket!r}: {error}"
+            ) from None
+        errors = answer.get("Errors") or []
+        if errors:
+            first = errors[0]
+            raise StoreError(
+                f"bucket {self.bucket!r} refused to delete {len(errors)} of {len(keys)} blobs; the first, "
+                f"{first.get('Key')!r}: {first.get('Code')} {first.get('Message')}"
+            )
 
     def close(self):
         self.client.close()

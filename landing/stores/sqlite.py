@@ -101,6 +101,13 @@ class SqliteDocStore(DocStore):
 
     _decoded = staticmethod(json.loads)
 
+    def _delete(self, kind, ids):
+        try:
+            with self._transaction():
+                self._db.executemany("DELETE FROM docs WHERE kind = ? AND id = ?", [(kind, doc_id) for doc_id in ids])
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot delete {len(ids)} documents from {self.path}: {error}") from None
+
     def _delete_kind(self, kind):
         with self._transaction():
             self._db.execute("DELETE FROM docs WHERE kind = ?", (kind,))

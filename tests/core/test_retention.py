@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from landing.core import retention
-from landing.core.retention import snapshots_to_drop, version_time, versions_to_delete
+from landing.core.retention import doi_to_drop, ledger_to_drop, snapshots_to_drop, version_time, versions_to_delete
 
 NOW = datetime(2026, 11, 25, 12, tzinfo=UTC)
 
@@ -100,3 +100,58 @@ def test_snapshots_of_two_dois_at_once_are_refused_with_a_message():
 def test_a_snapshot_without_a_timestamp_is_refused_with_a_message():
     with pytest.raises(ValueError, match="a snapshot of '10.1/a' has no snapshot/timestamp: None"):
         snapshots_to_drop([{**_snap(1), "snapshot/timestamp": None}], keep_last=1)
+
+
+def _stored(*docs):
+    return {f"{doc['pid/doi']} {doc['snapshot/driver']} {doc['snapshot/timestamp'][:10]}": doc for doc in docs}
+
+
+def _bare(doc):
+    """The snapshot document of an analysis: no page correctness."""
+    return {key: value for key, value in doc.items() if not key.startswith("analysis/")}
+
+
+def test_an_analysis_stands_for_its_snapshot_so_a_meta_tag_change_is_kept():
+    analyses = _stored(*(_snap(day, correctness="ok" if day < 3 else "missing") for day in range(1, 6)))
+    snapshots = {doc_id: _bare(doc) for doc_id, doc in analyses.items()}
+    assert sorted(doi_to_drop(snapshots, analyses, keep_last=1)) == _ids(2, 4)
+
+
+def test_a_snapshot_without_its_analysis_still_counts_in_the_history():
+    analyses = _stored(*(_snap(day) for day in range(1, 4)))
+    snapshots = {**{doc_id: _bare(doc) for doc_id, doc in analyses.items()}, **_stored(_bare(_snap(4)))}
+    assert sorted(doi_to_drop(snapshots, analyses, keep_last=1)) == _ids(2)
+
+
+def test_the_analysis_reports_count_is_kept_when_a_later_snapshot_has_no_analysis():
+    analyses = _stored(_snap(1), _snap(2), _snap(3))
+    later = _stored(*(_bare(_snap(day)) for day in (4, 5)))  # reached a page, not analysed (yet)
+    snapshots = {**{doc_id: _bare(doc) for doc_id, doc in analyses.items()}, **later}
+    # Reports read analyses only: they count day 3. Day 5 is the last, day 4 a change (no correctness).
+    assert sorted(doi_to_drop(snapshots, analyses, keep_last=1)) == _ids(2)
+
+
+def test_a_document_not_under_the_id_its_fields_make_is_refused_with_a_message():
+    with pytest.raises(ValueError, match="a document of '10.1/a' is stored as 'x', not as '10.1/a http 2026-10-01'"):
+        doi_to_drop({"x": _snap(1)}, {}, keep_last=1)
+
+
+LEDGER = [
+    "continuous/0000000",
+    "continuous/0000000/0000",
+    "continuous/0000003",
+    "continuous/0000003/0001",
+    "continuous/0000005/0000",
+    "continuous/0000007",
+    "other/0000000",
+    "continuous/notes",
+]
+
+
+def test_ledger_ids_of_closed_rounds_are_dropped_those_of_open_rounds_and_past_the_owners_kept():
+    opened = [{"from": 3, "to": 4}, {"from": 5, "to": 6}]
+    assert ledger_to_drop(LEDGER, "continuous", opened, owners=7) == ["continuous/0000000", "continuous/0000000/0000"]
+
+
+def test_with_no_open_round_every_ledger_id_of_the_run_before_its_owners_is_dropped():
+    assert ledger_to_drop(LEDGER, "continuous", [], owners=6) == LEDGER[:5]
