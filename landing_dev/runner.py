@@ -204,13 +204,14 @@ def crawl(proxy: str, stores: Stores, log: Path, settings=None, extra=(), **opti
 
 
 class SandboxProcess:
-    """`scrapy sandbox serve WORLD` in a process of its own (its CPU apart from the crawl's); `proxy` is its URL."""
+    """`scrapy sandbox serve WORLD` in a process of its own (its CPU apart from the crawl's); `proxy` is its URL.
+    `settings`: an evolving world's clock (LANDING_CLOCK, LANDING_CLOCK_SPEED, LANDING_CLOCK_SINCE), as the crawl's."""
 
-    def __init__(self, world: Path, latency_ms: float = 0, log: Path | None = None):
+    def __init__(self, world: Path, latency_ms: float = 0, log: Path | None = None, settings=None):
         stderr = open(log, "w") if log else subprocess.DEVNULL
         try:
             self.process = subprocess.Popen(
-                scrapy_command("sandbox", "serve", world, "--port", 0, "--latency-ms", latency_ms),
+                scrapy_command("sandbox", "serve", world, "--port", 0, "--latency-ms", latency_ms, settings=settings),
                 cwd=PROJECT,
                 stdout=subprocess.PIPE,
                 stderr=stderr,

@@ -178,7 +178,7 @@ def _member(world, member: dict) -> dict:
 
 
 def _members(world, query) -> Reply:
-    members = list(world.members.values())
+    members = world.listed("crossref")
     rows = _int(query, "rows", 20, MAX_ROWS)
     start = _uncursor(query["cursor"]) if "cursor" in query else _int(query, "offset", 0, MAX_OFFSET)
     chosen = members[start : start + rows]
@@ -210,7 +210,7 @@ def respond(world, request, state) -> Reply:
         if parts == ["members"]:
             return _members(world, query)
         if len(parts) >= 2 and parts[0] == "members":
-            member = world.members.get(parts[1])
+            member = world.owner("crossref", parts[1])
             if member is None:
                 return Reply(404, [("Content-Type", "text/plain")], b"Resource not found.")
             if len(parts) == 2:

@@ -59,7 +59,7 @@ def _links(request, query, number, pages):
 def _dois(world, request, query, state) -> Reply:
     size, number = _paging(query)
     client, prefix = query.get("client-id"), query.get("prefix")
-    if client is not None and client not in world.clients:
+    if client is not None and world.owner("datacite", client) is None:
         client = "\0unknown"
     total = world.count("datacite", client, prefix)
     if query.get("random") == "true":
@@ -70,10 +70,11 @@ def _dois(world, request, query, state) -> Reply:
     pages = math.ceil(total / size) if size else 0
     meta = {"total": total, "totalPages": pages, "page": number}
     if client is None and prefix is None:
-        facets = sorted(((world.count("datacite", c), c) for c in world.clients), reverse=True)[:10]
-        meta["clients"] = [{"id": c, "title": world.clients[c].get("name", c), "count": n} for n, c in facets]
+        listed = {c["id"]: c for c in world.listed("datacite")}
+        facets = sorted(((world.count("datacite", c), c) for c in listed), reverse=True)[:10]
+        meta["clients"] = [{"id": c, "title": listed[c].get("name", c), "count": n} for n, c in facets]
         counts = sorted(
-            ((world.prefix_count(p), p) for c in world.clients.values() for p in c.get("prefixes", [])), reverse=True
+            ((world.prefix_count(p), p) for c in listed.values() for p in c.get("prefixes", [])), reverse=True
         )[:10]
         meta["prefixes"] = [{"id": p, "title": p, "count": n} for n, p in counts]
     return _reply(
@@ -99,7 +100,7 @@ def _client(world, client) -> dict:
 
 
 def _prefix(world, prefix: str) -> dict:
-    owners = [c["id"] for c in world.clients.values() if prefix in c.get("prefixes", [])]
+    owners = [c["id"] for c in world.listed("datacite") if prefix in c.get("prefixes", [])]
     return {
         "id": prefix,
         "type": "prefixes",
@@ -123,7 +124,7 @@ def _listing(request, query, items) -> Reply:
 
 
 def _prefixes(world) -> list[str]:
-    return sorted({p for c in world.clients.values() for p in c.get("prefixes", [])})
+    return sorted({p for c in world.listed("datacite") for p in c.get("prefixes", [])})
 
 
 def respond(world, request, state) -> Reply:
@@ -138,9 +139,9 @@ def respond(world, request, state) -> Reply:
                 return _not_found()
             return _reply(200, {"data": _doi(record)})
         if parts == ["clients"]:
-            return _listing(request, query, [_client(world, c) for c in world.clients.values()])
+            return _listing(request, query, [_client(world, c) for c in world.listed("datacite")])
         if parts[0] == "clients" and len(parts) == 2:
-            client = world.clients.get(parts[1])
+            client = world.owner("datacite", parts[1])
             return _reply(200, {"data": _client(world, client)}) if client else _not_found()
         if parts == ["prefixes"]:
             return _listing(request, query, [_prefix(world, p) for p in _prefixes(world)])

@@ -62,14 +62,15 @@ def _page_spec(rng, owner, doi, number) -> dict:
     }
 
 
-def _host(owner, scenario: str, forced: bool) -> str:
+def _host(owner, scenario: str, forced: bool, number: int = 0, sites: int = 1) -> str:
     # Asked-for scenarios get clean hosts: a site-wide habit of the member must not leak into them.
     if scenario in scenarios.SITE_WIDE and (forced or scenario != owner["scenario"]):
         return f"{scenarios.SITE_WIDE[scenario]}.{owner['slug']}.example"
     if "host" in owner:
         return owner["host"]  # a shared platform host (owners= shape)
-    pattern = PLATFORMS[owner["platform"]].hosts[0]
-    return f"{pattern.format(j=owner['journal'])}.{owner['slug']}.example"
+    label = PLATFORMS[owner["platform"]].hosts[0].format(j=owner["journal"])
+    site = number % sites  # `sites` journal sites an owner: its DOIs take them in turn, drawing nothing at random
+    return f"{label}{site if site else ''}.{owner['slug']}.example"
 
 
 def _site_routes(host: str, kinds: set) -> list[dict]:
@@ -171,7 +172,7 @@ def _truth_in_shards(out: Path, workers: int) -> dict:
     return {"errors": dict(sorted(errors.items()))}
 
 
-def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, hosts, progress) -> int:
+def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, hosts, progress, sites=1) -> int:
     """Write every owner's DOIs and their routes; returns how many."""
     index, total = 0, sum(sizes)
     for owner, size in zip(owners, sizes):
@@ -180,7 +181,7 @@ def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, host
             platform = PLATFORMS[owner["platform"]]
             doi = f"{pick_prefix(rng, prefix_rng, owner)}/{platform.suffix(rng, owner['journal'], number)}"
             scenario = _choose_scenario(rng, owner, index, only)
-            host = _host(owner, scenario, bool(only))
+            host = _host(owner, scenario, bool(only), number, sites)
             hosts.setdefault(host, set()).add(scenario)
             pii = _pii(rng, number) if owner["platform"] == "elsevier" else None
             landing = platform.landing_url(host, doi, owner["journal"], number, pii)
@@ -211,14 +212,24 @@ def _write_dois(rng, prefix_rng, owners, sizes, only, dois_out, routes_out, host
 
 
 def generate(
-    outdir, dois: int | None = None, seed: int = 0, only=None, progress=None, corpus=None, owners: int | None = None
+    outdir,
+    dois: int | None = None,
+    seed: int = 0,
+    only=None,
+    progress=None,
+    corpus=None,
+    owners: int | None = None,
+    sites: int = 1,
 ) -> dict:
     """Write a world to outdir (world.json, dois.jsonl, routes.jsonl, truth.jsonl): `dois` DOIs, or `owners`.
 
     `owners`: instead of `dois`, the real registries' shape: that many owners (owners.FULL_DATACITE_SHARE of
     them DataCite clients) with long-tailed sizes, some on shared platform hosts (owners.FULL_*); the DOI count follows.
     `corpus`: a landing-page corpus folder whose real pages join the world, served from where they lie.
+    `sites`: each owner's pages spread over this many journal sites of its own (`www.`, `www1.`, ...), in turn.
     """
+    if sites < 1:
+        raise ValueError(f"sites={sites}: an owner needs at least one site")
     if (dois is None) == (owners is None):
         raise ValueError("give a number of DOIs or a number of owners, not both")
     if (dois if owners is None else owners) < 1:
@@ -235,7 +246,8 @@ def generate(
     more_prefixes(prefix_rng, members + clients, sizes, taken)
     hosts: dict = {}
     with (out / "dois.jsonl").open("w") as dois_out, (out / "routes.jsonl").open("w") as routes_out:
-        index = _write_dois(rng, prefix_rng, members + clients, sizes, only, dois_out, routes_out, hosts, progress)
+        owners_all = members + clients
+        index = _write_dois(rng, prefix_rng, owners_all, sizes, only, dois_out, routes_out, hosts, progress, sites)
         for host, kinds in hosts.items():
             for route in _site_routes(host, kinds):
                 routes_out.write(json.dumps(route, separators=(",", ":")) + "\n")
@@ -264,6 +276,8 @@ def generate(
     }
     if owners is not None:
         world["owners"] = owners
+    if sites > 1:
+        world["sites"] = sites
     (out / "world.json").write_text(json.dumps(world, indent=1) + "\n")
     build_index(out)
     from landing_dev.sandbox.truth import write_truth

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import h11
 
+from landing import clock
+from landing_dev.sandbox.evolving import Evolution
 from landing_dev.sandbox.http import Reply, Request
 from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
@@ -59,10 +61,13 @@ def _certificate(directory: Path) -> ssl.SSLContext:
 
 
 class SandboxServer:
-    def __init__(self, world, latency_ms=0, jitter_ms=0, seed=None, log=None, watch=None):
+    def __init__(self, world, latency_ms=0, jitter_ms=0, seed=None, log=None, watch=None, now=None):
         # log: called with one line per request; watch: called with each Request itself (headers included).
+        # now: the simulated time (a datetime) an evolving world is served at; default landing.clock's.
         self.world, self.watch = world, watch
-        self.state = State(seed)
+        if world.evolving:
+            world.now = lambda: (now or clock.now)().timestamp()
+        self.state = State(seed, evolution=Evolution(world) if world.evolving else None)
         self.latency_ms, self.jitter_ms = latency_ms, jitter_ms
         self.jitter = random.Random(seed)
         self.log = log
@@ -102,6 +107,11 @@ class SandboxServer:
             method = event.method.decode("ascii")
             target = event.target.decode("latin-1")
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in event.headers}
+            if method == "CONNECT" and self.state.evolution and self.state.evolution.refuses(target.rsplit(":", 1)[0]):
+                writer.write(conn.send(h11.Response(status_code=502, headers=[("Content-Length", "0")])))
+                writer.write(conn.send(h11.EndOfMessage()))
+                await writer.drain()
+                return
             if method == "CONNECT":
                 writer.write(conn.send(h11.Response(status_code=200, headers=[], reason=b"Connection established")))
                 await writer.drain()
@@ -152,11 +162,11 @@ class SandboxServer:
         self._tmp.cleanup()
 
 
-def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, announce=print, log=None):
+def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, announce=print, log=None, now=None):
     """Serve until interrupted; announce() gets the proxy URL once listening."""
 
     async def main():
-        server = SandboxServer(world, latency_ms, jitter_ms, log=log)
+        server = SandboxServer(world, latency_ms, jitter_ms, log=log, now=now)
         bound = await server.start(host, port)
         announce(f"http://{host}:{bound}")
         try:
@@ -185,8 +195,16 @@ class RunningSandbox:
         port = asyncio.run_coroutine_threadsafe(self.server.start(host, 0), self.loop).result(10)
         self.proxy = f"http://{host}:{port}"
 
+    async def _close(self):
+        # Connections still open end here, not as tasks destroyed pending once the loop stops.
+        await self.server.close()
+        tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def close(self):
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        asyncio.run_coroutine_threadsafe(self._close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.world.close()

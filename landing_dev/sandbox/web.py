@@ -10,15 +10,23 @@ _HTML = "text/html; charset=utf-8"
 
 
 class State:
-    """What a serving process remembers between requests: counters for `fail_first`, the sampling rng."""
+    """What a serving process remembers between requests: counters for `fail_first`, the sampling rng, and an evolving
+    world's state at its clock's time (landing_dev.sandbox.evolving; None: the world as generated)."""
 
-    def __init__(self, seed=None, dry=False):
+    def __init__(self, seed=None, dry=False, evolution=None):
         self.rng = random.Random(seed)
         self.counts: dict = {}
         self.dry = dry  # skip rendering bodies: the truth walk needs only statuses, headers and routes
+        self.evolution = evolution
 
 
 def respond(world, request, state: State) -> Reply:
+    if state.evolution is not None:
+        return state.evolution.respond(world, request, state, _respond)
+    return _respond(world, request, state)
+
+
+def _respond(world, request, state: State) -> Reply:
     host = request.host
     if host in resolver.HOSTS:
         return resolver.respond(world, request)
@@ -29,6 +37,8 @@ def respond(world, request, state: State) -> Reply:
     route = world.route(request.url)
     if route is None:
         return html_reply(404, "Page not found", "The page you requested does not exist.")
+    if state.evolution is not None:
+        route = state.evolution.route(route)
     return serve_route(world, route, request, state)
 
 

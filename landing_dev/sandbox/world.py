@@ -1,23 +1,31 @@
-"""A world on disk (world.json, dois.jsonl, routes.jsonl) and the SQLite index the server reads it through.
+"""A world on disk (world.json, dois.jsonl, routes.jsonl, timeline.jsonl) and the SQLite index it is read through.
 
 The index keeps the server's memory flat whatever the world's size: nothing is expanded in memory,
-every lookup is one indexed query (docs/sandbox.md explains the format).
+every lookup is one indexed query (docs/sandbox.md explains the format). An evolving world's owners, prefixes and
+DOIs that appear later (timeline.jsonl's new-owner and new-prefix events) are hidden until the world's `now`.
 """
 
 import json
+import math
 import os
 import re
 import sqlite3
+from bisect import bisect_right
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+from landing_dev.sandbox.evolving import problem
+
 FORMAT = "landing-sandbox/1"
 INDEX_NAME = ".index.sqlite"
-INDEX_VERSION = "5"
+INDEX_VERSION = "6"
 RAS = ("crossref", "datacite")
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 # Sites serve a page whatever tracking parameters a link added to its URL.
 TRACKING_PARAMS = ("utm_", "fbclid=", "gclid=", "mc_cid=", "mc_eid=")
+TIMELINE = "timeline.jsonl"
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 class WorldError(Exception):
@@ -95,7 +103,7 @@ def _index_is_fresh(directory: Path, index: Path) -> bool:
     if not index.exists():
         return False
     built = index.stat().st_mtime
-    sources = [directory / n for n in ("world.json", "dois.jsonl", "routes.jsonl")]
+    sources = [directory / n for n in ("world.json", "dois.jsonl", "routes.jsonl", TIMELINE)]
     if any(p.exists() and p.stat().st_mtime > built for p in sources):
         return False
     try:
@@ -103,6 +111,25 @@ def _index_is_fresh(directory: Path, index: Path) -> bool:
             return db.execute("select value from meta where key='version'").fetchone() == (INDEX_VERSION,)
     except sqlite3.DatabaseError:
         return False
+
+
+def _timeline(directory: Path, db) -> tuple[dict, dict]:
+    """Store timeline.jsonl's events in the index, in order; ({(ra, owner): since}, {prefix: since}) of what appears."""
+    path, rows, last = directory / TIMELINE, [], -math.inf
+    for number, event in _jsonl(path) if path.is_file() else ():
+        try:
+            at = datetime.strptime(str(event.get("at")), STAMP).replace(tzinfo=UTC).timestamp()
+        except ValueError:
+            raise WorldError(f"{path}:{number}: 'at' must be a UTC stamp such as 2030-01-01T00:00:00Z") from None
+        if at < last:
+            raise WorldError(f"{path}:{number}: events must be in order of 'at'; this one comes before the line above")
+        if found := problem(event):
+            raise WorldError(f"{path}:{number}: {found}")
+        last, prefix = at, str(event.get("prefix", "")).lower()
+        rows.append((at, event.get("kind"), event.get("ra"), str(event.get("owner")), prefix, json.dumps(event)))
+    db.executemany("insert into event values (?, ?, ?, ?, ?, ?)", rows)
+    owners = {(ra, owner): at for at, kind, ra, owner, _, _ in rows if kind == "new-owner"}
+    return owners, {prefix: at for at, kind, _, _, prefix, _ in rows if kind == "new-prefix"}
 
 
 def build_index(directory: Path, index: Path | None = None) -> Path:
@@ -119,10 +146,12 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         create table meta (key text primary key, value text);
         create table doi (rid integer primary key, key text unique, doi text, ra text, owner text,
                           prefix text, url text, pii text, pii_key text, short text, title text,
-                          ra_seq int, owner_seq int, prefix_seq int);
+                          ra_seq int, owner_seq int, prefix_seq int, since real);
         create table route (key text primary key, spec text) without rowid;
+        create table event (at real, kind text, ra text, owner text, prefix text, body text);
         """
     )
+    owner_since, prefix_since = _timeline(directory, db)
     owners = {str(m["id"]): "crossref" for m in world.get("members", [])}
     owners.update({str(c["id"]): "datacite" for c in world.get("clients", [])})
     seq: dict = {}
@@ -164,6 +193,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
                 next_seq(ra),
                 next_seq((ra, owner)),
                 next_seq((ra, "prefix", pfx)),
+                max(owner_since.get((ra, owner), 0), prefix_since.get(pfx, 0)),
             )
         )
         if len(rows) >= 50_000:
@@ -183,6 +213,19 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
                 db.executemany("insert or replace into route values (?, ?)", batch)
                 batch.clear()
         db.executemany("insert or replace into route values (?, ?)", batch)
+    if owner_since or prefix_since:
+        # A sample draws sequence numbers: those that appear later take the last ones, so that what is visible at any
+        # moment is a selection's first `count` numbers.
+        db.executescript(
+            """
+            create temp table seqs as select rid,
+              row_number() over (partition by ra order by since, rid) - 1 as a,
+              row_number() over (partition by ra, owner order by since, rid) - 1 as b,
+              row_number() over (partition by ra, prefix order by since, rid) - 1 as c from doi;
+            update doi set ra_seq = seqs.a, owner_seq = seqs.b, prefix_seq = seqs.c from seqs where seqs.rid = doi.rid;
+            drop table seqs;
+            """
+        )
     db.executescript(
         """
         create index doi_owner on doi (ra, owner, owner_seq);
@@ -203,7 +246,7 @@ def _insert_dois(db, rows, path):
     try:
         db.executemany(
             "insert into doi (key, doi, ra, owner, prefix, url, pii, pii_key, short, title, ra_seq,"
-            " owner_seq, prefix_seq) values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " owner_seq, prefix_seq, since) values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
     except sqlite3.IntegrityError:
@@ -233,7 +276,8 @@ def _record(row):
 
 
 class World:
-    """Read-only view of a world directory, through its index."""
+    """Read-only view of a world directory, through its index. `now` (a callable giving the simulated Unix time; the
+    server sets it) decides what an evolving world shows: by default, everything that ever appears."""
 
     def __init__(self, directory):
         self.directory = Path(directory)
@@ -242,45 +286,79 @@ class World:
         if not _index_is_fresh(self.directory, index):
             build_index(self.directory, index)
         self.db = sqlite3.connect(f"file:{index}?mode=ro", uri=True, check_same_thread=False)
+        self.now = lambda: math.inf
         self.members = {str(m["id"]): m for m in self.meta.get("members", [])}
         self.clients = {str(c["id"]): c for c in self.meta.get("clients", [])}
-        self._counts = {
-            (ra, owner): n for ra, owner, n in self.db.execute("select ra, owner, count(*) from doi group by ra, owner")
-        }
-        self._prefix_counts = dict(self.db.execute("select prefix, count(*) from doi group by prefix"))
+        grouped = "select {0}, count(*) from doi where since = 0 group by {0}"
+        self._counts = {(ra, owner): n for ra, owner, n in self.db.execute(grouped.format("ra, owner"))}
+        self._prefix_counts = dict(self.db.execute(grouped.format("prefix")))
+        self._later: dict = {}  # (ra, owner) or prefix -> the times its DOIs appear at, in order
+        later = "select ra, owner, prefix, since from doi where since > 0 order by since"
+        for ra, owner, prefix, since in self.db.execute(later):
+            self._later.setdefault((ra, owner), []).append(since)
+            self._later.setdefault(prefix, []).append(since)
+        self.hiding = bool(self._later)  # some DOIs appear later: queries ask for those visible now
+        self.evolving = self.db.execute("select 1 from event limit 1").fetchone() is not None
+        events = "select {}, at from event where kind = ?"
+        self.owner_since = {(ra, o): at for ra, o, at in self.db.execute(events.format("ra, owner"), ("new-owner",))}
+        self.prefix_since = dict(self.db.execute(events.format("prefix"), ("new-prefix",)))
 
     def close(self):
         self.db.close()
 
+    def _appeared(self, key) -> int:
+        return bisect_right(self._later[key], self.now()) if self.hiding and key in self._later else 0
+
     def count(self, ra, owner=None, prefix=None) -> int:
         if owner is not None and prefix is None:
-            return self._counts.get((ra, str(owner)), 0)
+            return self._counts.get((ra, str(owner)), 0) + self._appeared((ra, str(owner)))
         where, args = self._where(ra, owner, prefix)
         return self.db.execute(f"select count(*) from doi where {where}", args).fetchone()[0]
 
     def prefix_count(self, prefix: str) -> int:
-        return self._prefix_counts.get(prefix.lower(), 0)
+        return self._prefix_counts.get(prefix.lower(), 0) + self._appeared(prefix.lower())
 
-    @staticmethod
-    def _where(ra, owner, prefix):
+    def listed(self, ra: str) -> list[dict]:
+        """The members (ra crossref) or clients (datacite) the registry lists now, each with the prefixes it holds."""
+        owners = (self.members if ra == "crossref" else self.clients).values()
+        if not (self.owner_since or self.prefix_since):
+            return list(owners)
+        return [found for owner in owners if (found := self.owner(ra, owner["id"])) is not None]
+
+    def owner(self, ra: str, owner_id: str) -> dict | None:
+        """A member or client as the registry shows it now: None before it appears, only the prefixes it holds."""
+        owner = (self.members if ra == "crossref" else self.clients).get(str(owner_id))
+        if owner is None or not (self.owner_since or self.prefix_since):
+            return owner
+        now = self.now()
+        if self.owner_since.get((ra, str(owner["id"])), 0) > now:
+            return None
+        prefixes = [p for p in owner.get("prefixes", []) if self.prefix_since.get(p.lower(), 0) <= now]
+        return owner if len(prefixes) == len(owner.get("prefixes", [])) else {**owner, "prefixes": prefixes}
+
+    def _where(self, ra, owner, prefix):
         clauses, args = ["ra = ?"], [ra]
         if owner is not None:
-            clauses.append("owner = ?")
-            args.append(str(owner))
+            clauses, args = [*clauses, "owner = ?"], [*args, str(owner)]
         if prefix is not None:
-            clauses.append("prefix = ?")
-            args.append(prefix.lower())
+            clauses, args = [*clauses, "prefix = ?"], [*args, prefix.lower()]
+        if self.hiding:  # DOIs that appear later: only those visible now
+            clauses, args = [*clauses, "since <= ?"], [*args, self.now()]
         return " and ".join(clauses), args
 
+    def _one(self, query: str, value) -> dict | None:
+        visible = (query + " and since <= ?", (value, self.now())) if self.hiding else (query, (value,))
+        return _record(self.db.execute(*visible).fetchone())
+
     def doi(self, doi: str):
-        return _record(self.db.execute(f"select {_COLUMNS} from doi where key = ?", (doi_key(doi),)).fetchone())
+        return self._one(f"select {_COLUMNS} from doi where key = ?", doi_key(doi))
 
     def short(self, code: str):
-        return _record(self.db.execute(f"select {_COLUMNS} from doi where short = ?", (code.lower(),)).fetchone())
+        return self._one(f"select {_COLUMNS} from doi where short = ?", code.lower())
 
     def by_pii(self, pii: str):
-        rows = self.db.execute(f"select {_COLUMNS} from doi where pii_key = ?", (pii_key(pii),))
-        return [_record(r) for r in rows]
+        rows = self.db.execute(f"select {_COLUMNS}, since from doi where pii_key = ?", (pii_key(pii),))
+        return [_record(r[:-1]) for r in rows if r[-1] <= self.now()]
 
     def page(self, ra, owner=None, prefix=None, offset=0, rows=20):
         where, args = self._where(ra, owner, prefix)

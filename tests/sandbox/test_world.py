@@ -51,6 +51,27 @@ def test_generated_world_has_the_asked_number_of_dois_each_with_a_truth_line(tmp
     assert truth == dois
 
 
+def test_sites_spread_each_owners_pages_over_that_many_hosts_of_its_own_and_change_nothing_else(tmp_path):
+    generate(tmp_path / "one", 300, seed=5, only=["direct"])
+    generate(tmp_path / "three", 300, seed=5, only=["direct"], sites=3)
+
+    def hosts(name):
+        found = {}
+        for line in open(tmp_path / name / "truth.jsonl"):
+            record = json.loads(line)
+            found.setdefault(record["member_id"], set()).add(record["final_domain"])
+        return found
+
+    one, three = hosts("one"), hosts("three")
+    assert {len(h) for h in one.values()} == {1}
+    assert {len(h) for h in three.values()} == {3}
+    assert all(one[owner] < three[owner] for owner in one)  # the first site keeps its name
+    strip = [json.loads(line) | {"url": None, "landing_url": None} for line in open(tmp_path / "three" / "dois.jsonl")]
+    assert strip == [
+        json.loads(line) | {"url": None, "landing_url": None} for line in open(tmp_path / "one" / "dois.jsonl")
+    ]
+
+
 def test_a_large_owner_holds_dozens_of_prefixes_the_last_with_a_handful_of_dois():
     owners = [{"prefixes": ["10.1000"]}, {"prefixes": ["10.1001", "10.1002"]}, {"prefixes": ["10.1003"]}]
     more_prefixes(random.Random(1), owners, [13_000, 1_000, 100], {"10.1000", "10.1001", "10.1002", "10.1003"})

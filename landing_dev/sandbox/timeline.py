@@ -1,0 +1,155 @@
+"""The truth of an evolving world over time, for the tests and the benchmarks: where each prefix's DOIs land at a
+simulated moment, which (prefix, domain) pairs were ever true, and when the artifacts first showed each move.
+
+Read from the world's truth.jsonl (where each DOI lands in the world as generated) and timeline.jsonl (what changed,
+when: landing_dev.sandbox.evolution); the server applies the same events (landing_dev.sandbox.evolving).
+"""
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from statistics import median
+from urllib.parse import urlsplit
+
+from landing_dev.sandbox.world import STAMP, TIMELINE
+
+_ENDS = ("final_url", "cookie_final_url", "browser_final_url", "end_url", "landing_url")
+
+
+def moment(stamp: str) -> datetime:
+    """A timeline stamp as an aware datetime.
+
+    >>> moment("2030-01-02T03:04:05Z").isoformat()
+    '2030-01-02T03:04:05+00:00'
+    """
+    return datetime.strptime(stamp, STAMP).replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Doi:
+    """What the truth says of one DOI: its owner and prefix, and every host a visit of it may end on."""
+
+    ra: str
+    owner: str
+    prefix: str
+    hosts: frozenset
+
+
+def doi_of(record: dict) -> Doi:
+    """A truth.jsonl record's DOI: the hosts of its final URLs (the three reference clients), and where the http
+    client stopped (a failing visit still names its domain in the artifacts)."""
+    hosts = {urlsplit(record[key]).hostname for key in _ENDS if record.get(key)}
+    return Doi(record["ra"], str(record["member_id"]), record["prefix"], frozenset(hosts - {None}))
+
+
+class Timeline:
+    """An evolving world's truth: its DOIs and its events (each with `at` a datetime), queried at a moment."""
+
+    def __init__(self, dois: Iterable[Doi], events: Iterable[dict]):
+        self.dois = list(dois)
+        self.events = sorted(({**e, "at": moment(e["at"])} for e in events), key=lambda e: e["at"])
+        self.owner_since = {(e["ra"], str(e["owner"])): e["at"] for e in self.events if e["kind"] == "new-owner"}
+        self.prefix_since = {e["prefix"]: e["at"] for e in self.events if e["kind"] == "new-prefix"}
+
+    @classmethod
+    def load(cls, directory) -> "Timeline":
+        directory = Path(directory)
+        with (directory / "truth.jsonl").open(encoding="utf-8") as lines:
+            dois = [doi_of(json.loads(line)) for line in lines if line.strip()]
+        path = directory / TIMELINE
+        lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+        return cls(dois, [json.loads(line) for line in lines if line.strip()])
+
+    def of_kind(self, kind: str) -> list[dict]:
+        return [e for e in self.events if e["kind"] == kind]
+
+    def moved(self, t: datetime) -> dict[str, str]:
+        """Base host -> the domain it serves from at t, for the sites that moved by then."""
+        return {e["host"]: e["to"] for e in self.events if e["kind"] == "move" and e["at"] <= t}
+
+    def visible(self, doi: Doi, t: datetime) -> bool:
+        """Whether the registries list the DOI at t (its owner and prefix have appeared)."""
+        since = max(self.owner_since.get((doi.ra, doi.owner), _EPOCH), self.prefix_since.get(doi.prefix, _EPOCH))
+        return since <= t
+
+    def pairs_at(self, t: datetime) -> set[tuple[str, str]]:
+        """Every (prefix, domain) true at t: a DOI listed then, ending on that domain."""
+        moved = self.moved(t)
+        return {(d.prefix, moved.get(h, h)) for d in self.dois if self.visible(d, t) for h in d.hosts}
+
+    def domains_at(self, prefix: str, t: datetime) -> set[str]:
+        """The domains a prefix's DOIs land on at t."""
+        return {domain for p, domain in self.pairs_at(t) if p == prefix}
+
+    def pairs_until(self, t: datetime) -> set[tuple[str, str]]:
+        """Every pair true at some moment up to t: only moves and appearances change it, so the truth at each."""
+        moments = [e["at"] for e in self.events if e["at"] <= t and e["kind"] in _CHANGING]
+        found = set()
+        for when in [_EPOCH, *moments]:
+            found |= self.pairs_at(when)
+        return found
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CHANGING = ("move", "new-owner", "new-prefix")
+
+
+def domains_at(world, prefix: str, t: datetime) -> set[str]:
+    """The domains a prefix's DOIs land on at t, in a world directory (or a loaded Timeline)."""
+    return (world if isinstance(world, Timeline) else Timeline.load(world)).domains_at(prefix, t)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One moved (prefix, domain) pair and the first artifact version that showed it (None: none did)."""
+
+    moved: datetime
+    prefix: str
+    domain: str
+    shown: datetime | None
+
+    @property
+    def days(self) -> float | None:
+        return None if self.shown is None else (self.shown - self.moved).total_seconds() / 86400
+
+
+def detections(timeline: Timeline, versions: list[tuple[datetime, set]]) -> list[Detection]:
+    """For each move, each prefix it took to the new domain (listed at the move): when a version first showed the pair.
+
+    `versions`: (the version's time, its (prefix, domain) pairs), any order. A version made before the move does not
+    count, even if it names the pair.
+    """
+    ordered = sorted(versions, key=lambda v: v[0])
+    found = []
+    for move in timeline.of_kind("move"):
+        listed = {d.prefix for d in timeline.dois if move["host"] in d.hosts and timeline.visible(d, move["at"])}
+        for prefix in sorted(listed):
+            pair = (prefix, move["to"])
+            shown = next((when for when, pairs in ordered if when >= move["at"] and pair in pairs), None)
+            found.append(Detection(move["at"], prefix, move["to"], shown))
+    return found
+
+
+def summary(found: list[Detection], within_days: float) -> dict:
+    """Median and max days to detection, the share detected within `within_days`, and how many were never shown.
+
+    >>> t = moment("2030-01-01T00:00:00Z")
+    >>> summary([Detection(t, "10.1", "a", moment("2030-01-03T00:00:00Z")), Detection(t, "10.2", "a", None)], 7)
+    {'pairs': 2, 'shown': 1, 'median_days': 2.0, 'max_days': 2.0, 'within': 0.5}
+    """
+    days = [d.days for d in found if d.days is not None]
+    within = sum(d <= within_days for d in days)
+    return {
+        "pairs": len(found),
+        "shown": len(days),
+        "median_days": median(days) if days else None,
+        "max_days": max(days) if days else None,
+        "within": within / len(found) if found else None,
+    }
+
+
+def wrong_pairs(timeline: Timeline, pairs: set, until: datetime) -> set:
+    """The pairs an artifact names that were never true up to `until`."""
+    return set(pairs) - timeline.pairs_until(until)
