@@ -67,6 +67,14 @@ def set_clock(value: str | None, speed: float = 1.0, since: float | None = None)
         _start, _offset = datetime.fromtimestamp(_set_at, UTC) + _offset, timedelta(0)
 
 
+def pinned() -> tuple[str, float, float]:
+    """(LANDING_CLOCK, LANDING_CLOCK_SPEED, LANDING_CLOCK_SINCE) that give another process this clock as it stands
+    (`set_clock(*pinned())` there), whatever set it."""
+    at, real = now(), time.time()
+    whole = at.replace(microsecond=0)
+    return whole.strftime(FORMAT), _speed, real - (at - whole).total_seconds() / _speed
+
+
 def now() -> datetime:
     """The time, UTC, on the one clock."""
     if _start is not None:

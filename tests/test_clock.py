@@ -83,3 +83,11 @@ def test_a_compressed_wall_clock_starts_at_the_wall():
 def test_a_speed_of_zero_is_refused():
     with pytest.raises(clock.ClockError, match="LANDING_CLOCK_SPEED"):
         clock.set_clock(None, speed=0)
+
+
+def test_a_clock_set_from_pinned_reads_the_same_simulated_time(monkeypatch):
+    monkeypatch.setattr(clock.time, "time", lambda: 1_000_000.25)
+    clock.set_clock("2030-01-01T00:00:00Z", speed=3600, since=1_000_000.0)
+    shown = clock.now()
+    clock.set_clock(*clock.pinned())
+    assert (clock.now(), shown) == (shown, datetime(2030, 1, 1, 0, 15, tzinfo=UTC))

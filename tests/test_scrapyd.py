@@ -304,3 +304,41 @@ def test_the_project_crawl_command_checks_settings_under_scrapyd_too(scrapyd, de
     output = scrapyd.log()
     assert "LANDING_SAMPLE_MAX='lots' is not a number" in output
     assert f"Process died: exitstatus=2 project='landing' spider='doi_sampler' job='{job}'" in output
+
+
+def test_a_cancelled_continuous_job_exports_a_last_version(scrapyd, deployed, small_sandbox, tmp_path):
+    # A simulated day in 3 real seconds: the first round is visited and exported within seconds.
+    artifacts = tmp_path / "artifacts"
+    settings = {
+        "LANDING_SANDBOX": small_sandbox.proxy,
+        "LANDING_DOCS": f"sqlite:///{tmp_path / 'landing.db'}",
+        "LANDING_BLOBS": f"file://{tmp_path / 'blobs'}",
+        "LANDING_ARTIFACTS_DIR": str(artifacts),
+        "LANDING_EXPORT_REPORT": False,
+        "LANDING_DRIVER": "http",
+        "LANDING_SAMPLE_MIN": SAMPLE_MIN,
+        "LANDING_SAMPLE_MAX": SAMPLE_MAX,
+        "LANDING_CONTINUOUS": True,
+        "LANDING_CLOCK": "2026-11-01T00:00:00Z",
+        "LANDING_CLOCK_SPEED": 28800,
+        "LANDING_CLOCK_SINCE": time.time(),
+        "LANDING_REFRESH_DAYS": 1,
+        "LANDING_RECHECK_DAYS": 0.5,
+        "TELNETCONSOLE_ENABLED": False,
+    }
+    job = scrapyd.schedule("doi_sampler", settings)
+    log = scrapyd.job_log("doi_sampler", job)
+
+    def versions():
+        return sorted(p.name for p in (artifacts / "versions").glob("*")) if (artifacts / "versions").is_dir() else []
+
+    before = _wait("a first version", versions, 60, detail=lambda: log.read_text()[-3000:] if log.exists() else "")
+    answer = scrapyd.post("cancel.json", [("project", "landing"), ("job", job)])
+    assert answer["status"] == "ok", answer
+    scrapyd.wait_finished(job)
+
+    text = log.read_text()
+    assert "SIGINT: continuous mode exports a last version before it stops" in text, text[-3000:]
+    after = versions()
+    assert after[: len(before)] == before and len(after) > len(before)  # the cadence may export one on the way
+    assert f"Artifacts exported to {artifacts}/versions/{after[-1]} " in text.split("exports a last version")[1]

@@ -9,6 +9,7 @@ comes in as `now`: the clock is read by the caller (landing/clock.py). docs/cont
 """
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -22,13 +23,15 @@ DOMAIN_CHANGED = "domain-changed"  # a visit reached a domain no earlier visit o
 FAILING = "failing"  # most of the latest visits failed, most earlier ones did not
 META_TAGS_CHANGED = "meta-tags-changed"  # the prefix's usual meta-tag correctness is no longer the same
 SIGNALS = (NEW, DOMAIN_CHANGED, FAILING, META_TAGS_CHANGED)
+NO_SIGNALS: frozenset[str] = frozenset()
 
 NEVER_SAMPLED, SIGNALLED, STALE = "never-sampled", "signalled", "stale"  # why a prefix was picked, in priority order
 SAMPLE_REQUESTS = 1  # the API query that draws one prefix's sample (Crossref or DataCite, [crawl.md "Sampling"])
 DAY = timedelta(days=1)
+STAMP = "%Y-%m-%dT%H:%M:%SZ"  # stored timestamps (landing.clock.FORMAT)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: continuous mode keeps one per known prefix (67,033 at the full scale)
 class Prefix:
     """A known prefix: who owns it, how many DOIs it has, when it was last sampled (None: never), and the
     signals of its last visits (`SIGNALS`)."""
@@ -39,6 +42,11 @@ class Prefix:
     dois: int
     sampled: datetime | None = None
     signals: frozenset[str] = frozenset()
+
+    def __post_init__(self):
+        # In UTC once, here: a plan compares every known prefix's `sampled` each slice.
+        if self.sampled is not None and self.sampled.tzinfo is not UTC:
+            object.__setattr__(self, "sampled", _utc(self.sampled))
 
 
 @dataclass(frozen=True)
@@ -158,35 +166,67 @@ def target_days(policy: Policy) -> float:
     return max(policy.refresh_days - policy.recheck_days, policy.refresh_days / 2)
 
 
+def paced(ages_days: Sequence[float], target: float) -> int:
+    """How many of the sampled prefixes, ages stalest first, a slice refreshes: as many as are older than an even
+    spread of n refreshes over the target age would have them (n * (1 - age / target) at most of age `age` or
+    more). So one is taken when due, and prefixes sampled together (a run's start, a listing's new prefixes) come
+    back a few each slice rather than all at once at their target age.
+
+    >>> paced([1, 1, 1, 1], target=4), paced([4, 3, 2, 1], target=4), paced([3, 2, 1, 0], target=4), paced([], 4)
+    (1, 1, 0, 0)
+    >>> paced([4, 4], target=4), paced([9, 0.5], target=4)
+    (2, 1)
+    """
+    n = len(ages_days)
+    excess = (i + 1 - n * (1 - min(age, target) / target) for i, age in enumerate(ages_days))
+    return max(0, max((math.floor(e + 1e-9) for e in excess), default=0))
+
+
 def plan(
     prefixes: Iterable[Prefix], now: datetime, policy: Policy, budget: Budget, slice: timedelta, carry: float = 0.0
 ) -> Plan:
     """What to sample in the slice [now, now + slice): picks in priority order while the slice's share of the daily
     budget, less the previous plan's `carry` (its overdraft), lasts. The last pick may overdraw it, and the next
     slices pay that back, so no prefix waits behind a cheaper one and any run of slices spends at most its share
-    of the budget plus one pick. A stale prefix is due at its target age (`target_days`)."""
+    of the budget plus one pick. A stale prefix is due at its target age (`target_days`), and earlier when `paced`
+    says so, so that prefixes first sampled together spread their refreshes over the target age instead of all
+    coming due, and taking the crawl's days, at once."""
     _check(policy, budget, slice)
     known = list(prefixes)
     now = _utc(now)
     end = now + slice
     largest = max((p.dois for p in known), default=0)
     per_doi = budget.requests_per_doi
-    full = sum(request_cost(sample_size(p.dois, largest, policy.sample_min, policy.sample_max), per_doi) for p in known)
+    # Sized once per distinct DOI count: a plan covers every known prefix each slice (67,033 at the full scale).
+    counts = Counter(p.dois for p in known)
+    full = sum(
+        n * request_cost(sample_size(dois, largest, policy.sample_min, policy.sample_max), per_doi)
+        for dois, n in counts.items()
+    )
     keeps = 0.0 if full <= 0 else (full / budget.requests_per_day if budget.requests_per_day > 0 else math.inf)
 
-    recheck = timedelta(days=policy.recheck_days)
-    never = sorted((p for p in known if p.sampled is None), key=lambda p: (-p.dois, p.ra, p.prefix))
-    signalled = _stalest(p for p in known if p.sampled is not None and p.signals and _utc(p.sampled) + recheck <= end)
-    chosen = {id(p) for p in signalled}
-    rest = _stalest(p for p in known if p.sampled is not None and id(p) not in chosen)
-    order = [(p, NEVER_SAMPLED) for p in never] + [(p, SIGNALLED) for p in signalled] + [(p, STALE) for p in rest]
+    recheck, due = timedelta(days=policy.recheck_days), end - timedelta(days=target_days(policy))
+    never, signalled, rest = [], [], []
+    for p in known:  # one pass
+        if p.sampled is None:
+            never.append(p)
+        elif p.signals and p.sampled + recheck <= end:
+            signalled.append(p)
+        else:
+            rest.append(p)
+    never.sort(key=lambda p: (-p.dois, p.ra, p.prefix))
+    order = [(p, NEVER_SAMPLED) for p in never]
+    order += [(p, SIGNALLED) for p in _stalest(signalled)]
+    stale = _stalest(rest)
+    share = paced([(now - p.sampled) / DAY for p in stale], target_days(policy))
+
+    order += [(p, STALE) for n, p in enumerate(stale) if n < share or p.sampled <= due]
 
     remaining = budget.requests_per_day * (slice / DAY) + min(0.0, carry)
-    due = end - timedelta(days=target_days(policy))
     picks: list[Pick] = []
     for p, reason in order:
-        if remaining <= 0 or (reason == STALE and _utc(p.sampled) > due):
-            break  # out of budget, or the rest are fresher than their target age
+        if remaining <= 0:
+            break
         dois = depth(p, largest, policy)
         cost = request_cost(dois, per_doi)
         picks.append(Pick(p, dois, reason, cost))
@@ -235,23 +275,22 @@ def ages(prefixes: Iterable[Prefix], now: datetime) -> dict:
     >>> ages(ps + [Prefix("crossref", "2", "10.99", 5)], at)
     {'p50': 10.0, 'p95': 19.0, 'max': 20.0, 'never': 1}
     """
-    now = _utc(now)
-    days, never = [], 0
+    now, never, stamps = _utc(now), 0, []
     for p in prefixes:
         if p.sampled is None:
             never += 1
         else:
-            days.append((now - _utc(p.sampled)) / DAY)
-    days.sort()
+            stamps.append(p.sampled)
+    stamps.sort()  # the oldest first: only the three ranks' ages are computed (every known prefix, each slice)
 
     def rank(q: float) -> float | None:
-        return days[max(0, math.ceil(q * len(days)) - 1)] if days else None
+        return (now - stamps[len(stamps) - max(1, math.ceil(q * len(stamps)))]) / DAY if stamps else None
 
-    return {"p50": rank(0.5), "p95": rank(0.95), "max": days[-1] if days else None, "never": never}
+    return {"p50": rank(0.5), "p95": rank(0.95), "max": rank(1.0), "never": never}
 
 
 def _stalest(found: Iterable[Prefix]) -> list[Prefix]:
-    return sorted(found, key=lambda p: (_utc(p.sampled), p.ra, p.prefix))
+    return sorted(found, key=lambda p: (p.sampled, p.ra, p.prefix))
 
 
 def _per_doi(docs: Iterable[dict]) -> list[dict]:
@@ -294,3 +333,59 @@ def _check(policy: Policy, budget: Budget, slice: timedelta) -> None:
             f"need 0 < sample_min <= sample_max and changed_dois >= 0, not sample_min={policy.sample_min!r}, "
             f"sample_max={policy.sample_max!r}, changed_dois={policy.changed_dois!r}"
         )
+
+
+def prefix_id(ra: str, prefix: str) -> str:
+    """The id of a known prefix's document (kind `prefix`).
+
+    >>> prefix_id("crossref", "10.1234")
+    'crossref 10.1234'
+    """
+    return f"{ra} {prefix}"
+
+
+def prefix_doc(prefix: Prefix, listed: str, changed: str | None = None, panel: Sequence[str] = ()) -> dict:
+    """A known prefix as the store keeps it (kind `prefix`, id `prefix_id`): `listed` and `changed` are stamps
+    (when first listed; the last sample that signalled), `panel` the DOIs each refresh visits again.
+
+    >>> doc = prefix_doc(Prefix("crossref", "78", "10.1016", 500, datetime(2026, 11, 2, tzinfo=UTC)), "2026-11-01T00:00:00Z")
+    >>> doc["prefix/sampled"], doc["prefix/signals"], prefix_of(doc) == Prefix("crossref", "78", "10.1016", 500,
+    ...     datetime(2026, 11, 2, tzinfo=UTC))
+    ('2026-11-02T00:00:00Z', [], True)
+    """
+    return {
+        "prefix/ra": prefix.ra,
+        "prefix/owner": prefix.owner,
+        "prefix/prefix": prefix.prefix,
+        "prefix/dois": prefix.dois,
+        "prefix/listed": listed,
+        "prefix/sampled": None if prefix.sampled is None else _utc(prefix.sampled).strftime(STAMP),
+        "prefix/signals": sorted(prefix.signals),
+        "prefix/changed": changed,
+        "prefix/panel": list(panel),
+    }
+
+
+def prefix_of(doc: dict) -> Prefix:
+    """The Prefix a `prefix` document holds (`prefix_doc`'s inverse)."""
+    sampled, found = doc.get("prefix/sampled"), doc.get("prefix/signals")
+    # Interned, and one empty set for all: continuous mode keeps a Prefix per known prefix (an empty frozenset
+    # is 216 bytes, a new one each call).
+    return Prefix(
+        sys.intern(doc["prefix/ra"]),
+        sys.intern(doc["prefix/owner"]),
+        doc["prefix/prefix"],
+        int(doc.get("prefix/dois") or 0),
+        None if sampled is None else moment(sampled),
+        frozenset(found) if found else NO_SIGNALS,
+    )
+
+
+def moment(stamp: str) -> datetime:
+    """A stored stamp (`YYYY-MM-DDTHH:MM:SSZ`, landing.clock's) as an aware UTC datetime.
+
+    >>> moment("2026-11-26T01:00:00Z")
+    datetime.datetime(2026, 11, 26, 1, 0, tzinfo=datetime.timezone.utc)
+    """
+    # fromisoformat, not strptime: a plan reads one per known prefix each slice, and strptime costs 30 times as much.
+    return _utc(datetime.fromisoformat(stamp))

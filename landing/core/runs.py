@@ -17,6 +17,7 @@ import random
 from landing.core.sampling import budget, sample_size
 
 STATES = ("listing", "visiting", "finished")
+CONTINUOUS = "continuous"  # run/mode of continuous sampling's run, and its id unless LANDING_RUN names one
 ORDER_DIGITS, RANK_DIGITS = 7, 4  # up to 10 million owners, and the largest API sample (DataCite: 1,000)
 
 
@@ -49,7 +50,11 @@ def choose(runs: list[dict], wanted: str, now: str) -> tuple[dict, bool]:
         if run.get("run/state") not in STATES or not run.get("run/id") or not run.get("run/started"):
             raise RunError(f"the stored run document {run.get('run/id')!r} is not a run this version can read")
     if wanted in ("auto", "new"):
-        open_runs = sorted((r for r in runs if r["run/state"] != "finished"), key=lambda r: r["run/started"])
+        # A continuous run never finishes: a full run never resumes it (landing.sampler.continuous).
+        open_runs = sorted(
+            (r for r in runs if r["run/state"] != "finished" and r.get("run/mode") != CONTINUOUS),
+            key=lambda r: r["run/started"],
+        )
         if wanted == "auto" and open_runs:
             return open_runs[-1], True
         taken = {r["run/id"] for r in runs}

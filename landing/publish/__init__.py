@@ -57,6 +57,10 @@ def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
         if sample.get("sample/dois") is not None:
             for prefix in sample.get("sample/prefixes") or ():
                 aggregate.listed(prefix, sample.get("sample/ra") or "")
+    # Continuous mode's prefixes once sampled: retention deletes the samples of its closed rounds.
+    for prefix in docs.scan("prefix"):
+        if prefix.get("prefix/sampled") is not None:
+            aggregate.listed(prefix["prefix/prefix"], prefix.get("prefix/ra") or "")
     docs.delete_kind("report")
     stored = [0]  # reports written: they stream by (a full run has ~130,000), each stored, then counted for figures
 

@@ -1,12 +1,18 @@
 """`python -m landing.publish ARTIFACTS_DIR VERSION`: draw a version's report.html from its kept figures, and copy
-it to the top of ARTIFACTS_DIR (landing.publish.draw_beside runs this in a child process)."""
+it to the top of ARTIFACTS_DIR (landing.publish.draw_beside runs this in a child process).
+
+`python -m landing.publish --export`: the whole publish step, as the JSON spec on standard input says, its summary
+printed as JSON (landing.publish.apart.publish_apart runs this in a child process)."""
 
 import sys
 
 from landing.artifacts.files import CorruptArtifact
 from landing.publish import draw_version
+from landing.publish.apart import export_from_spec
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--export"]:
+        sys.exit(export_from_spec(sys.stdin.read()))
     try:
         draw_version(*sys.argv[1:3])
     except CorruptArtifact as error:  # said in one line: draw_beside logs it

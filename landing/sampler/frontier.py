@@ -40,6 +40,10 @@ class Frontier:
         self.size -= n
         self._changed.set()
 
+    def idle(self) -> bool:
+        """Nothing in the crawl: every DOI that entered has left."""
+        return self.size <= 0
+
     async def drained(self) -> None:
         """Wait until every DOI that entered has left."""
         while self.size > 0:
@@ -69,6 +73,9 @@ class SharedFrontier(Frontier):
 
     def queued(self) -> None:
         self.leave()
+
+    def idle(self) -> bool:
+        return self._total() <= 0 and not (self.held and self.held())
 
     async def drained(self) -> None:
         while self._total() > 0 or (self.held and self.held()):

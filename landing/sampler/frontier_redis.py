@@ -176,6 +176,14 @@ class Scheduler(RedisScheduler):
         """(pending, leased) in the run's frontier; (0, 0) before the worker joined one."""
         return self.queue.lengths() if self.queue is not None else (0, 0)
 
+    def holds(self, keys: list[str]) -> set[str]:
+        """The keys (visit ids) among `keys` that the run's frontier holds, queued or leased by any worker, or that
+        this worker holds leased (its key lost in Redis, its visit still under way)."""
+        if self.queue is None or not keys:
+            return set()
+        found = self.server.hmget(self.queue.keys["data"], keys)
+        return {key for key, payload in zip(keys, found) if payload is not None} | (set(keys) & self.held)
+
     def close(self, reason):
         """Hand this worker's leases back at once; unlike scrapy-redis, never flush the shared queue."""
         if self._timer is not None:

@@ -77,9 +77,10 @@ class Ledger:
                 visited.setdefault(visit["visit/order"], set()).add(visit["visit/rank"])
         return [(s, visited.get(s["sample/order"], set())) for s in samples]
 
-    def unvisited(self, run: dict) -> list[tuple[dict, int, str]]:
-        """(sample, rank, DOI) of every sampled DOI of the run that has no visit recorded, in plan order."""
-        found, after = [], -1
+    def unvisited(self, run: dict, after: int = -1) -> list[tuple[dict, int, str]]:
+        """(sample, rank, DOI) of every sampled DOI of the run past order `after` that has no visit recorded, in plan
+        order."""
+        found = []
         while chunk := self.chunk(run, after):
             for sample, visited in chunk:
                 after = sample["sample/order"]

@@ -13,16 +13,40 @@ import redis
 from scrapy import signals
 
 from landing import clock, config
-from landing.core import documents
+from landing.core import continuous, documents
 from landing.core.reading import read
-from landing.publish import publish
+from landing.publish.apart import publish_apart
 from landing.sampler import frontier_redis
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
 from landing.sampler.stopping import STOPPED
-from landing.stores import StoreError, docs_from, open_blobs, unwritten
+from landing.stores import StoreError, docs_from, docs_options, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
+
+
+def export(docs, cfg: config.Config, stats) -> dict:
+    """On the document store's thread: rebuild the reports and export a new artifact version (landing.publish), its
+    line counts set as stats; in continuous mode the version is recorded in the run's state. The summary."""
+    docs.flush()  # the child reads the store: everything this crawl put must be in it
+    summary = publish_apart(cfg.docs, docs_options(cfg), cfg.artifacts_dir, cfg.excluded_domains, cfg.export_report)
+    for name, value in summary["lines"].items():
+        stats.set_value(f"landing/artifacts/{name}", value)
+    logger.info(
+        "Artifacts exported to %s (%s)",
+        summary["version"],
+        ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()),
+    )
+    if summary["report"]:
+        logger.info("Report: %s", summary["report"])
+    if cfg.continuous and (state := docs.get(*continuous.STATE)) is not None:
+        state = continuous.exported(state, Path(summary["version"]).name, clock.stamp())
+        docs.put(*continuous.STATE, state)
+        docs.flush()
+        stats.set_value("landing/continuous/last_version", state["continuous/version"])
+        stats.set_value("landing/continuous/last_export", state["continuous/exported"])
+        stats.set_value("landing/continuous/exports", state["continuous/exports"])
+    return summary
 
 
 class Docs:
@@ -241,7 +265,10 @@ class DocumentPipeline:
         except StoreError as error:
             self._save_unwritten(error)
         try:
-            if self.stats.get_value(STOPPED):  # asked to stop now: a full rebuild can take minutes
+            stopped = self.stats.get_value(STOPPED)
+            if self.config.continuous and self.stats.get_value("landing/run/following"):
+                logger.info("Artifacts not exported: the worker leading the continuous run exports them")
+            elif stopped and not self.config.continuous:  # asked to stop now: a full rebuild can take minutes
                 logger.warning(
                     "Artifacts not exported: the crawl was stopped (%s); the run's next crawl exports them at its close, "
                     "or run `scrapy artifacts`",
@@ -251,27 +278,16 @@ class DocumentPipeline:
                 if self.docs.pending:
                     logger.error("Artifacts not exported: the document store is missing documents of this crawl")
                 else:
-                    self._export()
+                    if stopped:
+                        logger.warning(
+                            "%s: continuous mode exports a last version before it stops (its versions are what it "
+                            "makes)",
+                            stopped,
+                        )
+                    export(self.docs, self.config, self.stats)
         finally:
             self.docs.close()
         return written
-
-    def _export(self):
-        summary = publish(
-            self.docs,
-            self.config.artifacts_dir,
-            exclusions=self.config.excluded_domains,
-            report=self.config.export_report,
-        )
-        for name, value in summary["lines"].items():
-            self.stats.set_value(f"landing/artifacts/{name}", value)
-        logger.info(
-            "Artifacts exported to %s (%s)",
-            summary["version"],
-            ", ".join(f"{k}: {v} lines" for k, v in summary["lines"].items()),
-        )
-        if summary["report"]:
-            logger.info("Report: %s", summary["report"])
 
     def _save_unwritten(self, error):
         count = self.docs.pending

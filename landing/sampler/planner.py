@@ -105,10 +105,10 @@ class FullRun:
             self.listing.forget()
         stats.set_value("landing/run/owners", self.run["run/owners"])
         stats.set_value("landing/run/dois_planned", self.run.get("run/dois-planned") or 0)
-        async for request_or_item in self._walk():
+        async for request_or_item in self.walk():
             yield request_or_item
         await self.frontier.drained()
-        async for request in self._until_visited():
+        async for request in self.until_visited():
             yield request
         if not self.leading or stats.get_value("landing/run/unvisited"):
             return
@@ -138,8 +138,9 @@ class FullRun:
         stats.set_value("landing/run/finished", 1)
         self.logger.info("Run %s finished", run_id)
 
-    async def _walk(self):
-        after = -1
+    async def walk(self, after: int = -1):
+        """Sample and visit the plan's owners past order `after` (-1: from the start), as the frontier drains; the
+        DOIs of owners sampled already are visited where no visit is recorded."""
         while True:
             chunk = await self.docs.call(self.ledger.chunk, self.run, after)
             if not chunk:
@@ -172,15 +173,15 @@ class FullRun:
             return (request,)
         return pid, request
 
-    async def _until_visited(self):
-        """Once the frontier has drained, queue again the sampled DOIs that have no visit (a frontier that lost keys:
-        Redis evicted, flushed or restored them; a visit a pipeline lost), up to REVISITS times; DOIs still without
-        one leave the run open (stat landing/run/unvisited)."""
+    async def until_visited(self, after: int = -1):
+        """Once the frontier has drained, queue again the sampled DOIs past order `after` that have no visit (a
+        frontier that lost keys: Redis evicted, flushed or restored them; a visit a pipeline lost), up to REVISITS
+        times; DOIs still without one leave the run open (stat landing/run/unvisited)."""
         stats = self.crawler.stats
         for walk in range(REVISITS + 1):
             if not self.leading:
                 return
-            missing = await self.docs.call(self.ledger.unvisited, self.run)
+            missing = await self.docs.call(self.ledger.unvisited, self.run, after)
             if not missing:
                 return
             if walk == REVISITS:

@@ -4,7 +4,7 @@ its DOIs are visited."""
 import asyncio
 
 from landing import clock
-from landing.core import runs, sampling
+from landing.core import continuous, runs, sampling
 from landing.core.doi import normalise, well_formed
 from landing.core.sources import crossref, datacite
 from landing.sampler.answers import ANSWER_ERRORS, payload_of
@@ -22,9 +22,13 @@ class Samples:
         self.crossref_api, self.datacite_api, self.mailto = cfg.crossref_api, cfg.datacite_api, cfg.mailto
 
     def request(self, sample):
-        size, owner = sample["sample/size"], sample["sample/owner"]
-        if sample["sample/ra"] == "crossref":
+        size, owner, prefix = sample["sample/size"], sample["sample/owner"], sample.get("sample/prefix")
+        if sample["sample/ra"] == "crossref" and prefix:  # continuous mode samples one prefix of an owner
+            url = crossref.prefix_sample_url(self.crossref_api, owner, prefix, size, self.mailto)
+        elif sample["sample/ra"] == "crossref":
             url = crossref.sample_url(self.crossref_api, owner, size, self.mailto)
+        elif prefix:
+            url = datacite.prefix_sample_url(self.datacite_api, owner, prefix, size)
         else:
             url = datacite.sample_url(self.datacite_api, owner, size)
         callback = self.callbacks.parse_shared_sample if self.shared else self.callbacks.parse_sample
@@ -87,6 +91,8 @@ class Samples:
         dois = await self._with_prefixes(sample, dois)
         if dois is None:
             return None
+        if sample.get("sample/panel"):  # a prefix's deeper sample: the DOIs its refreshes revisit come first
+            dois = continuous.with_panel(sample["sample/panel"], dois, sample["sample/size"])
         sample = runs.sampled(sample, dois, clock.stamp())
         self.count(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))

@@ -7,7 +7,8 @@ worker to find the lock free leads next: it resumes the run the dead one had pub
 as a restarted single crawl would; the visit ids the frontier is keyed by keep it from queueing a DOI twice.
 ``<ns>:run`` holds the last leadership's number, run id and state (``leading`` or ``ended``), so a worker knows
 when the run it joined is over and never starts another one after it. A leader whose lock vanished with Redis's
-data (a restart without persistence, a flush) takes it back as a renewal, unless another leadership began.
+data (a restart without persistence, a flush) takes it back as a renewal, unless another leadership began. A
+continuous run never ends: its leader, stopping, releases the lock instead, and the next worker to ask leads it on.
 """
 
 import time
@@ -62,6 +63,13 @@ return 1
 """
 
 
+# KEYS: leader; ARGV: token. Frees the lock only if it is still this worker's; the run's record stays `leading`.
+_RELEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
+
 FOLLOWING, RENEWED, TAKEN, OVER, LOST = 0, 1, 2, 3, 4
 
 
@@ -73,6 +81,7 @@ class SharedRun:
         self.token = uuid.uuid4().hex
         self.keys = [f"{key}:leader", f"{key}:run"]
         self._lead, self._end = server.register_script(_LEAD), server.register_script(_END)
+        self._release = server.register_script(_RELEASE)
         self.floor = -1  # the last leadership that had ended when this worker came: a previous crawl's
         self.inherited = ""  # the run a leader that died was on, when this worker took over from it
         self.leadership, self.run = 0, ""  # what this worker leads (0: it follows), and the run it published
@@ -113,6 +122,11 @@ class SharedRun:
     def end(self) -> bool:
         """The leader is done with the run (finished, or stopped for good in this crawl): the followers may stop."""
         return bool(self._end(keys=self.keys, args=[self.token]))
+
+    def release(self) -> bool:
+        """Free the lead without ending the run (a continuous leader that stops): the first worker to ask takes it
+        at once and resumes the run, as after a leader's death but without waiting out its lease."""
+        return bool(self._release(keys=self.keys[:1], args=[self.token]))
 
 
 def share_hosts(settings) -> None:

@@ -15,6 +15,7 @@ from landing.browser import driver as browser
 from landing.config import mailto_warning
 from landing.core.runs import RunError
 from landing.crawl.endpoints import sandbox_pace, service_slots
+from landing.sampler.continuous import Continuous
 from landing.sampler.planner import FullRun
 from landing.sampler.shared_run import share_hosts
 from landing.sampler.visitor import Visitor
@@ -54,7 +55,8 @@ class DoiSamplerSpider(scrapy.Spider):
             s.get("PLAYWRIGHT_ABORT_REQUEST"),
         )
         spider.visitor = Visitor(crawler, cfg, spider, rules, max_hops=hops, maxsize=maxsize)
-        spider.planner = FullRun(crawler, cfg, spider.visitor, spider, spider.logger, retries=s.getint("RETRY_TIMES"))
+        policy = Continuous if cfg.continuous else FullRun
+        spider.planner = policy(crawler, cfg, spider.visitor, spider, spider.logger, retries=s.getint("RETRY_TIMES"))
         return spider
 
     def _say_browser_unavailable(self, spider=None):

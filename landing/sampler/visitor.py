@@ -42,11 +42,13 @@ class Visitor:
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
         meta = {"pid": dict(pid), "visit": visit, "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
         if self.resource_from == "handle":
+            # dont_filter: continuous mode visits a prefix's panel again in the same crawl.
             return scrapy.Request(
                 f"{self.resolver}/api/handles/{handle}?type=URL",
                 callback=self.callbacks.parse_handle,
                 errback=self.callbacks.visit_failed,
                 priority=-rank,
+                dont_filter=True,
                 meta={**meta, "landing_resolver": True},
             )
         # dont_filter: two DOIs may share a page, and a loop must reach the redirect limit, not the dupefilter.

@@ -92,8 +92,25 @@ def test_a_budget_that_refreshes_everything_by_the_target_age_is_reported_within
 
 
 def test_a_prefix_younger_than_its_target_age_is_not_sampled_even_with_budget_to_spare():
-    found = plan([_prefix("10.1", days_ago=5.9), _prefix("10.2", days_ago=6)], NOW, FLAT, PLENTY, HOUR)
+    found = plan([_prefix("10.1", days_ago=2.9), _prefix("10.2", days_ago=6)], NOW, FLAT, PLENTY, HOUR)
     assert [p.prefix.prefix for p in found.picks] == ["10.2"]
+
+
+def test_prefixes_sampled_together_come_back_a_few_each_slice_before_their_target_age():
+    # 144 prefixes sampled together an hour ago, target age 6 days (144 hours): an even spread would have refreshed
+    # one by now, so one comes back (the stalest, then by name), rather than all 144 at 144 hours.
+    known = [_prefix(f"10.{n:03d}", days_ago=1 / 24) for n in range(144)]
+    found = plan(known, NOW, FLAT, PLENTY, HOUR)
+    assert [(p.prefix.prefix, p.reason) for p in found.picks] == [("10.000", "stale")]
+
+
+def test_half_of_prefixes_sampled_together_come_back_by_half_their_target_age():
+    known = {n: _prefix(f"10.{n:03d}", days_ago=1 / 24) for n in range(144)}
+    for hour in range(72):
+        at = NOW + hour * HOUR
+        for pick in plan(known.values(), at, FLAT, PLENTY, HOUR).picks:
+            known[int(pick.prefix.prefix[3:])] = replace(pick.prefix, sampled=at)
+    assert sum(p.sampled >= NOW for p in known.values()) == 72
 
 
 def test_a_pick_larger_than_a_slice_is_taken_and_the_next_slices_pay_its_overdraft_back():

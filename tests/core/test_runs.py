@@ -19,6 +19,15 @@ def test_auto_resumes_the_latest_unfinished_run():
     assert runs.choose(stored, "auto", "2026-04-01T00:00:00Z") == (stored[1], True)
 
 
+def test_auto_never_resumes_the_continuous_run_which_never_finishes():
+    stored = [
+        _run("a", "2026-01-01T00:00:00Z", "visiting"),
+        {**_run("continuous", "2026-02-01T00:00:00Z", "visiting"), "run/mode": runs.CONTINUOUS},
+    ]
+    assert runs.choose(stored, "auto", "2026-04-01T00:00:00Z") == (stored[0], True)
+    assert runs.choose(stored, "continuous", "2026-04-01T00:00:00Z") == (stored[1], True)
+
+
 def test_auto_starts_a_run_named_by_the_time_when_every_run_is_finished():
     stored = [_run("a", "2026-01-01T00:00:00Z", "finished")]
     assert runs.choose(stored, "auto", "2026-04-01T00:00:00Z") == ({"run/id": "2026-04-01T00:00:00Z"}, False)

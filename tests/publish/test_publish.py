@@ -231,6 +231,15 @@ def test_a_store_without_analyses_exports_empty_artifacts(tmp_path):
     ) == (0, 0, 0, 0, {"domains": [], "prefixes": [], "domains-prefixes": {}})
 
 
+def test_continuous_modes_prefixes_once_sampled_are_listed_without_their_samples(tmp_path):
+    with store(tmp_path / "docs.db", PLOS) as docs:
+        for ra, prefix, sampled in (("crossref", "10.7", DAY1), ("datacite", "10.8", None)):
+            listed = {"prefix/ra": ra, "prefix/prefix": prefix, "prefix/sampled": sampled}
+            docs.put("prefix", f"{ra} {prefix}", listed)
+        publish(docs, tmp_path / "artifacts", report=False)
+    assert lines(tmp_path / "artifacts" / GOOD) == ["10.1371,journals.plos.org,crossref", "10.7,,crossref"]
+
+
 def test_progress_is_told_once_per_50000_analyses(tmp_path):
     told = []
     docs = store(

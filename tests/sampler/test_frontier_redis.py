@@ -180,6 +180,19 @@ def test_a_held_lease_whose_keys_redis_lost_stays_held_until_acked(redis_url):
     assert holder.held == set()
 
 
+def test_holds_names_the_keys_queued_or_leased_anywhere_and_those_this_worker_holds_after_a_flush(redis_url):
+    leader, follower = worker(redis_url), worker(redis_url)
+    for key in ("run/1/0", "run/1/1", "run/1/2"):
+        leader.enqueue_request(shared(f"https://doi.org/10.1/{key[-1]}", landing_shared=key))
+    follower.next_request()  # run/1/0, leased by the follower
+    ack(follower.crawler, follower.next_request().meta)  # run/1/1, visited
+    keys = ["run/1/0", "run/1/1", "run/1/2", "run/1/3"]
+    assert leader.holds(keys) == {"run/1/0", "run/1/2"}
+    mine = leader.next_request().meta["landing_lease"][0]  # run/1/2, leased by the leader
+    leader.server.flushall()
+    assert leader.holds(keys) == {mine}
+
+
 def test_non_shared_requests_never_reach_redis_and_are_served_first(redis_url):
     scheduler = worker(redis_url)
     scheduler.enqueue_request(shared("https://doi.org/10.1/a", priority=100))

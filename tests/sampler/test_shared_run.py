@@ -64,6 +64,28 @@ def test_a_worker_takes_over_the_run_of_a_leader_whose_lock_expired(server):
     assert not a.end()  # and cannot end the new leader's run
 
 
+def test_a_released_lead_goes_at_once_to_the_next_worker_with_the_run_to_resume(server):
+    a, b = SharedRun(server, KEY, 60), SharedRun(server, KEY, 60)
+    a.lead()
+    a.publish("continuous")
+    assert b.lead() == FOLLOWING
+    assert a.release()
+    assert b.lead() == TAKEN
+    assert b.inherited == "continuous"
+    assert not a.release()  # no longer its lock: the new leader keeps it
+    assert b.lead() == RENEWED
+
+
+def test_a_worker_that_comes_after_a_released_lead_resumes_the_run(server):
+    a = SharedRun(server, KEY, 60)
+    a.lead()
+    a.publish("continuous")
+    a.release()
+    late = SharedRun(server, KEY, 60)
+    assert late.lead() == TAKEN
+    assert late.inherited == "continuous"
+
+
 def test_the_lead_expires_after_the_lease_seconds(server):
     a = SharedRun(server, KEY, 60)
     a.lead()

@@ -1,0 +1,330 @@
+"""Continuous sampling (LANDING_CONTINUOUS): one run that never finishes, its plan growing a round each slice.
+
+Each slice (LANDING_PLAN_MINUTES of the clock's time) the planner lists every owner again when LANDING_RELIST_HOURS
+have passed (new prefixes are stored never sampled), asks landing.core.freshness.plan which known prefixes to sample
+within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
+plan (landing.sampler.planner.FullRun, which it holds), without waiting for their visits. Once a round's visits are
+stored (checked each slice), each of its prefixes records when it was sampled and what its visits signalled. A new
+artifact version is exported when LANDING_EXPORT_EVERY hours passed or LANDING_EXPORT_CHANGES prefixes signalled, and
+the retention step runs every LANDING_PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so
+a compressed clock runs a simulated month in minutes. docs/continuous.md is the design.
+"""
+
+import asyncio
+from datetime import timedelta
+from functools import partial
+
+import redis
+from scrapy import signals as scrapy_signals
+
+from landing import clock
+from landing.core import continuous, freshness, runs
+from landing.core.freshness import prefix_id
+from landing.crawl import heap
+from landing.crawl.signals import crawl_stopping
+from landing.publish.prune import grace, prune
+from landing.sampler import frontier_redis
+from landing.sampler.continuous_ledger import ContinuousLedger
+from landing.sampler.leading import SharedLead
+from landing.sampler.ledger import Ledger
+from landing.sampler.listing import Listing
+from landing.sampler.pipelines import Docs, export
+from landing.sampler.planner import FullRun
+from landing.stores import open_blobs
+
+STATS = "landing/continuous/"
+REQUESTS = "downloader/request_count"
+
+
+class Continuous:
+    """Continuous sampling's planner, behind the spider's `Planner` seam; the walking, sampling and visiting are
+    its FullRun's (`full`), on the round's part of the plan."""
+
+    hands_over = True  # sharing a Redis frontier, a leader that stops leaves the run to the next worker (SharedLead)
+
+    def __init__(self, crawler, cfg, visitor, callbacks, logger, retries: int):
+        self.crawler, self.cfg, self.logger, self.callbacks = crawler, cfg, logger, callbacks
+        self.full = FullRun(crawler, cfg, visitor, callbacks, logger, retries)
+        self.closing = asyncio.Event()
+        self.records = None  # the ContinuousLedger, once the run is open
+        self.unheld = set()  # (order, rank) of the sampled DOIs the shared frontier did not hold at the last look
+        self.policy = freshness.Policy(
+            cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
+        )
+        self.lead = SharedLead(self, crawler, logger)  # with LANDING_FRONTIER_REDIS: the leader plans, all visit
+        crawler.signals.connect(self._closing, signal=crawl_stopping)
+        crawler.signals.connect(self._closing, signal=scrapy_signals.spider_closed)
+
+    # The spider's callbacks reach the listing, the samples and the API through the planner.
+    @property
+    def listing(self) -> Listing:
+        return self.full.listing
+
+    @property
+    def samples(self):
+        return self.full.samples
+
+    @property
+    def api(self):
+        return self.full.api
+
+    @property
+    def frontier(self):
+        return self.full.frontier
+
+    @property
+    def leading(self) -> bool:
+        return self.full.leading
+
+    @leading.setter
+    def leading(self, value: bool) -> None:  # SharedLead says when another worker took the lead
+        self.full.leading = value
+
+    def _closing(self, *args, **kwargs):
+        self.closing.set()
+
+    def start(self):
+        return self.lead.share() if self.full.shared else self.run_all()
+
+    async def run_all(self, wanted=None, publish=None):
+        """The continuous run (`wanted`: the run a dead leader was on; `publish(run id)` shares it once opened):
+        resume the round a stopped crawl left, then a round each slice until the crawl closes or, sharing a Redis
+        frontier, another worker takes the lead."""
+        s, full = self.cfg, self.full
+        if s.sample_min > s.sample_max:
+            self.logger.error(
+                "LANDING_SAMPLE_MIN=%d is more than LANDING_SAMPLE_MAX=%d: continuous mode cannot size its samples",
+                s.sample_min,
+                s.sample_max,
+            )
+            return
+        full.docs = docs = Docs.of(self.crawler)
+        wanted = wanted or (runs.CONTINUOUS if s.run in ("auto", "new") else s.run)
+        full.ledger = Ledger(docs.store, wanted, s.sources, s.sample_min, s.sample_max, 0)
+        self.records = records = ContinuousLedger(full.ledger)
+        full.run, state, resumed = await docs.call(records.open, clock.stamp())
+        run_id = full.run["run/id"]
+        if publish:
+            publish(run_id)
+        self.crawler.stats.set_value("landing/run/id", run_id)
+        self.crawler.stats.set_value(STATS + "budget", s.budget)
+        self.logger.info(
+            "%s continuous run %s: no prefix older than %s days (LANDING_REFRESH_DAYS), within %s requests a day "
+            "(LANDING_BUDGET), a plan every %s minutes of the clock (%s)",
+            "Resuming" if resumed else "Starting",
+            run_id,
+            s.refresh_days,
+            s.budget,
+            s.plan_minutes,
+            clock.stamp(),
+        )
+        if opened := state.get("continuous/open"):  # rounds a stopped crawl left: their DOIs without a visit
+            self.logger.info("Resuming the rounds planned at %s", ", ".join(r["planned"] for r in opened))
+            async for request_or_item in self.full.walk(opened[0]["from"] - 1):
+                yield request_or_item
+        while not self._stopped():
+            started, before = clock.now(), self._requests()
+            if continuous.due(state.get("continuous/listed"), started, s.relist_hours):
+                async for request in self._relist():
+                    yield request
+                state = await self._relisted(state)
+            listed = self._requests() - before
+            if self._stopped():
+                return
+            state, known = await self._close_rounds(state, idle=False)
+            busy = {p for round_ in state.get("continuous/open", []) for p in round_["prefixes"]}
+            plan = self._plan([p for p in known if prefix_id(p.ra, p.prefix) not in busy], state, started)
+            planned, asked = started.strftime(clock.FORMAT), 0
+            if plan.picks:
+                start = full.run["run/owners"] or 0
+                full.run, state, asked = await docs.call(records.begin, full.run, state, plan, planned)
+                self.crawler.stats.inc_value(STATS + "picks", len(plan.picks))
+                self.crawler.stats.set_value("landing/run/owners", full.run["run/owners"])
+                # Handed to the scheduler as the frontier admits them; the slice does not wait for their visits.
+                if full.run["run/owners"] > start:
+                    async for request_or_item in full.walk(start - 1):
+                        yield request_or_item
+            if self._stopped():
+                return
+            if state.get("continuous/open") and self.full.frontier.idle():
+                # Nothing in flight: DOIs of the open rounds still without a visit are queued again, then closed.
+                async for request in self.full.until_visited(state["continuous/open"][0]["from"] - 1):
+                    yield request
+                if self._stopped():
+                    return
+                state, known = await self._close_rounds(state, idle=True)
+            elif state.get("continuous/open") and self.full.shared:
+                # New rounds may keep the shared frontier from ever draining: DOIs Redis lost are found by key.
+                async for request in self._requeue_lost(state["continuous/open"][0]["from"] - 1):
+                    yield request
+            requests = self._requests() - before
+            state = await docs.call(records.counted, state, plan, planned, requests, max(0, requests - listed - asked))
+            self._set_stats(known, plan, state)
+            state = await self._export_and_prune(state)
+            heap.trim()  # the slice's peaks (records, export, prune) freed: their memory back to the system
+            await self._wait_until(started + timedelta(minutes=s.plan_minutes))
+
+    async def _requeue_lost(self, after: int):
+        """Sharing a Redis frontier: the sampled DOIs past order `after` without a visit that no worker holds, queued
+        nor leased (Redis lost them: restarted without its data, flushed, evicted), queued again."""
+        full = self.full
+        missing = await full.docs.call(full.ledger.unvisited, full.run, after)
+        if not missing:
+            return
+        keys = {
+            runs.visit_id(full.run["run/id"], sample["sample/order"], rank): (sample, rank)
+            for sample, rank, _ in missing
+        }
+        try:
+            held = frontier_redis.scheduler_of(self.crawler).holds(list(keys))
+        except redis.RedisError as error:
+            self.logger.warning("Cannot look for DOIs the shared frontier lost: %s", error)
+            return
+        unheld = {(sample["sample/order"], rank) for key, (sample, rank) in keys.items() if key not in held}
+        # Lost only if missing at two looks a slice apart: a sample just answered has its DOIs shared a moment later.
+        unheld, self.unheld = unheld & self.unheld, unheld
+        if not unheld:
+            return
+        # The store read again after Redis: a DOI visited and acked in between is in the store now, not queued again.
+        lost = [
+            m
+            for m in await full.docs.call(full.ledger.unvisited, full.run, after)
+            if (m[0]["sample/order"], m[1]) in unheld
+        ]
+        if not lost:
+            return
+        self.crawler.stats.inc_value("landing/run/requeued", len(lost))
+        self.logger.warning(
+            "%d sampled DOIs of the open rounds have no visit and are not in the shared frontier (Redis lost them): "
+            "queueing them again",
+            len(lost),
+        )
+        for sample, rank, doi in lost:
+            if self._stopped():
+                return
+            await full.frontier.enter()
+            for pid_or_request in full.pid_and_visit(sample, rank, doi):
+                yield pid_or_request
+            full.frontier.queued()
+
+    def _plan(self, known, state, now) -> freshness.Plan:
+        """The slice's plan: the share of the day's budget for the time since the last plan, less the previous
+        plans' overdraft, never past what is left of the day's budget."""
+        s = self.cfg
+        span = continuous.slice_span(state.get("continuous/planned"), now, s.plan_minutes)
+        share = s.budget * (span / freshness.DAY)
+        today = state.get("continuous/requests-today", 0) if state.get("continuous/day") == f"{now:%Y-%m-%d}" else 0
+        carry = continuous.slice_carry(state.get("continuous/carry", 0.0), share, today, s.budget)
+        budget = freshness.Budget(s.budget, continuous.per_doi(state, s.requests_per_doi))
+        return freshness.plan(known, now, self.policy, budget, span, carry)
+
+    async def _close_rounds(self, state, idle: bool):
+        """(state, known prefixes): the open rounds whose visits are stored closed, their prefixes' records
+        updated; all of them when `idle` (nothing in flight)."""
+        docs, now = self.full.docs, clock.now()
+        # A round open LANDING_REFRESH_DAYS (a failed sample, a visit lost while the crawl never idles) is closed as
+        # it stands: its prefixes are past the age the policy promises, and must be free to be picked again.
+        overdue = (now - timedelta(days=self.cfg.refresh_days)).strftime(clock.FORMAT)
+        state, figures = await docs.call(
+            self.records.close, self.full.run, state, now.strftime(clock.FORMAT), idle, overdue
+        )
+        if figures["overdue"]:
+            self.logger.warning(
+                "%d rounds closed LANDING_REFRESH_DAYS after they were planned, some of their DOIs still being visited "
+                "or their sample failed: their prefixes are recorded as they stand",
+                figures["overdue"],
+            )
+        if figures["rounds"]:
+            self.crawler.stats.inc_value(STATS + "signalled", figures["signalled"])
+            self.logger.info(
+                "%d rounds done: %d prefixes sampled (%d DOIs), %d signalled a change, %d samples failed",
+                figures["rounds"],
+                figures["sampled"],
+                figures["dois"],
+                figures["signalled"],
+                figures["failed"],
+            )
+        return state, await docs.call(self.records.prefixes)
+
+    async def _relist(self):
+        """Every owner listed again, through a fresh Listing (the spider's callbacks answer it)."""
+        full = self.full
+        full.listing = Listing(full.api, self.callbacks, self.cfg, self.crawler, self.logger)
+        for request in full.listing.requests():
+            yield request
+        await full.listing.over.wait()
+
+    async def _relisted(self, state):
+        listing, now = self.full.listing, clock.stamp()
+        listed = listing.owners()
+        if listed is None:
+            return state
+        owners, complete = listed
+        found = continuous.listed_prefixes(owners, listing.prefixes_of)
+        listing.forget()
+        state, counts = await self.full.docs.call(self.records.relist, found, state, now, complete)
+        self.logger.info(
+            "Listed %d prefixes: %d new, %d under another owner, %d with another DOI count",
+            len(found),
+            counts["new"],
+            counts["moved"],
+            counts["resized"],
+        )
+        return state
+
+    async def _export_and_prune(self, state):
+        s, docs, now = self.cfg, self.full.docs, clock.now()
+        if continuous.export_due(state, now, s.export_every, s.export_changes):
+            await docs.call(export, docs.store, s, self.crawler.stats)
+            state = await docs.call(self.records.state)
+        return await self._prune(state, now)
+
+    async def _prune(self, state, now):
+        """The retention step (landing.publish.prune) every LANDING_PRUNE_HOURS, on the store's thread."""
+        s, docs = self.cfg, self.full.docs
+        if not continuous.due(state.get("continuous/pruned"), now, s.prune_hours):
+            return state
+        blobs = open_blobs(s.blobs)
+        try:
+            summary = await docs.call(
+                partial(prune, grace_seconds=grace(s.docs_outage_max)),
+                docs.store,
+                blobs,
+                s.artifacts_dir,
+                now,
+                s.keep_versions_days,
+                s.keep_snapshots,
+            )
+        finally:
+            blobs.close()
+        self.logger.info("Pruned: %s", ", ".join(f"{k}: {v}" for k, v in sorted(summary.items())))
+        stamp = clock.stamp()
+        return await docs.call(self.records.save, {**state, "continuous/pruned": stamp, "continuous/updated": stamp})
+
+    async def _wait_until(self, moment):
+        """Until the clock reaches `moment`, or the crawl closes."""
+        wait = clock.real_seconds(moment - clock.now())
+        if wait > 0:
+            try:
+                await asyncio.wait_for(self.closing.wait(), wait)
+            except TimeoutError:
+                pass
+
+    def _stopped(self) -> bool:
+        """The crawl is closing, or another worker sharing the frontier took the lead."""
+        return self.closing.is_set() or not self.full.leading
+
+    def _requests(self) -> int:
+        return self.crawler.stats.get_value(REQUESTS, 0)
+
+    def _set_stats(self, known, plan, state):
+        figures = {
+            **continuous.age_stats(known, clock.now()),
+            "requests_today": state.get("continuous/requests-today", 0),
+            "keeps_days": continuous.finite(round(plan.keeps_days, 3)),
+            "within": int(plan.within),
+            "rounds": state.get("continuous/rounds", 0),
+            "requests_per_doi": round(continuous.per_doi(state, self.cfg.requests_per_doi), 3),
+        }
+        for name, value in figures.items():
+            self.crawler.stats.set_value(STATS + name, value)

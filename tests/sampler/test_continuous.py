@@ -1,0 +1,194 @@
+"""Continuous sampling (LANDING_CONTINUOUS, issue 31) on a compressed clock: a simulated day in 3 real seconds. The
+crawl is killed with SIGKILL in the middle of its first round (one repository's pages never answer), started again
+with the same command and clock on the same world answering at once, and stopped with SIGTERM a simulated day and a
+half later."""
+
+import json
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from landing.core import freshness
+from landing.core.runs import sample_id
+from landing_dev.sandbox.generator import generate
+from landing_dev.sandbox.server import RunningSandbox
+from tests.sampler.crawling import PROJECT, Stores
+
+START = "2026-11-01T00:00:00Z"
+SPEED = 28800  # simulated seconds a real second: a day in 3 s
+# Every prefix is due again a day (3 real seconds) after its sample; a round stays open up to REFRESH_DAYS.
+REFRESH_DAYS = 2
+DAYS = 1.5  # simulated days the restarted crawl runs before it is stopped
+DEADLINE = 60  # real seconds any wait may take before the test fails
+STALLED, STALLED_PREFIX = "records.fjord-yarrow-0.example", "10.81930/"  # a repository of the world, and its prefix
+
+
+def _docs(db, kind) -> dict[str, dict]:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            rows = con.execute("SELECT id, doc FROM docs WHERE kind = ?", (kind,)).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return {}
+    return {doc_id: json.loads(doc) for doc_id, doc in rows}
+
+
+def _state(db) -> dict:
+    return _docs(db, "continuous").get("state") or {}
+
+
+def _wait(what, check):
+    deadline = time.monotonic() + DEADLINE
+    while not (found := check()):
+        assert time.monotonic() < deadline, f"waited {DEADLINE} s for {what}"
+        time.sleep(0.02)
+    return found
+
+
+def _stalled(world: Path, into: Path) -> Path:
+    """The world with STALLED's pages answering after two minutes."""
+    shutil.copytree(world, into)
+    routes = [json.loads(line) for line in (world / "routes.jsonl").read_text().splitlines()]
+    stalled = [{**r, "delay_ms": 120_000} if STALLED in r["url"] else r for r in routes]
+    assert stalled != routes
+    (into / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in stalled))
+    return into
+
+
+def _mid_round(db):
+    """The round under way once its samples are answered and a visit of it is recorded (the stalled pages keep it
+    from ending)."""
+    opened = _state(db).get("continuous/open")
+    if not opened:
+        return None
+    round_ = opened[0]
+    samples = _docs(db, "sample")
+    planned = [samples.get(sample_id("continuous", order)) for order in range(round_["from"], round_["to"])]
+    if any(s is None or s["sample/dois"] is None for s in planned):
+        return None
+    stalled = any(doi.startswith(STALLED_PREFIX) for s in planned for doi in s["sample/dois"])
+    return round_ if stalled and _visits_of(db, round_) else None
+
+
+def _visits_of(db, round_) -> set[str]:
+    return {i for i, v in _docs(db, "visit").items() if round_["from"] <= v["visit/order"] < round_["to"]}
+
+
+@pytest.fixture(scope="module")
+def continuous(tmp_path_factory):
+    root = tmp_path_factory.mktemp("continuous")
+    world = root / "world"
+    generate(world, 40, seed=5)
+    stores = Stores(root / "stores")
+    db = stores.root / "landing.db"
+    since = time.time()
+    settings = [
+        *("-s", "LANDING_CONTINUOUS=True", "-s", "LANDING_DRIVER=http", "-s", "LANDING_PROGRESS_INTERVAL=0"),
+        *("-s", f"LANDING_CLOCK={START}", "-s", f"LANDING_CLOCK_SPEED={SPEED}", "-s", f"LANDING_CLOCK_SINCE={since}"),
+        *("-s", f"LANDING_REFRESH_DAYS={REFRESH_DAYS}", "-s", "LANDING_RECHECK_DAYS=1.5"),
+        *("-s", "LANDING_EXPORT_EVERY=6", "-s", "LANDING_PLAN_MINUTES=60", "-s", "LANDING_RELIST_HOURS=24"),
+        # Small samples, and visits written as they come, so that a round is seen half visited.
+        *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "LANDING_DOCS_BATCH_SECONDS=0.1"),
+        # No retention pass: it deletes closed rounds' samples and visits, which these tests compare across the kill
+        # (retention's own tests: tests/publish/test_prune.py).
+        *("-s", "LANDING_PRUNE_HOURS=1000"),
+    ]
+    sandbox = RunningSandbox(_stalled(world, root / "stalled"))
+    try:
+        killed = subprocess.Popen(
+            stores.crawl_command(sandbox.proxy, *settings), cwd=PROJECT, stderr=subprocess.DEVNULL, env=stores.env
+        )
+        try:
+            interrupted = _wait("a round visited but its stalled pages", lambda: _mid_round(db))
+            killed.send_signal(signal.SIGKILL)
+            killed.wait(DEADLINE)
+        finally:
+            killed.kill()
+    finally:
+        sandbox.close()
+    before, visited = _docs(db, "visit"), _visits_of(db, interrupted)
+    sandbox = RunningSandbox(world)
+    try:
+        resumed_at = time.time()
+        restarted = subprocess.Popen(
+            stores.crawl_command(sandbox.proxy, *settings),
+            cwd=PROJECT,
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            env=stores.env,
+        )
+        try:
+            # Two exports of its own, and DAYS simulated days since it started.
+            exports = _state(db).get("continuous/exports", 0)
+            _wait("two exports", lambda: _state(db).get("continuous/exports", 0) >= exports + 2)
+            _wait(f"{DAYS} simulated days", lambda: (time.time() - resumed_at) * SPEED >= DAYS * 86400)
+            restarted.send_signal(signal.SIGTERM)
+            stopped_at = time.time()
+            _, log = restarted.communicate(timeout=DEADLINE)
+        finally:
+            restarted.kill()
+    finally:
+        sandbox.close()
+    now = freshness.moment(START) + timedelta(seconds=(stopped_at - since) * SPEED)
+    return {
+        "db": db,
+        "stores": stores,
+        "log": log,
+        "code": restarted.returncode,
+        "interrupted": interrupted,
+        "visited": visited,
+        "before": before,
+        "now": now,
+    }
+
+
+def test_the_restarted_crawl_resumes_the_round_the_kill_interrupted(continuous):
+    round_ = continuous["interrupted"]
+    assert f"Resuming the rounds planned at {round_['planned']}\n" in continuous["log"], continuous["log"][-3000:]
+
+
+def test_no_visit_recorded_before_the_kill_is_lost_or_made_again(continuous):
+    after = _docs(continuous["db"], "visit")
+    assert {k: after[k] for k in continuous["before"]} == continuous["before"]
+    round_, visited = continuous["interrupted"], continuous["visited"]
+    # The resumed round skipped exactly the DOIs visited before the kill, and visited every other one.
+    assert f"'landing/run/visited_before': {len(visited)}," in continuous["log"]
+    samples = _docs(continuous["db"], "sample")
+    wanted = {
+        f"{sample_id('continuous', order)}/{rank:04d}"
+        for order in range(round_["from"], round_["to"])
+        for rank in range(len(samples[sample_id("continuous", order)]["sample/dois"]))
+    }
+    assert wanted <= set(after)
+
+
+def test_every_known_prefix_is_sampled_and_none_is_older_than_the_refresh_days(continuous):
+    prefixes = [freshness.prefix_of(doc) for doc in _docs(continuous["db"], "prefix").values()]
+    assert len(prefixes) == 6
+    ages = freshness.ages(prefixes, continuous["now"])
+    assert ages["never"] == 0
+    assert ages["max"] <= REFRESH_DAYS, ages
+
+
+def test_a_sigterm_exports_a_last_version_at_close_after_the_ones_on_the_cadence(continuous):
+    log, stores = continuous["log"], continuous["stores"]
+    assert continuous["code"] == 128 + signal.SIGTERM
+    assert "SIGTERM: continuous mode exports a last version before it stops" in log
+    versions = sorted(path.name for path in Path(stores.artifacts, "versions").iterdir())
+    assert len(versions) >= 3
+    last = log[log.index("continuous mode exports a last version") :]
+    assert f"Artifacts exported to {stores.artifacts}/versions/{versions[-1]} " in last
+    assert _state(continuous["db"])["continuous/version"] == versions[-1]
+
+
+def test_the_run_stays_open_and_a_full_run_would_not_resume_it(continuous):
+    runs = _docs(continuous["db"], "run")
+    assert [(r["run/id"], r["run/state"], r["run/mode"]) for r in runs.values()] == [
+        ("continuous", "visiting", "continuous")
+    ]
