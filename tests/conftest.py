@@ -2,13 +2,15 @@
 over pytest-xdist's workers."""
 
 import os
+from contextlib import closing
+from functools import partial
 
 import pytest
 
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests.redis_server import running_redis
-from tests.sampler.crawling import Stores
+from tests.sampler.crawling import Stores, at_once
 
 
 @pytest.fixture(scope="session")
@@ -49,22 +51,54 @@ def every_sandbox(every_scenario_world):
     running.close()
 
 
-# Crawls shared by the sampler's integration tests and the commands' tests: each world is crawled once.
+# Crawls shared by the sampler's integration tests and the commands' tests: each world is crawled once, and the
+# crawls this session uses all start when the first is asked for: a crawl spends much of its time waiting (its process
+# starting, each host's pace, its tail of few hosts), so they take less together than one after the other.
 @pytest.fixture(scope="session")
-def mixed_crawl(mixed_world, mixed_sandbox, tmp_path_factory):
-    """The 1,000-DOI mixed world crawled once; (stores, crawl output)."""
-    stores = Stores(tmp_path_factory.mktemp("mixed-crawl"))
-    start = len(mixed_sandbox.requests)
-    done = stores.crawl(mixed_sandbox.proxy)
-    stores.requests = mixed_sandbox.requests[start:]  # what this crawl asked of the sandbox, in order
-    return stores, done
+def shared_crawls(request, tmp_path_factory):
+    """{name in CRAWLS: a future of its (stores, crawl output)}, for the crawls some test of this session uses."""
+    with at_once(request, {name: partial(start, request, tmp_path_factory) for name, start in CRAWLING.items()}) as f:
+        yield f
+
+
+def _mixed(request, tmp_path_factory):
+    """Through a sandbox of its own, whose log holds this crawl's requests only, whatever else runs meanwhile."""
+    world, stores = request.getfixturevalue("mixed_world"), Stores(tmp_path_factory.mktemp("mixed-crawl"))
+    stores.requests = []  # what this crawl asked of the sandbox, in order
+
+    def crawl():
+        with closing(RunningSandbox(world, log=stores.requests.append)) as sandbox:
+            return stores, stores.crawl(sandbox.proxy)
+
+    return crawl
+
+
+def _through(sandbox: str, name: str):
+    def start(request, tmp_path_factory):
+        proxy, stores = request.getfixturevalue(sandbox).proxy, Stores(tmp_path_factory.mktemp(name))
+        return lambda: (stores, stores.crawl(proxy))
+
+    return start
+
+
+CRAWLING = {
+    "mixed_crawl": _mixed,
+    "every_crawl": _through("every_sandbox", "every-crawl"),
+    "match_crawl": _through("match_sandbox", "match-crawl"),
+}
 
 
 @pytest.fixture(scope="session")
-def every_crawl(every_scenario_world, every_sandbox, tmp_path_factory):
-    """The every-scenario world crawled once; (stores, crawl output)."""
-    stores = Stores(tmp_path_factory.mktemp("every-crawl"))
-    return stores, stores.crawl(every_sandbox.proxy)
+def mixed_crawl(shared_crawls):
+    """The 1,000-DOI mixed world crawled once; (stores, crawl output); `stores.requests` lists what it asked of the
+    sandbox ("GET url -> status"), in order."""
+    return shared_crawls["mixed_crawl"].result()
+
+
+@pytest.fixture(scope="session")
+def every_crawl(shared_crawls):
+    """The every-scenario world crawled once, through `every_sandbox`; (stores, crawl output)."""
+    return shared_crawls["every_crawl"].result()
 
 
 @pytest.fixture(scope="session")
@@ -101,10 +135,10 @@ def match_sandbox(match_world):
 
 
 @pytest.fixture(scope="session")
-def match_crawl(match_world, match_sandbox, tmp_path_factory):
-    """The match world crawled once: its store and the artifacts the matcher verifies against."""
-    stores = Stores(tmp_path_factory.mktemp("match-crawl"))
-    return stores, stores.crawl(match_sandbox.proxy)
+def match_crawl(shared_crawls):
+    """The match world crawled once, through `match_sandbox`: its store and the artifacts the matcher verifies
+    against."""
+    return shared_crawls["match_crawl"].result()
 
 
 @pytest.fixture(scope="session")
@@ -117,19 +151,21 @@ def redis_server(tmp_path_factory):
 # Under pytest-xdist (`make test`: `-n auto --dist loadgroup`) a group is what one worker runs. A module is one group,
 # so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
 # once per run, not once per worker.
-CRAWLS = {"mixed_crawl", "every_crawl", "match_crawl"}
+CRAWLS = set(CRAWLING)
 # The longest groups start first, so that no worker is left alone with one of them at the end (only the order in
 # which the groups are handed out; each group keeps its own order).
 LONGEST = (
     "crawls",
     "tests/sampler/test_resume.py",
-    "tests/sampler/test_crawl_to_elastic.py",
     "tests/sampler/test_shared_frontier.py",
     "tests/browser/test_driver_crawl.py",
     "tests/sampler/test_shared_outages.py",
     "tests/sampler/test_bad_answers.py",
-    "tests/browser/test_proxy_chromium.py",
     "tests/test_demo.py",
+    "tests/sampler/test_crawl_to_elastic.py",
+    "tests/sampler/test_continuous.py",
+    "tests/sampler/test_continuous_shared.py",
+    "tests/browser/test_proxy_chromium.py",
     "tests/sampler/test_crawl_to_s3.py",
     "tests/match/test_vectors.py",
     "tests/browser/test_rules.py",

@@ -14,7 +14,7 @@ from landing.core.failures import BROWSER_CLASSES
 from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
-from tests.sampler.crawling import Stores, disagreements, truth_of
+from tests.sampler.crawling import Stores, at_once, disagreements, truth_of
 
 CHROMIUM = "/usr/bin/chromium"
 HOSTILE = [
@@ -46,43 +46,61 @@ def hostile(tmp_path_factory):
     running.close()
 
 
-def _crawl(hostile, tmp_path_factory, driver, *extra):
+@pytest.fixture(scope="module")
+def crawls(hostile, request, tmp_path_factory):
+    """The module's crawls that this session's tests use, run at once (tests.sampler.crawling.at_once)."""
     truth, sandbox = hostile
-    stores = Stores(tmp_path_factory.mktemp(f"driver-{driver}"))
-    done = stores.crawl(sandbox.proxy, "-s", f"LANDING_DRIVER={driver}", *extra)
-    return truth, stores, done
+
+    def on_hostile(driver, *extra):
+        stores = Stores(tmp_path_factory.mktemp(f"driver-{driver}"))
+        return lambda: (truth, stores, stores.crawl(sandbox.proxy, "-s", f"LANDING_DRIVER={driver}", *extra))
+
+    def on_every_scenario():
+        """auto on a world of every scenario, 4 DOIs each (the claims are per scenario and per DOI, as in `hostile`)."""
+        directory, stores = tmp_path_factory.mktemp("every-4"), Stores(tmp_path_factory.mktemp("every-auto"))
+        generate(directory, 4 * len(scenarios.ALL), seed=11, only=list(scenarios.ALL))
+
+        def crawl():
+            with closing(RunningSandbox(directory)) as every:
+                return truth_of(directory), stores, stores.crawl(every.proxy, "-s", "LANDING_DRIVER=auto")
+
+        return crawl
+
+    prepared = {
+        "http_crawl": lambda: on_hostile("http"),
+        "auto_crawl": lambda: on_hostile("auto"),
+        # auto with HTTP cookies off: as a site whose cookie only a script sets leaves a plain client.
+        "cookieless_auto_crawl": lambda: on_hostile("auto", "-s", "COOKIES_ENABLED=False"),
+        "browser_crawl": lambda: on_hostile("browser"),
+        "every_auto_crawl": on_every_scenario,
+    }
+    with at_once(request, prepared) as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
-def http_crawl(hostile, tmp_path_factory):
-    return _crawl(hostile, tmp_path_factory, "http")
+def http_crawl(crawls):
+    return crawls["http_crawl"].result()
 
 
 @pytest.fixture(scope="module")
-def auto_crawl(hostile, tmp_path_factory):
-    return _crawl(hostile, tmp_path_factory, "auto")
+def auto_crawl(crawls):
+    return crawls["auto_crawl"].result()
 
 
 @pytest.fixture(scope="module")
-def cookieless_auto_crawl(hostile, tmp_path_factory):
-    """auto with HTTP cookies off: as a site whose cookie only a script sets leaves a plain client."""
-    return _crawl(hostile, tmp_path_factory, "auto", "-s", "COOKIES_ENABLED=False")
+def cookieless_auto_crawl(crawls):
+    return crawls["cookieless_auto_crawl"].result()
 
 
 @pytest.fixture(scope="module")
-def browser_crawl(hostile, tmp_path_factory):
-    return _crawl(hostile, tmp_path_factory, "browser")
+def browser_crawl(crawls):
+    return crawls["browser_crawl"].result()
 
 
 @pytest.fixture(scope="module")
-def every_auto_crawl(tmp_path_factory):
-    """auto on a world of every scenario, 4 DOIs each (the claims are per scenario and per DOI, as in `hostile`)."""
-    directory = tmp_path_factory.mktemp("every-4")
-    generate(directory, 4 * len(scenarios.ALL), seed=11, only=list(scenarios.ALL))
-    stores = Stores(tmp_path_factory.mktemp("every-auto"))
-    with closing(RunningSandbox(directory)) as sandbox:
-        done = stores.crawl(sandbox.proxy, "-s", "LANDING_DRIVER=auto")
-    return truth_of(directory), stores, done
+def every_auto_crawl(crawls):
+    return crawls["every_auto_crawl"].result()
 
 
 def auto_expected(t: dict) -> tuple[str | None, str | None]:

@@ -88,8 +88,14 @@ def test_export_writes_namespaced_keys_only(every_crawl):
         ("snapshot", {"pid", "snapshot"}),
         ("analysis", {"pid", "snapshot", "analysis"}),
     ):
-        docs = stores.export(kind)
+        docs = stores.export_command(kind)
         assert {key.split("/")[0] for doc in docs for key in doc} == stages, kind
+
+
+def test_export_writes_every_stored_document_of_its_kind_as_the_store_reads_it(every_crawl):
+    stores, _ = every_crawl
+    written = stores.export_command("analysis")  # the other tests read stores in their own process: the same
+    assert len(written) > 50 and written == stores.export("analysis")
 
 
 def test_export_of_an_unknown_kind_is_a_usage_error(copied):

@@ -10,7 +10,7 @@ from landing_dev.sandbox.http import Request
 from landing_dev.sandbox.platforms import PLACEHOLDER_DOI
 from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
-from tests.sampler.crawling import truth_of
+from tests.sampler.crawling import at_once, truth_of
 
 
 def _records(world):
@@ -105,13 +105,40 @@ ODD = ["http://", "https://[::1", "not a url at all", "ftp://example.org/10.1234
 
 
 @pytest.fixture(scope="module")
-def match_run(match_crawl, match_sandbox, cases):
-    """One `scrapy match` of every case's input, then the ODD ones; (its answer lines, its stderr)."""
+def runs(match_crawl, match_sandbox, cases, request):
+    """The module's `scrapy match` runs on the match world's crawl, at once (tests.sampler.crawling.at_once)."""
     stores, _ = match_crawl
-    inputs = [case[0] for case in cases.values()] + ODD
-    done = stores.scrapy("match", *inputs, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+
+    def match(*args):
+        return lambda: lambda: stores.scrapy("match", *args, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+
+    prepared = {
+        "match_run": match(*[case[0] for case in cases.values()], *ODD),
+        "unfetched": match("--no-fetch", cases["url"][0], cases["meta"][0]),
+        "evaluated": match("--evaluate"),
+    }
+    with at_once(request, prepared) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def match_run(runs):
+    """One `scrapy match` of every case's input, then the ODD ones; (its answer lines, its stderr)."""
+    done = runs["match_run"].result()
     assert done.returncode == 0, done.stderr[-3000:]
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+@pytest.fixture(scope="module")
+def unfetched(runs):
+    """`scrapy match --no-fetch` of the cases `url` and `meta`."""
+    return runs["unfetched"].result()
+
+
+@pytest.fixture(scope="module")
+def evaluated(runs):
+    """`scrapy match --evaluate` on the match world's crawl."""
+    return runs["evaluated"].result()
 
 
 @pytest.fixture(scope="module")
@@ -247,23 +274,14 @@ def test_every_result_records_its_attempts_as_evidence(matched, cases):
             assert set(attempt) == {"step", "candidate", "outcome", "requests"}
 
 
-def test_without_fetching_a_url_holding_its_doi_is_vouched_for_by_the_artifact(match_crawl, match_sandbox, cases):
-    stores, _ = match_crawl
-    done = stores.scrapy(
-        "match",
-        "--no-fetch",
-        cases["url"][0],
-        cases["meta"][0],
-        overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"],
-    )
-    url, meta = [json.loads(line) for line in done.stdout.splitlines()]
+def test_without_fetching_a_url_holding_its_doi_is_vouched_for_by_the_artifact(unfetched, cases):
+    url, meta = [json.loads(line) for line in unfetched.stdout.splitlines()]
     assert (url["doi"], url["verification"]) == (cases["url"][1], "confirmed-domain-prefix")
     assert meta["doi"] is None
 
 
-def test_evaluate_matches_no_wrong_doi_at_checked_url(match_crawl, match_sandbox):
-    stores, _ = match_crawl
-    done = stores.scrapy("match", "--evaluate", overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
+def test_evaluate_matches_no_wrong_doi_at_checked_url(evaluated):
+    done = evaluated
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [
         line.split("|") for line in done.stdout.splitlines() if line.startswith("| landing") or line.startswith("| pii")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sampler.crawling import at_once
+
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"
 if not VECTORS.is_file():
@@ -29,13 +31,21 @@ def scored(shape: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def tally():
-    return scored("friendly")
+def scores(request):
+    """Both shapes' runs, at once (tests.sampler.crawling.at_once): each mostly waits on its processes."""
+    shapes = {"tally": "friendly", "elsewhere": "elsewhere"}
+    with at_once(request, {name: lambda shape=shape: lambda: scored(shape) for name, shape in shapes.items()}) as runs:
+        yield runs
 
 
 @pytest.fixture(scope="module")
-def elsewhere():
-    return scored("elsewhere")
+def tally(scores):
+    return scores["tally"].result()
+
+
+@pytest.fixture(scope="module")
+def elsewhere(scores):
+    return scores["elsewhere"].result()
 
 
 def test_no_vector_gets_a_wrong_doi(tally):

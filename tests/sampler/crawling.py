@@ -5,9 +5,15 @@ import os
 import re
 import sqlite3
 import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from scrapy.settings import Settings
+
+from landing.commands.stores import docs_of
 from landing_dev import runner
 
 PROJECT = runner.PROJECT
@@ -59,7 +65,6 @@ class Stores:
         )
         self.docs, self.artifacts, self.blobs = self.stores.docs, self.stores.artifacts, self.stores.blobs
         self.env = {**os.environ, **(env or {})}
-        self._exported: dict[str, tuple] = {}  # kind: (the store's state, its export's lines)
 
     def settings(self) -> list[str]:
         return [*runner.settings_args(self.stores.as_settings()), *self.extra]
@@ -88,33 +93,53 @@ class Stores:
         return done
 
     def export(self, kind: str) -> list[dict]:
-        """`scrapy export KIND`'s documents; a SQLite store unchanged since the last export of `kind` is not exported
-        again (each export is a process: ~2 CPU-seconds, and tests read the same crawl's kinds many times)."""
-        state = self._state()
-        if state is not None and self._exported.get(kind, (None,))[0] == state:
-            return [json.loads(line) for line in self._exported[kind][1]]
+        """The stored documents of one kind as `scrapy export KIND` writes them, read here through the store the
+        command opens (`docs_of` on the same settings): a process per read cost ~1 CPU-second and tests read
+        crawls many times. tests/commands/test_analyze_export.py runs the command itself (`export_command`)."""
+        settings = Settings()
+        settings.setmodule("landing.settings", priority="project")
+        settings.setdict(runner.pairs(self.settings()[1::2]), priority="cmdline")
+        docs = docs_of(settings)
+        try:
+            return [json.loads(json.dumps(doc, ensure_ascii=False, sort_keys=True)) for doc in docs.scan(kind)]
+        finally:
+            docs.close()
+
+    def export_command(self, kind: str) -> list[dict]:
+        """`scrapy export KIND`'s documents, the command run in its own process as a user runs it."""
         out = self.root / f"{kind}.jsonl"
         done = self.scrapy("export", kind, "-o", str(out))
         assert done.returncode == 0, done.stderr
-        lines = out.read_text().splitlines()
-        if state is not None and self._state() == state:  # no write while it ran
-            self._exported[kind] = (state, lines)
-        return [json.loads(line) for line in lines]
+        return [json.loads(line) for line in out.read_text().splitlines()]
 
-    def _state(self) -> tuple | None:
-        """The SQLite store's files as they stand (any write changes one), or None for another store."""
-        if not self.docs.startswith("sqlite:///"):
-            return None
-        db = self.docs.removeprefix("sqlite:///")
-        found = []
-        for path in (db, f"{db}-wal", f"{db}-journal"):
-            try:
-                stat = os.stat(path)
-            except FileNotFoundError:
-                found.append(None)
-            else:
-                found.append((stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
-        return tuple(found)
+
+@contextmanager
+def at_once(request, prepared: dict) -> Iterator[dict]:
+    """{name: a future of its crawl}, the crawls of the fixtures `name` that the tests use (after -k; a module
+    fixture's: its module's tests) all started. prepared[name]() runs here, on pytest's thread (worlds, fixtures,
+    stores), and returns the crawl, run with the others on threads of their own; a crawl asked for by name and not yet
+    started (its fixture reached through getfixturevalue) starts then. A crawl spends much of its time waiting (its
+    process starting, each host's pace, Chromium settling, its tail of few hosts), so crawls take less together than
+    one after the other (bench/README.md "The suite's time")."""
+    items = [i for i in request.session.items if request.scope == "session" or i.path == request.path]  # its module's
+    used = {name for item in items for name in getattr(item, "fixturenames", ())}
+    with ThreadPoolExecutor(max(len(prepared), 1)) as pool:
+        started = _Started(pool, prepared)
+        for name in [name for name in prepared if name in used]:
+            started[name]  # noqa: B018 (starts it)
+        yield started
+
+
+class _Started(dict):
+    """Futures by name; a name not yet started starts when asked for."""
+
+    def __init__(self, pool: ThreadPoolExecutor, prepared: dict):
+        super().__init__()
+        self.pool, self.prepared = pool, prepared
+
+    def __missing__(self, name):
+        future = self[name] = self.pool.submit(self.prepared[name]())
+        return future
 
 
 def truth_of(world: Path) -> dict:

@@ -4,6 +4,8 @@ never hangs waiting for a listing that cannot finish, and never silently drops a
 
 import json
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -15,6 +17,7 @@ CLIENTS = {"data": [{"id": "good.client", "type": "clients"}, {"id": "bad.client
 
 
 ASKED: dict = {}
+COUNTING = threading.Lock()  # the crawls run at once, each answered on threads of its own
 
 
 def _dois(*dois):
@@ -45,17 +48,18 @@ def prefixes(rest, times):
 
 def answer(asked):
     scenario, _, rest = asked.lstrip("/").partition("/")
-    ASKED[asked] = ASKED.get(asked, 0) + 1
+    with COUNTING:
+        ASKED[asked] = times = ASKED.get(asked, 0) + 1
     if scenario == "prefixes":
-        return prefixes(rest, ASKED[asked])
-    if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and ASKED[asked] == 1:
+        return prefixes(rest, times)
+    if scenario == "flaky" and rest.startswith("datacite/dois") and "random" not in rest and times == 1:
         return 200, {"Content-Type": "text/html"}, b"<html>Try again later</html>"  # only the first time
     if (
         scenario == "partial"
         and rest.startswith("datacite/dois")
         and "client-id=bad.client" in rest
         and "random" not in rest
-        and ASKED[asked] == 1
+        and times == 1
     ):
         return 503, {"Content-Type": "text/html"}, b"<html>Busy</html>"  # the first crawl's count only
     if scenario == "partial" and rest.startswith("datacite/dois") and "random" not in rest:
@@ -95,26 +99,34 @@ def answer(asked):
     return 404, JSON, b"{}"
 
 
+# scenario: (its API, how many times the same command runs on its stores)
+SCENARIOS = {
+    "count": ("datacite", 1),
+    "cursor": ("crossref", 1),
+    "sample": ("datacite", 1),
+    "dois": ("datacite", 1),
+    "flaky": ("datacite", 1),
+    "offset": ("crossref", 1),
+    "partial": ("datacite", 2),
+    "prefixes": ("datacite", 2),
+}
+
+
 @pytest.fixture(scope="module")
 def crawls(tmp_path_factory):
-    results = {}
-    with serving(answer) as (port, _):
-        for scenario, sources in [
-            ("count", "datacite"),
-            ("cursor", "crossref"),
-            ("sample", "datacite"),
-            ("dois", "datacite"),
-            ("flaky", "datacite"),
-            ("offset", "crossref"),
-            ("partial", "datacite"),
-            ("partial", "datacite"),
-            ("prefixes", "datacite"),
-            ("prefixes", "datacite"),
-        ]:
-            stores = results[scenario][-1] if scenario in results else Stores(tmp_path_factory.mktemp(scenario))
-            done = _crawl(stores, f"http://127.0.0.1:{port}/{scenario}", sources, 1 if scenario == "flaky" else 0)
-            results[scenario] = (*results.get(scenario, ())[:-1], done, stores)
-    return results
+    """{scenario: (each crawl's CompletedProcess, in order, then the stores)}. The scenarios' crawls run at once:
+    each spends most of its seconds waiting out the pace the crawl keeps with the API hosts, whichever they are."""
+    stores = {scenario: Stores(tmp_path_factory.mktemp(scenario)) for scenario in SCENARIOS}
+    with serving(answer) as (port, _), ThreadPoolExecutor(len(SCENARIOS)) as pool:
+
+        def run(scenario):
+            sources, times = SCENARIOS[scenario]
+            retries = 1 if scenario == "flaky" else 0
+            base = f"http://127.0.0.1:{port}/{scenario}"
+            return tuple(_crawl(stores[scenario], base, sources, retries) for _ in range(times))
+
+        running = {scenario: pool.submit(run, scenario) for scenario in SCENARIOS}
+        return {scenario: (*done.result(), stores[scenario]) for scenario, done in running.items()}
 
 
 def _crawl(stores, base, sources, retries):

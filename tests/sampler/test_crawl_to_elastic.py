@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tests import elastic
-from tests.sampler.crawling import PROJECT, Stores
+from tests.sampler.crawling import PROJECT, Stores, at_once
 
 # Timestamps differ between two crawls, and so do cookie-wall chains: with one cookie jar per crawl, how many
 # hops a site's session redirect takes depends on which of its DOIs was visited first.
@@ -22,26 +22,48 @@ def _stable(docs):
 
 
 @pytest.fixture(scope="module")
-def elastic_crawl(small_sandbox, tmp_path_factory):
+def crawls(small_sandbox, request, tmp_path_factory):
+    """The same world crawled into Elasticsearch and into SQLite, at once (tests.sampler.crawling.at_once)."""
     server, prefix = elastic.standin(), "crawl"
-    stores = Stores(
-        tmp_path_factory.mktemp("elastic-crawl"), docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}")
-    )
-    done = stores.crawl(small_sandbox.proxy)
-    yield stores, done
+
+    def into(stores):
+        return lambda: (stores, stores.crawl(small_sandbox.proxy))
+
+    prepared = {
+        "elastic_crawl": lambda: into(
+            Stores(
+                tmp_path_factory.mktemp("elastic-crawl"),
+                docs=server.url,
+                extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"),
+            )
+        ),
+        "sqlite_crawl": lambda: into(Stores(tmp_path_factory.mktemp("sqlite-crawl"))),
+    }
+    with at_once(request, prepared) as started:
+        yield started
     elastic.delete_indices(server.url, prefix)
 
 
 @pytest.fixture(scope="module")
-def sqlite_crawl(small_sandbox, tmp_path_factory):
-    stores = Stores(tmp_path_factory.mktemp("sqlite-crawl"))
-    return stores, stores.crawl(small_sandbox.proxy)
+def elastic_crawl(crawls):
+    return crawls["elastic_crawl"].result()
+
+
+@pytest.fixture(scope="module")
+def sqlite_crawl(crawls):
+    return crawls["sqlite_crawl"].result()
 
 
 @pytest.mark.parametrize("kind", ["pid", "snapshot", "analysis", "report"])
 def test_elasticsearch_and_sqlite_hold_the_same_documents_after_the_same_crawl(elastic_crawl, sqlite_crawl, kind):
     in_elastic, in_sqlite = elastic_crawl[0].export(kind), sqlite_crawl[0].export(kind)
     assert in_elastic and _stable(in_elastic) == _stable(in_sqlite)
+
+
+def test_scrapy_export_writes_every_document_elasticsearch_holds(elastic_crawl):
+    stores, _ = elastic_crawl
+    written = stores.export_command("analysis")  # the other tests read the store in their own process
+    assert written and written == stores.export("analysis")
 
 
 def _timeless(path):

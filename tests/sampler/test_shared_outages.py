@@ -13,7 +13,7 @@ import pytest
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests.redis_server import redis_process
-from tests.sampler.crawling import PLANNED, PROJECT, Stores, count
+from tests.sampler.crawling import PLANNED, PROJECT, Stores, at_once, count
 
 CHROMIUM = "/usr/bin/chromium"
 VISITS = "SELECT COUNT(*) FROM docs WHERE kind = 'visit'"
@@ -32,11 +32,15 @@ def world(tmp_path_factory):
 
 
 def _shared_run(world, tmp_path_factory, outage, workers=1):
-    """Crawl with `workers` workers sharing a Redis frontier, default settings; `outage(redis_server)` once a third
-    of the plan is visited. Returns (stores, [(returncode, log)] per worker)."""
-    stores = Stores(tmp_path_factory.mktemp("outage-crawl"))
+    """A crawl with `workers` workers sharing a Redis frontier, default settings; `outage(redis_server)` once a third
+    of the plan is visited. The crawl, to run, returns (stores, [(returncode, log)] per worker)."""
+    stores, redis_dir = Stores(tmp_path_factory.mktemp("outage-crawl")), tmp_path_factory.mktemp("redis")
+    return lambda: _run(world, stores, redis_dir, outage, workers)
+
+
+def _run(world, stores, redis_dir, outage, workers):
     db, logs = stores.root / "landing.db", []
-    with redis_process(tmp_path_factory.mktemp("redis"), persist=True) as server:
+    with redis_process(redis_dir, persist=True) as server:
         command = stores.crawl_command(world.proxy, "-s", f"LANDING_FRONTIER_REDIS={server.url}")
         command += ["-s", "LANDING_SAMPLE_MIN=20", "-s", "LANDING_SAMPLE_MAX=20"]
         # A small frontier keeps the leader sampling through the run, fewer requests at once than it holds keep
@@ -128,18 +132,31 @@ def _ok(logs):
 
 
 @pytest.fixture(scope="module")
-def restarted(world, tmp_path_factory):
-    return _shared_run(world, tmp_path_factory, _restart, workers=2)
+def runs(world, request, tmp_path_factory):
+    """The outages this session's tests use, each its own crawl and redis-server, run at once
+    (tests.sampler.crawling.at_once)."""
+    prepared = {
+        "restarted": lambda: _shared_run(world, tmp_path_factory, _restart, workers=2),
+        "flushed": lambda: _shared_run(world, tmp_path_factory, _flush),
+        "keys_lost": lambda: _shared_run(world, tmp_path_factory, _lose_frontier_keys),
+    }
+    with at_once(request, prepared) as started:
+        yield started
 
 
 @pytest.fixture(scope="module")
-def flushed(world, tmp_path_factory):
-    return _shared_run(world, tmp_path_factory, _flush)
+def restarted(runs):
+    return runs["restarted"].result()
 
 
 @pytest.fixture(scope="module")
-def keys_lost(world, tmp_path_factory):
-    return _shared_run(world, tmp_path_factory, _lose_frontier_keys)
+def flushed(runs):
+    return runs["flushed"].result()
+
+
+@pytest.fixture(scope="module")
+def keys_lost(runs):
+    return runs["keys_lost"].result()
 
 
 def test_two_workers_whose_redis_restarts_both_exit_0_and_neither_says_redis_was_unreachable(restarted):
