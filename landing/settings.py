@@ -219,8 +219,8 @@ LANDING_PRUNE_HOURS = 24.0
 LANDING_METRICS_PORT = None
 # LANDING_METRICS_ADDRESS: the address the exporter listens on; 0.0.0.0 for a Prometheus on another machine.
 LANDING_METRICS_ADDRESS = "127.0.0.1"
-# Health checks (landing.crawl.health: Spidermon monitors run every SPIDERMON_PERIODIC_MONITORS seconds and at close;
-# `scrapy status` judges by the same bounds). `freshness` fails when a prefix is older than LANDING_REFRESH_DAYS.
+# Health checks (landing.crawl.health: in continuous mode, Spidermon monitors run every SPIDERMON_PERIODIC_MONITORS
+# seconds and at close; `scrapy status` judges by the same bounds). `freshness` fails when a prefix is older than LANDING_REFRESH_DAYS.
 # LANDING_HEALTH_FAILURES: `failures` fails when more than this share (0 to 1) of the visits since the check last
 # judged failed. LANDING_HEALTH_MIN_VISITS: fewer new visits than this are not judged (the last verdict stands).
 LANDING_HEALTH_FAILURES = 0.5
@@ -292,10 +292,10 @@ EXTENSIONS = {
     "landing.crawl.log_level.LevelGate": 500,
     "landing.sampler.stopping.StopAtOnce": 500,
     "landing.crawl.metrics.MetricsExporter": 500,  # only with LANDING_METRICS_PORT
-    "landing.crawl.health.Monitoring": 500,  # Spidermon's extension, its own report at DEBUG
+    "landing.crawl.watch.ContinuousHealth": 500,  # Spidermon's extension, in continuous mode only
 }
-# Spidermon runs the health checks (landing.crawl.health) every SPIDERMON_PERIODIC_MONITORS real seconds and when the
-# spider closes (docs/operations.md "Health"). With LANDING_CLOCK_SPEED the checks judge simulated time at that pace.
+# In continuous mode, Spidermon runs the health checks (landing.crawl.health) every SPIDERMON_PERIODIC_MONITORS real
+# seconds and when the spider closes (docs/operations.md "Health"). With LANDING_CLOCK_SPEED the checks judge simulated time at that pace.
 SPIDERMON_ENABLED = True
 SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.health.HealthSuite"]
 SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.health.HealthSuite": 60}

@@ -51,7 +51,7 @@ def continuous(**stats):
 
 
 def test_the_project_runs_the_suite_periodically_and_at_close():
-    assert project.EXTENSIONS["landing.crawl.health.Monitoring"] and project.SPIDERMON_ENABLED
+    assert project.EXTENSIONS["landing.crawl.watch.ContinuousHealth"] and project.SPIDERMON_ENABLED
     assert project.SPIDERMON_SPIDER_CLOSE_MONITORS == ["landing.crawl.health.HealthSuite"]
     assert list(project.SPIDERMON_PERIODIC_MONITORS) == ["landing.crawl.health.HealthSuite"]
 
@@ -119,3 +119,13 @@ def test_before_any_prefix_is_sampled_freshness_passes():
     made = crawler(**continuous(landing__continuous__age_max_days=-1))  # continuous mode's "none yet"
     assert check(made)["landing/health/freshness"] == 1
     assert made.landing_health["freshness"].detail == "no prefix sampled yet"
+
+
+def test_a_continuous_crawl_gets_spidermons_extension_and_a_full_run_none():
+    from scrapy.exceptions import NotConfigured
+
+    from landing.crawl.watch import ContinuousHealth
+
+    assert type(ContinuousHealth.from_crawler(project_crawler(LANDING_CONTINUOUS=True))) is Monitoring
+    with pytest.raises(NotConfigured):
+        ContinuousHealth.from_crawler(project_crawler())
