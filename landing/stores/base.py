@@ -104,7 +104,14 @@ class DocStore(ABC):
         check_id(doc_id)
         # The buffer answers for itself, so a get-then-put loop does not flush on every document.
         text = self._buffer.get((kind, doc_id))
-        doc = json.loads(text) if text is not None else self._read(kind, doc_id)
+        if text is not None:
+            return upgraded(json.loads(text))
+        try:
+            doc = self._read(kind, doc_id)
+        except StoreError:
+            raise
+        except Exception as error:  # as in a scan: reported in one line, never a crash
+            raise StoreError(f"{self!r} could not read: {type(error).__name__}: {error}") from error
         return doc if doc is None else upgraded(doc)
 
     def count(self, kind: str) -> int:
