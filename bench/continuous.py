@@ -229,11 +229,12 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     pairs = [(when, {(p, d) for p, d, _ in a.good | a.bad}) for when, a in found]
     print(f"\nversions: {len(found)}:", ", ".join(f"{when:%m-%d %H:%M}" for when, _ in found))
     moved = detections(timeline, pairs)
-    figures = summary(moved, refresh)
+    figures = summary(moved, refresh, until=end)
     print(
         f"moves: {len(timeline.of_kind('move'))}, {figures['pairs']} (prefix, new domain) pairs, {figures['shown']} "
         f"shown; median {days(figures['median_days'])}, max {days(figures['max_days'])}; within "
-        f"LANDING_REFRESH_DAYS={refresh:g}: {figures['within'] or 0:.0%} of the pairs"
+        f"LANDING_REFRESH_DAYS={refresh:g}: {figures['within'] or 0:.0%} of the pairs whose bound the run reached "
+        f"({figures['pending']} pending: moved within {refresh:g} days of the stop, not shown yet)"
     )
     grouped = by_move(moved)
     whole = [max(d.days for d in ds) for ds in grouped.values() if all(d.days is not None for d in ds)]

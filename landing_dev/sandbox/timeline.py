@@ -132,21 +132,32 @@ def detections(timeline: Timeline, versions: list[tuple[datetime, set]]) -> list
     return found
 
 
-def summary(found: list[Detection], within_days: float) -> dict:
+def summary(found: list[Detection], within_days: float, until: datetime | None = None) -> dict:
     """Median and max days to detection, the share detected within `within_days`, and how many were never shown.
+    A pair not shown yet that moved less than `within_days` before `until` (the run's end) is `pending`: the run
+    ended before its bound, so it counts in no share.
 
     >>> t = moment("2030-01-01T00:00:00Z")
     >>> summary([Detection(t, "10.1", "a", moment("2030-01-03T00:00:00Z")), Detection(t, "10.2", "a", None)], 7)
-    {'pairs': 2, 'shown': 1, 'median_days': 2.0, 'max_days': 2.0, 'within': 0.5}
+    {'pairs': 2, 'shown': 1, 'median_days': 2.0, 'max_days': 2.0, 'within': 0.5, 'pending': 0}
+    >>> summary([Detection(t, "10.2", "a", None)], 7, until=moment("2030-01-05T00:00:00Z"))["pending"]
+    1
     """
+    pending = [
+        d
+        for d in found
+        if d.shown is None and until is not None and (until - d.moved).total_seconds() < within_days * 86400
+    ]
+    judged = [d for d in found if d not in pending]
     days = [d.days for d in found if d.days is not None]
-    within = sum(d <= within_days for d in days)
+    within = sum(d.days is not None and d.days <= within_days for d in judged)
     return {
         "pairs": len(found),
         "shown": len(days),
         "median_days": median(days) if days else None,
         "max_days": max(days) if days else None,
-        "within": within / len(found) if found else None,
+        "within": within / len(judged) if judged else None,
+        "pending": len(pending),
     }
 
 

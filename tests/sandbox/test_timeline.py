@@ -84,7 +84,14 @@ def test_the_summary_gives_median_and_max_days_and_the_share_within_the_bound():
         Detection(T, "10.3", "a", T + timedelta(days=9)),
         Detection(T, "10.4", "a", None),
     ]
-    assert summary(found, 7) == {"pairs": 4, "shown": 3, "median_days": 3.0, "max_days": 9.0, "within": 0.5}
+    assert summary(found, 7) == {
+        "pairs": 4,
+        "shown": 3,
+        "median_days": 3.0,
+        "max_days": 9.0,
+        "within": 0.5,
+        "pending": 0,
+    }
 
 
 def test_domains_at_reads_a_world_directory(tmp_path):
@@ -97,3 +104,13 @@ def test_domains_at_reads_a_world_directory(tmp_path):
     )
     assert domains_at(tmp_path, "10.1000", T) == {"www.a.example"}
     assert domains_at(tmp_path, "10.1000", T + timedelta(days=1)) == {"new.example"}
+
+
+def test_a_pair_not_shown_that_moved_within_the_bound_of_the_end_is_pending_and_in_no_share():
+    found = [
+        Detection(T, "10.1", "a", T + timedelta(days=2)),
+        Detection(T, "10.2", "a", None),
+        Detection(T + timedelta(days=5), "10.3", "a", None),
+    ]
+    figures = summary(found, 7, until=T + timedelta(days=10))
+    assert (figures["within"], figures["pending"]) == (0.5, 1)
