@@ -143,6 +143,8 @@ class Visitor:
         chain = meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
+        if self.maxsize and _length(meta["landing_navigation"].last()[2]) > self.maxsize:
+            error = "too-large"  # a page declared over the limit is too large, however Chromium's load then ended
         return self._final(
             self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser"),
             meta,

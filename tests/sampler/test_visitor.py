@@ -1,10 +1,15 @@
 """landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs."""
 
+import asyncio
+
 import pytest
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
+from twisted.internet.error import TimeoutError as DownloadTimeout
+from twisted.python.failure import Failure
 
 from landing import settings as project_settings
+from landing.browser.driver import Navigation
 from landing.core import analysis
 from landing.sampler.items import AnalysisItem, Visit
 from landing.sampler.pipelines import AnalysisPipeline
@@ -91,3 +96,15 @@ def test_a_visit_that_fetched_no_page_is_never_parsed(tmp_path, parses):
     [visit] = list(spider.parse_page(response))
     assert AnalysisPipeline().process_item(visit)["snapshot/error"] == "http-4xx"
     assert parses == []
+
+
+@pytest.mark.parametrize(("declared", "error"), [(3 * 1024 * 1024, "too-large"), (1024, "timeout")])
+def test_a_browser_visit_that_timed_out_on_a_page_declared_over_the_limit_is_too_large(tmp_path, declared, error):
+    spider = _spider(tmp_path, "browser")
+    navigation = Navigation()
+    navigation.responses.append((URL, 200, {"content-length": str(declared), "content-type": "text/html"}))
+    meta = {"pid": PID, "visit": ("r", 0, 0), "landing_navigation": navigation}
+    failure = Failure(DownloadTimeout("navigation timed out"))
+    failure.request = Request(URL, meta=meta)
+    visit = asyncio.run(spider.visitor.browser_failed(failure))
+    assert visit.snapshot["snapshot/error"] == error
