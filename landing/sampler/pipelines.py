@@ -248,11 +248,13 @@ class DocumentPipeline:
                 self.crawler.engine.close_spider_async(reason="docstore_unavailable")
             )
 
-    def close_spider(self, spider=None):
+    async def close_spider(self, spider=None):
         if self.keeper is not None:
             self.keeper.cancel()
         try:
-            self._ack(self.worker.submit(self._close).result())
+            # Awaited, not waited on: a last export takes a while, and meanwhile the event loop renews the leases
+            # (a continuous leader's lead among them) that would otherwise expire under it.
+            self._ack(await asyncio.wrap_future(self.worker.submit(self._close)))
         finally:
             self.worker.shutdown()
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import threading
 
 import pytest
 import scrapy
@@ -96,7 +97,7 @@ def test_the_blob_store_is_closed_by_the_pipeline_that_opened_it_and_only_then(t
     monkeypatch.setattr(pipelines, "open_blobs", lambda url: Blobs())
     crawler = _crawler(tmp_path)
     blobs, docs = BlobPipeline.from_crawler(crawler), DocumentPipeline(crawler)
-    docs.close_spider()
+    asyncio.run(docs.close_spider())
     assert closed == []
     blobs.close_spider()
     assert closed == ["blobs"]
@@ -191,14 +192,14 @@ def test_a_pid_item_is_stored_under_its_doi_and_counted(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
     doc = documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z")
     asyncio.run(pipeline.process_item(PidItem(doc)))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert (_stored(tmp_path, "pid", "10.1234/a"), pipeline.stats.get_value("landing/pids")) == (doc, 1)
 
 
 def test_a_ledger_item_is_stored_under_its_own_kind_and_id(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
     asyncio.run(pipeline.process_item(LedgerItem("sample", "r/0000003", {"sample/size": 12})))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert _stored(tmp_path, "sample", "r/0000003") == {"sample/size": 12}
 
 
@@ -206,7 +207,7 @@ def test_an_analysis_item_stores_its_snapshot_and_its_analysis_under_the_visits_
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
     item = _visited()
     asyncio.run(pipeline.process_item(item))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     doc_id = "10.1234/a http 2026-11-23"
     assert (_stored(tmp_path, "snapshot", doc_id), _stored(tmp_path, "analysis", doc_id)) == (
         documents.only(item, documents.PID_KEYS, documents.SNAPSHOT_KEYS),
@@ -218,7 +219,7 @@ def test_a_page_reached_is_counted_by_its_meta_tag_correctness_and_a_failure_by_
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
     asyncio.run(pipeline.process_item(_visited()))
     asyncio.run(pipeline.process_item(_visited(body=None, doi="10.1234/b", error="timeout")))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert {k: v for k, v in pipeline.stats.get_stats().items() if k.startswith("landing/")} == {
         "landing/snapshots": 2,
         "landing/correctness/ok": 1,
@@ -229,7 +230,7 @@ def test_a_page_reached_is_counted_by_its_meta_tag_correctness_and_a_failure_by_
 def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
     asyncio.run(pipeline.process_item(_visited()))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert (
         (tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
         pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv"),
@@ -239,12 +240,33 @@ def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
 def test_close_exports_nothing_when_the_crawl_stored_no_snapshot(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
     asyncio.run(pipeline.process_item(PidItem(documents.pid("10.1234/a", "crossref", "7", "2026-11-23T00:00:00Z"))))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert (tmp_path / "artifacts").exists() is False
 
 
 def test_close_exports_nothing_when_export_on_close_is_off(tmp_path):
     pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path, LANDING_EXPORT_ON_CLOSE=False))
     asyncio.run(pipeline.process_item(_visited()))
-    pipeline.close_spider()
+    asyncio.run(pipeline.close_spider())
     assert (tmp_path / "artifacts").exists() is False
+
+
+def test_the_event_loop_runs_on_while_close_exports_the_last_version(tmp_path, monkeypatch):
+    exporting, ticked = threading.Event(), threading.Event()
+
+    def slow_export(docs, cfg, stats):
+        exporting.set()
+        assert ticked.wait(10)  # only the event loop sets it, while this export holds the store's thread
+
+    monkeypatch.setattr(pipelines, "export", slow_export)
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    asyncio.run(pipeline.process_item(_visited()))
+
+    async def close_while_ticking():
+        closing = asyncio.ensure_future(pipeline.close_spider())
+        await asyncio.to_thread(exporting.wait, 10)
+        ticked.set()
+        await closing
+
+    asyncio.run(close_while_ticking())
+    assert ticked.is_set() and exporting.is_set()
