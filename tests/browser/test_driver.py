@@ -93,8 +93,13 @@ class Mixed(scrapy.Spider):
         kind = "browser" if response.meta.get("playwright") else "http"
         drivers = [c for c in psutil.Process().children() if "run-driver" in c.cmdline()]
         chromium = [p for c in drivers for p in c.children(recursive=True)]
-        threads = [t.id for p in chromium for t in p.threads()]
-        nice = {"own": os.nice(0), "browser": sorted({os.getpriority(os.PRIO_PROCESS, t) for t in threads}),
+        priorities = set()
+        for p in chromium:
+            try:
+                priorities |= {os.getpriority(os.PRIO_PROCESS, t.id) for t in p.threads()}
+            except (psutil.NoSuchProcess, ProcessLookupError):  # a renderer that exited meanwhile
+                pass
+        nice = {"own": os.nice(0), "browser": sorted(priorities),
                 "processes": len(chromium)}
         print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice}), flush=True)
 

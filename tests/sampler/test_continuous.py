@@ -46,7 +46,7 @@ def _wait(what, check):
     deadline = time.monotonic() + DEADLINE
     while not (found := check()):
         assert time.monotonic() < deadline, f"waited {DEADLINE} s for {what}"
-        time.sleep(0.02)
+        time.sleep(0.1)
     return found
 
 

@@ -51,7 +51,7 @@ def _wait(process, ready, timeout=240):
     while not ready():
         assert process.poll() is None, "the worker ended before the point the test waits for"
         assert time.monotonic() < deadline, "the worker did not reach the point the test waits for"
-        time.sleep(0.02)
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")

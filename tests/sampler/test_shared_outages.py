@@ -65,7 +65,7 @@ def _run(world, stores, redis_dir, outage, workers):
             while not (count(db, PLANNED) and count(db, VISITS) >= count(db, PLANNED) / 3):
                 assert leader.poll() is None, (stores.root / "worker-0.log").read_text()[-3000:]
                 assert time.monotonic() < deadline, "the crawl did not visit a third of its plan"
-                time.sleep(0.02)
+                time.sleep(0.1)
             outage(server)
             for process, log in processes:
                 process.wait(300)
