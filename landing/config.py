@@ -36,10 +36,14 @@ from landing.setting_checks import (
     exclusions,
     flag,
     mailto,
+    match_redis,
     metrics_port,
     number,
     positive,
     sources,
+    stream_consumer,
+    stream_in,
+    stream_name,
 )
 
 
@@ -104,6 +108,26 @@ class Config:
     match_evidence: int
     match_deadline: float
     match_seen_within: float
+    match_fetch_text: str  # which URLs of free text are fetched: landing.core.cascade.FETCH_TEXT
+    match_redis: str | None = field(repr=False)
+    match_cache_hours: float
+    match_cache_entries: int
+    serve_address: str
+    serve_port: int
+    serve_max_body: int
+    serve_max_input: int
+    serve_client_concurrency: int
+    serve_request_concurrency: int
+    serve_drain_seconds: float
+    serve_artifact_seconds: float
+    stream_in: str | None  # None: no stream consumer
+    stream_out: str
+    stream_group: str
+    stream_consumer: str  # HOSTNAME-PID unless set
+    stream_batch: int
+    stream_concurrency: int
+    stream_claim_seconds: float
+    stream_maxlen: int
     continuous: bool
     refresh_days: float
     recheck_days: float
@@ -203,8 +227,13 @@ def _read(settings) -> tuple[dict, list[str]]:
         ("LANDING_CLOCK_SINCE", clock_since),
         ("LANDING_MAILTO", mailto),
         ("LANDING_METRICS_PORT", metrics_port),
+        ("LANDING_MATCH_REDIS", match_redis),
+        ("LANDING_STREAM_IN", stream_in),
+        ("LANDING_STREAM_CONSUMER", stream_consumer),
     ):
         take(name, check)
+    for name in ("LANDING_STREAM_OUT", "LANDING_STREAM_GROUP"):
+        take(name, stream_name, name)
     for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag), (POSITIVE, positive)):
         for name in names:
             take(name, check, name)

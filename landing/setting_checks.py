@@ -6,6 +6,7 @@ Only landing.config calls these: every other module reads the checked `Config` (
 
 import os
 import re
+import socket
 
 from landing import clock
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
@@ -14,6 +15,7 @@ CHOICES = {
     "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
     "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
     "LANDING_DRIVER": ("http", "browser", "auto"),
+    "LANDING_MATCH_FETCH_TEXT": ("known", "all"),
 }
 NUMBERS = {
     "LANDING_SAMPLE_MIN": (int, 1),
@@ -43,6 +45,17 @@ NUMBERS = {
     "LANDING_MATCH_EVIDENCE": (int, 3),
     "LANDING_MATCH_DEADLINE": (float, 0),
     "LANDING_MATCH_SEEN_WITHIN": (float, 0),
+    "LANDING_MATCH_CACHE_ENTRIES": (int, 1),
+    "LANDING_SERVE_PORT": (int, 0, 65535),
+    "LANDING_SERVE_MAX_BODY": (int, 1),
+    "LANDING_SERVE_MAX_INPUT": (int, 1),
+    "LANDING_SERVE_CLIENT_CONCURRENCY": (int, 1),
+    "LANDING_SERVE_REQUEST_CONCURRENCY": (int, 1),
+    "LANDING_SERVE_DRAIN_SECONDS": (float, 0),
+    "LANDING_SERVE_ARTIFACT_SECONDS": (float, 0),
+    "LANDING_STREAM_BATCH": (int, 1),
+    "LANDING_STREAM_CONCURRENCY": (int, 1),
+    "LANDING_STREAM_MAXLEN": (int, 0),
     "LANDING_CHANGED_DOIS": (int, 0),
     "LANDING_BUDGET": (float, 0),
     "LANDING_EXPORT_CHANGES": (int, 1),
@@ -61,6 +74,8 @@ POSITIVE = (
     "LANDING_EXPORT_EVERY",
     "LANDING_PRUNE_HOURS",
     "LANDING_HEALTH_EXPORT_HOURS",
+    "LANDING_MATCH_CACHE_HOURS",
+    "LANDING_STREAM_CLAIM_SECONDS",
 )
 FLAGS = ("LANDING_ADDRESS_GUARD", "LANDING_EXPORT_ON_CLOSE", "LANDING_EXPORT_REPORT", "LANDING_CONTINUOUS")
 # Taken as given: the stores and the run are checked where they are opened (landing.stores, `problems`).
@@ -75,6 +90,7 @@ TEXTS = (
     "LANDING_FRONTIER_REDIS",
     "LANDING_CHROMIUM",
     "LANDING_METRICS_ADDRESS",
+    "LANDING_SERVE_ADDRESS",
 )
 # Secrets may come from the environment, so they stay out of scrapyd's job list and shell history.
 SECRETS = ("LANDING_DOCS_API_KEY", "LANDING_DOCS_USERNAME", "LANDING_DOCS_PASSWORD", "LANDING_DOCS_CA_CERTS")
@@ -217,6 +233,48 @@ def metrics_port(settings) -> int | None:
             f"LANDING_METRICS_PORT={value!r}: use a TCP port (0 to 65535; 0: any free one), or unset it"
         )
     return port
+
+
+def match_redis(settings) -> str | None:
+    """LANDING_MATCH_REDIS: a redis://, rediss:// or unix:// URL, or unset ("" or None): no shared cache."""
+    url = settings.get("LANDING_MATCH_REDIS")
+    if not url:
+        return None
+    if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
+        raise SettingsError("LANDING_MATCH_REDIS: use a URL like redis://host:6379/0, or leave it empty")
+    return url
+
+
+def stream_in(settings) -> str | None:
+    """LANDING_STREAM_IN: the stream the service consumes, which needs LANDING_MATCH_REDIS; unset ("" or None): none."""
+    key = settings.get("LANDING_STREAM_IN")
+    if not key:
+        return None
+    if not isinstance(key, str):
+        raise SettingsError(f"LANDING_STREAM_IN={key!r}: name a Redis stream key, or leave it empty")
+    if not settings.get("LANDING_MATCH_REDIS"):
+        raise SettingsError(f"LANDING_STREAM_IN={key!r}: set LANDING_MATCH_REDIS to the Redis that holds the stream")
+    if key == settings.get("LANDING_STREAM_OUT"):
+        raise SettingsError(f"LANDING_STREAM_IN={key!r} is LANDING_STREAM_OUT too: results need a stream of their own")
+    return key
+
+
+def stream_name(settings, name: str) -> str:
+    """LANDING_STREAM_OUT or LANDING_STREAM_GROUP: a name that is not empty."""
+    value = settings.get(name)
+    if not value or not isinstance(value, str):
+        raise SettingsError(f"{name}={value!r}: give it a name")
+    return value
+
+
+def stream_consumer(settings) -> str:
+    """LANDING_STREAM_CONSUMER, or unset: HOSTNAME-PID, a name no other process of the group has."""
+    value = settings.get("LANDING_STREAM_CONSUMER")
+    if not value:
+        return f"{socket.gethostname()}-{os.getpid()}"
+    if not isinstance(value, str):
+        raise SettingsError(f"LANDING_STREAM_CONSUMER={value!r}: give a name, unique per process, or leave it empty")
+    return value
 
 
 def chromium_usable(chromium: str | None) -> bool:

@@ -135,8 +135,9 @@ LANDING_DRIVER = "auto"
 # (apt-get install chromium-headless-shell) where this machine has it, a fraction of the full browser's CPU per
 # visit; else Debian's chromium (landing.core.chromium).
 LANDING_CHROMIUM = default_chromium(lambda path: os.access(path, os.X_OK))
-# LANDING_BROWSER_PAGES: browser pages (each in its own context) open at once; browser visits wait their turn in a
-# download slot of their own this wide, not in the resolver's, where HTTP visits would queue behind them.
+# LANDING_BROWSER_PAGES: browser pages open at once, each in a context of its own (as many contexts, kept for the
+# crawl and emptied between visits: docs/drivers.md); browser visits wait their turn in a download slot of their own
+# this wide, not in the resolver's, where HTTP visits would queue behind them.
 LANDING_BROWSER_PAGES = 8
 # LANDING_BROWSER_SETTLE: after a page's load event, how long (seconds) the browser may wait for the network
 # to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
@@ -205,9 +206,8 @@ LANDING_EXPORT_CHANGES = 100
 # LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month.
 LANDING_KEEP_VERSIONS_DAYS = 30.0
 # LANDING_KEEP_SNAPSHOTS: a DOI's latest snapshots (and analyses) kept, besides those that show a change and the one
-# reports count; at least 1. Blobs no kept snapshot names go with the others. 1 is enough: each change's snapshot
-# starts an outcome that lasts until the next one kept, so a DOI's outcome at any time is known; more only keeps
-# visits that repeat an outcome kept already.
+# reports count; at least 1 (enough: each change's snapshot is kept, so a DOI's outcome at any time is known).
+# Blobs no kept snapshot names go with the others.
 LANDING_KEEP_SNAPSHOTS = 1
 # LANDING_PRUNE_HOURS: how often, in simulated hours, continuous mode applies the retention above.
 LANDING_PRUNE_HOURS = 24.0
@@ -250,6 +250,60 @@ LANDING_MATCH_DEADLINE = 600.0
 # LANDING_MATCH_SEEN_WITHIN: days; when above 0, the matcher ignores the artifact's domain-prefix pairs last seen
 # longer ago (the artifacts are additive: a site that moved keeps its old pair). Pairs without a date are kept.
 LANDING_MATCH_SEEN_WITHIN = 0
+# LANDING_MATCH_FETCH_TEXT: which URLs of free text (a post, a paragraph) are fetched, their DOIs resolved: known,
+# those on a domain the artifact names, as the Percolator does (others are matched from the string alone, and the
+# evidence says so); all, every one. A single URL is fetched whatever its domain. `scrapy match --fetch-all`: all.
+LANDING_MATCH_FETCH_TEXT = "known"
+# LANDING_MATCH_REDIS: a redis:// URL shared by matchers (processes, hosts): Handle API, registry and resolver answers
+# and finished results are kept there for LANDING_MATCH_CACHE_HOURS, so N instances do not ask doi.org or the APIs
+# again, and the resolver's rate (LANDING_RESOLVER_RATE) is booked there, held by all of them together. Page bodies
+# are never kept. "" (default): each process caches for itself and paces the resolver alone.
+LANDING_MATCH_REDIS = ""
+# LANDING_MATCH_CACHE_HOURS: how long an answer or a result is kept, in Redis and in the process (more than 0): a
+# DOI registered since, a site that moved, is then asked again.
+LANDING_MATCH_CACHE_HOURS = 24.0
+# LANDING_MATCH_CACHE_ENTRIES: answered questions (and, in the service, results) a process keeps in memory, the
+# least recently used dropped first; asked before Redis.
+LANDING_MATCH_CACHE_ENTRIES = 100000
+
+# --- The matching service (`scrapy serve`, docs/service.md) ------------------------------------------------
+# LANDING_SERVE_ADDRESS, LANDING_SERVE_PORT: where the HTTP service listens; 0: a free port, named in the log.
+LANDING_SERVE_ADDRESS = "127.0.0.1"
+LANDING_SERVE_PORT = 8088
+# LANDING_SERVE_MAX_BODY: bytes a request's body may hold (a POST's JSON lines); past it: 413.
+LANDING_SERVE_MAX_BODY = 8388608
+# LANDING_SERVE_MAX_INPUT: characters one input may hold; past it: 413 (GET) or that line's error (POST).
+LANDING_SERVE_MAX_INPUT = 100000
+# LANDING_SERVE_CLIENT_CONCURRENCY: requests one client (its peer address) may have in flight; past it: 429.
+LANDING_SERVE_CLIENT_CONCURRENCY = 64
+# LANDING_SERVE_REQUEST_CONCURRENCY: inputs of one POST answered at once (their lines still come out in input order).
+LANDING_SERVE_REQUEST_CONCURRENCY = 32
+# LANDING_SERVE_DRAIN_SECONDS: on SIGTERM or Ctrl-C, how long requests in flight may take to finish before the
+# service stops anyway (a second signal stops at once).
+LANDING_SERVE_DRAIN_SECONDS = 30.0
+# LANDING_SERVE_ARTIFACT_SECONDS: how often the artifact file is checked for a new version, which answers then use
+# (inputs in progress keep the one they started with). 0: never reloaded.
+LANDING_SERVE_ARTIFACT_SECONDS = 10.0
+# Event streams (docs/service.md "Event streams"): LANDING_STREAM_IN, a Redis Stream at LANDING_MATCH_REDIS whose
+# entries (field `q`, the input; optional `fetch`: none, known or all) the service answers through a consumer group,
+# each result written to LANDING_STREAM_OUT (fields `input`: the input entry's id, `result`: the JSON, `version`: the
+# artifact a match used) and the input acknowledged in one script: exactly one output entry per input entry. "" (the
+# default): no consumer. In a Redis Cluster give both keys one hash tag, such as {landing}:in and {landing}:out.
+LANDING_STREAM_IN = ""
+LANDING_STREAM_OUT = "landing:match:results"
+# LANDING_STREAM_GROUP: the consumer group every instance joins (created reading the stream from its start).
+# LANDING_STREAM_CONSUMER: this process's name in it, unique per process (unset: HOSTNAME-PID).
+LANDING_STREAM_GROUP = "landing"
+LANDING_STREAM_CONSUMER = ""
+# LANDING_STREAM_BATCH: entries read in one call; LANDING_STREAM_CONCURRENCY: entries this process answers at once.
+LANDING_STREAM_BATCH = 50
+LANDING_STREAM_CONCURRENCY = 100
+# LANDING_STREAM_CLAIM_SECONDS: an entry pending this long is claimed by another consumer and answered again: its
+# consumer was killed (a live one renews its entries every third of this, however long an answer takes).
+LANDING_STREAM_CLAIM_SECONDS = 30.0
+# LANDING_STREAM_MAXLEN: the output stream is trimmed to about this many entries (XADD MAXLEN ~; 0: never): a reader
+# further behind loses the oldest. It bounds the stream's memory in Redis: about 1.2 KB a page match's result.
+LANDING_STREAM_MAXLEN = 100000
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
 DOWNLOADER_MIDDLEWARES = {
@@ -270,9 +324,8 @@ DOWNLOADER_MIDDLEWARES = {
     "landing.crawl.redirects.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
     "landing.crawl.proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
 }
-# Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth to
-# limit, its hops need no Referer (a browser following a DOI from the address bar sends none), its URLs come
-# from the resolver, and its callbacks never share meta dicts by mistake.
+# Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth, its
+# hops need no Referer (as from the address bar), its URLs come from the resolver, its callbacks share no meta.
 SPIDER_MIDDLEWARES = {
     "scrapy.spidermiddlewares.referer.RefererMiddleware": None,
     "scrapy.spidermiddlewares.urllength.UrlLengthMiddleware": None,
@@ -301,9 +354,8 @@ SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.health.HealthSuite"]
 SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.health.HealthSuite": 60}
 STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
-# Only the web is fetched: Scrapy's file, ftp and s3 handlers are off, so a Handle record or a redirect naming
-# file:///etc/passwd ends its visit refused (`refused-address`), never in the blob store. data: stays, for the
-# matcher's own requests.
+# Only the web is fetched: a Handle record or a redirect naming file:///etc/passwd ends its visit refused
+# (`refused-address`), never in the blob store. data: stays, for the matcher's own requests.
 DOWNLOAD_HANDLERS = {
     "http": "landing.crawl.handlers.HttpHandler",
     "https": "landing.crawl.handlers.HttpHandler",
@@ -330,14 +382,10 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
-# The resolver and the APIs are services built for volume; the per-domain limits above are for publishers.
-# AutoThrottle leaves these slots alone (ServiceSlotsMiddleware): their concurrency and delay are their limit.
-# doi.org publishes no limit: 32 at once is what a full run needs (500,000 DOIs in two hours is 70 a second).
-# No delay: a slot with one sends a single request per delay whatever its concurrency, and the timer's
-# granularity makes a short delay far slower than it says (bench/README.md "Figures behind choices in the code").
-# The API slots are paced at the services' published limits when the crawl starts
-# (landing.crawl.endpoints.service_slots: Crossref 3/s with LANDING_MAILTO, 1/s without; DataCite 500 per 5 minutes),
-# except through LANDING_SANDBOX, which enforces none; the values here are the sandbox's.
+# The resolver's and the APIs' slots, which AutoThrottle leaves alone (ServiceSlotsMiddleware): services built for
+# volume. doi.org publishes no limit: 32 at once is what a full run needs; no delay, as a slot with one sends a single
+# request per delay (bench/README.md "Figures behind choices in the code"). The API slots are paced at the services'
+# published limits when the crawl starts (landing.crawl.endpoints.service_slots), except through LANDING_SANDBOX.
 DOWNLOAD_SLOTS = {
     "doi.org": {"concurrency": 32, "delay": 0},
     "api.crossref.org": {"concurrency": 4, "delay": 0},

@@ -2,6 +2,7 @@
 
 import dataclasses
 import doctest
+import os
 import socket
 
 import pytest
@@ -358,3 +359,20 @@ def test_an_endpoint_that_is_not_an_http_url_is_a_problem(tmp_path):
     assert problems(_settings(tmp_path, LANDING_DOI_RESOLVER="doi.org")) == [
         "LANDING_DOI_RESOLVER='doi.org': use an http:// or https:// URL"
     ]
+
+
+def test_a_stream_to_consume_needs_the_match_redis_and_an_output_of_its_own(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_STREAM_IN="in")) == [
+        "LANDING_STREAM_IN='in': set LANDING_MATCH_REDIS to the Redis that holds the stream"
+    ]
+    shared = {"LANDING_MATCH_REDIS": "redis://127.0.0.1:1/0", "LANDING_STREAM_IN": "x", "LANDING_STREAM_OUT": "x"}
+    assert problems(_settings(tmp_path, **shared, LANDING_STREAM_GROUP="")) == [
+        "LANDING_STREAM_IN='x' is LANDING_STREAM_OUT too: results need a stream of their own",
+        "LANDING_STREAM_GROUP='': give it a name",
+    ]
+
+
+def test_the_stream_consumer_is_named_after_the_host_and_process_unless_set(tmp_path):
+    assert config.of_settings(_settings(tmp_path)).stream_consumer == f"{socket.gethostname()}-{os.getpid()}"
+    assert config.of_settings(_settings(tmp_path, LANDING_STREAM_CONSUMER="c1")).stream_consumer == "c1"
+    assert config.of_settings(_settings(tmp_path)).stream_in is None

@@ -26,7 +26,7 @@ class Command(ScrapyCommand):
     requires_project = True
 
     def syntax(self):
-        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch] [--evaluate]"
+        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch | --fetch-all] [--evaluate]"
 
     def short_desc(self):
         return "Match landing-page URLs (or DOIs, PIIs) to DOIs, with method, verification and evidence"
@@ -43,10 +43,23 @@ class Command(ScrapyCommand):
             help="never fetch pages or resolve DOIs to pages; Handle API and Crossref lookups still run",
         )
         parser.add_argument(
+            "--fetch-all",
+            action="store_true",
+            help="in free text, fetch every URL, not only those on domains the artifact knows "
+            "(LANDING_MATCH_FETCH_TEXT=all)",
+        )
+        parser.add_argument(
             "--evaluate",
             action="store_true",
             help="match every stored snapshot's final URL and tabulate right / wrong / no match",
         )
+
+    def process_options(self, args, opts):
+        super().process_options(args, opts)
+        if opts.fetch_all:
+            if opts.no_fetch:
+                raise UsageError("--fetch-all and --no-fetch contradict each other: give one", print_help=False)
+            self.settings.set("LANDING_MATCH_FETCH_TEXT", "all", priority="cmdline")
 
     def run(self, args, opts):
         cfg = config_of(self.settings)  # a bad setting is a usage error, named

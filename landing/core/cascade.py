@@ -83,6 +83,12 @@ Question = Exists | Alias | Pii | Resolve | Titles | Fetch
 Steps = Generator[Question, tuple, Result]
 
 
+# Which URLs of free text are fetched (Setup.fetch_text): those on domains the artifact knows, as the Percolator
+# fetches, or all of them.
+FETCH_TEXT = ("known", "all")
+NOT_FETCHED = "not-fetched: domain not in the artifact"
+
+
 class OverBudget(Exception):
     """The input made LANDING_MATCH_REQUESTS requests: it asks no more questions."""
 
@@ -90,7 +96,8 @@ class OverBudget(Exception):
 @dataclass(frozen=True)
 class Setup:
     """What every input of a run is matched with: the artifact's decisions, the resolver's hosts, whether pages
-    may be fetched, and the LANDING_MATCH_* caps on one input's pieces, candidates, requests and evidence."""
+    may be fetched (and which URLs of free text: FETCH_TEXT), and the LANDING_MATCH_* caps on one input's pieces,
+    candidates, requests and evidence."""
 
     decisions: Decisions
     resolver_hosts: frozenset[str]
@@ -100,6 +107,11 @@ class Setup:
     text_candidates: int
     requests: int
     evidence: int
+    fetch_text: str = "known"
+
+    def __post_init__(self):
+        if self.fetch_text not in FETCH_TEXT:
+            raise ValueError(f"fetch_text={self.fetch_text!r}: use {' or '.join(FETCH_TEXT)}")
 
 
 class Matching:
@@ -156,7 +168,7 @@ class Matching:
         matches, more = [], len(found) > cap
         for piece in found[:cap]:
             try:
-                result = yield from self._one(piece, [])
+                result = yield from self._one(piece, [], free=True)
             except OverBudget as error:  # the matches found so far stand; the rest of the text is not read
                 evidence.append(attempt("request-cap", None, str(error), 0))
                 break
@@ -168,7 +180,8 @@ class Matching:
         lead = matches[0] if matches else Result(text)
         return replace(lead, input=text, evidence=tuple(evidence), matches=tuple(matches))
 
-    def _one(self, text: str, evidence: list[dict]):
+    def _one(self, text: str, evidence: list[dict], free: bool = False):
+        """One URL, DOI or PII; `free`: a piece of free text, whose URL is fetched as Setup.fetch_text says."""
         url = as_url(text)
         if url is not None and (why := malformed(url)):
             # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
@@ -195,15 +208,23 @@ class Matching:
                 return Result(text, dois[0], "pii", "lookup", evidence=tuple(evidence))
         if url is None or self._on_resolver(url):
             return Result(text, evidence=tuple(evidence))
-        matched = yield from self._url(url, evidence)
+        fetch = self.setup.fetch and (not free or self._fetched(url))
+        matched = yield from self._url(url, evidence, fetch)
         if matched:
             return matched
-        if not self.setup.fetch:
-            return Result(text, evidence=tuple(evidence))
-        return (yield from self._page(url, evidence))
+        if fetch:
+            return (yield from self._page(url, evidence))
+        if self.setup.fetch:  # the policy, not the run, kept this page from being fetched: said in the evidence
+            evidence.append(attempt("fetch", url, NOT_FETCHED, 0))
+        return Result(text, evidence=tuple(evidence))
 
     def _on_resolver(self, url: str) -> bool:
         return urlsplit(url).hostname in self.setup.resolver_hosts
+
+    def _fetched(self, url: str) -> bool:
+        """Whether a URL of free text is fetched (its page, its DOIs resolved): on a domain the artifact knows, as
+        the Percolator's filter has it, or any with fetch_text "all"; others are matched from the string alone."""
+        return self.setup.fetch_text == "all" or domain(url) in self.setup.decisions.domains
 
     def _literal(self, text: str, found: tuple[str, str], evidence: list[dict]):
         """The input as one DOI or shortDOI, when the registry knows it; else None."""
@@ -217,15 +238,16 @@ class Matching:
             evidence.append(attempt("doi-literal", value, "exists" if exists else "not-found", requests))
         return Result(text, doi, "doi-literal", "literal", evidence=tuple(evidence)) if doi else None
 
-    def _url(self, text: str, evidence: list[dict]):
-        """landing-page-url: the first candidate DOI in the URL that exists, verified or no match."""
+    def _url(self, text: str, evidence: list[dict], fetch: bool):
+        """landing-page-url: the first candidate DOI in the URL that exists, verified or no match; `fetch`: whether
+        resolving it may check it."""
         for candidate in url_candidates(text, self.setup.candidates):
             exists, requests = yield from self._ask(Exists(candidate))
             if not exists:
                 evidence.append(attempt("landing-page-url", candidate, "not-found", requests))
                 continue
             verification = None
-            if self.setup.fetch:
+            if fetch:
                 verification, elsewhere = yield from self._checked(candidate, [text], evidence, "landing-page-url")
                 if elsewhere and not verification and names_below(candidate, text):
                     # The site puts the DOI's own page elsewhere, and the URL names something inside it (a book's

@@ -2,6 +2,8 @@
 shortDOI or a PII stand for, where does a DOI resolve to, what does a page say."""
 
 import asyncio
+import dataclasses
+import hashlib
 import itertools
 import json
 from dataclasses import replace
@@ -9,48 +11,109 @@ from urllib.parse import quote
 
 import scrapy
 
+from landing import config
 from landing.core.cascade import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.doi import normalise, resolver_path
 from landing.core.results import Fetched, LookupFailed
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.signals import chain_ended
+from landing.match.shared import Recent, SharedAnswers
 
 
 class Lookups:
-    """One cache per crawl; concurrent askers of the same question share one request."""
+    """The answers of one crawl (a run, a service): the answered ones kept in an LRU of `entries` for
+    `ttl_seconds` (None: for ever), concurrent askers of a question in flight sharing one request, and with
+    `shared` (a SharedAnswers) the answers of every instance on the same Redis asked before the network."""
 
-    def __init__(self, engine, resolver: str, crossref_api: str, datacite_api: str, mailto=None):
+    def __init__(
+        self,
+        engine,
+        resolver: str,
+        crossref_api: str,
+        datacite_api: str,
+        mailto=None,
+        *,
+        shared: SharedAnswers | None = None,
+        entries: int = 100_000,
+        ttl_seconds: float | None = None,
+    ):
         self.engine, self.resolver, self.mailto = engine, resolver, mailto
         self.crossref_api, self.datacite_api = crossref_api, datacite_api
-        self.cache: dict = {}
+        self.shared = shared
+        # The endpoints asked name the answers in Redis: a sandbox's answers never stand for the real registries'.
+        self.scope = hashlib.sha256(f"{resolver} {crossref_api} {datacite_api}".encode()).hexdigest()[:16]
+        self.answered = Recent(entries, ttl_seconds)
+        self.inflight: dict = {}  # key -> the task asking it, shared by its askers
         self.askers: dict = {}  # how many are waiting for each question's answer
         self.jars = itertools.count()
 
-    async def _once(self, key, make):
-        """make()'s (value, requests) the first time key is asked; (value, 0) from the cache after that. A question
-        every asker gave up on (an input past its deadline) is cancelled, not left to hold the run open."""
-        cached = key in self.cache
-        if not cached:
-            self.cache[key] = asyncio.ensure_future(make())
-        asked = self.cache[key]
+    @classmethod
+    def of(cls, crawler, answers=None) -> "Lookups":
+        """The crawler's lookups as its LANDING_* settings have them (endpoints, LANDING_MATCH_CACHE_*); `answers`
+        (landing.match.shared.answers_of) shares them when it is a SharedAnswers, and a LocalAnswers adds nothing
+        to the lookups' own LRU."""
+        cfg = config.of(crawler)
+        shared = answers if isinstance(answers, SharedAnswers) else None
+        return cls(
+            crawler.engine,
+            cfg.doi_resolver,
+            cfg.crossref_api,
+            cfg.datacite_api,
+            cfg.mailto,
+            shared=shared,
+            entries=cfg.match_cache_entries,
+            ttl_seconds=cfg.match_cache_hours * 3600,
+        )
+
+    async def _once(self, key, make, codec=None):
+        """make()'s (value, requests) the first time key is asked; (value, 0) from the LRU, from Redis or from
+        the request already in flight. A question every asker gave up on (an input past its deadline) is
+        cancelled, not left to hold the run open. `codec`: (to JSON, from JSON) for values JSON does not keep."""
+        found, value = self.answered.get(key)
+        if found:
+            return value, 0
+        asked = self.inflight.get(key)
+        first = asked is None
+        if first:
+            asked = self.inflight[key] = asyncio.ensure_future(self._asked(key, make, codec))
         self.askers[key] = self.askers.get(key, 0) + 1
         try:
             value, requests = await asyncio.shield(asked)
-            return value, 0 if cached else requests
-        except LookupFailed:
-            if self.cache.get(key) is asked:
-                del self.cache[key]
-            raise
+            return value, requests if first else 0
         except asyncio.CancelledError:
-            if self.askers[key] == 1 and not asked.done() and self.cache.get(key) is asked:
+            if self.askers[key] == 1 and not asked.done() and self.inflight.get(key) is asked:
                 asked.cancel()  # the last one asking gave up: nobody waits for the answer
-                del self.cache[key]
+                del self.inflight[key]
             raise
         finally:
             self.askers[key] -= 1
             if not self.askers[key]:
                 del self.askers[key]
+
+    async def _asked(self, key, make, codec):
+        """The answer from Redis, else from make() (then written there); kept in the LRU once answered. A failed
+        lookup (LookupFailed) is kept nowhere: the next asker asks again."""
+        task = asyncio.current_task()
+        try:
+            if self.shared is not None:
+                found, data = await self.shared.get((self.scope, *key))
+                if found:
+                    try:
+                        value = codec[1](data) if codec else data
+                    except (TypeError, ValueError, KeyError, IndexError):
+                        pass  # another program's value under our key: asked as if missing
+                    else:
+                        self.answered.put(key, value)
+                        return value, 0
+            value, requests = await make()
+            self.answered.put(key, value)
+            if self.shared is not None:
+                await self.shared.put((self.scope, *key), codec[0](value) if codec else value)
+            return value, requests
+        finally:
+            if self.inflight.get(key) is task:
+                del self.inflight[key]
 
     async def answer(self, question: Question) -> tuple:
         """The cascade's question answered: (value, requests made); LookupFailed when a registry did not answer."""
@@ -72,8 +135,8 @@ class Lookups:
 
     def cancel(self):
         """Cancel every question still in flight: a run asked to stop waits for no registry."""
-        for asked in list(self.cache.values()):
-            asked.cancel()  # a question already answered stays answered
+        for asked in list(self.inflight.values()):
+            asked.cancel()
 
     async def fetch(self, url: str, **meta) -> Fetched:
         """GET url, following redirects and meta refreshes with Scrapy's middlewares.
@@ -93,15 +156,17 @@ class Lookups:
         return Fetched(url, response.url, response.status, headers(response), response.body, hops)
 
     async def handle(self, handle: str) -> tuple[dict | None, int]:
-        """The Handle API's record for a handle, or None when it is not registered; (record, requests made).
-        Raises LookupFailed when the API's answer says neither."""
+        """The Handle API's record for a handle, as much of it as is read (its HS_ALIAS values), or None when it
+        is not registered; (record, requests made). Raises LookupFailed when the API's answer says neither."""
 
         async def ask():
             url = f"{self.resolver}/api/handles/{resolver_path(handle)}"
             got = await self.fetch(url, landing_api=True)
             payload = _json(got)
             if got.status == 200 and payload.get("responseCode") in (1, 200):  # 200: known, no values asked for
-                return payload, got.hops
+                # Only what is read is kept (and shared): a real record's admin values are most of its size.
+                values = [v for v in payload.get("values") or [] if isinstance(v, dict) and v.get("type") == "HS_ALIAS"]
+                return {"values": values}, got.hops
             if got.status == 404 and payload.get("responseCode") == 100:  # the Handle API's "handle not found"
                 return None, got.hops
             raise LookupFailed(f"Handle API: {got.error or got.status} for {handle}")
@@ -170,7 +235,7 @@ class Lookups:
                 [e["title"] for e in entries if e.get("titleType") == "Subtitle"],
             ), requests
 
-        return await self._once(("titles", doi.lower()), ask)
+        return await self._once(("titles", doi.lower()), ask, TITLES)
 
     async def resolve(self, doi: str) -> tuple[Fetched, int]:
         """Where resolving the DOI leads: the chain followed from the resolver to its end, without the page's body
@@ -181,7 +246,7 @@ class Lookups:
             # Cached for the run: where it led, never the page's body and headers (a body per DOI asked about).
             return replace(got, body=None, headers=None), got.hops
 
-        return await self._once(("resolve", doi.lower()), ask)
+        return await self._once(("resolve", doi.lower()), ask, RESOLVED)
 
 
 def _json(got: Fetched) -> dict:
@@ -193,6 +258,14 @@ def _json(got: Fetched) -> dict:
     if not isinstance(payload, dict):
         raise LookupFailed(f"not a JSON object from {got.url} ({got.status})")
     return payload
+
+
+# (to JSON, from JSON) for the answers JSON does not keep as they are: registered titles, where a DOI resolves to.
+TITLES = (lambda titles: titles, lambda data: None if data is None else (list(data[0]), list(data[1])))
+RESOLVED = (
+    lambda fetched: dataclasses.asdict(fetched),
+    lambda data: Fetched(**{**data, "body": None, "headers": None}),
+)
 
 
 def _strings(value) -> list[str]:

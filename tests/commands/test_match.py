@@ -1,8 +1,14 @@
 """`scrapy match` refuses bad settings up front, as `scrapy crawl` does, and prints every result it has, in order."""
 
+import argparse
 import json
 
-from landing.commands.match import _Printer, read_inputs
+import pytest
+from scrapy.exceptions import UsageError
+from scrapy.settings import Settings
+
+import landing.settings
+from landing.commands.match import Command, _Printer, read_inputs
 from tests.sampler.crawling import Stores
 
 
@@ -61,3 +67,26 @@ def test_a_latin1_input_file_is_matched_line_by_line_and_said_not_a_traceback(tm
     )
     assert (done.returncode, "Traceback" in done.stderr, len(done.stdout.splitlines())) == (0, False, 2)
     assert "latin1.txt: 1 line(s) not UTF-8 (first: line 1)" in done.stderr
+
+
+def _options(*argv):
+    """`scrapy match`'s settings after its options `argv` are read, as Scrapy's command line reads them."""
+    command, parser = Command(), argparse.ArgumentParser()
+    command.settings = Settings()
+    command.settings.setmodule(landing.settings, priority="project")
+    command.add_options(parser)
+    opts = parser.parse_args(list(argv))
+    command.process_options([], opts)
+    return command.settings
+
+
+def test_fetch_all_fetches_every_url_of_free_text_for_the_run():
+    assert (_options("--fetch-all")["LANDING_MATCH_FETCH_TEXT"], _options()["LANDING_MATCH_FETCH_TEXT"]) == (
+        "all",
+        "known",
+    )
+
+
+def test_fetch_all_with_no_fetch_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--fetch-all and --no-fetch contradict each other"):
+        _options("--fetch-all", "--no-fetch")

@@ -19,8 +19,9 @@ from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
 from landing.core.results import LookupFailed
 from landing.match.lookups import Lookups
+from landing.match.shared import SharedAnswers
 
-BASE, CLOSED = sys.argv[1], sys.argv[2]
+BASE, CLOSED, REDIS, NAMESPACE, REDIS_DOWN = sys.argv[1:6]
 
 
 async def answered(ask):
@@ -111,8 +112,42 @@ async def failing_titles(make):
     return await answered(make("failing_titles").titles("10.1234/crossref"))
 
 
+async def shared(make):
+    # Two lookups on one Redis, as two instances have: the second asks the network nothing.
+    def ask(lookups):
+        return [lookups.exists("10.1234/exists"), lookups.resolve("10.1234/moved"), lookups.titles("10.1234/Crossref"),
+                lookups.pii(["S0000000000000002"])]
+
+    answers = []
+    for _ in range(2):
+        lookups = make("shared", shared=SharedAnswers(REDIS, 3600, NAMESPACE))
+        answers.append([[fetched(v) if hasattr(v, "final_url") else v, n] for v, n in [await a for a in ask(lookups)]])
+        await lookups.shared.close()
+    return answers
+
+
+async def failing_shared(make):
+    lookups = make("failing_shared", shared=SharedAnswers(REDIS, 3600, NAMESPACE + ":failing"))
+    answers = [await answered(lookups.exists("10.1234/exists")), await answered(lookups.exists("10.1234/exists"))]
+    await lookups.shared.close()
+    return answers
+
+
+async def redis_down(make):
+    lookups = make("redis_down", shared=SharedAnswers(REDIS_DOWN, 3600, NAMESPACE))
+    answers = [await answered(lookups.exists("10.1234/exists")), await answered(lookups.exists("10.1234/exists"))]
+    await lookups.shared.close()
+    return {"answers": answers, "stats": lookups.shared.stats}
+
+
+async def bounded(make):
+    lookups = make("bounded", entries=2)
+    answers = [await lookups.exists(f"10.1234/n{n}") for n in (1, 2, 3, 1, 3)]
+    return {"answers": answers, "held": len(lookups.answered)}
+
+
 SCENARIOS = [exists, missing, together, alias, pii, unknown_pii, mailto, resolve, fetch, failing, garbled, robots,
-             closed, titles, failing_titles]
+             closed, titles, failing_titles, shared, failing_shared, redis_down, bounded]
 
 
 class Probe(scrapy.Spider):
@@ -124,9 +159,9 @@ class Probe(scrapy.Spider):
     async def run(self, response):
         engine = self.crawler.engine
 
-        def make(name, mailto=None):
+        def make(name, mailto=None, **kwargs):
             return Lookups(engine, BASE + "/" + name, BASE + "/" + name + "/api", BASE + "/" + name + "/datacite",
-                           mailto)
+                           mailto, **kwargs)
         make.engine = engine
         for scenario in SCENARIOS:
             print(json.dumps({scenario.__name__: await scenario(make)}), flush=True)

@@ -130,6 +130,7 @@ def pages(tmp_path_factory):
             "match",
             "-i",
             str(source),
+            "--fetch-all",  # no artifact names hostile.example: the line of free text naming its page is fetched
             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False"],
             timeout=300,
         )

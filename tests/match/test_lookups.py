@@ -3,9 +3,11 @@
 import json
 import subprocess
 import sys
+import uuid
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import redis
 
 import landing.settings
 from tests.local_http import serving
@@ -15,10 +17,17 @@ RETRY_TIMES = landing.settings.RETRY_TIMES
 
 
 @pytest.fixture(scope="module")
-def crawl():
+def space():
+    """The namespace of this module's answers on the session's redis-server."""
+    return f"test-lookups:{uuid.uuid4().hex}"
+
+
+@pytest.fixture(scope="module")
+def crawl(redis_server, space):
     """{scenario: its answers, "stats": the crawl's landing/ stats}, and the paths the server was asked, in order."""
     with serving(answer) as (port, hits):
-        arguments = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed_port()}"]
+        arguments = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed_port()}", redis_server, space]
+        arguments.append(f"redis://127.0.0.1:{closed_port()}/0")
         done = subprocess.run(
             [sys.executable, "-c", CRAWL, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
@@ -198,3 +207,49 @@ def test_titles_asked_again_are_answered_from_the_cache_at_no_cost(crawl):
 
 def test_a_crossref_error_is_a_failed_title_lookup_not_a_missing_title(crawl):
     assert crawl[0]["failing_titles"] == "failed"
+
+
+# bounded and shared caches
+
+
+def test_the_cache_of_answers_never_holds_more_than_its_bound_the_least_recently_used_asked_again(crawl):
+    assert crawl[0]["bounded"] == {"answers": [[False, 1], [False, 1], [False, 1], [False, 1], [False, 0]], "held": 2}
+    assert asked_by(crawl, "bounded") == [f"/bounded/api/handles/10.1234/n{n}" for n in (1, 2, 3, 1)]
+
+
+def test_an_answer_one_lookups_asked_is_read_from_redis_by_another_at_no_cost(crawl):
+    first, again = crawl[0]["shared"]
+    assert [answer for answer, _ in again] == [answer for answer, _ in first]
+    assert ([requests for _, requests in first], [requests for _, requests in again]) == ([1, 1, 1, 1], [0, 0, 0, 0])
+
+
+def test_a_question_answered_through_redis_is_asked_of_the_network_once_for_both(crawl):
+    assert asked_by(crawl, "shared") == [
+        "/shared/api/handles/10.1234/exists",
+        "/shared/10.1234/moved",
+        "/shared/api/works/10.1234/Crossref",
+        "/shared/api/works?filter=alternative-id:S0000000000000002&select=DOI&rows=5",
+    ]
+
+
+def test_answers_in_redis_are_written_with_the_ttl(crawl, redis_server, space):
+    with redis.Redis.from_url(redis_server) as client:
+        ttls = [client.pttl(key) for key in client.scan_iter(f"{space}:q:*")]
+    assert len(ttls) == 4 and all(0 < ttl <= 3600 * 1000 for ttl in ttls)
+
+
+def test_a_failed_lookup_is_cached_neither_in_the_process_nor_in_redis(crawl, redis_server, space):
+    with redis.Redis.from_url(redis_server) as client:
+        kept = list(client.scan_iter(f"{space}:failing:*"))
+    assert (crawl[0]["failing_shared"], len(asked_by(crawl, "failing_shared")), kept) == (
+        ["failed", "failed"],
+        2 * (1 + RETRY_TIMES),
+        [],
+    )
+
+
+def test_a_redis_that_is_down_makes_questions_misses_answered_by_the_network_and_counted(crawl):
+    assert crawl[0]["redis_down"] == {
+        "answers": [[True, 1], [True, 0]],
+        "stats": {"hits": 0, "misses": 1, "errors": 1},
+    }
