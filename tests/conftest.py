@@ -170,6 +170,7 @@ LONGEST = (
     "tests/match/test_vectors.py",
     "tests/browser/test_rules.py",
     "tests/test_runner.py",
+    "tests/match/test_api.py",
 )
 
 

@@ -20,7 +20,7 @@ LAYERS = (
     ("landing.artifacts", "landing.report"),
     ("landing.publish",),
     ("landing.match",),
-    ("landing.sampler",),
+    ("landing.sampler", "landing.serve"),
     ("landing.commands",),
 )
 

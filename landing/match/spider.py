@@ -9,17 +9,13 @@ import asyncio
 import scrapy
 
 from landing import config
-from landing.core.cascade import Matching, Setup, drive_async
+from landing.core.cascade import Matching, Setup
 from landing.core.decisions import Decisions
-from landing.core.results import LookupFailed
+from landing.match.answering import bounded
 from landing.match.lookups import Lookups
+from landing.match.shared import answers_of
 
 INPUTS = "matcher-inputs"
-
-
-def _short(text: str) -> str:
-    """An input as a log line names it: a megabyte of junk is not repeated in the log."""
-    return text if len(text) <= 200 else f"{text[:200]}... ({len(text):,} characters)"
 
 
 class MatcherSpider(scrapy.Spider):
@@ -45,11 +41,13 @@ class MatcherSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         cfg = config.of(crawler)
-        spider.endpoints = (cfg.doi_resolver, cfg.crossref_api, cfg.datacite_api, cfg.mailto)
+        # With LANDING_MATCH_REDIS the registries' and the resolver's answers are shared with every other matcher.
+        spider.answers = answers_of(cfg)
         spider.setup = Setup(
             decisions=spider.decisions,
             resolver_hosts=cfg.resolver_hosts,
             fetch=spider.fetch,
+            fetch_text=cfg.match_fetch_text,
             pieces=cfg.match_pieces,
             candidates=cfg.match_candidates,
             text_candidates=cfg.match_text_candidates,
@@ -60,7 +58,7 @@ class MatcherSpider(scrapy.Spider):
         return spider
 
     async def start(self):
-        self.lookups = Lookups(self.crawler.engine, *self.endpoints)
+        self.lookups = Lookups.of(self.crawler, self.answers)
         self.running = asyncio.Semaphore(self.concurrency)
         for index, text in enumerate(self.inputs):
             if self.stopping:
@@ -72,6 +70,9 @@ class MatcherSpider(scrapy.Spider):
                 dont_filter=True,
                 meta={"input": text, "number": index, "download_slot": INPUTS},
             )
+
+    async def closed(self, reason):
+        await self.answers.close()
 
     def stop_matching(self):
         """Stop at once, as a first SIGTERM or Ctrl-C asks: no input starts, those in progress are dropped (they
@@ -87,29 +88,8 @@ class MatcherSpider(scrapy.Spider):
             return
         matching = Matching(response.meta["input"], self.setup)
         async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
-            found = None if self.stopping else await self._bounded(matching)
+            found = None
+            if not self.stopping:
+                found = await bounded(matching, self.lookups.answer, self.deadline, self.logger, inflight=self.inflight)
         if found is not None:
             yield {"number": response.meta["number"], **found.to_json()}
-
-    async def _bounded(self, matching: Matching):
-        """The input's Result within its deadline; None when the run was stopped first."""
-        work = asyncio.ensure_future(drive_async(matching, self.lookups.answer))
-        self.inflight.add(work)
-        try:
-            return await asyncio.wait_for(work, self.deadline or None)
-        except TimeoutError:
-            return matching.stopped("deadline", f"no answer within {self.deadline:g} s")
-        except asyncio.CancelledError:
-            if self.stopping and not asyncio.current_task().cancelling():
-                return None
-            raise
-        except LookupFailed as error:  # a registry that did not answer is no "not found": say which it was
-            self.logger.warning("matching %r: %s", _short(matching.text), error)
-            return matching.stopped("lookup-failed", str(error))
-        except Exception as error:  # one odd input must cost its own answer, never the others' or a silent gap
-            # The user's terminal gets one line; the traceback is for whoever runs with -L DEBUG.
-            self.logger.error("matching %r failed: %s: %s", _short(matching.text), type(error).__name__, error)
-            self.logger.debug("matching %r failed", _short(matching.text), exc_info=True)
-            return matching.stopped("error", f"{type(error).__name__}: {error}")
-        finally:
-            self.inflight.discard(work)

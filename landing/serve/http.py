@@ -1,0 +1,253 @@
+"""The matching service over HTTP: an aiohttp application on the crawl's own asyncio loop (docs/service.md).
+
+aiohttp runs on the loop Scrapy's AsyncioSelectorReactor runs, so a page an input needs is the engine's request,
+with every middleware, robots and politeness, and an answer crosses no thread.
+"""
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import Counter, deque
+
+from aiohttp import web
+
+from landing.match.resident import FETCHES, MatcherClosed
+from landing.serve.metrics import ServiceMetrics, route_of
+from landing.serve.openapi import document
+
+NDJSON = "application/x-ndjson"
+# Past a drain, connections still open get this long to take their answers before they are closed.
+LAST_WORDS = 1.0
+
+
+def error(status: int, message: str, **extra) -> web.Response:
+    """A JSON error: {"error": message, "status": status}."""
+    return web.json_response({"error": message, "status": status, **extra}, status=status)
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, ensure_ascii=False)  # as `scrapy match` prints it
+
+
+class Service:
+    """The routes (GET and POST /match, /healthz, /metrics, /openapi.json) around one Matcher, with the limits of a
+    Config's serve_* fields; `start` listens (503 until `ready` gives the Matcher), `drain` stops listening and lets
+    requests in flight finish."""
+
+    def __init__(self, holder, cfg, logger):
+        self.matcher, self.holder, self.cfg, self.logger = None, holder, cfg, logger
+        self.draining = False
+        self.clients: Counter = Counter()  # peer address -> its /match requests in flight
+        self.in_flight = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+        self.metrics = ServiceMetrics(self, holder)
+        self.openapi = _dumps(
+            document("1", cfg.match_fetch_text, cfg.serve_max_body, cfg.serve_max_input, cfg.serve_client_concurrency)
+        ).encode()
+        # aiohttp's own body limit is the service's (POST bodies are read by the handler, which applies it too).
+        self.app = web.Application(middlewares=[self._around], client_max_size=cfg.serve_max_body)
+        self.app.router.add_get("/match", self.get_match)
+        self.app.router.add_post("/match", self.post_match)
+        self.app.router.add_get("/healthz", self.healthz)
+        self.app.router.add_get("/metrics", self.prometheus)
+        self.app.router.add_get("/openapi.json", self.openapi_json)
+        self.runner: web.AppRunner | None = None
+
+    def ready(self, matcher) -> None:
+        """Answer with `matcher` from now on."""
+        self.matcher = matcher
+
+    async def start(self, address: str, port: int) -> tuple[str, int]:
+        """Listen; (address, port) listened on (port 0: the free one chosen). OSError when it cannot."""
+        # No access log: a line per request at thousands a second; the counts are in /metrics.
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, address, port)
+        try:
+            await site.start()
+        except OSError:
+            await self.runner.cleanup()
+            raise
+        host, bound = self.runner.addresses[0][:2]
+        return host, bound
+
+    async def drain(self, seconds: float) -> bool:
+        """Stop accepting connections, answer 503 to new requests on open ones, wait up to `seconds` for those in
+        flight, then close; True when every request in flight finished."""
+        self.draining = True
+        if self.runner is None:
+            return True
+        for site in list(self.runner.sites):
+            await site.stop()  # closes the listening socket: new connections are refused
+        try:
+            await asyncio.wait_for(self.idle.wait(), seconds)
+            finished = True
+        except TimeoutError:
+            finished = False
+            self.logger.warning("%d request(s) still in flight after %g s: ending them", self.in_flight, seconds)
+            if self.matcher is not None:
+                self.matcher.stop()  # their inputs end as 503s, which their clients get, rather than a cut connection
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.idle.wait(), LAST_WORDS)
+        await self.runner.cleanup()
+        return finished
+
+    @web.middleware
+    async def _around(self, request, handler):
+        started, route = time.perf_counter(), route_of(request.path)
+        self.in_flight += 1
+        self.idle.clear()
+        self.metrics.in_flight.inc()
+        peer = request.remote or ""
+        limited = route == "/match"  # health checks and scrapes are never refused for a busy client
+        status = 500
+        try:
+            if self.draining and route != "/healthz":
+                response = error(503, "the service is stopping")
+            elif self.matcher is None and route == "/match":
+                response = error(503, "the service is starting")
+            elif limited and self.clients[peer] >= self.cfg.serve_client_concurrency:
+                response = error(
+                    429,
+                    f"{self.cfg.serve_client_concurrency} requests of this client are in flight already "
+                    "(LANDING_SERVE_CLIENT_CONCURRENCY): wait for an answer first",
+                )
+            else:
+                response = await self._counted(request, handler, peer if limited else None)
+            status = response.status
+            return response
+        finally:
+            self.in_flight -= 1
+            if not self.in_flight:
+                self.idle.set()
+            self.metrics.in_flight.dec()
+            self.metrics.observe(route, request.method, status, time.perf_counter() - started)
+
+    async def _counted(self, request, handler, peer):
+        if peer is not None:
+            self.clients[peer] += 1
+        try:
+            return await handler(request)
+        except web.HTTPException as refused:  # aiohttp's own: 404, 405 (with Allow), 413
+            response = error(refused.status, refused.reason)
+            if "Allow" in refused.headers:
+                response.headers["Allow"] = refused.headers["Allow"]
+            return response
+        except Exception as failed:  # a fault of the service's, said in JSON like any error; the traceback is logged
+            self.logger.exception("%s %s failed", request.method, request.path)
+            return error(500, f"the service failed: {type(failed).__name__}")
+        finally:
+            if peer is not None:
+                self.clients[peer] -= 1
+                if not self.clients[peer]:
+                    del self.clients[peer]
+
+    def _fetch(self, request) -> str | None:
+        fetch = request.query.get("fetch", self.cfg.match_fetch_text)  # as `scrapy match` under the same settings
+        return fetch if fetch in FETCHES else None
+
+    async def get_match(self, request):
+        q, fetch = request.query.get("q"), self._fetch(request)
+        if q is None or not q.strip():
+            return error(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
+        if fetch is None:
+            return error(400, f"fetch={request.query['fetch']!r}: use {', '.join(FETCHES)}")
+        if len(q) > self.cfg.serve_max_input:
+            return error(
+                413, f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
+            )
+        try:
+            result = await self.matcher.match(q, fetch)
+        except MatcherClosed:
+            return error(503, "the service is stopping")
+        return web.Response(text=_dumps(result), content_type="application/json")
+
+    async def post_match(self, request):
+        default = self._fetch(request)
+        if default is None:
+            return error(400, f"fetch={request.query['fetch']!r}: use {', '.join(FETCHES)}")
+        limit = self.cfg.serve_max_body
+        if (request.content_length or 0) > limit:
+            return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
+        body = bytearray()
+        async for chunk in request.content.iter_chunked(1 << 16):  # a chunked body has no length to refuse first
+            body += chunk
+            if len(body) > limit:
+                return error(413, f"a body over {limit:,} bytes (LANDING_SERVE_MAX_BODY)")
+        lines = [(n, line) for n, line in enumerate(bytes(body).split(b"\n"), 1) if line.strip()]
+        if not lines:
+            return error(400, 'give JSON lines: each a string, or {"q": ..., "fetch": ...}')
+        response = web.StreamResponse(headers={"Content-Type": NDJSON})
+        await response.prepare(request)
+        window: deque = deque()  # answers started, in input order; at most serve_request_concurrency at once
+        waiting = iter(lines)
+        try:
+            self._start(window, waiting, default)
+            while window:
+                ready = [await window[0]]
+                window.popleft()
+                while window and window[0].done():  # those after it already answered go out with it, in one write
+                    ready.append(window.popleft().result())
+                self._start(window, waiting, default)
+                await response.write("".join(_dumps(found) + "\n" for found in ready).encode())
+            await response.write_eof()
+        except ConnectionError:  # the client went away: its answers still running are not wanted
+            self.logger.debug("a POST /match client went away with %d answer(s) pending", len(window))
+        finally:
+            for pending in window:
+                pending.cancel()
+        return response
+
+    def _start(self, window: deque, waiting, default: str) -> None:
+        """Start the next lines' answers, up to serve_request_concurrency in the window."""
+        while len(window) < self.cfg.serve_request_concurrency:
+            following = next(waiting, None)
+            if following is None:
+                return
+            window.append(asyncio.ensure_future(self._line(*following, default)))
+
+    async def _line(self, number: int, line: bytes, default: str) -> dict:
+        """A POST line's result, or its error object (with the line's number)."""
+        try:
+            value = json.loads(line)
+        except ValueError as bad:
+            return {"error": f"line {number}: not JSON ({bad})", "status": 400, "line": number}
+        fetch = default
+        if isinstance(value, dict):
+            q, fetch = value.get("q"), value.get("fetch", default)
+        else:
+            q = value
+        if not isinstance(q, str) or not q.strip():
+            return {"error": f'line {number}: give a string, or {{"q": string}}', "status": 400, "line": number}
+        if fetch not in FETCHES:
+            return {"error": f"line {number}: fetch={fetch!r}: use {', '.join(FETCHES)}", "status": 400, "line": number}
+        if len(q) > self.cfg.serve_max_input:
+            why = f"line {number}: {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
+            return {"error": why, "status": 413, "line": number}
+        try:
+            return await self.matcher.match(q, fetch)
+        except MatcherClosed:
+            return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
+
+    async def healthz(self, request):
+        stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}
+        state = "draining" if self.draining else "starting" if self.matcher is None else "ok"
+        body = {
+            "status": state,
+            "artifact": self.holder.version,
+            "artifact_loaded": self.holder.loaded,
+            "artifact_reloads": self.holder.reloads,
+            "inputs": stats["inputs"],
+            "in_flight": stats["in_flight"],
+        }
+        return web.json_response(body, status=200 if state == "ok" else 503)
+
+    async def prometheus(self, request):
+        return web.Response(
+            body=self.metrics.text(), headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}
+        )
+
+    async def openapi_json(self, request):
+        return web.Response(body=self.openapi, content_type="application/json")

@@ -1,0 +1,106 @@
+"""The service's Prometheus metrics, in a registry of its own (GET /metrics): its requests, and what its Matcher and
+artifact say when scraped."""
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+
+ROUTES = ("/match", "/healthz", "/metrics", "/openapi.json")
+METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")  # any other: "other", as a path not routed
+# An answer from the artifact alone takes well under a millisecond; a page behind a polite host, seconds.
+BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600)
+
+
+def route_of(path: str) -> str:
+    """The route label of a request's path: one of ROUTES, or "other" (a client's typo must not mint labels).
+
+    >>> route_of("/match"), route_of("/nope/../x")
+    ('/match', 'other')
+    """
+    return path if path in ROUTES else "other"
+
+
+class ServiceMetrics:
+    """Requests counted by route, method and status; their latency by route; requests in flight; and at each scrape
+    the Matcher's counters and the artifact held."""
+
+    def __init__(self, service, holder):
+        """service: what holds the Matcher (`.matcher`, None while starting)."""
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "landing_serve_requests", "HTTP requests answered", ["route", "method", "status"], registry=self.registry
+        )
+        self.latency = Histogram(
+            "landing_serve_request_seconds",
+            "Time to answer a request",
+            ["route"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self.in_flight = Gauge(
+            "landing_serve_requests_in_flight", "HTTP requests being answered", registry=self.registry
+        )
+        self.registry.register(_MatcherCollector(service, holder))
+        self.children: dict = {}  # (route, method, status) -> (its request counter, its route's histogram)
+
+    def observe(self, route: str, method: str, status: int, seconds: float) -> None:
+        key = (route, method if method in METHODS else "other", status)
+        children = self.children.get(key)
+        if children is None:  # a label lookup per request costs more than the count itself
+            children = self.children[key] = (
+                self.requests.labels(key[0], key[1], str(status)),
+                self.latency.labels(route),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
+
+    def text(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class _MatcherCollector:
+    """The Matcher's and the artifact's figures, read when scraped (no second count kept beside theirs)."""
+
+    def __init__(self, service, holder):
+        self.service, self.holder = service, holder
+
+    def describe(self):
+        return []  # collected at scrape time only: their labels are known then
+
+    def collect(self):
+        info = InfoMetricFamily("landing_artifact", "The artifact answers name now")
+        info.add_metric([], {"version": self.holder.version or "none", "loaded": self.holder.loaded})
+        yield info
+        yield CounterMetricFamily(
+            "landing_artifact_reloads", "New artifact versions picked up", value=self.holder.reloads
+        )
+        yield CounterMetricFamily(
+            "landing_artifact_unreadable", "Artifact changes that could not be read", value=self.holder.failures
+        )
+        if self.service.matcher is not None:  # none while the service starts
+            yield from _matched(self.service.matcher.stats())
+
+
+def _matched(stats: dict):
+    """The Matcher's counters as metric families."""
+    inputs = CounterMetricFamily(
+        "landing_match_inputs", "Inputs answered, by method and verification", labels=["method", "verification"]
+    )
+    for (method, verification), n in sorted(stats["by_answer"].items()):
+        inputs.add_metric([method, verification], n)
+    yield inputs
+    stops = CounterMetricFamily("landing_match_stopped", "Inputs that stopped unanswered, by why", labels=["why"])
+    for why, n in sorted(stats["stopped"].items()):
+        stops.add_metric([why], n)
+    yield stops
+    cache = CounterMetricFamily("landing_match_results_cache", "Results asked of the cache", labels=["outcome"])
+    cache.add_metric(["hit"], stats["cache_hits"])
+    cache.add_metric(["miss"], stats["cache_misses"])
+    yield cache
+    shared = CounterMetricFamily(
+        "landing_match_answers", "The answers cache's own counters (Redis or in-process)", labels=["outcome"]
+    )
+    for outcome, n in sorted(stats["answers"].items()):
+        if isinstance(n, int | float):
+            shared.add_metric([outcome], n)
+    yield shared
+    yield GaugeMetricFamily("landing_match_inputs_in_flight", "Inputs being answered", value=stats["in_flight"])

@@ -1,0 +1,189 @@
+"""The service's OpenAPI 3.0 description (GET /openapi.json), built from the same names the code answers with: the
+methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the limits set."""
+
+from landing.core.matching import METHODS, VERIFICATIONS
+from landing.match.resident import FETCHES
+
+NDJSON = "application/x-ndjson"
+
+
+def _error(description: str) -> dict:
+    return {
+        "description": description,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+
+
+def _schemas() -> dict:
+    nullable = {"type": "string", "nullable": True}
+    return {
+        "Attempt": {
+            "type": "object",
+            "description": "One evidence record: the step, what it tried, what came of it, the requests it made.",
+            "required": ["step", "candidate", "outcome", "requests"],
+            "properties": {
+                "step": {"type": "string"},
+                "candidate": nullable,
+                "outcome": {"type": "string"},
+                "requests": {"type": "integer", "minimum": 0},
+            },
+        },
+        "Result": {
+            "type": "object",
+            "description": "Exactly the object `scrapy match` prints for the input (docs/data-model.md), without "
+            '"number". The evidence names the artifact version a match was decided with (step "artifact").',
+            "required": ["input", "doi", "method", "verification", "url", "subj_id", "evidence"],
+            "properties": {
+                "input": {"type": "string"},
+                "doi": nullable,
+                "method": {"type": "string", "nullable": True, "enum": [*METHODS, None]},
+                "verification": {"type": "string", "nullable": True, "enum": [*VERIFICATIONS, None]},
+                "url": nullable,
+                "subj_id": nullable,
+                "evidence": {"type": "array", "items": {"$ref": "#/components/schemas/Attempt"}},
+                "matches": {
+                    "type": "array",
+                    "description": "Free text only: every URL's and DOI's own match, in text order.",
+                    "items": {"$ref": "#/components/schemas/Result"},
+                },
+            },
+        },
+        "Error": {
+            "type": "object",
+            "required": ["error", "status"],
+            "properties": {
+                "error": {"type": "string"},
+                "status": {"type": "integer"},
+                "line": {"type": "integer", "description": "POST only: the body's line (from 1) the error is about."},
+            },
+        },
+        "Health": {
+            "type": "object",
+            "required": ["status", "artifact", "artifact_loaded"],
+            "properties": {
+                "status": {"type": "string", "enum": ["ok", "starting", "draining"]},
+                "artifact": {"type": "string", "description": 'The artifact version answers name ("" without one).'},
+                "artifact_loaded": {"type": "string", "description": "When it was loaded (UTC, ISO 8601)."},
+                "artifact_reloads": {"type": "integer"},
+                "inputs": {"type": "integer"},
+                "in_flight": {"type": "integer"},
+            },
+        },
+    }
+
+
+def document(version: str, fetch_default: str, max_body: int, max_input: int, client_concurrency: int) -> dict:
+    """The OpenAPI document; `version`: the API's, the fetch default (LANDING_MATCH_FETCH_TEXT) and the limits: the
+    service's settings."""
+    fetch = {
+        "name": "fetch",
+        "in": "query",
+        "required": False,
+        "description": "none: no page fetched, no DOI resolved; known: in free text only URLs on domains the "
+        "artifact knows are fetched; all: every URL is. The default: LANDING_MATCH_FETCH_TEXT.",
+        "schema": {"type": "string", "enum": list(FETCHES), "default": fetch_default},
+    }
+    limits = {
+        "400": _error("No q, a fetch policy not one of none, known, all, or a body that is not JSON lines."),
+        "413": _error(f"A body over {max_body:,} bytes or an input over {max_input:,} characters."),
+        "429": _error(f"The client (its address) has {client_concurrency} requests in flight already."),
+        "503": _error("The service is starting or draining (stopping)."),
+    }
+    return {
+        "openapi": "3.0.3",
+        "info": {
+            "title": "landing matching service",
+            "version": version,
+            "description": "URLs, DOIs and free text matched to DOIs, with method, verification and evidence, from "
+            "the latest artifact (docs/service.md).",
+        },
+        "paths": {
+            "/match": {
+                "get": {
+                    "summary": "Match one input",
+                    "parameters": [
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "required": True,
+                            "description": "A URL, a DOI, or free text.",
+                            "schema": {"type": "string", "maxLength": max_input},
+                        },
+                        fetch,
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "The input's result.",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Result"}}},
+                        },
+                        **limits,
+                    },
+                },
+                "post": {
+                    "summary": "Match many inputs: JSON lines in, NDJSON out, in input order, streamed",
+                    "parameters": [fetch],
+                    "requestBody": {
+                        "required": True,
+                        "description": 'One JSON value a line: a string (the input), or {"q": string, "fetch": '
+                        "string}; blank lines are skipped.",
+                        "content": {NDJSON: {"schema": {"type": "string"}}},
+                    },
+                    "responses": {
+                        "200": {
+                            "description": "One line a non-blank input line, in input order, each written when it "
+                            "and every line before it are ready: a Result, or an Error naming the bad line.",
+                            "content": {
+                                NDJSON: {
+                                    "schema": {
+                                        "oneOf": [
+                                            {"$ref": "#/components/schemas/Result"},
+                                            {"$ref": "#/components/schemas/Error"},
+                                        ]
+                                    }
+                                }
+                            },
+                        },
+                        **limits,
+                    },
+                },
+            },
+            "/healthz": {
+                "get": {
+                    "summary": "Whether the service answers, and with which artifact",
+                    "responses": {
+                        "200": {
+                            "description": "Ready.",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}},
+                        },
+                        "503": {
+                            "description": "Starting or draining.",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}},
+                        },
+                    },
+                }
+            },
+            "/metrics": {
+                "get": {
+                    "summary": "Prometheus metrics (text format)",
+                    "responses": {
+                        "200": {
+                            "description": "The metrics.",
+                            "content": {"text/plain": {"schema": {"type": "string"}}},
+                        }
+                    },
+                }
+            },
+            "/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "responses": {
+                        "200": {
+                            "description": "OpenAPI 3.0.",
+                            "content": {"application/json": {"schema": {"type": "object"}}},
+                        }
+                    },
+                }
+            },
+        },
+        "components": {"schemas": _schemas()},
+    }

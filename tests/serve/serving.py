@@ -1,0 +1,127 @@
+"""`scrapy serve` run for the tests: a process started on a free port, its log read as it comes, and plain HTTP
+clients (the standard library's, as any user's would be) to ask it."""
+
+import http.client
+import json
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import quote
+
+from landing_dev import runner
+from tests.sampler.crawling import PROJECT
+
+DEADLINE = 60  # real seconds any wait may take before the test fails
+
+
+class Served:
+    """A `scrapy serve` process; `url` once its "Serving on" line was logged; `lines`: its log so far."""
+
+    def __init__(self, args: list[str], env: dict):
+        command = runner.scrapy_command("serve", "--port", "0", *args)
+        self.process = subprocess.Popen(command, cwd=PROJECT, env=env, stderr=subprocess.PIPE, text=True)
+        self.lines: list[str] = []
+        self.url = None
+        self.serving = threading.Event()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stderr:
+            self.lines.append(line)
+            if "Serving on http://" in line and self.url is None:
+                self.url = line.split("Serving on ", 1)[1].split()[0]
+                self.serving.set()
+        self.serving.set()  # ended: nobody waits for a line that will not come
+
+    def wait_serving(self) -> str:
+        if not self.serving.wait(DEADLINE) or self.url is None:
+            raise AssertionError(f"no 'Serving on' line; the log ends:\n{self.log()[-3000:]}")
+        return self.url
+
+    def log(self) -> str:
+        return "".join(self.lines)
+
+    def wait_logged(self, text: str) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while text not in self.log():
+            if time.monotonic() > deadline or self.process.poll() is not None and text not in self.log():
+                raise AssertionError(f"never logged {text!r}; the log ends:\n{self.log()[-3000:]}")
+            time.sleep(0.05)
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(10)
+        self.reader.join(10)
+
+
+def get(url: str) -> tuple[int, dict | str, dict]:
+    """(status, the body's JSON or text, headers) of a GET, whatever its status."""
+    return _open(urllib.request.Request(url))
+
+
+def request(url: str, method: str, body: bytes | None = None) -> tuple[int, dict | str, dict]:
+    return _open(urllib.request.Request(url, data=body, method=method))
+
+
+def _open(asked) -> tuple[int, dict | str, dict]:
+    try:
+        with urllib.request.urlopen(asked, timeout=DEADLINE) as answer:
+            status, raw, headers = answer.status, answer.read(), dict(answer.headers)
+    except urllib.error.HTTPError as refused:
+        status, raw, headers = refused.code, refused.read(), dict(refused.headers)
+    text = raw.decode("utf-8")
+    try:
+        return status, json.loads(text), headers
+    except ValueError:
+        return status, text, headers
+
+
+def match(url: str, q: str, fetch: str | None = None) -> tuple[int, dict]:
+    status, body, _ = get(f"{url}/match?q={quote(q, safe='')}" + (f"&fetch={fetch}" if fetch else ""))
+    return status, body
+
+
+def posted(url: str, lines: list, path: str = "/match") -> "Posted":
+    """A POST of JSON lines (each value dumped, a str/bytes line sent as it is), its answer read line by line."""
+    return Posted(url, b"".join(_line(value) + b"\n" for value in lines), path)
+
+
+def _line(value) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    return json.dumps(value).encode()
+
+
+class Posted:
+    def __init__(self, url: str, body: bytes, path: str):
+        host, port = url.removeprefix("http://").split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=DEADLINE)
+        self.connection.request("POST", path, body=body, headers={"Content-Type": "application/x-ndjson"})
+        self.response = self.connection.getresponse()
+        self.status, self.headers = self.response.status, dict(self.response.headers)
+
+    def next(self) -> dict | None:
+        """The next line's JSON, None at the end."""
+        line = self.response.readline()
+        return json.loads(line) if line else None
+
+    def rest(self) -> list[dict]:
+        found = []
+        while (line := self.next()) is not None:
+            found.append(line)
+        self.connection.close()
+        return found
+
+
+def wait_until(what: str, check):
+    """check()'s first true value, looked for every 50 ms until DEADLINE."""
+    deadline = time.monotonic() + DEADLINE
+    while not (found := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {DEADLINE} s for {what}")
+        time.sleep(0.05)
+    return found

@@ -1,0 +1,255 @@
+"""`scrapy serve`: one service process on the match world's crawl (its artifact copied, so that a new version can be
+written under it), through a sandbox where a few pages answer slowly; many HTTP checks against it, the answers
+compared with `scrapy match -i` on the same inputs; SIGTERM last."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import threading
+import urllib.error
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
+
+import pytest
+from openapi_spec_validator import validate
+from prometheus_client.parser import text_string_to_metric_families
+
+from landing.core.artifacts import DECISIONS_JSON
+from landing.core.decisions import Decisions
+from landing_dev.sandbox.server import RunningSandbox
+from tests.sampler.crawling import truth_of
+from tests.serve.serving import Served, get, match, posted, request, wait_until
+
+SLOW_MS = 1000  # a slow page's delay: long enough to act while its input is answered, short for the suite
+MAX_INPUT, MAX_BODY, PER_CLIENT = 5000, 100_000, 2
+
+
+@pytest.fixture(scope="module")
+def picked(match_world) -> dict:
+    """Inputs of every kind from the match world, no two asking the same question (`scrapy match` answers its inputs
+    at once, and which of two inputs asks a shared question first, the one whose evidence counts its requests, is
+    the downloader's order), and pages on hosts of their own to serve slowly."""
+    truth = truth_of(match_world)
+    reached = [(d, t["final_url"]) for d, t in truth.items() if not t["error"] and "/pii/" not in t["final_url"]]
+    direct = [(d, url) for d, url in reached if truth[d]["scenario"] == "direct"]
+    in_url = [(d, url) for d, url in direct if d in url.lower()][:2]
+    meta = [(d, url) for d, url in direct if d not in url.lower()][:3]
+    used = {urlsplit(url).hostname for _, url in in_url + meta}
+    slow = {}
+    for _, url in reached:
+        host = urlsplit(url).hostname
+        if host not in used and len(slow) < 4:
+            used.add(host)
+            slow[host] = url
+    inputs = [
+        f"https://doi.org/{meta[0][0]}",
+        in_url[0][1],
+        meta[1][1],
+        f"Two works: https://doi.org/{meta[2][0]} and {in_url[1][1]} (its page).",
+        "10.99999/no.such.work",
+        "not a url at all",
+    ]
+    return {"inputs": inputs, "doi": meta[0][0], "slow": list(slow.values())}
+
+
+@pytest.fixture(scope="module")
+def sandbox(match_world, picked, tmp_path_factory):
+    """The match world with the picked slow pages answering after SLOW_MS."""
+    world = tmp_path_factory.mktemp("slow-match") / "world"
+    shutil.copytree(match_world, world)
+    routes = [json.loads(line) for line in (world / "routes.jsonl").read_text().splitlines()]
+    slowed = [{**r, "delay_ms": SLOW_MS} if r["url"] in picked["slow"] else r for r in routes]
+    assert sum(r != s for r, s in zip(routes, slowed, strict=True)) == len(picked["slow"]) == 4
+    (world / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in slowed))
+    running = RunningSandbox(world)
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def artifact(match_crawl, tmp_path_factory):
+    """A copy of the crawl's artifact, which the reload test replaces."""
+    stores, _ = match_crawl
+    path = tmp_path_factory.mktemp("serve-artifact") / DECISIONS_JSON
+    shutil.copyfile(stores.artifacts / DECISIONS_JSON, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def service(match_crawl, sandbox, artifact):
+    stores, _ = match_crawl
+    limits = {
+        "LANDING_SANDBOX": sandbox.proxy,
+        "LANDING_SERVE_ARTIFACT_SECONDS": 0.1,
+        "LANDING_SERVE_CLIENT_CONCURRENCY": PER_CLIENT,
+        "LANDING_SERVE_MAX_INPUT": MAX_INPUT,
+        "LANDING_SERVE_MAX_BODY": MAX_BODY,
+    }
+    settings = [arg for name, value in limits.items() for arg in ("-s", f"{name}={value}")]
+    started = Served(["--artifact", str(artifact), *stores.settings(), *settings], stores.env)
+    yield started
+    started.close()
+
+
+@pytest.fixture(scope="module")
+def printed(service, match_crawl, sandbox, artifact, picked, tmp_path_factory):
+    """`scrapy match -i` on the picked inputs, run while the service starts: its lines."""
+    stores, _ = match_crawl
+    inputs = tmp_path_factory.mktemp("serve-inputs") / "inputs.txt"
+    inputs.write_text("".join(q + "\n" for q in picked["inputs"]))
+    # The service's process is starting meanwhile (the `service` fixture does not wait for it).
+    done = stores.scrapy(
+        "match", "-i", str(inputs), "--artifact", str(artifact), overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"]
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def url(service):
+    return service.wait_serving()
+
+
+def in_flight(url) -> int:
+    return get(f"{url}/healthz")[1]["in_flight"]
+
+
+def test_get_answers_are_exactly_what_scrapy_match_prints_for_the_same_inputs(printed, url, picked):
+    assert len(printed) == len(picked["inputs"])
+    assert [match(url, q) for q in picked["inputs"]] == [(200, line) for line in printed]
+
+
+def test_post_answers_every_line_in_input_order_each_written_as_soon_as_it_and_those_before_are_ready(url, picked):
+    doi, slow = picked["doi"], picked["slow"][0]
+    answer = posted(url, [f"doi:{doi}", {"q": slow}, {"q": doi, "fetch": "none"}])
+    first = answer.next()
+    still_answering = in_flight(url)  # the slow page's input, while the first line is already out
+    rest = answer.rest()
+    assert (answer.status, answer.headers["Content-Type"]) == (200, "application/x-ndjson")
+    assert (first["input"], first["doi"], still_answering) == (f"doi:{doi}", doi, 1)
+    assert [line["input"] for line in rest] == [slow, doi]
+
+
+def test_post_answers_each_bad_line_with_an_error_naming_it_and_the_others_with_their_results(url, picked):
+    doi = picked["doi"]
+    lines = [doi, b"{not json", 42, {"q": doi, "fetch": "some"}, {"q": "x" * (MAX_INPUT + 1)}, b"  ", f"doi:{doi}"]
+    answer = posted(url, lines)
+    got = [(line.get("status"), line.get("line"), line.get("doi")) for line in answer.rest()]
+    assert got == [(None, None, doi), (400, 2, None), (400, 3, None), (400, 4, None), (413, 5, None), (None, None, doi)]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status"),
+    [
+        ("GET", "/match", None, 400),
+        ("GET", "/match?q=", None, 400),
+        ("GET", "/match?q=10.1234/x&fetch=some", None, 400),
+        ("GET", f"/match?q={'x' * (MAX_INPUT + 1)}", None, 413),
+        ("POST", "/match", b"", 400),
+        ("POST", "/match?fetch=some", b'"10.1234/x"\n', 400),
+        ("POST", "/match", b'"' + b"x" * MAX_BODY + b'"\n', 413),
+        ("GET", "/nothing/here", None, 404),
+        ("DELETE", "/match", None, 405),
+        ("POST", "/healthz", b"{}", 405),
+    ],
+)
+def test_a_request_the_service_cannot_answer_gets_a_json_error_with_its_status(url, method, path, body, status):
+    got, answer, _ = request(url + path, method, body)
+    assert (got, set(answer), answer["status"], bool(answer["error"])) == (status, {"error", "status"}, status, True)
+
+
+def test_a_method_not_allowed_names_those_that_are(url):
+    assert request(f"{url}/match", "PUT", b"")[2]["Allow"] == "GET,HEAD,POST"
+
+
+def test_a_client_with_its_limit_of_requests_in_flight_is_refused_with_429_and_those_still_finish(url, picked):
+    with ThreadPoolExecutor(PER_CLIENT) as pool:
+        slow = [pool.submit(match, url, q) for q in picked["slow"][1:3]]
+        wait_until("both slow inputs in flight", lambda: in_flight(url) == PER_CLIENT)
+        refused = match(url, f"doi:{picked['doi']}")
+        finished = [future.result()[0] for future in slow]
+    assert (refused[0], refused[1]["status"], finished) == (429, 429, [200, 200])
+
+
+def test_healthz_names_the_artifact_version_answers_use_and_when_it_was_loaded(url, artifact):
+    status, health, _ = get(f"{url}/healthz")
+    version = Decisions.read(artifact.read_text(encoding="utf-8")).version
+    assert (status, health["status"], health["artifact"]) == (200, "ok", version)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", health["artifact_loaded"])
+
+
+def test_the_openapi_document_is_valid_openapi_3(url):
+    status, document, _ = get(f"{url}/openapi.json")
+    validate(document)  # raises on an invalid document
+    assert (status, document["openapi"], sorted(document["paths"])) == (
+        200,
+        "3.0.3",
+        ["/healthz", "/match", "/metrics", "/openapi.json"],
+    )
+
+
+def test_metrics_are_prometheus_text_counting_requests_by_route_and_status_and_inputs_by_answer(url, picked):
+    get(f"{url}/nothing")
+    match(url, f"doi:{picked['doi']}")
+    status, text, headers = get(f"{url}/metrics")
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    assert (status, headers["Content-Type"].split(";")[0]) == (200, "text/plain")
+    assert samples[("landing_serve_requests_total", (("method", "GET"), ("route", "other"), ("status", "404")))] >= 1
+    literal = (("method", "doi-literal"), ("verification", "literal"))
+    assert samples[("landing_match_inputs_total", literal)] >= 1
+    version = get(f"{url}/healthz")[1]["artifact"]
+    info = [labels for (name, labels) in samples if name == "landing_artifact_info"]
+    assert [dict(labels)["version"] for labels in info] == [version]
+
+
+def test_a_new_artifact_version_is_picked_up_with_no_failed_request_while_a_client_keeps_asking(url, artifact, picked):
+    old = get(f"{url}/healthz")[1]["artifact"]
+    text = json.dumps(json.loads(artifact.read_text(encoding="utf-8")))  # the same decisions, another version
+    new = Decisions.read(text).version
+    asked, stop = [], threading.Event()
+
+    def keep_asking():
+        while not stop.is_set():
+            status, body = match(url, f"doi:{picked['doi']}")
+            asked.append((status, body["evidence"][-1]["outcome"] if status == 200 else body))
+
+    client = threading.Thread(target=keep_asking)
+    client.start()
+    try:
+        wait_until("answers with the old version", lambda: len(asked) >= 3)
+        temp = artifact.with_name(".replacing")
+        temp.write_text(text, encoding="utf-8")
+        os.replace(temp, artifact)  # as the exporter writes a version: never half a file
+        wait_until("an answer naming the new version", lambda: any(version == new for _, version in asked))
+    finally:
+        stop.set()
+        client.join(60)
+    versions = [version for _, version in asked]
+    first_new = versions.index(new)
+    assert ({status for status, _ in asked}, set(versions[:first_new]), set(versions[first_new:])) == (
+        {200},
+        {old},
+        {new},
+    )
+    assert get(f"{url}/healthz")[1]["artifact"] == new
+
+
+def test_sigterm_stops_new_connections_lets_a_request_in_flight_finish_and_exits_0(service, url, picked):
+    slow = picked["slow"][3]
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(match, url, slow)
+        wait_until("the slow input in flight", lambda: in_flight(url) == 1)
+        service.process.send_signal(signal.SIGTERM)
+        service.wait_logged("draining")
+        with pytest.raises(urllib.error.URLError):  # connection refused: nothing listens any more
+            get(f"{url}/healthz")
+        status, body = answer.result()
+    assert (status, body["input"]) == (200, slow)
+    assert service.process.wait(60) == 0
+    service.wait_logged("drained (every request finished)")

@@ -1,0 +1,39 @@
+"""landing.serve.metrics: the service's registry, read back as Prometheus reads it."""
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from landing.serve.metrics import ServiceMetrics, route_of
+
+
+class Starting:
+    matcher = None  # the service before its Matcher is ready
+
+
+class Held:
+    version, loaded, reloads, failures = "sha256:0123456789abcdef", "2026-11-26T04:00:00Z", 2, 1
+
+
+def samples(metrics: ServiceMetrics) -> dict:
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(metrics.text().decode())
+        for sample in family.samples
+    }
+
+
+def test_a_client_cannot_mint_labels_with_odd_paths_or_methods():
+    metrics = ServiceMetrics(Starting(), Held())
+    for path, method in (("/a", "BREW"), ("/b", "WHEN"), ("/match", "GET"), ("/match", "GET")):
+        metrics.observe(route_of(path), method, 404 if path != "/match" else 200, 0.001)
+    counted = {labels: n for (name, labels), n in samples(metrics).items() if name == "landing_serve_requests_total"}
+    assert counted == {
+        (("method", "other"), ("route", "other"), ("status", "404")): 2,
+        (("method", "GET"), ("route", "/match"), ("status", "200")): 2,
+    }
+
+
+def test_while_starting_the_artifact_is_named_and_no_input_is_counted():
+    found = samples(ServiceMetrics(Starting(), Held()))
+    assert not any(name.startswith("landing_match_") for name, _ in found)
+    assert found[("landing_artifact_info", (("loaded", Held.loaded), ("version", Held.version)))] == 1
+    assert (found[("landing_artifact_reloads_total", ())], found[("landing_artifact_unreadable_total", ())]) == (2, 1)
