@@ -1,0 +1,32 @@
+"""An input entry read into what it asks, or the error result it gets; the artifact version a result names."""
+
+import doctest
+
+from landing.core import streams
+from landing.core.streams import StreamInput, read_entry, result_version
+
+
+def test_the_doctests_hold():
+    assert doctest.testmod(streams).failed == 0
+
+
+def test_a_fetch_that_is_not_utf8_is_named_in_its_error():
+    assert read_entry({b"q": b"10.1234/x", b"fetch": b"\xff"}, 100) == {
+        "error": "fetch='\\\\xff': use none, known or all",
+        "status": 400,
+    }
+
+
+def test_an_input_of_exactly_the_limit_is_answered():
+    assert read_entry({b"q": "é" * 100}, 100) == StreamInput("é" * 100, "known")
+
+
+def test_the_version_of_free_text_is_the_first_matched_piece():
+    result = {
+        "evidence": [],
+        "matches": [
+            {"evidence": [{"step": "doi-literal", "outcome": "not-found"}]},
+            {"evidence": [{"step": "artifact", "outcome": "v2"}]},
+        ],
+    }
+    assert result_version(result) == "v2"
