@@ -84,6 +84,10 @@ class SandboxServer:
             await self._serve(reader, writer, scheme="http", authority=None)
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, h11.ProtocolError):
             pass
+        except asyncio.CancelledError:
+            # The sandbox closing with a client's kept-alive connection still open: an end, not an error (asyncio's
+            # stream callback in 3.11 would print a cancelled handler's traceback).
+            pass
         finally:
             writer.close()
 

@@ -5,6 +5,7 @@ are mapped onto a listener too, so a connection the proxy let through would be s
 """
 
 import os
+from contextlib import contextmanager
 
 import pytest
 
@@ -42,6 +43,12 @@ def _site(path):
 @pytest.fixture
 def world():
     """(network map, site hits, private listener's connections, public listener's connections)."""
+    with _network() as network:
+        yield network
+
+
+@contextmanager
+def _network():
     with serving(_site) as (site, hits), listening() as (private, reached), listening() as (public, allowed):
         network = {
             f"{SITE}:80": site,
@@ -52,34 +59,50 @@ def world():
         yield network, hits, reached, allowed
 
 
+PRIVATE, PUBLIC = f"http://{SITE}/socket-private", f"http://{SITE}/socket-public"
+SUBRESOURCES_PAGE, NAVIGATION = f"http://{SITE}/subresources", f"http://{SITE}/jump?navigation"
+
+
+@pytest.fixture(scope="module")
+def visited():
+    """(visits, site hits, private listener's connections, public listener's connections) of one Chromium crawl of
+    the pages the guard is tried with, run with crawl secrets in its environment: a crawl per page cost a Chromium
+    start each, and no page's claim depends on another's (none may reach the private listener)."""
+    with _network() as (network, hits, reached, allowed):
+        secrets = {"AWS_SECRET_ACCESS_KEY": "s3cr3t", "LANDING_ES_URL": "x"}
+        yield (
+            visit([PRIVATE, PUBLIC, SUBRESOURCES_PAGE, NAVIGATION], network=network, environ=secrets),
+            hits,
+            reached,
+            allowed,
+        )
+
+
 @needs_chromium
-def test_a_websocket_to_a_private_address_never_reaches_a_listener(world):
-    network, hits, reached, allowed = world
-    private, public = f"http://{SITE}/socket-private", f"http://{SITE}/socket-public"
-    visits = visit([private, public], network=network)
-    assert [visits[url]["how"] for url in (private, public)] == ["visited", "visited"]
-    assert "socket closed" in visits[private]["text"]  # the page's socket was tried, and failed
+def test_a_websocket_to_a_private_address_never_reaches_a_listener(visited):
+    visits, _, reached, allowed = visited
+    assert [visits[url]["how"] for url in (PRIVATE, PUBLIC)] == ["visited", "visited"]
+    assert "socket closed" in visits[PRIVATE]["text"]  # the page's socket was tried, and failed
     assert reached == []
     # The control: the same page's socket to a public address does go through the proxy, and arrives.
     assert len(allowed) == 1 and allowed[0].startswith(b"GET / HTTP/1.1\r\n") and b"Upgrade: websocket" in allowed[0]
 
 
 @needs_chromium
-def test_a_subresource_redirect_to_the_metadata_service_never_reaches_a_listener(world):
-    network, hits, reached, _ = world
-    url = f"http://{SITE}/subresources"
-    visits = visit([url], network=network)
-    assert visits[url]["how"] == "visited" and "fetch done" in visits[url]["text"]
-    assert sorted(hits) == ["/jump?fetch", "/jump?script", "/subresources"]  # both hops to the redirect were made
+def test_a_subresource_redirect_to_the_metadata_service_never_reaches_a_listener(visited):
+    visits, hits, reached, _ = visited
+    assert visits[SUBRESOURCES_PAGE]["how"] == "visited" and "fetch done" in visits[SUBRESOURCES_PAGE]["text"]
+    # Both hops to the redirect were made; the other pages are the crawl's other visits, each asked once.
+    assert sorted(hits) == sorted(
+        ["/jump?fetch", "/jump?script", "/subresources", "/socket-private", "/socket-public", "/jump?navigation"]
+    )
     assert reached == []
 
 
 @needs_chromium
-def test_a_navigation_redirected_to_the_metadata_service_is_stopped_and_named_refused_address(world):
-    network, hits, reached, _ = world
-    url = f"http://{SITE}/jump?navigation"
-    visits = visit([url], network=network)
-    assert visits[url]["stop"] == [
+def test_a_navigation_redirected_to_the_metadata_service_is_stopped_and_named_refused_address(visited):
+    visits, _, reached, _ = visited
+    assert visits[NAVIGATION]["stop"] == [
         "http://169.254.169.254/latest/meta-data/",
         "refused-address",
         "refused: 169.254.169.254 (cloud-metadata)",
@@ -98,11 +121,9 @@ def test_robots_txt_asked_through_playwrights_own_requests_passes_the_proxys_cre
 
 
 @needs_chromium
-def test_chromium_runs_without_the_crawls_secrets_in_its_environment(world):
-    network, *_ = world
-    url = f"http://{SITE}/socket-public"
-    visits = visit([url], network=network, environ={"AWS_SECRET_ACCESS_KEY": "s3cr3t", "LANDING_ES_URL": "x"})
-    names = visits[url]["chromium_environ"]
+def test_chromium_runs_without_the_crawls_secrets_in_its_environment(visited):
+    visits = visited[0]
+    names = visits[PUBLIC]["chromium_environ"]
     assert "PATH" in names  # Chromium processes were found, with the environment they were given
     assert "AWS_SECRET_ACCESS_KEY" not in names and "LANDING_ES_URL" not in names
 

@@ -1,12 +1,14 @@
 """A small HTTP client for the sandbox tests, standard library only, that never follows redirects by itself.
 
 http URLs are sent to the proxy in absolute form; https URLs go through a CONNECT tunnel and TLS, the
-sandbox's self-signed certificate accepted unverified. `follow` walks Location headers (and optionally
-meta refresh) by hand, so a test sees every hop.
+sandbox's self-signed certificate accepted unverified; connections are kept alive between requests, as a browser
+keeps them. `follow` walks Location headers (and optionally meta refresh) by hand, so a test sees every hop.
 """
 
 import http.client
 import ssl
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
 from urllib.parse import urljoin, urlsplit
@@ -44,25 +46,72 @@ def _proxy_address(proxy: str):
 
 def get(proxy: str, url: str, headers: dict | None = None, method: str = "GET", timeout: float = 30) -> Response:
     """One request for url through the sandbox proxy; the response as it came, redirects not followed."""
-    host, port = _proxy_address(proxy)
     parts = urlsplit(url)
-    headers = dict(headers or {})
     if parts.scheme == "https":
-        conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=_UNVERIFIED)
-        conn.set_tunnel(parts.hostname, parts.port or 443)
         target = (parts.path or "/") + ("?" + parts.query if parts.query else "")
     elif parts.scheme == "http":
-        conn = http.client.HTTPConnection(host, port, timeout=timeout)
         target = url.split("#", 1)[0]  # absolute form: this is what makes it a proxy request
     else:
         raise ValueError(f"not an http(s) URL: {url}")
-    try:
-        conn.request(method, target, headers=headers)
-        reply = conn.getresponse()
-        body = reply.read()
+    key = (proxy, parts.scheme, parts.netloc if parts.scheme == "https" else "")
+    conn, reused = _kept(key, timeout)
+    while True:
+        try:
+            conn.request(method, target, headers=dict(headers or {}))
+            reply = conn.getresponse()
+            body = reply.read()
+        except (http.client.RemoteDisconnected, ConnectionError, ssl.SSLError):
+            conn.close()
+            if not reused:
+                raise
+            conn, reused = _connect(key, timeout), False  # the server closed it while it was kept: once more, anew
+            continue
+        except BaseException:
+            conn.close()
+            raise
+        _keep(key, conn)
         return Response(url, reply.status, reply.headers, body)
-    finally:
-        conn.close()
+
+
+# Connections are kept open, per thread, by proxy and (for https) origin: the test process runs both ends, and a new
+# connection and TLS tunnel for each request cost about three times the CPU of the request itself.
+_OPEN = threading.local()
+KEPT = 32  # connections kept per thread, the least recently used closed first
+
+
+def _pool() -> OrderedDict:
+    if not hasattr(_OPEN, "pool"):
+        _OPEN.pool = OrderedDict()
+    return _OPEN.pool
+
+
+def _connect(key, timeout) -> http.client.HTTPConnection:
+    proxy, scheme, netloc = key
+    host, port = _proxy_address(proxy)
+    if scheme == "http":
+        return http.client.HTTPConnection(host, port, timeout=timeout)
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=_UNVERIFIED)
+    origin = urlsplit(f"https://{netloc}")
+    conn.set_tunnel(origin.hostname, origin.port or 443)
+    return conn
+
+
+def _kept(key, timeout) -> tuple[http.client.HTTPConnection, bool]:
+    """(a connection for key, whether it was kept from an earlier request)."""
+    conn = _pool().pop(key, None)
+    if conn is None:
+        return _connect(key, timeout), False
+    conn.timeout = timeout
+    if conn.sock is not None:
+        conn.sock.settimeout(timeout)
+    return conn, True
+
+
+def _keep(key, conn) -> None:
+    pool = _pool()
+    pool[key] = conn
+    while len(pool) > KEPT:
+        pool.popitem(last=False)[1].close()
 
 
 def meta_refresh_target(response: Response):
