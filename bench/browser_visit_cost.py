@@ -1,16 +1,20 @@
-"""Benchmark (not a test): Chromium's CPU seconds per browser visit, for several binaries or launch arguments.
+"""Benchmark (not a test): Chromium's CPU seconds per browser visit, for several binaries, launch arguments or
+ways of holding browser contexts.
 
     .venv/bin/python -m bench.browser_visit_cost [--world DIR] [--visits 40] [--rounds 2] [--pages 4]
-                                                 [--variant NAME=BINARY[,EXTRA_ARG...] ...]
+                                                 [--variant NAME=BINARY[,EXTRA_ARG...] ...] [--contexts pooled,fresh]
 
 Serves --world (a bench/scaling.py world, default /tmp/h7/w100000) with `scrapy sandbox serve`, picks --visits of
 its DOIs that need a browser (truth.jsonl: a plain client fails, the browser lands; challenges, script redirects,
 computed links, in turn) and visits them as the browser driver does: Playwright, the launch options and ARGS of
-landing.browser.driver, one context per visit (service workers blocked), `load` then at most
-LANDING_BROWSER_SETTLE for network quiet, --pages visits at once. Each --variant runs once per round, rounds
-alternating A B A B. Per run: the CPU seconds of the Chromium process tree (reaped renderers included, through
-their parents' children times) from before the first visit to after the last, divided by the visits; a warm-up
-visit after launch is not counted. Last, per variant the median over rounds and the pages read alike (final URL).
+landing.browser.driver, each visit in a context of its own (service workers blocked), `load` then at most
+LANDING_BROWSER_SETTLE for network quiet, --pages visits at once. --contexts: `pooled` (the driver's: --pages
+contexts lent in turn and emptied between visits, landing.browser.contexts) and/or `fresh` (a new context per
+visit, closed after it). Each variant (--variant x --contexts) runs once per round, rounds alternating A B A B.
+Per run: the CPU seconds of the Chromium process tree (reaped renderers included, through their parents' children
+times) from before the first visit to after the last, divided by the visits, and the same of Playwright's driver
+process alone; a warm-up visit after launch is not counted; and the tree's peak PSS, read after each visit. Last,
+per variant the medians over rounds and the pages read alike (final URL).
 """
 
 import argparse
@@ -26,7 +30,8 @@ from pathlib import Path
 import psutil
 
 from landing import settings as defaults
-from landing.browser.driver import ARGS, chromium_env
+from landing.browser.contexts import Contexts
+from landing.browser.driver import ARGS, Navigation, chromium_env
 from landing_dev.runner import SandboxProcess
 
 KINDS = ("challenge", "js-redirect", "js-computed")
@@ -71,21 +76,61 @@ def chromium_of(binary: str) -> psutil.Process:
     sys.exit(f"no Chromium process of {binary} under this process")
 
 
-async def visit(browser, url: str, settle_ms: float) -> str:
-    context = await browser.new_context(service_workers="block", ignore_https_errors=True)
+class Held:
+    """Browser contexts as the driver holds them (pooled: scrapy-playwright's, by name, from Contexts) or fresh."""
+
+    def __init__(self, browser, pooled: bool, pages: int):
+        self.browser, self.pool, self.named = browser, Contexts(pages) if pooled else None, {}
+
+    async def new_page(self, meta: dict):
+        if self.pool is None:
+            context = await self.browser.new_context(service_workers="block", ignore_https_errors=True)
+            return await context.new_page()
+        name = await self.pool.take(meta)
+        if name not in self.named or self.named[name].is_closed():
+            self.named[name] = await self.browser.new_context(service_workers="block", ignore_https_errors=True)
+        return await self.named[name].new_page()
+
+    async def end(self, meta: dict, page, navigation: Navigation) -> None:
+        if self.pool is None:
+            await page.context.close()
+        else:
+            await self.pool.end(meta, page, navigation.origins)
+
+
+async def visit(held: Held, url: str, settle_ms: float) -> str:
+    meta, navigation = {}, Navigation()
+    page = await held.new_page(meta)
+    page.on("response", navigation)
     try:
-        page = await context.new_page()
+        await page.goto(url, wait_until="load", timeout=30000)
+        await page.wait_for_load_state("networkidle", timeout=settle_ms)
+    except Exception:  # a page that never goes quiet is read as it is, as driver.settle does
+        pass
+    final = page.url
+    await held.end(meta, page, navigation)
+    return final
+
+
+def tree_pss(root: psutil.Process) -> float:
+    """MB of proportional set size of root and its descendants."""
+    total = 0
+    for member in [root, *root.children(recursive=True)]:
         try:
-            await page.goto(url, wait_until="load", timeout=30000)
-            await page.wait_for_load_state("networkidle", timeout=settle_ms)
-        except Exception:  # a page that never goes quiet is read as it is, as driver.settle does
-            pass
-        return page.url
-    finally:
-        await context.close()
+            total += member.memory_full_info().pss
+        except psutil.Error:
+            continue
+    return total / 2**20
 
 
-async def run(binary: str, extra: list[str], urls: list[str], proxy: str, pages: int, settle_ms: float) -> tuple:
+def own_cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
+
+
+async def run(
+    binary: str, extra: list[str], pooled: bool, urls: list[str], proxy: str, pages: int, settle_ms: float
+) -> tuple:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as playwright:
@@ -98,21 +143,25 @@ async def run(binary: str, extra: list[str], urls: list[str], proxy: str, pages:
             proxy={"server": proxy},
         )
         chromium = chromium_of(binary)
-        await visit(browser, urls[0], settle_ms)  # warm-up: the first renderer, caches
-        queue, finals = asyncio.Queue(), {}
+        driver = next(p for p in psutil.Process().children() if "run-driver" in p.cmdline())  # Playwright's node
+        held = Held(browser, pooled, pages)
+        await visit(held, urls[0], settle_ms)  # warm-up: the first renderer, caches
+        queue, finals, peak = asyncio.Queue(), {}, [0.0]
         for url in urls:
             queue.put_nowait(url)
 
         async def worker():
             while not queue.empty():
                 url = queue.get_nowait()
-                finals[url] = await visit(browser, url, settle_ms)
+                finals[url] = await visit(held, url, settle_ms)
+                peak[0] = max(peak[0], tree_pss(chromium))
 
-        before, started = tree_cpu(chromium), time.monotonic()
+        before, driving, started = tree_cpu(chromium), own_cpu(driver), time.monotonic()
         await asyncio.gather(*(worker() for _ in range(pages)))
         cpu, seconds = tree_cpu(chromium) - before, time.monotonic() - started
+        driving = own_cpu(driver) - driving
         await browser.close()
-    return cpu / len(urls), seconds, finals
+    return cpu / len(urls), driving / len(urls), seconds, peak[0], finals
 
 
 def main() -> None:
@@ -125,16 +174,23 @@ def main() -> None:
         "--variant",
         action="append",
         metavar="NAME=BINARY[,ARG...]",
-        help="a binary and extra arguments (repeatable); default: /usr/bin/chromium and /usr/bin/chromium-headless-shell",
+        help=f"a binary and extra arguments (repeatable); default: headless-shell={defaults.LANDING_CHROMIUM}",
+    )
+    parser.add_argument(
+        "--contexts", default="pooled", help="pooled and/or fresh, comma-separated: how visits get contexts"
     )
     opts = parser.parse_args()
+    holds = opts.contexts.split(",")
+    if not holds or set(holds) - {"pooled", "fresh"}:
+        sys.exit(f"--contexts {opts.contexts}: give pooled, fresh or both, comma-separated")
     variants = {}
-    for spec in opts.variant or ["chromium=/usr/bin/chromium", "headless-shell=/usr/bin/chromium-headless-shell"]:
+    for spec in opts.variant or [f"headless-shell={defaults.LANDING_CHROMIUM}"]:
         name, _, rest = spec.partition("=")
         binary, *extra = rest.split(",")
         if not os.access(binary, os.X_OK):
             sys.exit(f"--variant {spec}: {binary} is not an executable")
-        variants[name] = (binary, extra)
+        for hold in holds:
+            variants[f"{name} {hold}" if len(holds) > 1 else name] = (binary, extra, hold == "pooled")
     urls = browser_urls(opts.world, opts.visits)
     settle_ms = defaults.LANDING_BROWSER_SETTLE * 1000
     log = Path(tempfile.mkdtemp(prefix="browser-visit-cost-")) / "sandbox.log"
@@ -144,17 +200,24 @@ def main() -> None:
     landed = {}
     try:
         for round_ in range(opts.rounds):
-            for name, (binary, extra) in variants.items():
-                cpu, seconds, finals = asyncio.run(run(binary, extra, urls, proxy, opts.pages, settle_ms))
-                per[name].append(cpu)
+            for name, (binary, extra, pooled) in variants.items():
+                cpu, driving, seconds, pss, finals = asyncio.run(
+                    run(binary, extra, pooled, urls, proxy, opts.pages, settle_ms)
+                )
+                per[name].append((cpu, driving))
                 landed.setdefault(name, finals)
-                print(f"round {round_ + 1} {name}: {cpu:.3f} s CPU/visit, {seconds:.1f} s wall", flush=True)
+                print(
+                    f"round {round_ + 1} {name}: {cpu:.3f} s CPU/visit (Playwright's driver {driving:.3f} s), "
+                    f"{seconds:.1f} s wall, Chromium's peak PSS {pss:.0f} MB",
+                    flush=True,
+                )
     finally:
         server.close()
     first = next(iter(landed.values()))
     for name, runs in per.items():
         alike = sum(landed[name][url] == first[url] for url in urls)
-        print(f"{name}: median {statistics.median(runs):.3f} s CPU/visit; {alike}/{len(urls)} final URLs alike")
+        cpu, driving = (statistics.median(run[n] for run in runs) for n in (0, 1))
+        print(f"{name}: median {cpu:.3f} s CPU/visit, driver {driving:.3f} s; {alike}/{len(urls)} final URLs alike")
 
 
 if __name__ == "__main__":

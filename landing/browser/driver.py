@@ -1,18 +1,20 @@
 """The browser driver: scrapy-playwright driving the system's Chromium, configured only when LANDING_DRIVER asks.
 
-`playwright install` is never needed: Chromium is Debian's (LANDING_CHROMIUM). Each DOI gets its own browser
-context (cookies, storage), closed when its visit ends, as ChainCookiesMiddleware does for the HTTP driver.
+`playwright install` is never needed: Chromium is Debian's (LANDING_CHROMIUM). Each visit borrows a browser context
+of its own, emptied of its cookies and storage when the visit ends (landing.browser.contexts), as
+ChainCookiesMiddleware keeps each DOI's cookies to itself for the HTTP driver.
 Playwright and scrapy-playwright load only once a browser visit is made (landing.browser.handler, `request_meta`),
 so an HTTP crawl never loads them.
 """
 
 import asyncio
-import itertools
 import logging
 import os
 import shlex
+from urllib.parse import urlsplit
 
 from landing import config
+from landing.browser.contexts import POOL
 from landing.browser.rules import BrowserRules, Stop, stopped
 from landing.crawl.guard import guard_enabled
 
@@ -26,9 +28,10 @@ HANDLER = "landing.browser.handler.BrowserHandler"
 SLOT = "landing-browser"
 LOOP = "landing_browser_loop"  # Request.meta: the event loop Playwright runs on (landing.browser.handler)
 # Headless, and quiet: this machine's network (and many crawl hosts') refuses Chromium's background calls.
-# Every DOI gets a fresh context, and with site isolation each one got renderer processes of its own: sharing two
-# renderers, without images or web fonts, cut Chromium's CPU per visit by about a quarter (bench/README.md
-# "Figures behind choices in the code"), which is most of what auto costs on a full run.
+# A renderer process serves one context only. Visits borrow kept contexts (landing.browser.contexts), each holding a
+# blank page, and with site isolation off and two renderers wanted at most, Chromium puts a visit's page in its
+# context's renderer rather than starting one; no images or web fonts either. Chromium's CPU per visit is most of
+# what auto costs on a full run (bench/README.md "Figures behind choices in the code", "browser_visit_cost.py").
 # WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
 # Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
 ARGS = [
@@ -126,12 +129,21 @@ class Navigation:
         self.responses: list[tuple[str, int, dict]] = []
         self.failed: str | None = None  # the main frame's last navigation, when it failed after every response
         self.late: tuple[str, Stop] | None = None  # a redirect Chromium followed that the rules forbid
+        self.origins: set[str] = set()  # of every document loaded, frames included: what may have stored data
+        self.popups = 0  # pages the visit's page opened: their documents are not seen here
 
     async def __call__(self, response):
         request = response.request
+        if request.resource_type == "document":
+            parts = urlsplit(response.url)
+            if parts.scheme in ("http", "https"):
+                self.origins.add(f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}")
         if request.is_navigation_request() and response.frame == response.frame.page.main_frame:
             self.responses.append((response.url, response.status, response.headers))
             self.failed = None
+
+    async def popup(self, page):
+        self.popups += 1
 
     async def request_failed(self, request):
         if request.is_navigation_request() and request.frame == request.frame.page.main_frame:
@@ -168,11 +180,9 @@ class Navigation:
         return self.responses[-1] if self.responses else (None, None, {})
 
 
-_VISITS = itertools.count(1)
-
-
 def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
-    """Request.meta for a browser visit of a DOI: its own context, the page kept for closing, navigation recorded."""
+    """Request.meta for a browser visit of a DOI: the page kept for ending the visit, navigation recorded. Its
+    context is borrowed when the download starts (landing.browser.handler)."""
     from scrapy_playwright.page import PageMethod  # here, not at load: the driver may never visit with a browser
 
     meta = {
@@ -180,16 +190,17 @@ def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:
         "playwright": True,
         "playwright_include_page": True,
         "dont_merge_cookies": True,  # Chromium keeps the visit's cookies; Scrapy's jar must not add its own
-        # One context a visit, not a DOI: a DOI visited twice in one worker (a lease re-leased mid-visit) would
-        # otherwise share a context that each visit closes under the other.
-        "playwright_context": f"doi {pid['pid/doi']} #{next(_VISITS)}",
         "download_slot": SLOT,
         "handle_httpstatus_all": True,
         "landing_navigation": Navigation(),
         "playwright_page_methods": [PageMethod(settle, settle_ms)],
     }
     navigation = meta["landing_navigation"]
-    meta["playwright_page_event_handlers"] = {"response": navigation, "requestfailed": navigation.request_failed}
+    meta["playwright_page_event_handlers"] = {
+        "response": navigation,
+        "requestfailed": navigation.request_failed,
+        "popup": navigation.popup,
+    }
     # A service worker fetches on its own, outside the page's routing, and outlives the visit in a shared profile.
     meta["playwright_context_kwargs"] = {"service_workers": "block"}
     if sandbox:
@@ -228,14 +239,20 @@ async def _end(meta: dict, rules: BrowserRules | None) -> None:
             navigation.late = await rules.after_the_fact(navigation.hops(), page.context)
         except Exception as error:  # a context that went away: the robots.txt question cannot be asked
             logger.debug("judging the redirects of %s: %r", meta["pid"]["pid/doi"], error)
-    await close(meta)
+    await close(meta, rules.fetching(page.context) if page is not None and isinstance(rules, BrowserRules) else ())
 
 
-async def close(meta: dict) -> None:
-    """Close the visit's browser context (and with it the page and its cookies)."""
+async def close(meta: dict, fetching=()) -> None:
+    """End the visit's hold on its browser context: emptied for the next visit (landing.browser.contexts), or closed
+    (and with it the page and its cookies) when it was none of the pool's."""
     page = meta.get("playwright_page")
-    if page is not None:
-        try:
-            await page.context.close()
-        except Exception as error:  # a browser that already went away has nothing left to close
-            logger.debug("closing the browser context of %s: %r", meta["pid"]["pid/doi"], error)
+    if page is None:
+        return
+    if meta.get(POOL) is not None:
+        navigation = meta["landing_navigation"]
+        await meta[POOL].end(meta, page, None if navigation.popups else navigation.origins, fetching)
+        return
+    try:
+        await page.context.close()
+    except Exception as error:  # a browser that already went away has nothing left to close
+        logger.debug("closing the browser context of %s: %r", meta["pid"]["pid/doi"], error)

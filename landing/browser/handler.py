@@ -13,6 +13,7 @@ import tempfile
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from landing import config
+from landing.browser.contexts import Contexts
 from landing.browser.driver import LOOP, lowered
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
@@ -49,6 +50,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         self.sandbox, self.nice = config.of(crawler).sandbox, config.of(crawler).browser_nice
         self.proxy: GuardingProxy | None = None
         self.wrapper: tempfile.TemporaryDirectory | None = None
+        self.contexts = Contexts(self.config.max_contexts or 1)  # PLAYWRIGHT_MAX_CONTEXTS: LANDING_BROWSER_PAGES
 
     async def _maybe_launch_in_thread(self) -> None:
         """Connected to engine_started by the parent: nothing to do until a browser visit arrives."""
@@ -62,7 +64,13 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
                 self._lower_priority()
                 await self._launch()
                 self.started = True
-        return await super()._download_request(request, spider)
+        request.meta["playwright_context"] = await self.contexts.take(request.meta)
+        try:
+            return await super()._download_request(request, spider)
+        except BaseException:
+            if request.meta.get("playwright_page") is None:  # else the spider ends the visit (driver.end)
+                self.contexts.give_back(request.meta)
+            raise
 
     async def _guard_chromium(self) -> None:
         """With the address guard on, every connection Chromium makes goes through landing.browser.proxy."""

@@ -79,6 +79,7 @@ class BrowserRules:
         self.guard, self.robots, self.user_agent = guard, robots, user_agent
         self.answered: Recent = Recent(_REMEMBERED)  # host -> its addresses
         self.robots_files: Recent = Recent(_REMEMBERED)  # origin -> its robots.txt rules, fetched or being fetched
+        self.fetches: dict[int, set] = {}  # id of a browser context -> the robots.txt fetches made through it
 
     @classmethod
     def from_settings(cls, settings) -> "BrowserRules":
@@ -136,11 +137,25 @@ class BrowserRules:
             self.answered[host] = found
         return self.answered[host]
 
+    def fetching(self, context) -> set:
+        """The robots.txt fetches still under way through context (their responses may set its cookies)."""
+        return set(self.fetches.get(id(context), ()))
+
+    def _fetched(self, key: int, fetch) -> None:
+        through = self.fetches.get(key)
+        if through is not None:
+            through.discard(fetch)
+            if not through:
+                del self.fetches[key]
+
     async def _allowed(self, url: str, context) -> bool:
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self.robots_files:  # one fetch per origin, shared by every visit that asks meanwhile
-            self.robots_files[origin] = asyncio.ensure_future(_robots(context, origin))
+            fetch = self.robots_files[origin] = asyncio.ensure_future(_robots(context, origin))
+            through = self.fetches.setdefault(id(context), set())
+            through.add(fetch)
+            fetch.add_done_callback(lambda done: self._fetched(id(context), done))
         try:
             rules = await asyncio.shield(self.robots_files[origin])
         except Exception as error:  # Playwright's errors, a context closed while asking: allowed, and asked again

@@ -53,7 +53,8 @@ class Probe(scrapy.Spider):
         stop = meta["landing_navigation"].stop()
         print(json.dumps({"url": meta["pid"]["pid/doi"], "how": how, "hops": meta["landing_navigation"].hops(),
                           "stop": stop and [stop[0], stop[1].error, stop[1].detail],
-                          "text": meta.get("text"), "chromium_environ": chromium_environ()}))
+                          "text": meta.get("text"), "chromium_environ": chromium_environ(),
+                          "contexts": self.crawler.stats.get_value("playwright/context_count")}))
 
 
 def chromium_environ():
@@ -86,7 +87,8 @@ process.start()
 
 
 def visit(urls: list[str], network: dict | None = None, environ: dict | None = None, **settings) -> dict:
-    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text, chromium_environ}} for each URL,
+    """{url: {how: visited|failed, hops, stop: [url, class, detail] or None, text, chromium_environ, contexts: browser
+    contexts made so far}} for each URL,
     with these settings; network: tests/browser/network.py's map, environ: added to the crawl's environment."""
     return run(urls, network, environ, **settings)[0]
 

@@ -38,11 +38,59 @@ def test_every_browser_visit_blocks_service_workers():
     assert meta["playwright_context_kwargs"] == {"service_workers": "block"}
 
 
-def test_two_browser_visits_of_one_doi_get_contexts_of_their_own():
+def test_two_browser_visits_of_one_doi_in_flight_borrow_contexts_of_their_own():
+    import asyncio
+
+    from landing.browser.contexts import Contexts
     from landing.browser.driver import request_meta
 
-    first, second = (request_meta({"pid/doi": "10.1234/a"}, sandbox=False, settle_ms=10) for _ in range(2))
-    assert first["playwright_context"] != second["playwright_context"]
+    async def borrowed():
+        contexts = Contexts(2)
+        metas = [request_meta({"pid/doi": "10.1234/a"}, sandbox=False, settle_ms=10) for _ in range(2)]
+        return [await contexts.take(meta) for meta in metas]
+
+    first, second = asyncio.run(borrowed())
+    assert first != second
+
+
+def test_a_retried_browser_visit_keeps_the_context_it_borrowed_and_gives_it_back_once():
+    import asyncio
+
+    from landing.browser.contexts import Contexts
+
+    async def borrowed():
+        contexts, meta = Contexts(2), {}
+        first = await contexts.take(meta)
+        again = await contexts.take(meta)
+        contexts.give_back(meta)
+        contexts.give_back(meta)
+        return first, again, contexts.free.qsize()
+
+    assert asyncio.run(borrowed()) == ("landing 0", "landing 0", 2)
+
+
+# Each page shows what it found of earlier visits (cookies, local and session storage), then leaves its own.
+LEAVES = (
+    b"<html><body><p id='o'></p><script>"
+    b"document.getElementById('o').textContent = ['seen', document.cookie, localStorage.length, "
+    b"sessionStorage.length].join(' ');"
+    b"document.cookie = 'js=1; path=/'; localStorage.setItem('k', 'v'); sessionStorage.setItem('k', 'v');"
+    b"</script></body></html>"
+)
+
+
+@needs_chromium
+def test_visits_one_after_another_in_one_reused_context_never_see_each_others_cookies_or_storage():
+    def leaves(path):
+        return 200, {"Content-Type": "text/html", "Set-Cookie": f"h{path[-1]}=1; Path=/"}, LEAVES
+
+    with serving(leaves) as (port, requests):
+        urls = [f"http://127.0.0.1:{port}/p{n}" for n in range(3)]
+        visits = visit(urls, LANDING_ADDRESS_GUARD=False, LANDING_BROWSER_PAGES=1, LANDING_BROWSER_SETTLE=0.5)
+        asked = list(requests)
+    assert [visits[url]["text"] for url in urls] == [f"seen h{n}=1 0 0" for n in range(3)]
+    assert [visits[url]["contexts"] for url in urls] == [1, 1, 1]  # one context, lent to each visit in turn
+    assert sorted(asked) == [f"/p{n}" for n in range(3)]
 
 
 def test_chromium_is_given_the_locale_and_paths_of_the_environment_and_none_of_its_secrets():
@@ -168,3 +216,92 @@ def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_h
     browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
     own = browser_lines[0]["own"]
     assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([max(own, 10)], True)] * 2
+
+
+def _opener(path):
+    if path == "/opener":
+        return 200, {"Content-Type": "text/html"}, b"<p>opens</p><script>window.open('/opened');</script>"
+    # Gone before the visit ends: the context no longer shows it, and its origin's storage was never seen.
+    return 200, {"Content-Type": "text/html"}, b"<p>opened</p><script>localStorage.k = 'v'; window.close();</script>"
+
+
+@needs_chromium
+def test_a_context_whose_visit_opened_a_page_of_its_own_is_closed_not_lent_again():
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from landing.browser.contexts import Contexts
+    from landing.browser.driver import ARGS, Navigation, close
+    from tests.browser.probe import CHROMIUM
+
+    async def visited(base):
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, chromium_sandbox=False)
+            contexts, meta = Contexts(1), {"pid": {"pid/doi": "10.1234/a"}, "landing_navigation": Navigation()}
+            await contexts.take(meta)
+            context = await browser.new_context()
+            page = meta["playwright_page"] = await context.new_page()
+            page.on("popup", meta["landing_navigation"].popup)
+            async with page.expect_popup() as opened:
+                await page.goto(f"{base}/opener")
+            popup = await opened.value
+            if not popup.is_closed():
+                await popup.wait_for_event("close")
+            await close(meta)
+            closed = context.is_closed()
+            await browser.close()
+            return closed, contexts.free.qsize()
+
+    with serving(_opener) as (port, _):
+        assert asyncio.run(visited(f"http://127.0.0.1:{port}")) == (True, 1)
+
+
+def test_the_context_given_back_last_is_lent_first_so_contexts_are_made_only_for_visits_at_once():
+    import asyncio
+
+    from landing.browser.contexts import Contexts
+
+    async def lent():
+        contexts, names = Contexts(8), []
+        for _ in range(3):  # one visit after another
+            meta = {}
+            names.append(await contexts.take(meta))
+            contexts.give_back(meta)
+        at_once = [{}, {}]
+        names += [await contexts.take(meta) for meta in at_once]
+        return names
+
+    assert asyncio.run(lent()) == ["landing 0", "landing 0", "landing 0", "landing 0", "landing 1"]
+
+
+@needs_chromium
+def test_a_context_is_closed_once_it_has_served_its_share_of_visits_and_reused_until_then(monkeypatch):
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from landing.browser import contexts as pool
+    from landing.browser.driver import ARGS, Navigation, close
+    from tests.browser.probe import CHROMIUM
+
+    monkeypatch.setattr(pool, "VISITS", 2)
+
+    async def visited(base):
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, chromium_sandbox=False)
+            contexts, made, closed = pool.Contexts(1), {}, []
+            for n in range(3):
+                meta = {"pid": {"pid/doi": f"10.1234/{n}"}, "landing_navigation": Navigation()}
+                name = await contexts.take(meta)
+                if name not in made or made[name].is_closed():
+                    made[name] = await browser.new_context()
+                page = meta["playwright_page"] = await made[name].new_page()
+                await page.goto(f"{base}/p{n}")
+                await close(meta)
+                closed.append(page.context.is_closed())
+            await browser.close()
+            return closed
+
+    with serving(lambda path: (200, {"Content-Type": "text/html"}, b"<p>a page</p>")) as (port, _):
+        assert asyncio.run(visited(f"http://127.0.0.1:{port}")) == [False, True, False]

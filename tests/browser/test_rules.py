@@ -216,3 +216,24 @@ def test_a_named_host_is_judged_by_its_answer_looked_up_once_for_routing_and_the
         "landing/refused/private",
     )
     assert (allowed, answer, asked) == (None, ("93.184.215.14",), ["intranet.example", "journal.example"])
+
+
+def test_a_robots_txt_fetch_is_named_under_way_through_its_context_until_it_ends():
+    # A visit's context is emptied for the next visit only once these end (their responses may set its cookies).
+    rules = BrowserRules(guard=False, robots=RobotsPolicy(obey=True))
+
+    async def asked():
+        answer = asyncio.Event()
+
+        async def get(url, timeout, max_redirects):
+            await answer.wait()
+            return SimpleNamespace(status=404)
+
+        context, other = SimpleNamespace(request=SimpleNamespace(get=get)), SimpleNamespace()
+        asking = asyncio.ensure_future(rules.verdict("https://journal.example/a", context, navigation=True))
+        await asyncio.sleep(0)
+        during = (len(rules.fetching(context)), len(rules.fetching(other)))
+        answer.set()
+        return during, await asking, rules.fetching(context)
+
+    assert asyncio.run(asked()) == ((1, 0), None, set())
