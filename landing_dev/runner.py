@@ -207,11 +207,16 @@ class SandboxProcess:
     """`scrapy sandbox serve WORLD` in a process of its own (its CPU apart from the crawl's); `proxy` is its URL.
     `settings`: an evolving world's clock (LANDING_CLOCK, LANDING_CLOCK_SPEED, LANDING_CLOCK_SINCE), as the crawl's."""
 
-    def __init__(self, world: Path, latency_ms: float = 0, log: Path | None = None, settings=None):
+    def __init__(
+        self, world: Path, latency_ms: float = 0, log: Path | None = None, settings=None, requests: bool = False
+    ):
         stderr = open(log, "w") if log else subprocess.DEVNULL
+        logging = ["--log"] if requests else []  # every request to `log`, as "GET url -> status"
         try:
             self.process = subprocess.Popen(
-                scrapy_command("sandbox", "serve", world, "--port", 0, "--latency-ms", latency_ms, settings=settings),
+                scrapy_command(
+                    "sandbox", "serve", world, "--port", 0, "--latency-ms", latency_ms, *logging, settings=settings
+                ),
                 cwd=PROJECT,
                 stdout=subprocess.PIPE,
                 stderr=stderr,

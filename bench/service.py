@@ -1,0 +1,391 @@
+"""Benchmark the matching service (`scrapy serve`) with real HTTP clients, against `scrapy match -i` and the pure cascade.
+
+    .venv/bin/python -m bench.service [--dois 2000] [--seed 3] [--clients 1,16,64] [--seconds 10]
+                                      [--latency-ms 200] [--pages 1500] [--cores 0.6] [--keep DIR]
+
+Generates a world, crawls it once (sandbox at 0 ms) for the artifacts, starts a redis-server and serves the world
+again at --latency-ms. Then, in one run:
+
+1. string-recoverable inputs (DOI literals, doi.org URLs, landing URLs that hold their DOI on a domain the artifact
+   vouches for; `fetch=none`): a warm-up pass (the Handle API answers cached), then GET /match at each --clients for
+   --seconds (answers/s, p50, p99 per request), and POST /match in batches of 100 at the largest --clients;
+2. the same inputs through the pure cascade called in a loop in this process (landing.core.cascade.drive, every
+   registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
+3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients: answers/s
+   against what the politeness limits allow for exactly the requests the sandbox logged (bench.limits's model),
+   then the same inputs again: the requests that second pass made (the cache's hits);
+4. two instances sharing the redis-server against one, each held to --cores CPUs (bench/cgroups.py), the string
+   inputs at the largest --clients split between them;
+5. a new artifact version written while clients ask: failed requests, and the versions the answers named;
+6. the string inputs added to a Redis Stream that one `scrapy serve --no-http` consumes: answers/s.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from bench.cgroups import cpu_cap
+from bench.limits import host_seconds
+from landing import settings as defaults
+from landing.core.cascade import Exists, Matching, Setup, drive
+from landing.core.decisions import Decisions
+from landing.core.doi import RESOLVER_HOSTS, resolver_path
+from landing_dev import runner
+from landing_dev.sandbox.generator import generate
+
+SERVING = re.compile(r"Serving on (http://\S+)")
+CONSUMING = re.compile(r"(Consuming) ")
+BATCH = 100
+
+
+def inputs_of(world: Path, decisions: Decisions, pages: int) -> tuple[list[str], list[str], set[str]]:
+    """(string-recoverable inputs, page inputs, registered DOIs) of a world's truth."""
+    strings, page_inputs, registered = [], [], set()
+    for row in map(json.loads, open(world / "truth.jsonl", encoding="utf-8")):
+        doi, final = row["doi"], row.get("final_url")
+        registered.add(doi.lower())
+        strings += [doi, f"https://doi.org/{resolver_path(doi)}"]
+        if final:
+            host = urlsplit(final).hostname or ""
+            if doi.lower() in final.lower() and any(host.endswith(d) for d in decisions.domains):
+                strings.append(final)
+            elif doi.lower() not in final.lower() and len(page_inputs) < pages:
+                page_inputs.append(final)
+    return strings, page_inputs, registered
+
+
+def pure_rate(strings: list[str], decisions: Decisions, registered: set[str], cfg) -> float:
+    """Inputs a second through the cascade alone, every Handle API answer from the table."""
+    setup = Setup(
+        decisions=decisions,
+        resolver_hosts=frozenset(RESOLVER_HOSTS),
+        fetch=False,
+        pieces=cfg.getint("LANDING_MATCH_PIECES"),
+        candidates=cfg.getint("LANDING_MATCH_CANDIDATES"),
+        text_candidates=cfg.getint("LANDING_MATCH_TEXT_CANDIDATES"),
+        requests=cfg.getint("LANDING_MATCH_REQUESTS"),
+        evidence=cfg.getint("LANDING_MATCH_EVIDENCE"),
+    )
+
+    def ask(question):
+        if isinstance(question, Exists):
+            return question.doi.lower() in registered, 0
+        raise ValueError(f"the string inputs ask only Exists, not {question!r}")
+
+    best = 0.0
+    for _ in range(3):
+        began = time.perf_counter()
+        for text in strings:
+            json.dumps(drive(Matching(text, setup), ask).to_json())
+        best = max(best, len(strings) / (time.perf_counter() - began))
+    return best
+
+
+class Service:
+    """`scrapy serve --port 0` in a process of its own; `url` once it says where it serves."""
+
+    def __init__(self, name: str, tmp: Path, settings: dict, cores: float | None = None, http: bool = True):
+        self.log = tmp / f"{name}.log"
+        join = cpu_cap(f"landing-bench-{name}", cores)[1] if cores else None
+        command = runner.scrapy_command("serve", "--port", 0, *([] if http else ["--no-http"]), settings=settings)
+        self.process = runner.Crawl(command, self.log, preexec_fn=join)
+        deadline = time.monotonic() + 120
+        ready = SERVING if http else CONSUMING
+        while not (found := ready.search(self.process.text())):
+            if not self.process.running() or time.monotonic() > deadline:
+                sys.exit(f"`scrapy serve` did not start:\n{self.process.text()[-3000:]}")
+            time.sleep(0.1)
+        self.url = found.group(1)
+
+    def close(self):
+        self.process.interrupt()  # SIGINT drains, as SIGTERM does
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def clients(urls: list[str], inputs: Path, count: int, *extra) -> dict:
+    """bench.service_client's figures."""
+    command = [sys.executable, "-m", "bench.service_client", ",".join(urls), str(inputs), "--clients", str(count)]
+    done = subprocess.run(command + [str(e) for e in extra], cwd=runner.PROJECT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the clients failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def stream_rate(url: str, inputs: list[str]) -> float:
+    """Inputs a second from the first entry added to bench:in until every result is in bench:out."""
+    import redis
+
+    with redis.Redis.from_url(url) as client:
+        began = time.monotonic()
+        for start in range(0, len(inputs), 500):
+            with client.pipeline(transaction=False) as pipe:
+                for text in inputs[start : start + 500]:
+                    pipe.xadd("bench:in", {"q": text, "fetch": "none"})
+                pipe.execute()
+        while client.xlen("bench:out") < len(inputs):
+            if time.monotonic() - began > 300:
+                sys.exit(f"the stream consumer wrote {client.xlen('bench:out')} of {len(inputs)} results in 300 s")
+            time.sleep(0.05)
+        return len(inputs) / (time.monotonic() - began)
+
+
+def write_inputs(path: Path, inputs: list[str]) -> Path:
+    path.write_text("".join(json.dumps(text) + "\n" for text in inputs), encoding="utf-8")
+    return path
+
+
+def show(name: str, found: dict) -> None:
+    print(
+        f"  {name:<34} {found['answers_per_s']:9,.0f} answers/s  p50 {found['p50_ms']:7.1f} ms  "
+        f"p99 {found['p99_ms']:7.1f} ms  errors {found['errors']}",
+        flush=True,
+    )
+
+
+def logged(log: Path) -> list[tuple[str, int]]:
+    """(URL, status) of every request the sandbox logged ("GET url -> status")."""
+    found = []
+    for line in log.read_text().splitlines():
+        if hit := re.search(r"(GET|POST|HEAD) (\S+) -> (\d+)", line):
+            found.append((hit.group(2), int(hit.group(3))))
+    return found
+
+
+def allowed_seconds(requests: list[tuple[str, int]], latency: float, settings) -> dict:
+    """The shortest time each politeness limit allows for exactly these requests (bench.limits's model)."""
+    per_host, ok = {}, {}
+    for url, status in requests:
+        host = urlsplit(url).hostname
+        per_host[host] = per_host.get(host, 0) + 1
+        ok[host] = ok.get(host, 0) + (status == 200)
+    slots = settings.getdict("DOWNLOAD_SLOTS")
+    services = {host: n for host, n in per_host.items() if host in slots or host in RESOLVER_HOSTS}
+    resolver = sum(n for host, n in services.items() if host in RESOLVER_HOSTS)
+    target = latency / settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
+    start, per_domain = settings.getfloat("AUTOTHROTTLE_START_DELAY"), settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
+    # Publishers' hosts under AutoThrottle; the resolver and the APIs in their own slots, which it leaves alone.
+    hosts = {
+        host: host_seconds(n, ok[host], latency, start, target, per_domain)
+        for host, n in per_host.items()
+        if host not in services
+    }
+    rate = settings.getfloat("LANDING_RESOLVER_RATE")
+    bounds = {
+        "resolver slot": resolver * latency / slots["doi.org"]["concurrency"],
+        "resolver rate": resolver / rate if rate else 0.0,
+        "global": len(requests) * latency / settings.getint("CONCURRENT_REQUESTS"),
+    }
+    for host, n in services.items():
+        if host in slots and host not in RESOLVER_HOSTS:
+            bounds[f"{host} slot ({n} requests)"] = n * latency / slots[host]["concurrency"]
+    if hosts:
+        busiest = max(hosts, key=hosts.get)
+        bounds[f"busiest host ({busiest}, {per_host[busiest]} requests)"] = hosts[busiest]
+    return bounds
+
+
+def main():
+    from scrapy.settings import Settings
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dois", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--clients", default="1,16,64")
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--latency-ms", type=float, default=200)
+    parser.add_argument("--pages", type=int, default=1500, help="page inputs (landing URLs without their DOI)")
+    parser.add_argument("--cores", type=float, default=0.3, help="CPUs each instance may use in the 1-vs-2 step")
+    parser.add_argument("--keep", help="keep the world, stores and logs here")
+    args = parser.parse_args()
+    counts = [int(n) for n in args.clients.split(",")]
+    most = max(counts)
+    settings = Settings()
+    settings.setmodule(defaults)
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = Path(args.keep or scratch)
+        tmp.mkdir(parents=True, exist_ok=True)
+        world, stores = tmp / "world", runner.Stores.under(tmp / "stores")
+        if not (world / "truth.jsonl").exists():
+            print(f"generating a {args.dois:,}-DOI world (seed {args.seed}) ...", flush=True)
+            generate(world, args.dois, seed=args.seed)
+        artifact = stores.artifacts / "domain-decision-structure.json"
+        if not artifact.exists():
+            with runner.SandboxProcess(world) as quick:
+                code, seconds, log = runner.crawl(quick.proxy, stores, tmp / "crawl.log", {"LOG_LEVEL": "WARNING"})
+            if code != 0:
+                sys.exit(f"the sampler crawl failed:\n{log[-2000:]}")
+            print(f"sampler crawl for the artifacts: {seconds:.0f} s", flush=True)
+        decisions = Decisions.read(artifact.read_text())
+        strings, pages, registered = inputs_of(world, decisions, args.pages)
+        # A stream of links mixes sites; the truth lists each site's DOIs together, which would queue every client
+        # behind one host's politeness at a time.
+        random.Random(args.seed).shuffle(pages)
+        string_file = write_inputs(tmp / "strings.jsonl", strings)
+        page_file = write_inputs(tmp / "pages.jsonl", pages)
+        print(f"{len(strings):,} string inputs, {len(pages):,} page inputs; artifact {decisions.version}", flush=True)
+
+        redis_process, redis_url = runner.redis_server(tmp)
+        sandbox_log = tmp / "sandbox.log"
+        sandbox = runner.SandboxProcess(world, args.latency_ms, log=sandbox_log, requests=True)
+        # The real web's pace, as bench/fullrun.py sets it: a sandbox has none of its own (landing.crawl.endpoints).
+        serve_settings = {
+            **stores.as_settings(),
+            "LANDING_SANDBOX": sandbox.proxy,
+            "LANDING_MATCH_REDIS": redis_url,
+            "LANDING_RESOLVER_RATE": defaults.LANDING_RESOLVER_RATE,
+            "AUTOTHROTTLE_START_DELAY": defaults.AUTOTHROTTLE_START_DELAY,
+            "TELNETCONSOLE_ENABLED": False,
+        }
+        services = []
+        try:
+            one = Service("one", tmp, serve_settings)
+            services.append(one)
+            print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
+            warm = clients(
+                [one.url],
+                string_file,
+                most,
+                "--requests",
+                len(strings) // BATCH + 1,
+                "--batch",
+                BATCH,
+                "--fetch",
+                "none",
+            )
+            show(f"warm-up: POST x{BATCH}, {most} clients", warm)
+            found = {}
+            for count in counts:
+                found[count] = clients([one.url], string_file, count, "--seconds", args.seconds, "--fetch", "none")
+                show(f"GET, {count} client{'s' if count > 1 else ''}", found[count])
+            batched = clients(
+                [one.url], string_file, most, "--seconds", args.seconds, "--batch", BATCH, "--fetch", "none"
+            )
+            show(f"POST x{BATCH}, {most} clients", batched)
+            fresh = "--seconds", args.seconds, "--fetch", "none", "--unique"
+            uncached = clients([one.url], string_file, most, *fresh, 1)
+            show(f"GET, {most} clients, no result cached", uncached)
+            uncached_batched = clients([one.url], string_file, most, *fresh, 2, "--batch", BATCH)
+            show(f"POST x{BATCH}, {most} clients, none cached", uncached_batched)
+
+            print("\n2. the same inputs elsewhere", flush=True)
+            pure = pure_rate(strings, decisions, registered, settings)
+            print(f"  pure cascade in a loop (one process)  {pure:9,.0f} answers/s", flush=True)
+            lines = tmp / "strings.txt"
+            lines.write_text("".join(text + "\n" for text in strings))
+            command = runner.scrapy_command(
+                "match", "-i", lines, "--no-fetch", settings={**serve_settings, "LANDING_MATCH_REDIS": ""}
+            )
+            began = time.monotonic()
+            done = subprocess.run(command, cwd=runner.PROJECT, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"scrapy match failed:\n{done.stderr[-2000:]}")
+            match_rate = len(strings) / (time.monotonic() - began)
+            best = max(max(f["answers_per_s"] for f in found.values()), batched["answers_per_s"])
+            print(f"  scrapy match -i --no-fetch            {match_rate:9,.0f} answers/s (start-up included)")
+            print(
+                f"  the service against the pure cascade: GET at {most} clients {found[most]['answers_per_s'] / pure:.0%}"
+                f" (no result cached {uncached['answers_per_s'] / pure:.0%}), POST x{BATCH} "
+                f"{batched['answers_per_s'] / pure:.0%} (none cached {uncached_batched['answers_per_s'] / pure:.0%}); "
+                f"best {best / match_rate:.1f} x scrapy match -i",
+                flush=True,
+            )
+
+            print(f"\n3. page inputs at {args.latency_ms:g} ms, {most} clients", flush=True)
+            before = len(logged(sandbox_log))
+            first = clients([one.url], page_file, most, "--requests", len(pages), "--fetch", "all")
+            asked = logged(sandbox_log)[before:]
+            bounds = allowed_seconds(asked, args.latency_ms / 1000, settings)
+            limit = len(pages) / max(bounds.values())
+            show("first pass", first)
+            for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
+                print(f"    {name:<58} needs {needed:6.1f} s: {len(pages) / needed:8.1f} inputs/s")
+            print(
+                f"  {len(asked):,} requests; the limits allow {limit:.1f} inputs/s; the service answered "
+                f"{first['answers_per_s']:.1f}/s: {first['answers_per_s'] / limit:.0%} of it",
+                flush=True,
+            )
+            before = len(logged(sandbox_log))
+            second = clients([one.url], page_file, most, "--requests", len(pages), "--fetch", "all")
+            show("second pass", second)
+            print(f"  requests the second pass made: {len(logged(sandbox_log)) - before}", flush=True)
+            one.close()
+            services.remove(one)
+
+            print(f"\n4. one instance against two sharing Redis, each held to {args.cores:g} CPUs", flush=True)
+            alone = Service("capped-1", tmp, serve_settings, args.cores)
+            services.append(alone)
+            clients(
+                [alone.url],
+                string_file,
+                most,
+                "--requests",
+                len(strings) // BATCH + 1,
+                "--batch",
+                BATCH,
+                "--fetch",
+                "none",
+            )
+            single = clients([alone.url], string_file, most, "--seconds", args.seconds, "--fetch", "none")
+            show("one instance", single)
+            other = Service("capped-2", tmp, serve_settings, args.cores)
+            services.append(other)
+            pair = clients([alone.url, other.url], string_file, most, "--seconds", args.seconds, "--fetch", "none")
+            show("two instances", pair)
+            print(f"  two against one: {pair['answers_per_s'] / single['answers_per_s']:.2f} x", flush=True)
+
+            print("\n5. a new artifact version while clients ask", flush=True)
+            asking = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bench.service_client",
+                    alone.url,
+                    str(string_file),
+                    "--clients",
+                    "16",
+                    "--seconds",
+                    str(max(args.seconds, 20)),
+                    "--fetch",
+                    "none",
+                    "--check",
+                ],
+                cwd=runner.PROJECT,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            time.sleep(args.seconds / 2)
+            changed = json.loads(artifact.read_text())
+            changed["prefixes"] = sorted(set(changed["prefixes"]) | {f"10.9{time.time_ns() % 10**6:06d}"})  # a new text
+            staged = artifact.with_suffix(".new")
+            staged.write_text(json.dumps(changed, indent=2, sort_keys=True) + "\n")
+            os.replace(staged, artifact)
+            out, _ = asking.communicate()
+            during = json.loads(out.splitlines()[-1])
+            show("while the artifact changed", during)
+            print(f"  versions named: {during['versions']}", flush=True)
+
+            print("\n6. the same string inputs through a Redis Stream, one consumer", flush=True)
+            streaming = {**serve_settings, "LANDING_STREAM_IN": "bench:in", "LANDING_STREAM_OUT": "bench:out"}
+            consumer = Service("stream", tmp, streaming, http=False)
+            services.append(consumer)
+            print(f"  {stream_rate(redis_url, strings):9,.0f} answers/s (entries added, their results all written)")
+        finally:
+            for service in services:
+                service.close()
+            sandbox.close()
+            runner.stop(redis_process, 10)
+
+
+if __name__ == "__main__":
+    main()
