@@ -11,7 +11,8 @@ again at --latency-ms. Then, in one run:
    --seconds (answers/s, p50, p99 per request), and POST /match in batches of 100 at the largest --clients;
 2. the same inputs through the pure cascade called in a loop in this process (landing.core.cascade.drive, every
    registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
-3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients: answers/s
+3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients, each POSTing
+   PAGE_BATCH lines at a time: answers/s
    against what the politeness limits allow for exactly the requests the sandbox logged (bench.limits's model),
    then the same inputs again: the requests that second pass made (the cache's hits);
 4. two instances sharing the redis-server against one, each held to --cores CPUs (bench/cgroups.py), the string
@@ -44,6 +45,7 @@ from landing_dev.sandbox.generator import generate
 SERVING = re.compile(r"Serving on (http://\S+)")
 CONSUMING = re.compile(r"(Consuming) ")
 BATCH = 100
+PAGE_BATCH = 8
 
 
 def inputs_of(world: Path, decisions: Decisions, pages: int) -> tuple[list[str], list[str], set[str]]:
@@ -301,9 +303,12 @@ def main():
                 flush=True,
             )
 
-            print(f"\n3. page inputs at {args.latency_ms:g} ms, {most} clients", flush=True)
+            print(f"\n3. page inputs at {args.latency_ms:g} ms, {most} clients, POSTs of {PAGE_BATCH}", flush=True)
             before = len(logged(sandbox_log))
-            first = clients([one.url], page_file, most, "--requests", len(pages), "--fetch", "all")
+            # Each client POSTs PAGE_BATCH lines: a page's answer takes seconds of polite waits, and one input in
+            # flight per client would leave the hosts' limits unused (LANDING_SERVE_CLIENT_CONCURRENCY caps clients).
+            paged = "--requests", -(-len(pages) // PAGE_BATCH), "--batch", PAGE_BATCH, "--fetch", "all"
+            first = clients([one.url], page_file, most, *paged)
             asked = logged(sandbox_log)[before:]
             bounds = allowed_seconds(asked, args.latency_ms / 1000, settings)
             limit = len(pages) / max(bounds.values())
@@ -316,7 +321,7 @@ def main():
                 flush=True,
             )
             before = len(logged(sandbox_log))
-            second = clients([one.url], page_file, most, "--requests", len(pages), "--fetch", "all")
+            second = clients([one.url], page_file, most, *paged)
             show("second pass", second)
             print(f"  requests the second pass made: {len(logged(sandbox_log)) - before}", flush=True)
             one.close()
