@@ -254,17 +254,8 @@ def main():
             one = Service("one", tmp, serve_settings)
             services.append(one)
             print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
-            warm = clients(
-                [one.url],
-                string_file,
-                most,
-                "--requests",
-                len(strings) // BATCH + 1,
-                "--batch",
-                BATCH,
-                "--fetch",
-                "none",
-            )
+            warming = "--requests", len(strings) // BATCH + 1, "--batch", BATCH, "--fetch", "none"  # every input once
+            warm = clients([one.url], string_file, most, *warming)
             show(f"warm-up: POST x{BATCH}, {most} clients", warm)
             found = {}
             for count in counts:
@@ -330,17 +321,7 @@ def main():
             print(f"\n4. one instance against two sharing Redis, each held to {args.cores:g} CPUs", flush=True)
             alone = Service("capped-1", tmp, serve_settings, args.cores)
             services.append(alone)
-            clients(
-                [alone.url],
-                string_file,
-                most,
-                "--requests",
-                len(strings) // BATCH + 1,
-                "--batch",
-                BATCH,
-                "--fetch",
-                "none",
-            )
+            clients([alone.url], string_file, most, *warming)
             single = clients([alone.url], string_file, most, "--seconds", args.seconds, "--fetch", "none")
             show("one instance", single)
             other = Service("capped-2", tmp, serve_settings, args.cores)
