@@ -279,7 +279,10 @@ def test_only_the_leader_exports(shared):
         if exported >= 0:
             assert -1 < log.find("Leading the run") < exported, name
     versions = sorted(p.name for p in Path(shared["stores"].artifacts, "versions").iterdir())
-    assert len(versions) == _state(shared["db"])["continuous/exports"]
+    exports = _state(shared["db"])["continuous/exports"]
+    # Every recorded export is a version; the leader killed with SIGKILL may have written one more and died before
+    # recording it in the run's state (it exports every 0.75 real seconds here, so the kill often lands in one).
+    assert exports <= len(versions) <= exports + 1
 
 
 def test_a_leader_stopped_with_sigterm_exports_a_last_version_and_hands_the_lead_over(shared):
