@@ -35,6 +35,21 @@ SAMPLE = re.compile(
 PLANNED = "SELECT COALESCE(SUM(json_extract(doc, '$.\"sample/size\"')), 0) FROM docs WHERE kind = 'sample'"
 
 
+def stored(db, kind) -> dict[str, dict]:
+    """{id: document} of one kind in a crawl's SQLite store, read while the crawl writes it; {} before it exists."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
+            rows = con.execute("SELECT id, doc FROM docs WHERE kind = ?", (kind,)).fetchall()
+    except sqlite3.OperationalError:  # not created yet
+        return {}
+    return {doc_id: json.loads(doc) for doc_id, doc in rows}
+
+
+def continuous_state(db) -> dict:
+    """A continuous run's state document (continuous/state), or {} before the run wrote one."""
+    return stored(db, "continuous").get("state") or {}
+
+
 def count(db, sql) -> int:
     """A count read from a crawl's SQLite store while it runs; 0 before the store exists."""
     try:

@@ -6,7 +6,6 @@ half later."""
 import json
 import shutil
 import signal
-import sqlite3
 import subprocess
 import time
 from datetime import timedelta
@@ -18,7 +17,7 @@ from landing.core import freshness
 from landing.core.runs import sample_id
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
-from tests.sampler.crawling import PROJECT, Stores
+from tests.sampler.crawling import PROJECT, Stores, continuous_state, stored
 
 START = "2026-11-01T00:00:00Z"
 SPEED = 28800  # simulated seconds a real second: a day in 3 s
@@ -27,19 +26,6 @@ REFRESH_DAYS = 2
 DAYS = 1.5  # simulated days the restarted crawl runs before it is stopped
 DEADLINE = 60  # real seconds any wait may take before the test fails
 STALLED, STALLED_PREFIX = "records.fjord-yarrow-0.example", "10.81930/"  # a repository of the world, and its prefix
-
-
-def _docs(db, kind) -> dict[str, dict]:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-            rows = con.execute("SELECT id, doc FROM docs WHERE kind = ?", (kind,)).fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return {}
-    return {doc_id: json.loads(doc) for doc_id, doc in rows}
-
-
-def _state(db) -> dict:
-    return _docs(db, "continuous").get("state") or {}
 
 
 def _wait(what, check):
@@ -63,11 +49,11 @@ def _stalled(world: Path, into: Path) -> Path:
 def _mid_round(db):
     """The round under way once its samples are answered and a visit of it is recorded (the stalled pages keep it
     from ending)."""
-    opened = _state(db).get("continuous/open")
+    opened = continuous_state(db).get("continuous/open")
     if not opened:
         return None
     round_ = opened[0]
-    samples = _docs(db, "sample")
+    samples = stored(db, "sample")
     planned = [samples.get(sample_id("continuous", order)) for order in range(round_["from"], round_["to"])]
     if any(s is None or s["sample/dois"] is None for s in planned):
         return None
@@ -76,7 +62,7 @@ def _mid_round(db):
 
 
 def _visits_of(db, round_) -> set[str]:
-    return {i for i, v in _docs(db, "visit").items() if round_["from"] <= v["visit/order"] < round_["to"]}
+    return {i for i, v in stored(db, "visit").items() if round_["from"] <= v["visit/order"] < round_["to"]}
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +97,7 @@ def continuous(tmp_path_factory):
             killed.kill()
     finally:
         sandbox.close()
-    before, visited = _docs(db, "visit"), _visits_of(db, interrupted)
+    before, visited = stored(db, "visit"), _visits_of(db, interrupted)
     sandbox = RunningSandbox(world)
     try:
         resumed_at = time.time()
@@ -125,8 +111,8 @@ def continuous(tmp_path_factory):
         )
         try:
             # Two exports of its own, and DAYS simulated days since it started.
-            exports = _state(db).get("continuous/exports", 0)
-            _wait("two exports", lambda: _state(db).get("continuous/exports", 0) >= exports + 2)
+            exports = continuous_state(db).get("continuous/exports", 0)
+            _wait("two exports", lambda: continuous_state(db).get("continuous/exports", 0) >= exports + 2)
             _wait(f"{DAYS} simulated days", lambda: (time.time() - resumed_at) * SPEED >= DAYS * 86400)
             restarted.send_signal(signal.SIGTERM)
             stopped_at = time.time()
@@ -154,12 +140,12 @@ def test_the_restarted_crawl_resumes_the_round_the_kill_interrupted(continuous):
 
 
 def test_no_visit_recorded_before_the_kill_is_lost_or_made_again(continuous):
-    after = _docs(continuous["db"], "visit")
+    after = stored(continuous["db"], "visit")
     assert {k: after[k] for k in continuous["before"]} == continuous["before"]
     round_, visited = continuous["interrupted"], continuous["visited"]
     # The resumed round skipped exactly the DOIs visited before the kill, and visited every other one.
     assert f"'landing/run/visited_before': {len(visited)}," in continuous["log"]
-    samples = _docs(continuous["db"], "sample")
+    samples = stored(continuous["db"], "sample")
     wanted = {
         f"{sample_id('continuous', order)}/{rank:04d}"
         for order in range(round_["from"], round_["to"])
@@ -169,7 +155,7 @@ def test_no_visit_recorded_before_the_kill_is_lost_or_made_again(continuous):
 
 
 def test_every_known_prefix_is_sampled_and_none_is_older_than_the_refresh_days(continuous):
-    prefixes = [freshness.prefix_of(doc) for doc in _docs(continuous["db"], "prefix").values()]
+    prefixes = [freshness.prefix_of(doc) for doc in stored(continuous["db"], "prefix").values()]
     assert len(prefixes) == 6
     ages = freshness.ages(prefixes, continuous["now"])
     assert ages["never"] == 0
@@ -184,11 +170,11 @@ def test_a_sigterm_exports_a_last_version_at_close_after_the_ones_on_the_cadence
     assert len(versions) >= 3
     last = log[log.index("continuous mode exports a last version") :]
     assert f"Artifacts exported to {stores.artifacts}/versions/{versions[-1]} " in last
-    assert _state(continuous["db"])["continuous/version"] == versions[-1]
+    assert continuous_state(continuous["db"])["continuous/version"] == versions[-1]
 
 
 def test_the_run_stays_open_and_a_full_run_would_not_resume_it(continuous):
-    runs = _docs(continuous["db"], "run")
+    runs = stored(continuous["db"], "run")
     assert [(r["run/id"], r["run/state"], r["run/mode"]) for r in runs.values()] == [
         ("continuous", "visiting", "continuous")
     ]

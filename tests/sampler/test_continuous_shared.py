@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -20,26 +19,13 @@ from landing.core.runs import sample_id
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests.redis_server import redis_process
-from tests.sampler.crawling import PROJECT, Stores
+from tests.sampler.crawling import PROJECT, Stores, continuous_state, stored
 
 START = "2026-11-01T00:00:00Z"
 SPEED = 28800  # simulated seconds a real second: a day in 3 s
 LEASE = 2  # LANDING_LEASE_SECONDS: how soon a follower replaces a dead leader
 DEADLINE = 60  # real seconds any wait may take before the test fails
 STALLED, STALLED_PREFIX = "records.fjord-yarrow-0.example", "10.81930/"  # a repository of the world, and its prefix
-
-
-def _docs(db, kind) -> dict[str, dict]:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as con:
-            rows = con.execute("SELECT id, doc FROM docs WHERE kind = ?", (kind,)).fetchall()
-    except sqlite3.OperationalError:  # not created yet
-        return {}
-    return {doc_id: json.loads(doc) for doc_id, doc in rows}
-
-
-def _state(db) -> dict:
-    return _docs(db, "continuous").get("state") or {}
 
 
 def _wait(what, check, workers=None):
@@ -65,7 +51,7 @@ def _slow(world: Path, into: Path) -> Path:
 
 def _wanted(db, round_) -> set[str] | None:
     """The visit ids a round's samples call for; None while a sample is unanswered."""
-    samples = _docs(db, "sample")
+    samples = stored(db, "sample")
     planned = [samples.get(sample_id("continuous", order)) for order in range(round_["from"], round_["to"])]
     if any(s is None or s["sample/dois"] is None for s in planned):
         return None
@@ -78,11 +64,11 @@ def _wanted(db, round_) -> set[str] | None:
 
 def _mid_round(db, after: str = ""):
     """An open round planned after `after`, its samples answered, the stalled prefix in it, part of it visited."""
-    for round_ in _state(db).get("continuous/open", []):
+    for round_ in continuous_state(db).get("continuous/open", []):
         if round_["planned"] <= after or (wanted := _wanted(db, round_)) is None:
             continue
         stalled = any(p.endswith(STALLED_PREFIX[:-1]) for p in round_["prefixes"])
-        visited = wanted & set(_docs(db, "visit"))
+        visited = wanted & set(stored(db, "visit"))
         if stalled and visited and visited != wanted:
             return round_
     return None
@@ -107,7 +93,7 @@ def _flush_while_unvisited(url, db) -> set[str]:
             with client.pipeline() as pipe:
                 try:
                     if pending and pipe.watch(*pending):
-                        waiting = {i.decode() for i in pipe.zrange(pending[0], 0, -1)} - set(_docs(db, "visit"))
+                        waiting = {i.decode() for i in pipe.zrange(pending[0], 0, -1)} - set(stored(db, "visit"))
                         if waiting:
                             pipe.multi()
                             pipe.flushall()
@@ -178,9 +164,13 @@ def shared(tmp_path_factory):
                 _wait("A to lead", lambda: a.said("Leading the run"), workers)
                 b = start("b")
                 _wait("B to follow", lambda: b.said("Following the worker that leads the run"), workers)
-                _wait("a round closed and a version exported", lambda: _state(db).get("continuous/exports"), workers)
+                _wait(
+                    "a round closed and a version exported",
+                    lambda: continuous_state(db).get("continuous/exports"),
+                    workers,
+                )
                 found["killed"] = _wait("a round half visited", lambda: _mid_round(db), workers)
-                found["before"] = _docs(db, "visit")
+                found["before"] = stored(db, "visit")
                 found["in_flight"] = _leased(redis_server.url)  # visits whose ack the kill may lose
                 a.process.send_signal(signal.SIGKILL)
                 a.process.wait(DEADLINE)
@@ -200,20 +190,20 @@ def shared(tmp_path_factory):
                     "another round half visited", lambda: _mid_round(db, found["restarted"]["planned"]), workers
                 )
                 found["lost"] = _flush_while_unvisited(redis_server.url, db)
-                _wait("the DOIs the flush lost visited", lambda: found["lost"] <= set(_docs(db, "visit")), workers)
+                _wait("the DOIs the flush lost visited", lambda: found["lost"] <= set(stored(db, "visit")), workers)
                 # The whole round, before the leader stops: a DOI it held then waits for the next leader's visit.
                 _wait(
                     "the flushed round visited",
-                    lambda: _wanted(db, found["flushed"]) <= set(_docs(db, "visit")),
+                    lambda: _wanted(db, found["flushed"]) <= set(stored(db, "visit")),
                     workers,
                 )
-                exports = _state(db).get("continuous/exports", 0)
+                exports = continuous_state(db).get("continuous/exports", 0)
                 b.process.send_signal(signal.SIGTERM)
                 b.process.wait(DEADLINE)
-                found["b_exports"] = _state(db).get("continuous/exports", 0) - exports
+                found["b_exports"] = continuous_state(db).get("continuous/exports", 0) - exports
                 _wait("A to take the lead again", lambda: again.said("Leading the run"), workers)
-                exports = _state(db).get("continuous/exports", 0)
-                _wait("an export by A", lambda: _state(db).get("continuous/exports", 0) > exports, workers)
+                exports = continuous_state(db).get("continuous/exports", 0)
+                _wait("an export by A", lambda: continuous_state(db).get("continuous/exports", 0) > exports, workers)
                 again.process.send_signal(signal.SIGTERM)
                 again.process.wait(DEADLINE)
             finally:
@@ -237,7 +227,7 @@ def test_the_new_leader_resumes_the_round_the_kill_interrupted(shared):
 
 
 def test_no_visit_recorded_before_the_kill_is_lost_and_only_those_in_flight_are_made_again(shared):
-    before, after = shared["before"], _docs(shared["db"], "visit")
+    before, after = shared["before"], stored(shared["db"], "visit")
     assert set(before) <= set(after)
     # A visit stored by the killed worker but not yet acked comes back with its lease: the at-least-once window.
     assert {k for k in before if after[k] != before[k]} <= shared["in_flight"]
@@ -252,15 +242,15 @@ def test_every_round_closes_on_its_visits_none_as_overdue(shared):
 def test_the_dois_a_flush_lost_are_queued_again_by_the_leader_and_visited(shared):
     # By key each slice while the frontier is busy, or once it drained, as a full run does.
     assert "queueing them again" in shared["workers"]["b"].text()
-    assert shared["lost"] <= set(_docs(shared["db"], "visit"))
+    assert shared["lost"] <= set(stored(shared["db"], "visit"))
 
 
 def test_every_sampled_doi_of_the_closed_rounds_has_a_visit(shared):
     db = shared["db"]
-    state = _state(db)
+    state = continuous_state(db)
     first_open = min((r["from"] for r in state.get("continuous/open", [])), default=None)
-    visits = set(_docs(db, "visit"))
-    samples = [s for s in _docs(db, "sample").values() if first_open is None or s["sample/order"] < first_open]
+    visits = set(stored(db, "visit"))
+    samples = [s for s in stored(db, "sample").values() if first_open is None or s["sample/order"] < first_open]
     assert len(samples) >= 12  # 6 prefixes a round: the first round and the one the kill interrupted, at least
     wanted = {
         f"{sample_id('continuous', s['sample/order'])}/{r:04d}"
@@ -279,7 +269,7 @@ def test_only_the_leader_exports(shared):
         if exported >= 0:
             assert -1 < log.find("Leading the run") < exported, name
     versions = sorted(p.name for p in Path(shared["stores"].artifacts, "versions").iterdir())
-    exports = _state(shared["db"])["continuous/exports"]
+    exports = continuous_state(shared["db"])["continuous/exports"]
     # Every recorded export is a version; the leader killed with SIGKILL may have written one more and died before
     # recording it in the run's state (it exports every 0.75 real seconds here, so the kill often lands in one).
     assert exports <= len(versions) <= exports + 1
