@@ -2,7 +2,6 @@
 
 import os
 import socket
-import sqlite3
 import time
 
 import pytest
@@ -12,6 +11,7 @@ from landing.stores.files import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 from tests.publish.test_prune import MOVED, STEADY, make_versions, store
 from tests.sampler.crawling import Stores
+from tests.stores.damaged import damaged_sqlite
 
 VERSIONS = ["20261001T000000Z", "20261015T000000Z", "20261130T000000Z", "notes"]
 CLOCK = ("-s", "LANDING_CLOCK=2026-12-01T00:00:00Z", "-s", "LANDING_KEEP_SNAPSHOTS=1")
@@ -79,14 +79,7 @@ def test_an_unreachable_document_store_is_one_line_and_exit_2(stores):
 
 def test_a_store_that_fails_mid_way_is_one_line_and_exit_1(stores):
     db = stores.docs.removeprefix("sqlite:///")
-    with SqliteDocStore(db) as docs:  # enough documents to fill pages past the first, which holds the schema
-        for n in range(300):
-            docs.put("visit", f"run {n}", {"visit/doi": f"10.1/{n}", "padding": "x" * 200})
-    with sqlite3.connect(db) as con:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    with open(db, "r+b") as damaged:  # a damaged disk: every page but the first overwritten
-        damaged.seek(4096)
-        damaged.write(bytes(range(256)) * ((os.path.getsize(db) - 4096) // 256))
+    damaged_sqlite(db)
     done = stores.scrapy("prune", overrides=CLOCK)
     assert (done.returncode, done.stdout, done.stderr) == (
         1,

@@ -1,6 +1,5 @@
 """The SQLite document store: its table, WAL mode, and several processes on one file."""
 
-import os
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +11,7 @@ import pytest
 
 from landing.stores import StoreError
 from landing.stores.sqlite import SqliteDocStore
+from tests.stores.damaged import damaged_sqlite
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -100,14 +100,7 @@ def test_any_exception_a_backend_raises_while_writing_takes_the_store_error_path
 
 def test_a_get_from_a_damaged_file_is_a_store_error_in_one_line(tmp_path):
     db = tmp_path / "landing.db"
-    with SqliteDocStore(str(db)) as docs:  # enough documents to fill pages past the first, which holds the schema
-        for n in range(300):
-            docs.put("visit", f"run {n}", {"visit/doi": f"10.1/{n}", "padding": "x" * 200})
-    with sqlite3.connect(db) as con:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    with open(db, "r+b") as damaged:  # a damaged disk: every page but the first overwritten
-        damaged.seek(4096)
-        damaged.write(bytes(range(256)) * ((os.path.getsize(db) - 4096) // 256))
+    damaged_sqlite(str(db))
     docs = SqliteDocStore(str(db))
     try:
         with pytest.raises(StoreError, match=r"could not read: DatabaseError: database disk image is malformed$"):
