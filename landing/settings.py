@@ -301,8 +301,7 @@ LANDING_STREAM_CONCURRENCY = 100
 # LANDING_STREAM_CLAIM_SECONDS: an entry pending this long is claimed by another consumer and answered again: its
 # consumer was killed (a live one renews its entries every third of this, however long an answer takes).
 LANDING_STREAM_CLAIM_SECONDS = 30.0
-# LANDING_STREAM_MAXLEN: the output stream is trimmed to about this many entries (XADD MAXLEN ~; 0: never): a reader
-# further behind loses the oldest. It bounds the stream's memory in Redis: about 1.2 KB a page match's result.
+# LANDING_STREAM_MAXLEN: the output stream keeps about this many entries (XADD MAXLEN ~; 0: all), ~1.2 KB a result.
 LANDING_STREAM_MAXLEN = 100000
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
@@ -323,6 +322,7 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "landing.crawl.redirects.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
     "landing.crawl.proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
+    "landing.crawl.stopping.StopGateMiddleware": 990,  # last, nearest the downloader: nothing queued once stopping
 }
 # Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth, its
 # hops need no Referer (as from the address bar), its URLs come from the resolver, its callbacks share no meta.
