@@ -94,9 +94,8 @@ LANDING_CLOCK_SPEED = 1.0
 LANDING_CLOCK_SINCE = None
 # LANDING_FRONTIER: at most this many sampled DOIs are in the crawl at once (queued, downloading or being
 # stored); the next owners are sampled as it drains, so memory stays flat however long the run. With
-# LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many. With every hop paced by
-# its own host, a DOI waits its turn at polite hosts, so fewer leave the crawl waiting with CPU to spare: 2,000
-# (with CONCURRENT_REQUESTS 512) keeps it CPU-bound at 200 ms latency (bench/README.md "fullrun.py").
+# LANDING_FRONTIER_REDIS, per worker: N workers share a frontier of N times this many. Each DOI waits its turn at
+# polite hosts, so a smaller frontier leaves CPU idle (bench/README.md "fullrun.py").
 LANDING_FRONTIER = 2000
 # LANDING_FRONTIER_REDIS: redis://host:port/db of a Redis that N crawler processes (on one machine or several)
 # share as one frontier (landing.sampler.frontier_redis): one worker leads the run (lists, plans, samples) and all visit,
@@ -113,15 +112,12 @@ LANDING_WORKERS = 1
 
 # --- Visiting -----------------------------------------------------------------------------------------
 # LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, as a browser
-# meets it; handle asks the Handle API first, in place of the resolver hop (docs/crawl.md "Resource URL": both
-# 2.77 requests per DOI).
+# meets it; handle asks the Handle API first, in place of the resolver hop (docs/crawl.md "Resource URL").
 LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_RESOLVER_RATE: requests a second to the DOI resolver (a DOI's first request, its retries, Handle API
 # lookups; landing.crawl.resolver_pace), a quarter second's worth at once after a pause. doi.org publishes no limit,
-# and clients resolving many DOIs in parallel have met its 429s; its slot's 32 at once would be several hundred a
-# second at its real latency. 100 stays above what sampling feeds on the real web (Crossref's polite pool answers
-# 3 samples a second: about 75 DOIs a second over a full run) and leaves 500,000 DOIs 1.4 hours. With
-# LANDING_WORKERS=N each worker takes 1/N. 0: no rate, only the slot's concurrency. Through LANDING_SANDBOX there is
+# and clients resolving many DOIs in parallel have met its 429s. 100 stays above what sampling feeds on the real
+# web (Crossref's polite pool: docs/crawl.md). With LANDING_WORKERS=N each worker takes 1/N. 0: no rate, only the slot's concurrency. Through LANDING_SANDBOX there is
 # none unless set explicitly (the benches that model the web set it).
 LANDING_RESOLVER_RATE = 100
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
