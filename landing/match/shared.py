@@ -72,8 +72,16 @@ def answers_of(cfg) -> "SharedAnswers | LocalAnswers":
     kept LANDING_MATCH_CACHE_HOURS, LANDING_MATCH_CACHE_ENTRIES of them in memory."""
     ttl = cfg.match_cache_hours * 3600
     if cfg.match_redis:
-        return SharedAnswers(cfg.match_redis, ttl, entries=cfg.match_cache_entries)
+        return SharedAnswers(cfg.match_redis, ttl, namespace_of(cfg), entries=cfg.match_cache_entries)
     return LocalAnswers(cfg.match_cache_entries, ttl)
+
+
+def namespace_of(cfg) -> str:
+    """The Redis namespace of the matchers that ask the same web: a sandbox's answers (or another resolver's, another
+    registry's) never reach a matcher of the real web sharing the Redis. A digest: a sandbox URL may hold credentials.
+    """
+    asked = [cfg.sandbox or "", cfg.doi_resolver, cfg.crossref_api, cfg.datacite_api]
+    return f"landing:match:{_sha256(json.dumps(asked))[:16]}"
 
 
 def question_key(namespace: str, key: tuple) -> str:

@@ -20,6 +20,7 @@ from landing.match.shared import (
     Recent,
     SharedAnswers,
     answers_of,
+    namespace_of,
     question_key,
     result_key,
 )
@@ -293,6 +294,14 @@ def test_with_landing_match_redis_a_matcher_shares_its_answers_for_the_cache_hou
     answers = answers_of(_config(LANDING_MATCH_REDIS=redis_server, LANDING_MATCH_CACHE_HOURS="0.5"))
     run(answers.close())
     assert (type(answers), answers.ttl_ms) == (SharedAnswers, 1_800_000)
+
+
+def test_matchers_of_a_sandbox_and_of_the_web_keep_their_answers_apart_in_one_redis():
+    web, same_web = namespace_of(_config()), namespace_of(_config())
+    sandbox = namespace_of(_config(LANDING_SANDBOX="http://127.0.0.1:8099"))
+    other_resolver = namespace_of(_config(LANDING_DOI_RESOLVER="https://dx.doi.org"))
+    assert web == same_web and len({web, sandbox, other_resolver}) == 3
+    assert web.startswith("landing:match:") and "127.0.0.1" not in sandbox
 
 
 def test_a_landing_match_redis_that_is_no_redis_url_is_refused_in_words():
