@@ -89,6 +89,7 @@ class Serving:
         self.process, self.holder, self.cfg, self.http = process, holder, cfg, http
         self.service = Service(holder, cfg, logger)
         self.streams = StreamService(cfg, logger) if cfg.stream_in else None
+        self.service.streams = self.streams  # its consumer's counters in /metrics
         self.matcher, self.address, self.signum, self.failed = None, None, None, False
         self.forced = self.stop_when_open = False
 

@@ -37,6 +37,7 @@ class Service:
 
     def __init__(self, holder, cfg, logger):
         self.matcher, self.holder, self.cfg, self.logger = None, holder, cfg, logger
+        self.streams = None  # the StreamService beside it, if any (landing.commands.serve)
         self.draining = False
         self.clients: Counter = Counter()  # peer address -> its /match requests in flight
         self.in_flight = 0

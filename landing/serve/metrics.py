@@ -78,6 +78,9 @@ class _MatcherCollector:
         )
         if self.service.matcher is not None:  # none while the service starts
             yield from _matched(self.service.matcher.stats())
+        consumer = getattr(self.service.streams, "consumer", None)
+        if consumer is not None:  # a stream consumer beside the HTTP routes, once started
+            yield from _consumed(consumer.stats, len(consumer.held))
 
 
 def _matched(stats: dict):
@@ -104,3 +107,19 @@ def _matched(stats: dict):
             shared.add_metric([outcome], n)
     yield shared
     yield GaugeMetricFamily("landing_match_inputs_in_flight", "Inputs being answered", value=stats["in_flight"])
+
+
+def _consumed(stats, held: int):
+    """The stream consumer's counters (landing.serve.stream: read, answered, written, claimed...) as metric families.
+
+    >>> [(m.name, [(s.labels, s.value) for s in m.samples]) for m in _consumed({"read": 3, "written": 2}, 1)]
+    [('landing_stream_entries', [({'outcome': 'read'}, 3), ({'outcome': 'written'}, 2)]), \
+('landing_stream_entries_held', [({}, 1)])]
+    """
+    entries = CounterMetricFamily(
+        "landing_stream_entries", "Stream entries, by what became of them", labels=["outcome"]
+    )
+    for outcome, n in sorted(stats.items()):
+        entries.add_metric([outcome], n)
+    yield entries
+    yield GaugeMetricFamily("landing_stream_entries_held", "Stream entries being answered", value=held)

@@ -7,6 +7,7 @@ from landing.serve.metrics import ServiceMetrics, route_of
 
 class Starting:
     matcher = None  # the service before its Matcher is ready
+    streams = None  # and no stream consumer beside it
 
 
 class Held:
@@ -37,3 +38,27 @@ def test_while_starting_the_artifact_is_named_and_no_input_is_counted():
     assert not any(name.startswith("landing_match_") for name, _ in found)
     assert found[("landing_artifact_info", (("loaded", Held.loaded), ("version", Held.version)))] == 1
     assert (found[("landing_artifact_reloads_total", ())], found[("landing_artifact_unreadable_total", ())]) == (2, 1)
+
+
+def test_a_stream_consumer_beside_the_routes_has_its_entries_counted_by_outcome():
+    class Consumer:
+        stats, held = {"read": 7, "answered": 5, "written": 5, "claimed": 2}, {"1-0": None}
+
+    class Streams:
+        consumer = Consumer()
+
+    service = Starting()
+    service.streams = Streams()
+    found = samples(ServiceMetrics(service, Held()))
+    counted = {labels: n for (name, labels), n in found.items() if name == "landing_stream_entries_total"}
+    assert counted == {
+        (("outcome", "answered"),): 5,
+        (("outcome", "claimed"),): 2,
+        (("outcome", "read"),): 7,
+        (("outcome", "written"),): 5,
+    }
+    assert found[("landing_stream_entries_held", ())] == 1
+
+
+def test_without_a_stream_consumer_no_stream_metric_is_shown():
+    assert not any(name.startswith("landing_stream_") for name, _ in samples(ServiceMetrics(Starting(), Held())))
