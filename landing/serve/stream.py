@@ -56,6 +56,10 @@ BACKOFF_FIRST, BACKOFF_MAX = 0.1, 5.0  # seconds between tries while Redis is aw
 WRITE_BATCH = 500  # answers written in one round trip at most
 MAX_DELIVERIES = 5  # deliveries of one entry (a read, then claims) before it gets an error result instead
 WARN_EVERY = 60.0  # seconds between two warnings about malformed entries (each one still gets its error result)
+# A consumer idle this long with no entry pending is forgotten when another joins: default names are HOSTNAME-PID,
+# so each restart adds one, and a group kept for months would list every process that ever ran. A live consumer
+# reads every second (block_ms); one forgotten by mistake is made again by its next read, losing nothing.
+FORGET_IDLE_MS = 3_600_000
 
 
 @dataclass(frozen=True)
@@ -87,11 +91,13 @@ class StreamConsumer:
         max_input: int = 100_000,
         block_ms: int = 1000,
         unanswered: tuple[type[Exception], ...] = (),
+        forget_idle_ms: int = FORGET_IDLE_MS,
     ):
         self.client, self.stream_in, self.stream_out = client, stream_in, stream_out
         self.group, self.consumer, self.answer, self.logger = group, consumer, answer, logger
         self.batch, self.claim_idle_ms, self.concurrency = batch, claim_idle_ms, concurrency
         self.maxlen, self.max_input, self.block_ms = maxlen, max_input, block_ms
+        self.forget_idle_ms = forget_idle_ms
         self.unanswered = unanswered  # what answer raises when it cannot answer now (closing): the entry stays pending
         self._write, self._renew = client.register_script(_WRITE), client.register_script(_RENEW)
         self.held: dict[str, asyncio.Task] = {}  # entry id -> its answer, until written
@@ -101,7 +107,7 @@ class StreamConsumer:
         self._away_since: float | None = None  # when Redis stopped answering, during an outage
         self._warned_at = -WARN_EVERY
         # read, claimed, answered, malformed, failed, written, not_written, unwritten, left, renewed,
-        # outages, exhausted
+        # outages, exhausted, forgotten
         self.stats: Counter = Counter()
 
     async def run(self, stopping: asyncio.Event) -> None:
@@ -184,6 +190,11 @@ class StreamConsumer:
         except ResponseError as refused:
             if not str(refused).startswith("BUSYGROUP"):
                 raise
+        for found in await self.client.xinfo_consumers(self.stream_in, self.group):
+            name = _text(found["name"])
+            if name != self.consumer and not found["pending"] and found["idle"] > self.forget_idle_ms:
+                await self.client.xgroup_delconsumer(self.stream_in, self.group, name)
+                self.stats["forgotten"] += 1
         return True
 
     async def _take(self, room: int) -> list:

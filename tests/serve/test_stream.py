@@ -313,3 +313,24 @@ def test_an_entry_delivered_more_than_five_times_without_an_answer_gets_an_error
         await client.aclose()
 
     run(scenario())
+
+
+def test_joining_forgets_consumers_long_idle_with_nothing_pending_and_keeps_the_others(redis_server):
+    async def scenario():
+        client = client_for(redis_server)
+        await client.xgroup_create("forget", GROUP, id="0", mkstream=True)
+        await client.xadd("forget", {"q": "10.1234/held"})
+        await client.xreadgroup(GROUP, "holding", {"forget": ">"}, count=1)  # a dead consumer's entry: kept
+        await client.xgroup_createconsumer("forget", GROUP, "gone")  # nothing pending: forgotten
+
+        async def idle_enough():
+            return all(found["idle"] > 5 for found in await client.xinfo_consumers("forget", GROUP))
+
+        await until(idle_enough)
+        joining = consumer(client, "new", echo, "forget", forget_idle_ms=5)
+        assert await joining._join()
+        names = sorted(found["name"].decode() for found in await client.xinfo_consumers("forget", GROUP))
+        assert (names, joining.stats["forgotten"]) == (["holding"], 1)
+        await client.aclose()
+
+    run(scenario())
