@@ -28,7 +28,7 @@ $(CHROMIUM):
 	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
 # Debian's old headless shell: the browser driver's default Chromium where installed (landing.core.chromium), a
-# fraction of the full browser's CPU per visit. chromium stays: the report's test opens report.html in it.
+# fraction of the full browser's CPU per visit. chromium stays: the report's test opens report/index.html in it.
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
 
 $(HEADLESS_SHELL):

@@ -167,8 +167,8 @@ LANDING_ROBOTS_CACHE = 5000
 LANDING_RETRY_AFTER_MAX = 60.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
 LANDING_EXPORT_ON_CLOSE = True
-# LANDING_EXPORT_REPORT: draw the HTML report (report.html) beside each exported version and at the top of
-# LANDING_ARTIFACTS_DIR, in a child process (about 2 s; matplotlib never enters the crawl's memory).
+# LANDING_EXPORT_REPORT: draw the report directory (report/index.html, a page per member and domain) beside each
+# exported version and at the top of LANDING_ARTIFACTS_DIR, in a child process (the crawl's memory never holds it).
 LANDING_EXPORT_REPORT = True
 # LANDING_PROGRESS_INTERVAL: seconds between progress lines in the log (0 turns them off).
 LANDING_PROGRESS_INTERVAL = 5.0

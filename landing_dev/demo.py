@@ -149,7 +149,7 @@ def _summary(seconds: float, blobs: str, truth: dict, browser: bool) -> str | No
     print(f"demo: artifacts in {ARTIFACTS}/ (every version under {ARTIFACTS}/versions/):")
     for name, lines in line_counts(ARTIFACTS).items():
         print(f"  {ARTIFACTS / name}: {lines:,} lines")
-    report = ARTIFACTS / "report.html"
+    report = ARTIFACTS / "report" / "index.html"
     if report.is_file():
         print(f"demo: the report, to open in a browser: {report.resolve()}")
     else:
@@ -169,7 +169,7 @@ def _next_steps(example: str | None):
         f"  .venv/bin/scrapy match --evaluate {sandbox} {stores}   # every page the crawl reached, scored\n"
         "Offline, on the demo's store:\n"
         f"  .venv/bin/scrapy export analysis -o - {stores}\n"
-        f"  .venv/bin/scrapy report -o report.html {stores}"
+        f"  .venv/bin/scrapy report -o report {stores}"
     )
 
 

@@ -50,15 +50,23 @@ def _load(directory: Path) -> Artifacts:
 
 def _write_atomically(path: Path, text: str) -> None:
     """Write to a temp file beside `path`, then os.replace, so readers never see half a file."""
+    with replacing(path, binary=False) as handle:
+        handle.write(text)
+
+
+@contextmanager
+def replacing(path: Path, binary: bool):
+    """A handle on a temp file beside `path` that replaces it, synced, when the block ends well, and vanishes
+    otherwise: readers never see half a file."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         # mkstemp makes the file 0600: artifacts are published (a web server, the Percolator's loader, another
         # user's cron job read them), so they get a plain file's rights.
         os.fchmod(fd, ARTIFACT_MODE)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": ""})) as out:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -10,9 +10,10 @@ from scrapy.exceptions import UsageError
 from landing import clock
 from landing.artifacts import files
 from landing.commands.stores import config_of, docs_of
-from landing.core.changes import changes, render_changes
+from landing.core.changes import changes, prefix_owners, render_changes
 from landing.core.labels import printable
 from landing.publish import publish
+from landing.publish.beside import MEMBERS, read_jsonl_gz
 
 
 class Command(ScrapyCommand):
@@ -84,9 +85,11 @@ class Command(ScrapyCommand):
                 f"{directory / 'versions'} holds {len(known)} version(s): nothing to compare yet", print_help=False
             )
         old, new = pair
-        found = changes(files.load_version(old), files.load_version(new))  # both read before a line is printed
+        # Both versions, and their owners, read before a line is printed.
+        found = changes(files.load_version(old), files.load_version(new))
+        owners = _owners(found, new, old)
         print(printable(f"artifacts: changes from {old.name} to {new.name}"))
-        print(render_changes(found), end="")
+        print(render_changes(found, owners), end="")
 
     @staticmethod
     def _version(directory: Path, name: str) -> Path:
@@ -96,3 +99,15 @@ class Command(ScrapyCommand):
         raise UsageError(
             f"no artifact version {name!r} (neither {directory / 'versions' / name} nor a directory)", print_help=False
         )
+
+
+def _owners(found: dict, *versions: Path) -> dict:
+    """{prefix: (member, name)} of the prefixes the changes name, from the first of `versions` whose members file
+    (landing.publish.beside) names each: the newer version's owner, else the older's; none for versions without."""
+    wanted = {row["prefix"] for row in found["pairs"]}
+    wanted |= {*found["prefixes"]["appeared"], *found["prefixes"]["disappeared"]}
+    owners: dict = {}
+    for version in versions:
+        if wanted - owners.keys() and (version / MEMBERS).is_file():
+            owners = {**prefix_owners(read_jsonl_gz(version / MEMBERS, "member"), wanted - owners.keys()), **owners}
+    return owners

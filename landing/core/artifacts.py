@@ -14,6 +14,8 @@ from landing.core.decisions import excluding as vouching
 from landing.core.doi import prefix as doi_prefix
 from landing.core.exclusions import excluded
 from landing.core.hostnames import valid_hostname
+from landing.core.names import KEYS, Latest, keyed
+from landing.core.names import read as names_in
 from landing.core.seen import SEEN_CSV, SEEN_FIELDS, merged, span
 
 GOOD_CSV = "prefixes-domains.csv"
@@ -22,12 +24,12 @@ DECISIONS_JSON = "domain-decision-structure.json"
 FILENAMES = (GOOD_CSV, BAD_CSV, DECISIONS_JSON, SEEN_CSV)
 
 CORRECTNESS = ("ok", "incorrect", "conflict", "missing")
-_FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi-in-hyperlinks")
-_GOOD, _BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
+FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi-in-hyperlinks")
+GOOD, BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
 # The Percolator's `prefix,domain,ra`. A header is tolerated on input only: render writes none.
 _HEADER = ("prefix", "domain", "ra")
 _DATED = 5  # this project's versions of 2026-11 wrote first-seen and last-seen after the three: still read
-# Every key a report document has (`_Tally.report`, `Aggregate.reports`), spelled here once: the stores map them.
+# Every key a report document has (`Tally.report`, `Aggregate.reports`), spelled here once: the stores map them.
 REPORT_KEYS = (
     "report/kind",
     "report/key",
@@ -40,6 +42,9 @@ REPORT_KEYS = (
     "report/bad-domains",
     "report/good-prefixes",
     "report/bad-prefixes",
+    *KEYS["report"],  # a member report's names (landing.core.names)
+    "report/member",  # a prefix report's member with most DOIs under it, and its name
+    "report/member-name",
 )
 
 
@@ -89,19 +94,19 @@ def followed_domain(doc: dict) -> str | None:
     """The domain a DOI's visit led to, whatever the visit's class: None when it never left the resolver (no
     resource URL), ended nowhere or on a host that is no hostname, or where the guard refused to go (a private
     address is no publisher's)."""
-    domain = _ended(doc)
+    domain = ended_on(doc)
     if domain is None or doc.get("snapshot/resource-url") is None or doc.get("snapshot/error") == "refused-address":
         return None
     return domain
 
 
-def _ended(doc: dict) -> str | None:
+def ended_on(doc: dict) -> str | None:
     """The host the visit ended on, None when none or when it is no hostname (a formula, a control character...)."""
     domain = doc.get("snapshot/final-url-domain") or None
     return domain if valid_hostname(domain) else None
 
 
-class _Tally:
+class Tally:
     """Counts and related keys for one report key; sized by distinct pairs, not by docs."""
 
     # A full run holds one per prefix, domain and member (~130,000) while the crawl closes. Each related key is one
@@ -113,7 +118,7 @@ class _Tally:
         self.dois = 0
         self.correctness = {}
         self.errors = {}
-        self.related = {}  # other key -> _GOOD | _BAD, and _CONFIRMED
+        self.related = {}  # other key -> GOOD | BAD, and _CONFIRMED
 
     def add(self, doc: dict, other: str | None, reached: bool, found: bool):
         self.dois += 1
@@ -124,7 +129,7 @@ class _Tally:
         if error is not None:
             self.errors[error] = self.errors.get(error, 0) + 1
         if other is not None:  # followed there: a page that states the DOI is good, anything else bad
-            flags = _GOOD if reached and found else _BAD
+            flags = GOOD if reached and found else BAD
             flags |= _CONFIRMED if reached and correctness == "ok" else 0
             self.related[other] = self.related.get(other, 0) | flags
 
@@ -139,8 +144,8 @@ class _Tally:
             "report/kind": kind,
             "report/key": key,
             "report/dois": self.dois,
-            f"report/good-{related}": self.having(_GOOD),
-            f"report/bad-{related}": self.having(_BAD),
+            f"report/good-{related}": self.having(GOOD),
+            f"report/bad-{related}": self.having(BAD),
             "report/correctness": correctness,
             "report/errors": dict(sorted(self.errors.items())),
         }
@@ -151,24 +156,26 @@ class Aggregate:
 
     def __init__(self):
         self.ras: dict[str, str] = {}
-        self.by_prefix: dict[str, _Tally] = {}
-        self.by_domain: dict[str, _Tally] = {}
-        self.by_member: dict[str, _Tally] = {}
+        self.by_prefix: dict[str, Tally] = {}
+        self.by_domain: dict[str, Tally] = {}
+        self.by_member: dict[str, Tally] = {}
         self.members: dict[str, tuple[str, str]] = {}
         self.ends: dict[tuple[str, str, str], int] = {}  # (domain, prefix, class) -> DOIs
         self.seen: dict[tuple[str, str], tuple[str, str]] = {}  # (prefix, domain or "") -> (first, last) visit time
+        self.names = Latest()  # member -> its names on its latest sampled pid that had any
+        self.owned: dict[tuple[str, str], int] = {}  # (prefix, member) -> DOIs
 
     def add(self, doc: dict) -> None:
         """Count one analysis document (failures included)."""
         prefix = doc.get("pid/doi-prefix") or (doi_prefix(doc["pid/doi"]) if doc.get("pid/doi") else None)
         ra = doc.get("pid/ra") or ""
-        ended = _ended(doc)
+        ended = ended_on(doc)
         domain = followed_domain(doc)
         reached = doc.get("snapshot/error") is None and domain is not None
-        found = any(doc.get(key) is not None for key in _FOUND_KEYS)
+        found = any(doc.get(key) is not None for key in FOUND_KEYS)
         if prefix is not None:
             known_ra(self.ras, prefix, ra)
-            self.by_prefix.setdefault(prefix, _Tally()).add(doc, domain, reached, found)
+            self.by_prefix.setdefault(prefix, Tally()).add(doc, domain, reached, found)
             if domain is not None:
                 end = (domain, prefix, doc.get("snapshot/error") or REACHED)
                 self.ends[end] = self.ends.get(end, 0) + 1
@@ -177,12 +184,15 @@ class Aggregate:
                 for key in ((prefix, ""), (prefix, domain)) if domain else ((prefix, ""),):
                     self.seen[key] = span(self.seen.get(key), (when, when))
         if ended is not None:  # the domain's own report counts every visit that ended there, refused ones too
-            self.by_domain.setdefault(ended, _Tally()).add(doc, prefix if domain else None, reached, found)
+            self.by_domain.setdefault(ended, Tally()).add(doc, prefix if domain else None, reached, found)
         member_id = doc.get("pid/member-id")
         member = doc.get("pid/global-member-id") or (f"{ra}/{member_id}" if ra and member_id else None)
         if member is not None:
             self.members.setdefault(member, (ra, member_id or ""))
-            self.by_member.setdefault(member, _Tally()).add(doc, domain, reached, found)
+            self.by_member.setdefault(member, Tally()).add(doc, domain, reached, found)
+            self.names.add(member, doc.get("pid/timestamp") or "", names_in("pid", doc))
+            if prefix is not None:
+                self.owned[(prefix, member)] = self.owned.get((prefix, member), 0) + 1
 
     def listed(self, prefix: str, ra: str) -> None:
         """A prefix its owner's listing names: known (a `prefix,,ra` line until a DOI of it leads somewhere)."""
@@ -194,9 +204,9 @@ class Aggregate:
         for prefix, tally in self.by_prefix.items():
             ra = self.ras[prefix]
             for domain, flags in tally.related.items():
-                if flags & _GOOD:
+                if flags & GOOD:
                     good.add((prefix, domain, ra))
-                if flags & _BAD:
+                if flags & BAD:
                     bad.add((prefix, domain, ra))
                 recognised.add((domain, prefix))
                 if flags & _CONFIRMED:
@@ -216,15 +226,27 @@ class Aggregate:
     def reports(self) -> Iterator[dict]:
         """Per prefix, per domain, per member report documents, each group sorted by key, made as they are read
         (a full run has ~130,000: as a list they would all be in memory at once)."""
+        owner = self.owners()
         for prefix in sorted(self.by_prefix):
             report = self.by_prefix[prefix].report("prefix", prefix, "domains")
-            yield {**report, "report/ra": self.ras[prefix]}
+            member = owner.get(prefix)
+            name = self.names.of(member).name if member else None
+            yield {**report, "report/ra": self.ras[prefix], "report/member": member, "report/member-name": name}
         for domain in sorted(self.by_domain):
             yield self.by_domain[domain].report("domain", domain, "prefixes")
         for member in sorted(self.by_member):
             ra, member_id = self.members[member]
             report = self.by_member[member].report("member", member, "domains")
-            yield {**report, "report/ra": ra, "report/member-id": member_id}
+            yield {**report, "report/ra": ra, "report/member-id": member_id, **keyed("report", self.names.of(member))}
+
+    def owners(self) -> dict[str, str]:
+        """Each prefix's member with most DOIs under it (the first by key of those with as many)."""
+        best: dict[str, tuple[int, str]] = {}
+        for (prefix, member), dois in self.owned.items():
+            held = best.get(prefix)
+            if held is None or (-dois, member) < (-held[0], held[1]):
+                best[prefix] = (dois, member)
+        return {prefix: member for prefix, (_, member) in best.items()}
 
 
 def report_id(doc: dict) -> str:

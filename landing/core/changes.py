@@ -8,8 +8,11 @@ later, but not there: its last-seen stayed where it was while another pair of th
 how a site that moved to a new domain shows: the new domain appears, the old one goes unseen.
 """
 
+from collections.abc import Iterable
+
 from landing.core.artifacts import Artifacts
 from landing.core.labels import printable
+from landing.core.names import labelled
 
 LABELS = ("good", "bad", "recognised", "confirmed")
 
@@ -72,21 +75,55 @@ def changes(old: Artifacts, new: Artifacts) -> dict:
     }
 
 
-def render_changes(found: dict) -> str:
-    """The changes as text: new and lost prefixes, then each prefix's domains, then each domain's prefixes; a label
-    holding a control or bidi character is shown escaped (a file from elsewhere may hold anything)."""
+def prefix_owners(members: Iterable[dict], wanted: set[str]) -> dict[str, tuple[str, str | None]]:
+    """{prefix: (member, its name)} for the prefixes in `wanted`, from a version's member objects (members.jsonl.gz:
+    `member`, `name`, `prefixes` [{`prefix`, `dois`}]); a prefix under several members is the one's with most DOIs.
+
+    >>> prefix_owners([{"member": "crossref/7", "name": "P", "prefixes": [{"prefix": "10.1", "dois": 2}]},
+    ...     {"member": "crossref/8", "name": None, "prefixes": [{"prefix": "10.1", "dois": 3}]}], {"10.1", "10.2"})
+    {'10.1': ('crossref/8', None)}
+    """
+    best: dict[str, tuple[int, str, str | None]] = {}
+    for member in members:
+        name = member.get("name") if isinstance(member.get("name"), str) else None  # a file from elsewhere: anything
+        prefixes = member.get("prefixes") if isinstance(member.get("prefixes"), list) else ()
+        for entry in prefixes:
+            prefix = entry.get("prefix") if isinstance(entry, dict) else None
+            if not isinstance(prefix, str) or prefix not in wanted:
+                continue
+            dois = entry["dois"] if isinstance(entry.get("dois"), int) else 0
+            held = best.get(prefix)
+            if held is None or (-dois, member["member"]) < (-held[0], held[1]):
+                best[prefix] = (dois, member["member"], name)
+    return {prefix: (member, name) for prefix, (_, member, name) in best.items()}
+
+
+def render_changes(found: dict, owners: dict[str, tuple[str, str | None]] | None = None) -> str:
+    """The changes as text: new and lost prefixes, then each prefix's domains, then each domain's prefixes; each
+    prefix with its owner, `name (member)`, where `owners` ({prefix: (member, name)}) knows it. A label holding a
+    control or bidi character is shown escaped (a file from elsewhere may hold anything)."""
+    owners = owners or {}
+
+    def prefix(name: str) -> str:
+        owner = owners.get(name)
+        return printable(name) + (f"  {labelled(*owner)}" if owner else "")
+
     lines = [f"prefixes: +{len(found['prefixes']['appeared'])} -{len(found['prefixes']['disappeared'])}"]
-    lines += [f"  + {printable(prefix)}" for prefix in found["prefixes"]["appeared"]]
-    lines += [f"  - {printable(prefix)}" for prefix in found["prefixes"]["disappeared"]]
+    lines += [f"  + {prefix(name)}" for name in found["prefixes"]["appeared"]]
+    lines += [f"  - {prefix(name)}" for name in found["prefixes"]["disappeared"]]
     for title, key, other in (("by prefix", "prefix", "domain"), ("by domain", "domain", "prefix")):
         lines.append(f"{title}:")
         grouped: dict[str, list[dict]] = {}  # grouped once: a full run's diff has tens of thousands of pairs
         for row in found["pairs"]:
             grouped.setdefault(row[key], []).append(row)
+        shown = prefix if key == "prefix" else printable
         for name in sorted(grouped):
-            lines.append(f"  {printable(name) or '(no domain)'}")
+            lines.append(f"  {shown(name) or '(no domain)'}")
             for row in sorted(grouped[name], key=lambda r: r[other]):
-                lines.append(f"    {printable(row[other]) or '(no domain)'}  {printable(_said(row))}")
+                said = printable(_said(row))
+                if other == "prefix" and row["prefix"] in owners:
+                    said += f"  {labelled(*owners[row['prefix']])}"
+                lines.append(f"    {printable(row[other]) or '(no domain)'}  {said}")
     return "\n".join(lines) + "\n"
 
 

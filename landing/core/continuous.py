@@ -17,6 +17,7 @@ from landing.core.freshness import (
     prefix_id,
     signals,
 )
+from landing.core.names import UNKNOWN, Names, keyed
 
 STATE = ("continuous", "state")  # the state document's kind and id
 MEASURED_DOIS = 100  # DOIs visited before the crawl's own requests per DOI replace LANDING_REQUESTS_PER_DOI
@@ -39,11 +40,14 @@ def listed_prefixes(owners: Iterable[tuple[str, str, int]], prefixes_of: dict) -
     return found
 
 
-def relisted(known: dict[str, dict], listing: dict[tuple[str, str], dict], now: str) -> tuple[list[dict], dict]:
+def relisted(
+    known: dict[str, dict], listing: dict[tuple[str, str], dict], now: str, names: dict | None = None
+) -> tuple[list[dict], dict]:
     """(the prefix documents a listing changes, counts {new, moved, resized}): a prefix not known yet is stored
     never sampled; one listed no more under its known owner moves to the first owner now listing it, with the
     signal `new`; a known one whose estimate changed keeps its record. A prefix the listing lacks is kept as it is:
-    the list is additive.
+    the list is additive. `names` ((ra, owner) -> landing.core.names.Names), when given: each prefix keeps its
+    owner's, and one whose owner was renamed is changed too (counted nowhere).
 
     >>> known = {"crossref 10.1": prefix_doc(Prefix("crossref", "7", "10.1", 5), "2026-11-01T00:00:00Z")}
     >>> docs, counts = relisted(known, {("crossref", "10.1"): {"9": 5}, ("crossref", "10.2"): {"9": 6}},
@@ -52,28 +56,38 @@ def relisted(known: dict[str, dict], listing: dict[tuple[str, str], dict], now: 
     ([('10.1', '9', ['new'], '2026-11-01T00:00:00Z'), ('10.2', '9', [], '2026-11-02T00:00:00Z')], {'new': 1, 'moved': 1, 'resized': 0})
     """
     changed, counts = [], {"new": 0, "moved": 0, "resized": 0}
+
+    def named(doc: dict) -> dict:
+        if names is None:
+            return doc
+        return {**doc, **keyed("prefix", names.get((doc["prefix/ra"], doc["prefix/owner"]), UNKNOWN))}
+
     for (ra, prefix), owners in sorted(listing.items()):
         doc = known.get(prefix_id(ra, prefix))
         if doc is None:
             owner = min(owners)
-            changed.append(prefix_doc(Prefix(ra, owner, prefix, owners[owner]), now))
+            changed.append(named(prefix_doc(Prefix(ra, owner, prefix, owners[owner]), now)))
             counts["new"] += 1
             continue
         owner = doc["prefix/owner"]
         if owner in owners:
             if owners[owner] != doc.get("prefix/dois"):
-                changed.append({**doc, "prefix/dois": owners[owner]})
+                changed.append(named({**doc, "prefix/dois": owners[owner]}))
                 counts["resized"] += 1
+            elif named(doc) != doc:
+                changed.append(named(doc))
             continue
         owner = min(owners)
         marks = sorted({*(doc.get("prefix/signals") or ()), NEW})
-        changed.append({**doc, "prefix/owner": owner, "prefix/dois": owners[owner], "prefix/signals": marks})
+        changed.append(named({**doc, "prefix/owner": owner, "prefix/dois": owners[owner], "prefix/signals": marks}))
         counts["moved"] += 1
     return changed, counts
 
 
-def pick_sample(run_id: str, order: int, pick: Pick, panel: Sequence[str], planned: str) -> dict:
-    """A pick as a sample document of the continuous run's plan. A prefix with a panel revisits it, no sample
+def pick_sample(
+    run_id: str, order: int, pick: Pick, panel: Sequence[str], planned: str, names: Names = UNKNOWN
+) -> dict:
+    """A pick as a sample document of the continuous run's plan, with its owner's `names` (its prefix document's). A prefix with a panel revisits it, no sample
     query asked, unless the pick wants more DOIs than the panel has (a signalled prefix, deeper): then the prefix's
     sample is asked for, the panel kept first (`with_panel`).
 
@@ -102,6 +116,7 @@ def pick_sample(run_id: str, order: int, pick: Pick, panel: Sequence[str], plann
         "sample/reason": pick.reason,
         "sample/planned": planned,
         "sample/panel": panel,
+        **keyed("sample", names),
     }
 
 

@@ -5,8 +5,17 @@ from urllib.parse import urlsplit
 
 from landing.core.doi import normalise, prefix
 from landing.core.hostnames import valid_hostname
+from landing.core.names import KEYS, UNKNOWN, Names, keyed
 
-PID_KEYS = ("pid/doi", "pid/doi-prefix", "pid/ra", "pid/member-id", "pid/global-member-id", "pid/timestamp")
+PID_KEYS = (
+    "pid/doi",
+    "pid/doi-prefix",
+    "pid/ra",
+    "pid/member-id",
+    "pid/global-member-id",
+    "pid/timestamp",
+    *KEYS["pid"],  # the owner's names from its listing: member (or client) name, provider id and name
+)
 SNAPSHOT_KEYS = (
     "snapshot/resource-url",
     "snapshot/timestamp",
@@ -37,8 +46,9 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def pid(doi: str, ra: str, member_id: str, timestamp: str) -> dict:
-    """A pid document: the DOI in its normalised form, where it is registered and who registered it."""
+def pid(doi: str, ra: str, member_id: str, timestamp: str, names: Names = UNKNOWN) -> dict:
+    """A pid document: the DOI in its normalised form, where it is registered and who registered it (with the names
+    its owner's listing gave)."""
     bare = normalise(doi)
     return {
         "pid/doi": bare,
@@ -47,6 +57,7 @@ def pid(doi: str, ra: str, member_id: str, timestamp: str) -> dict:
         "pid/member-id": str(member_id),
         "pid/global-member-id": f"{ra}/{member_id}",
         "pid/timestamp": timestamp,
+        **keyed("pid", names),
     }
 
 
@@ -105,11 +116,19 @@ def snapshot(pid_doc: dict, **fields) -> dict:
 
 def upgraded(doc: dict) -> dict:
     """A stored document in today's form: a snapshot written when `snapshot/urls` held the hop objects gets its
-    URLs there and the hops in `snapshot/hops`. Any other document is returned as it is."""
+    URLs there and the hops in `snapshot/hops`; a pid (its snapshots, analyses), a sample or a continuous prefix
+    written before owners' names were kept gets them as null. Any other document is returned as it is."""
+    for kind, marker in _NAMED:
+        if marker in doc and KEYS[kind][0] not in doc:
+            doc = {**doc, **keyed(kind, UNKNOWN)}
     urls = doc.get("snapshot/urls")
     if not urls or not isinstance(urls[0], dict):
         return doc
     return {**doc, "snapshot/urls": [hop.get("url") for hop in urls], "snapshot/hops": urls}
+
+
+# Each kind that keeps names, and a key every document of it has (a pid's also in its snapshots and analyses).
+_NAMED = (("pid", "pid/global-member-id"), ("sample", "sample/owner"), ("prefix", "prefix/owner"))
 
 
 def analysis(snapshot_doc: dict, found: dict | None, timestamp: str) -> dict:

@@ -1,4 +1,4 @@
-"""The figures of the HTML report, from the stored report documents in one pass. Documents in, a JSON-ready dict out.
+"""The figures of the report, from the stored report documents in one pass. Documents in, a JSON-ready dict out.
 
 A full run holds ~130,000 report documents: only totals and bounded top lists are kept while they stream by.
 """
@@ -8,8 +8,9 @@ from collections.abc import Iterable
 
 from landing.core.artifacts import CORRECTNESS
 
-TOP = 20  # rows of each ranked table and chart
-WORST_MIN_DOIS = 5  # a domain is ranked among the worst only with this many pages read: one bad page says little
+TOP = 20  # rows of each table of the largest
+WORST = 50  # rows of each table of the worst (the full tables are written beside the index)
+WORST_MIN_DOIS = 5  # ranked among the worst only with this many DOIs: one bad DOI says little
 NO_GOOD_LISTED = 100  # prefixes with no good domain named in the report (all are counted)
 _PLURAL = {"member": "members", "prefix": "prefixes", "domain": "domains"}
 
@@ -32,22 +33,53 @@ class _Top:
         return [item for _, _, item in sorted(self.heap, reverse=True)]
 
 
+def share(part: int, whole: int) -> float | None:
+    """part / whole rounded to 4 places, None when whole is 0.
+
+    >>> share(9, 10), share(0, 0)
+    (0.9, None)
+    """
+    return round(part / whole, 4) if whole else None
+
+
+def worst_key(row: dict) -> tuple:
+    """How bad a row is, largest worst: the lower its ok share of all its DOIs (a failed visit counts against it),
+    the worse; then the more DOIs.
+
+    >>> worst_key({"dois": 10, "correctness": {"ok": 0}}) > worst_key({"dois": 10, "correctness": {"ok": 9}})
+    True
+    """
+    return -(row["correctness"].get("ok", 0) / row["dois"]) if row["dois"] else 0.0, row["dois"]
+
+
 def _row(doc: dict) -> dict:
     correctness = {name: doc.get("report/correctness", {}).get(name, 0) for name in CORRECTNESS}
     errors = dict(doc.get("report/errors") or {})
-    return {
+    read = sum(correctness.values())
+    row = {
         "key": doc["report/key"],
         "dois": doc.get("report/dois", 0),
+        "read": read,
         "correctness": correctness,
         "errors": errors,
         "failed": sum(errors.values()),
+        "ok-share": share(correctness["ok"], read),
+        "ok-of-dois": share(correctness["ok"], doc.get("report/dois", 0)),
     }
+    kind = doc.get("report/kind")
+    if kind == "member":
+        row["name"] = doc.get("report/name")
+    elif kind == "prefix":
+        row["member"], row["name"] = doc.get("report/member"), doc.get("report/member-name")
+    return row
 
 
 def figures(reports: Iterable[dict]) -> dict:
-    """Totals, and the top rows per member, prefix and domain, of a stream of report documents."""
+    """Totals, the largest and the worst rows per member, prefix and domain, of a stream of report documents."""
     totals = {
         "dois": 0,
+        "read": 0,
+        "failed": 0,
         "prefixes": 0,
         "domains": 0,
         "members": 0,
@@ -55,8 +87,9 @@ def figures(reports: Iterable[dict]) -> dict:
         "errors": {},
         "prefixes-without-good-domain": 0,
     }
-    top = {kind: _Top() for kind in ("member", "prefix", "domain")}
-    failing, worst, no_good = _Top(), _Top(), []
+    top = {kind: _Top() for kind in _PLURAL}
+    worst = {kind: _Top(WORST) for kind in _PLURAL}
+    failing, no_good = _Top(), []
     for doc in reports:
         kind = doc.get("report/kind")
         if kind not in top:
@@ -64,8 +97,12 @@ def figures(reports: Iterable[dict]) -> dict:
         row = _row(doc)
         totals[_PLURAL[kind]] += 1
         top[kind].add(row["dois"], row)
+        if row["dois"] >= WORST_MIN_DOIS:  # a domain where nothing could be read is ranked too: its share is 0
+            worst[kind].add(worst_key(row), row)
         if kind == "prefix":
             totals["dois"] += row["dois"]
+            totals["read"] += row["read"]
+            totals["failed"] += row["failed"]
             for name, n in row["correctness"].items():
                 totals["correctness"][name] += n
             for name, n in row["errors"].items():
@@ -74,13 +111,8 @@ def figures(reports: Iterable[dict]) -> dict:
                 totals["prefixes-without-good-domain"] += 1
                 if len(no_good) < NO_GOOD_LISTED:
                     no_good.append({**row, "bad-domains": doc.get("report/bad-domains", [])[:5]})
-        if kind == "domain":
-            if row["failed"]:
-                failing.add(row["failed"], row)
-            read = sum(row["correctness"].values())
-            if read >= WORST_MIN_DOIS:  # pages read: a domain that only failed is among the failing ones
-                share = row["correctness"]["ok"] / read
-                worst.add((-share, row["dois"]), {**row, "ok-share": round(share, 4)})
+        if kind == "domain" and row["failed"]:
+            failing.add(row["failed"], row)
     totals["errors"] = dict(sorted(totals["errors"].items(), key=lambda item: (-item[1], item[0])))
     return {
         "totals": totals,
@@ -88,8 +120,28 @@ def figures(reports: Iterable[dict]) -> dict:
         "prefixes": top["prefix"].items(),
         "domains": top["domain"].items(),
         "failing-domains": failing.items(),
-        "worst-domains": worst.items(),
+        "worst-members": worst["member"].items(),
+        "worst-prefixes": worst["prefix"].items(),
+        "worst-domains": worst["domain"].items(),
         "prefixes-without-good-domain": sorted(no_good, key=lambda row: row["key"]),
+    }
+
+
+def run_details(runs: Iterable[dict]) -> dict | None:
+    """What the report says of the run that made the store's documents: the latest run document's id, start, state,
+    mode, sources, owners and planned DOIs (the sample size); None when the store holds no run."""
+    latest = max(runs, key=lambda run: (run.get("run/started") or "", run.get("run/id") or ""), default=None)
+    if latest is None:
+        return None
+    return {
+        "id": latest.get("run/id"),
+        "started": latest.get("run/started"),
+        "updated": latest.get("run/updated"),
+        "state": latest.get("run/state"),
+        "mode": latest.get("run/mode") or "full",
+        "sources": list(latest.get("run/sources") or []),
+        "owners": latest.get("run/owners"),
+        "dois-planned": latest.get("run/dois-planned"),
     }
 
 

@@ -14,6 +14,7 @@ Ids sort by plan order, so a resumed run walks its plan and its visits side by s
 import hashlib
 import random
 
+from landing.core.names import UNKNOWN, keyed
 from landing.core.sampling import budget, sample_size
 
 STATES = ("listing", "visiting", "finished")
@@ -100,8 +101,10 @@ def plan(
     maximum: int,
     prefixes: dict | None = None,
     per_prefix: int = 0,
+    names: dict | None = None,
 ) -> list[dict]:
-    """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order.
+    """The sample documents of a run: owners (ra, id, DOI count) sized per agency, in a shuffled order, each with
+    the names its listing gave (`names`: (ra, owner) -> landing.core.names.Names).
 
     Sizes follow landing.core.sampling per registration agency (a sample is proportional to the agency's
     largest owner), each budget raised to per_prefix DOIs for each of the owner's listed prefixes. The order is
@@ -111,7 +114,7 @@ def plan(
     largest: dict[str, int] = {}
     for ra, _, total in owners:
         largest[ra] = max(largest.get(ra, 0), total)
-    prefixes = prefixes or {}
+    prefixes, names = prefixes or {}, names or {}
     sized = sorted(
         (
             ra,
@@ -140,6 +143,7 @@ def plan(
             "sample/per-prefix": per_prefix,
             "sample/dois": None,
             "sample/timestamp": None,
+            **keyed("sample", names.get((ra, owner), UNKNOWN)),
         }
         for order, (ra, owner, total, size) in enumerate(sized)
     ]

@@ -1,8 +1,9 @@
 """The publish step, above landing.artifacts and landing.report, which never import each other or this: rebuild the
 reports from the stored analyses, export a new artifact version, and draw its HTML report beside it.
 
-Beside each version: its figures (report.json), which its report and every later trend read, and report.html, drawn in
-a child process (`python -m landing.publish`) so that the crawl never holds matplotlib in memory (it adds ~70 MB).
+Beside each version: its figures (report.json), which its report and every later trend read; the report's data per
+member and domain and the publisher alerts (landing.publish.beside), from the same pass; and its report directory
+(report/), drawn in a child process (`python -m landing.publish`) so that the crawl's memory never holds it.
 """
 
 import json
@@ -15,13 +16,17 @@ from pathlib import Path
 from landing.artifacts import files
 from landing.core.artifacts import Aggregate, current, diff, report_id
 from landing.core.exclusions import DOMAINS
-from landing.core.report import figures, trend_point
-from landing.report.write import REPORT, replace_text, write
+from landing.core.member_figures import MemberFigures
+from landing.core.report import figures, run_details, trend_point
+from landing.publish.beside import write_beside
+from landing.publish.drawing import REPORT_DIR, draw_at, thin_older
+from landing.report.write import INDEX, point
 
 logger = logging.getLogger(__name__)
 
 FIGURES = "report.json"
-DRAW_TIMEOUT = 600  # seconds: a report takes ~2 s; one that hangs must not hold the crawl's close for ever
+DRAW_TIMEOUT = 600  # seconds: a full run's report takes minutes (bench/README.md "report.py"); one that hangs must
+# not hold the crawl's close for ever
 
 
 def publish(
@@ -30,10 +35,14 @@ def publish(
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
     followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
     summary."""
-    aggregate, count, found, reports = rebuild(docs, progress)
+    members = MemberFigures()
+    aggregate, count, found, reports = rebuild(docs, progress, members)
     previous = files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
     version = files.export(artifacts_dir, fresh, exclusions=exclusions)
+    beside = write_beside(artifacts_dir, version, members)  # before drawing: the report's pages read these files
+    del members
+    found = {**found, "run": run_details(docs.scan("run"))}  # the report's run details
     drawn = draw_beside(artifacts_dir, version, found) if report else None
     return {
         "analyses": count,
@@ -42,15 +51,19 @@ def publish(
         "report": str(drawn) if drawn else None,
         "added": diff(previous, fresh),
         "lines": files.line_counts(artifacts_dir),
+        **beside,
     }
 
 
-def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
+def rebuild(docs, progress=None, members: MemberFigures | None = None) -> tuple[Aggregate, int, dict, int]:
     """Aggregate the store's analyses (one per DOI) and sampled prefixes, and replace its report documents with
-    the ones they imply: (aggregate, analyses, the report's figures, reports stored)."""
+    the ones they imply: (aggregate, analyses, the report's figures, reports stored). `members`, when given, counts
+    the same analyses in the same pass (the report's data beside the version: landing.publish.beside)."""
     aggregate, count = Aggregate(), 0
     for count, doc in enumerate(current(docs.scan("analysis")), 1):
         aggregate.add(doc)
+        if members is not None:
+            members.add(doc)
         if progress and count % 50000 == 0:
             progress(f"aggregated {count:,} analyses")
     for sample in docs.scan("sample"):  # every prefix of every sampled owner, whether a sampled DOI had it or not
@@ -76,13 +89,16 @@ def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
 
 
 def draw_from_store(docs, artifacts_dir, out) -> dict | None:
-    """Draw the report of the store's report documents to `out`, with the latest version's changes and the trend
-    of every version; its figures, or None (nothing drawn) when the store holds no report."""
+    """Draw the report directory of the store's report documents at `out`, its pages from the latest version's files,
+    with that version's changes and the trend of every version; its figures, or None (nothing drawn) when the store
+    holds no report. NotAReport when `out` holds something else than a report."""
     found = figures(docs.scan("report"))
     if not found["totals"]["prefixes"]:
         return None
+    found["run"] = run_details(docs.scan("run"))
     known = files.versions(artifacts_dir)
-    write(out, found, changes_of(known[-1]) if known else None, trend(artifacts_dir), "from the store")
+    latest = known[-1] if known else None
+    draw_at(out, latest, found, changes_of(latest) if latest else None, trend(artifacts_dir), "from the store")
     return found
 
 
@@ -106,15 +122,17 @@ def draw_beside(artifacts_dir, version: Path, found: dict) -> Path | None:
     if done.returncode != 0:
         logger.warning("The HTML report of %s could not be drawn: %s", version.name, done.stderr.strip()[-500:])
         return None
-    return Path(artifacts_dir) / REPORT
+    return Path(artifacts_dir) / REPORT_DIR / INDEX
 
 
 def draw_version(artifacts_dir, name: str) -> None:
-    """Draw a version's report.html from its kept figures, and copy it to the top of `artifacts_dir`."""
+    """Draw a version's report directory from its kept figures and files, point `<artifacts_dir>/report` at it
+    (a symbolic link, swapped in at once), and leave the older versions' reports an index only."""
     version = Path(artifacts_dir) / "versions" / name
     found = kept(version / FIGURES)
-    drawn = write(version / REPORT, found, changes_of(version), trend(artifacts_dir, upto=version), name)
-    replace_text(Path(artifacts_dir) / REPORT, drawn.read_text("utf-8"))
+    drawn = draw_at(version / REPORT_DIR, version, found, changes_of(version), trend(artifacts_dir, upto=version), name)
+    point(drawn.parent, Path(artifacts_dir) / REPORT_DIR)
+    thin_older(artifacts_dir, version, lambda v: (kept(v / FIGURES), changes_of(v), trend(artifacts_dir, upto=v)))
 
 
 def kept(path: Path) -> dict:

@@ -1,5 +1,5 @@
-"""`python -m landing.publish ARTIFACTS_DIR VERSION`: draw a version's report.html from its kept figures, and copy
-it to the top of ARTIFACTS_DIR (landing.publish.draw_beside runs this in a child process).
+"""`python -m landing.publish ARTIFACTS_DIR VERSION`: draw a version's report directory from its kept figures and files,
+and copy it to the top of ARTIFACTS_DIR (landing.publish.draw_beside runs this in a child process).
 
 `python -m landing.publish --export`: the whole publish step, as the JSON spec on standard input says, its summary
 printed as JSON (landing.publish.apart.publish_apart runs this in a child process)."""

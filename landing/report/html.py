@@ -1,195 +1,110 @@
-"""The HTML report: one static, self-contained file, its charts drawn by matplotlib as SVG images inside it.
+"""The report directory's HTML: the page shell (style, the one inline script, the contents), and tables.
 
-Why matplotlib: the best-kept Python plotting library, and its SVG needs no JavaScript, no fonts and no network,
-so the file opens offline in any browser, prints, and has nothing that could fail in a console. It is imported
-only here, when a report is drawn: the crawl itself never loads it (export draws the report in a child process).
+Every page is static and offline: a Content-Security-Policy lets it load nothing but its own inline style and
+script and data: images, so a hostile label can never make the browser fetch anything. Text from outside (names,
+domains, URLs, meta tags) is shown through landing.core.labels.printable and escaped.
 """
 
-import base64
-import io
 from html import escape
+from urllib.parse import quote
 
-from landing.core.artifacts import CORRECTNESS
 from landing.core.labels import printable
+from landing.core.report_rows import percent
+from landing.core.slugs import slug
 
-COLOURS = {"ok": "#2e7d32", "incorrect": "#c62828", "conflict": "#ef6c00", "missing": "#9e9e9e", "failed": "#37474f"}
-STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}
-td:first-child,th:first-child{text-align:left}h2{margin-top:2em;border-bottom:1px solid #ccc}img{max-width:100%}
-.note{color:#666}"""
-LABEL = 48  # characters of a chart's label at most
-
-
-def _chart(draw) -> str:
-    """An <img> of what draw(axes) plots, as an SVG data URI."""
-    import matplotlib
-
-    matplotlib.use("svg")
-    import matplotlib.pyplot as plt
-
-    # parse_math off: a label is a domain, prefix or member id from outside, and "$a__b$" would be read as math.
-    settings = {"svg.hashsalt": "landing", "svg.fonttype": "path", "text.parse_math": False, "text.usetex": False}
-    with matplotlib.rc_context(settings):
-        figure, axes = plt.subplots(figsize=(9, 4.5))
-        try:
-            draw(axes)
-            figure.tight_layout()
-            buffer = io.BytesIO()
-            figure.savefig(buffer, format="svg", metadata={"Date": None})
-        finally:
-            plt.close(figure)
-    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return f'<img alt="chart" src="data:image/svg+xml;base64,{encoded}">'
+POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
+STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.4em 0 1em}td,th{border:1px solid #ccc;padding:.15em .5em;text-align:right}
+td.x,th.x{text-align:left}th button{font:inherit;font-weight:bold;border:0;background:none;cursor:pointer;padding:0}
+th[aria-sort=ascending] button:after{content:" ▲"}th[aria-sort=descending] button:after{content:" ▼"}
+h2{margin-top:1.8em;border-bottom:1px solid #ccc}.note,small{color:#555}.files{margin-left:1em}
+.key{display:inline-block;width:.9em;height:.9em;margin:0 .25em 0 .8em;vertical-align:middle}
+figure{margin:.5em 0}img{max-width:100%}dt{font-weight:bold}dd{margin:0 0 .3em 1.5em}
+.wide{max-width:40em;overflow-wrap:anywhere}"""
+# Click a heading to sort (numbers by their data-v), again to reverse; type in a table's box to hide the rows
+# that do not hold the text.
+SCRIPT = """document.querySelectorAll("table.t").forEach(function(t){var b=t.tBodies[0],
+f=document.getElementById(t.id+"-filter");if(f)f.addEventListener("input",function(){var q=f.value.toLowerCase();
+Array.from(b.rows).forEach(function(r){r.hidden=q!==""&&r.textContent.toLowerCase().indexOf(q)<0})});
+var hs=Array.from(t.tHead.rows[0].cells);hs.forEach(function(h,i){h.querySelector("button").addEventListener(
+"click",function(){var d=h.getAttribute("aria-sort")==="ascending"?-1:1;hs.forEach(function(x){
+x.removeAttribute("aria-sort")});h.setAttribute("aria-sort",d>0?"ascending":"descending");
+Array.from(b.rows).sort(function(x,y){var a=x.cells[i],c=y.cells[i];return d*(a.dataset.v!==undefined?
+a.dataset.v-c.dataset.v:a.textContent.localeCompare(c.textContent))}).forEach(function(r){b.appendChild(r)})})})})"""
 
 
-def _label(key) -> str:
-    """A chart's label: printable, and cut short (a domain may be 253 characters; the table beside says it all)."""
-    shown = printable(str(key))
-    return shown if len(shown) <= LABEL else shown[: LABEL - 1] + "…"
+def text(value) -> str:
+    """A value as HTML text: escaped, and a control or bidi character shown as its escape, never acting; a list's
+    items joined by spaces."""
+    if isinstance(value, list):
+        value = " ".join(map(str, value))
+    return escape(printable("" if value is None else str(value)))
 
 
-def _stacked(rows: list[dict], field: str, names: list[str], colours: dict | None = None):
-    def draw(axes):
-        labels = [_label(row["key"]) for row in rows][::-1]
-        left = [0] * len(rows)
-        for name in names:
-            values = [row[field].get(name, 0) for row in rows][::-1]
-            axes.barh(labels, values, left=left, label=_label(name), color=(colours or {}).get(name))
-            left = [a + b for a, b in zip(left, values)]
-        axes.set_xlabel("DOIs")
-        axes.legend(loc="lower right", fontsize="small")
-        axes.tick_params(axis="y", labelsize="small")
-
-    return draw
+def href(root: str, kind: str, key: str) -> str:
+    """The link from a page under `root` ("" at the top, "../" a level down) to a member's or domain's page."""
+    return f"{root}{kind}/{quote(slug(key))}.html"
 
 
-def _text(value) -> str:
-    """A value as HTML text: escaped, and a control or bidi character shown as its escape, never acting."""
-    return escape(printable(str(value)))
+def link(url: str, shown: str | None = None) -> str:
+    """A link out of the report (a DOI, a landing page), only for http(s) URLs: anything else is shown as text."""
+    if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+        return text(url)
+    return f'<a href="{escape(url)}" rel="noreferrer nofollow">{text(shown or url)}</a>'
 
 
-def _table(header: list[str], rows: list[list]) -> str:
-    head = "".join(f"<th>{_text(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_text(cell)}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+def _cell(kind: str, value, root: str, row: dict) -> str:
+    if kind == "count":
+        return f'<td data-v="{value or 0}">{value or 0:,}</td>'
+    if kind == "share":
+        return f'<td data-v="{-1 if value is None else value}">{percent(value)}</td>'
+    if kind == "member" and value:
+        return f'<td class=x><a href="{href(root, "members", value)}">{text(value)}</a></td>'
+    if kind == "member-name" and value and row.get("member"):
+        return f'<td class=x><a href="{href(root, "members", row["member"])}">{text(value)}</a></td>'
+    if kind == "domain" and value:
+        return f'<td class=x><a href="{href(root, "domains", value)}">{text(value)}</a></td>'
+    if kind == "domains":
+        return "<td class=x>" + " ".join(f'<a href="{href(root, "domains", v)}">{text(v)}</a>' for v in value) + "</td>"
+    if kind == "doi" and value:
+        return f"<td class=x>{link('https://doi.org/' + quote(value, safe='/'), value)}</td>"
+    if kind == "url":
+        return f"<td class='x wide'>{link(value)}</td>"
+    return f"<td class=x>{text(value)}</td>"
 
 
-def _correctness_rows(rows: list[dict]) -> list[list]:
-    return [
-        [row["key"], row["dois"], *(row["correctness"][name] for name in CORRECTNESS), row["failed"]] for row in rows
-    ]
-
-
-def _section(title: str, rows: list[dict], what: str) -> str:
+def table(table_id: str, title: str, columns: list, rows: list[dict], root: str = "", note: str = "") -> str:
+    """A sortable, filterable table with its CSV and JSON beside it (`<table_id>.csv`, `.json`)."""
+    head = "".join(
+        f"<th{'' if kind in ('count', 'share') else ' class=x'} scope=col><button type=button>{text(heading)}"
+        "</button></th>"
+        for _, heading, kind in columns
+    )
+    body = "".join(
+        "<tr>" + "".join(_cell(kind, row.get(key), root, row) for key, _, kind in columns) + "</tr>" for row in rows
+    )
+    files = f'<a href="{quote(table_id)}.csv">CSV</a> · <a href="{quote(table_id)}.json">JSON</a>'
     if not rows:
-        return f"<h2>{escape(title)}</h2><p class=note>No {escape(what)} yet.</p>"
-    ended = [{**row, "ended": {**row["correctness"], "failed": row["failed"]}} for row in rows]
+        return f"<p class=note>No rows. {note}this table as {files}</p>"
     return (
-        f"<h2>{escape(title)}</h2>"
-        + _chart(_stacked(ended, "ended", [*CORRECTNESS, "failed"], COLOURS))
-        + _table([what, "DOIs", *CORRECTNESS, "failed"], _correctness_rows(rows))
+        f'<p><input type=search id="{escape(table_id)}-filter" placeholder="Filter these rows"'
+        f' aria-label="Filter: {text(title)}"><span class=files>{note}this table as {files}</span></p>'
+        f'<table class=t id="{escape(table_id)}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
     )
 
 
-def render(found: dict, changes: dict | None = None, trend: list[dict] | None = None, title: str = "") -> str:
-    """The report's HTML: figures (landing.core.report.figures), the latest changes and the trend, if any."""
-    totals = found["totals"]
-    parts = [
-        f"<h1>Landing pages: {_text(title)}</h1>",
-        "<h2>Totals</h2>",
-        _table(
-            ["", "count"],
-            [
-                ["DOIs", totals["dois"]],
-                ["members and clients", totals["members"]],
-                ["prefixes", totals["prefixes"]],
-                ["domains", totals["domains"]],
-                ["prefixes with no good domain", totals["prefixes-without-good-domain"]],
-            ],
-        ),
-        _table(["meta-tag correctness", "DOIs"], [[name, totals["correctness"][name]] for name in CORRECTNESS]),
-        _table(["failure class", "DOIs"], [[name, n] for name, n in totals["errors"].items()]),
-    ]
-    parts.append(_section("Meta-tag correctness per member (largest)", found["members"], "member"))
-    parts.append(_section("Top prefixes by DOIs, and their meta-tag correctness", found["prefixes"], "prefix"))
-    parts.append(_section("Meta-tag correctness per domain (largest)", found["domains"], "domain"))
-    failing = found["failing-domains"]
-    classes = sorted({name for row in failing for name in row["errors"]})
-    parts.append("<h2>Failure classes per domain (most failures)</h2>")
-    parts.append(
-        _chart(_stacked(failing, "errors", classes))
-        + _table(
-            ["domain", "DOIs", *classes],
-            [[row["key"], row["dois"], *(row["errors"].get(c, 0) for c in classes)] for row in failing],
-        )
-        if failing
-        else "<p class=note>No failed visit.</p>"
-    )
-    parts.append("<h2>Worst domains (lowest share of correct meta tags)</h2>")
-    parts.append(
-        _table(
-            ["domain", "DOIs", "ok share", *CORRECTNESS],
-            [
-                [row["key"], row["dois"], f"{row['ok-share']:.0%}", *(row["correctness"][name] for name in CORRECTNESS)]
-                for row in found["worst-domains"]
-            ],
-        )
-    )
-    no_good = found["prefixes-without-good-domain"]
-    parts.append(f"<h2>Prefixes with no good domain ({totals['prefixes-without-good-domain']})</h2>")
-    parts.append(
-        _table(
-            ["prefix", "DOIs", "failed", "domains led to"],
-            [[row["key"], row["dois"], row["failed"], " ".join(row["bad-domains"])] for row in no_good],
-        )
-    )
-    parts.append(_changes(changes))
-    parts.append(_trend(trend or []))
+def section(anchor: str, title: str, *parts: str) -> str:
+    return f'<h2 id="{escape(anchor)}">{text(title)}</h2>' + "".join(parts)
+
+
+def page(title: str, contents: list[tuple[str, str]], body: str, up: str = "") -> str:
+    """A whole page: `contents` are (anchor, title) of its sections, listed first."""
+    items = "".join(f'<li><a href="#{escape(a)}">{text(t)}</a></li>' for a, t in contents)
+    back = f'<p><a href="{up}index.html">The report\'s index</a></p>' if up else ""
     return (
-        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Landing report {_text(title)}</title>"
-        f"<style>{STYLE}</style></head><body>{''.join(parts)}</body></html>\n"
+        f'<!DOCTYPE html><html lang=en><head><meta charset=utf-8><meta http-equiv="Content-Security-Policy"'
+        f' content="{POLICY}"><meta name=viewport content="width=device-width"><title>{text(title)}</title>'
+        f"<style>{STYLE}</style></head><body>{back}<h1>{text(title)}</h1>"
+        f'<nav aria-label="Contents"><strong>Contents</strong><ol>{items}</ol></nav>{body}'
+        f"<script>{SCRIPT}</script></body></html>\n"
     )
-
-
-def _changes(changes: dict | None) -> str:
-    if not changes:
-        return "<h2>Changes since the last version</h2><p class=note>No earlier version.</p>"
-    rows = changes["pairs"]
-    said = [
-        [
-            row["prefix"],
-            row["domain"],
-            " ".join(f"+{x}" for x in row["appeared"]),
-            " ".join(f"-{x}" for x in row["disappeared"]),
-            row["unseen-since"] or "",
-        ]
-        for row in rows[:200]
-    ]
-    since = (
-        f"since the last version ({_text(changes['from'])} to {_text(changes.get('to'))})"
-        if changes.get("from")
-        else f"in the first version ({_text(changes.get('to'))})"
-    )
-    return (
-        f"<h2>Changes {since}</h2>"
-        f"<p>{len(changes['prefixes']['appeared'])} prefixes appeared, "
-        f"{len(changes['prefixes']['disappeared'])} disappeared; {len(rows)} prefix-domain pairs changed"
-        f"{' (the first 200 below)' if len(rows) > 200 else ''}.</p>"
-        + _table(["prefix", "domain", "appeared", "disappeared", "not seen since"], said)
-    )
-
-
-def _trend(points: list[dict]) -> str:
-    if len(points) < 2:
-        return "<h2>Correctness over runs</h2><p class=note>One version so far: no trend yet.</p>"
-
-    def draw(axes):
-        names = [_label(point["version"]) for point in points]
-        for name in CORRECTNESS:
-            shares = [point["correctness"][name] / max(1, sum(point["correctness"].values())) for point in points]
-            axes.plot(names, shares, marker="o", label=name, color=COLOURS[name])
-        axes.set_ylabel("share of DOIs read")
-        axes.tick_params(axis="x", labelrotation=30, labelsize="small")
-        axes.legend(fontsize="small")
-
-    return "<h2>Correctness over runs</h2>" + _chart(draw)

@@ -1,24 +1,140 @@
-"""Write the HTML report to a file, from its figures, a version's changes and the trend (landing.publish says which)."""
+"""Write the report directory (index.html, members/<slug>.html, domains/<slug>.html, each table's CSV and JSON
+beside its page) from a version's figures and its members' and domains' objects, streamed: memory holds one
+member or domain at a time, the bounded index tables, and each member's few trend points.
+
+The directory is written whole beside where it goes, then swapped in, so a reader sees the old report or the new,
+never a mix.
+"""
 
 import os
+import shutil
+import uuid
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-REPORT = "report.html"
+from landing.core.report_rows import DOMAIN_COLUMNS, MEMBER_COLUMNS, PREFIX_COLUMNS, domain_row, member_row, prefix_rows
+from landing.report import index
+from landing.report.pages import domain_page, member_page, member_point
+from landing.report.tables import Streamed, Tables
+
+INDEX = "index.html"
 
 
-def write(out, found: dict, changes: dict | None, points: list[dict], title: str) -> Path:
-    """Render the report to `out` (atomically: a reader never sees half a file)."""
-    from landing.report.html import render  # matplotlib: only a process that draws imports it
+class NotAReport(ValueError):
+    """The place asked for holds something else than a report directory: never replaced."""
 
+
+def draw(
+    out,
+    name: str,
+    found: dict,
+    changes: dict | None,
+    points: list[dict],
+    members: Iterable[dict] | None = None,
+    domains: Iterable[dict] | None = None,
+    history=None,
+    alerts: Iterable[dict] = (),
+    version: str | None = None,
+) -> Path:
+    """Draw the report directory at `out` (replacing the one there); its index.html. `history.get(member)` gives a
+    member's trend points before this version (a dict will do). `name` titles it, `version`
+    (default `name`) names the members' latest trend point. Without `members` only the index is drawn (a version
+    written before members.jsonl.gz)."""
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    replace_text(out, render(found, changes, points, title))
-    return out
+    replaceable(out)
+    work = _beside(out)
+    try:
+        full = {}
+        if members is not None:
+            full = _pages(work, version or name, members, domains or (), history or {}, alerts)
+        html, tables = index.render(name, found, changes, points, full)
+        _page(work, INDEX, html, tables)
+        swap(work, out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return out / INDEX
 
 
-def replace_text(out: Path, text: str) -> None:
-    """Give `out` this text at once: written beside it, then swapped in."""
-    # A plain file (not artifact files' fsynced one): a report is redrawn from the figures if it is lost.
-    temporary = out.with_name(f".{out.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
+def replaceable(out: Path) -> None:
+    """Refuse a place that holds something else than a report: a file, or a directory with files but no index."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / INDEX).is_file())):
+        raise NotAReport(f"{out} is not a report directory (no {INDEX}): give a new or empty directory")
+
+
+def point(source: Path, out: Path) -> Path:
+    """Make `out` a symbolic link to a drawn report directory, swapped in with one rename (atomic: a reader opens the
+    old report or the new one). A link, not a copy: a full run's directory holds ~500,000 files, and copying and
+    then deleting the old copy cost more than drawing it."""
+    out = Path(out)
+    if out.is_dir() and not out.is_symlink():  # a copy an earlier version of this code left: moved aside once
+        replaceable(out)
+        old = out.parent / f".{out.name}.{uuid.uuid4().hex[:12]}.old"
+        os.rename(out, old)
+        shutil.rmtree(old, ignore_errors=True)
+    temporary = out.parent / f".{out.name}.{uuid.uuid4().hex[:12]}.link"
+    os.symlink(os.path.relpath(source, out.parent), temporary)
     os.replace(temporary, out)
+    return out / INDEX
+
+
+def _beside(out: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.parent / f".{out.name}.{uuid.uuid4().hex[:12]}.tmp"
+    work.mkdir()
+    return work
+
+
+def swap(work: Path, out: Path) -> None:
+    """Put `work` where `out` is: the old one moved aside in one rename, the new one in in the next, the old removed."""
+    old = None
+    if out.exists():
+        old = out.parent / f".{out.name}.{uuid.uuid4().hex[:12]}.old"
+        os.rename(out, old)
+    os.rename(work, out)
+    if old is not None and old.is_symlink():  # `out` was the link to a version's report: only the link goes
+        old.unlink()
+    elif old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _page(directory: Path, file_name: str, html: str, tables: Tables) -> None:
+    (directory / file_name).write_text(html, encoding="utf-8")
+    for table_file, content in tables.files().items():
+        (directory / table_file).write_text(content, encoding="utf-8")
+
+
+def _merged(members: Iterable[dict], alerts: Iterable[dict]) -> Iterator[tuple[dict, dict | None]]:
+    """Each member with its alert, both streams sorted by member."""
+    pending = iter(alerts)
+    alert = next(pending, None)
+    for member in members:
+        while alert is not None and alert["member"] < member["member"]:
+            alert = next(pending, None)
+        yield member, alert if alert is not None and alert["member"] == member["member"] else None
+
+
+def _pages(work: Path, name: str, members, domains, history, alerts) -> dict[str, int]:
+    (work / "members").mkdir()
+    (work / "domains").mkdir()
+    full = {
+        "members": Streamed(work, "members", MEMBER_COLUMNS),
+        "prefixes": Streamed(work, "prefixes", PREFIX_COLUMNS),
+        "domains": Streamed(work, "domains", DOMAIN_COLUMNS),
+    }
+    try:
+        for member, alert in _merged(members, alerts):
+            points = [*history.get(member["member"], ()), member_point(name, member)]
+            own, html, tables = member_page(member, points, alert)
+            _page(work / "members", f"{own}.html", html, tables)
+            full["members"].add(member_row(member))
+            for row in prefix_rows(member):
+                full["prefixes"].add(row)
+        for domain in domains:
+            own, html, tables = domain_page(domain)
+            _page(work / "domains", f"{own}.html", html, tables)
+            full["domains"].add(domain_row(domain))
+    finally:
+        for streamed in full.values():
+            streamed.close()
+    return {kind: streamed.count for kind, streamed in full.items()}

@@ -260,9 +260,9 @@ class Continuous:
         if listed is None:
             return state
         owners, complete = listed
-        found = continuous.listed_prefixes(owners, listing.prefixes_of)
+        found, names = continuous.listed_prefixes(owners, listing.prefixes_of), listing.names_of
         listing.forget()
-        state, counts = await self.full.docs.call(self.records.relist, found, state, now, complete)
+        state, counts = await self.full.docs.call(self.records.relist, found, state, now, complete, names)
         self.logger.info(
             "Listed %d prefixes: %d new, %d under another owner, %d with another DOI count",
             len(found),

@@ -9,6 +9,7 @@ was in: its samples are in the plan, its visits recorded as they are stored.
 
 from landing.core import continuous, runs
 from landing.core.freshness import Prefix, moment, prefix_id, prefix_of
+from landing.core.names import read as names_in
 from landing.core.runs import RunError
 from landing.sampler.ledger import Ledger
 
@@ -57,12 +58,15 @@ class ContinuousLedger:
         if self.known is not None:
             self.known[doc_id] = prefix_of(doc)
 
-    def relist(self, listing: dict, state: dict, now: str, complete: bool) -> tuple[dict, dict]:
-        """Store what a listing ({(ra, prefix): {owner: DOIs}}) changes in the known prefixes: (state, counts).
+    def relist(
+        self, listing: dict, state: dict, now: str, complete: bool, names: dict | None = None
+    ) -> tuple[dict, dict]:
+        """Store what a listing ({(ra, prefix): {owner: DOIs}}, its owners' `names`) changes in the known prefixes:
+        (state, counts).
         The state's `listed` moves on only when every listing request was answered: else the next slice lists
         again."""
         known = {prefix_id(d["prefix/ra"], d["prefix/prefix"]): d for d in self.docs.scan("prefix")}
-        changed, counts = continuous.relisted(known, listing, now)
+        changed, counts = continuous.relisted(known, listing, now, names)
         for doc in changed:
             self._put_prefix(prefix_id(doc["prefix/ra"], doc["prefix/prefix"]), doc)
         if complete:
@@ -83,7 +87,12 @@ class ContinuousLedger:
                 self._put_prefix(doc_id, {**doc, "prefix/sampled": planned})
                 continue
             sample = continuous.pick_sample(
-                run["run/id"], start + len(samples), pick, doc.get("prefix/panel") or (), planned
+                run["run/id"],
+                start + len(samples),
+                pick,
+                doc.get("prefix/panel") or (),
+                planned,
+                names_in("prefix", doc),
             )
             samples.append(sample)
             self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)

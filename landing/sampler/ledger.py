@@ -27,14 +27,27 @@ class Ledger:
         return run, False
 
     def store_plan(
-        self, run: dict, owners: list[tuple[str, str, int]], complete: bool, now: str, prefixes: dict | None = None
+        self,
+        run: dict,
+        owners: list[tuple[str, str, int]],
+        complete: bool,
+        now: str,
+        prefixes: dict | None = None,
+        names: dict | None = None,
     ) -> dict:
         """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
-        run as `visiting`, its listing complete or not; returns the run document."""
+        run as `visiting`, its listing complete or not; returns the run document. `prefixes` and `names`: each
+        owner's, from its listing (landing.core.runs.plan)."""
         run_id, start = run["run/id"], run["run/owners"] or 0
         # A run begun before the per-prefix rule has none: its plan keeps the sizes it was begun with.
         samples = runs.plan(
-            run_id, owners, run["run/sample-min"], run["run/sample-max"], prefixes, run.get("run/sample-per-prefix", 0)
+            run_id,
+            owners,
+            run["run/sample-min"],
+            run["run/sample-max"],
+            prefixes,
+            run.get("run/sample-per-prefix", 0),
+            names,
         )
         if start:
             planned = {

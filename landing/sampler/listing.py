@@ -3,6 +3,7 @@ sizes depend on the largest owner)."""
 
 import asyncio
 
+from landing.core.names import Names
 from landing.core.sources import crossref, datacite
 
 
@@ -20,11 +21,12 @@ class Listing:
         self.counts = {}  # source -> listing requests still out; "<source>-failed" once one of them failed
         self.members, self.clients, self.cursors = [], {}, set()
         self.prefixes_of = {}  # (ra, owner) -> the prefixes its listing names, kept on its sample document
+        self.names_of: dict[tuple[str, str], Names] = {}  # (ra, owner) -> its names, kept on its sample document
         self.over = asyncio.Event()
 
     def forget(self):
         """Drop what was listed, once the plan holds it."""
-        self.members, self.clients, self.prefixes_of = [], {}, {}
+        self.members, self.clients, self.prefixes_of, self.names_of = [], {}, {}, {}
 
     def requests(self):
         if "crossref" in self.sources:
@@ -84,6 +86,7 @@ class Listing:
         self.cursors.add(cursor)
         self.members += members
         self.prefixes_of.update({("crossref", m["id"]): m["prefixes"] for m in members})
+        self.names_of.update({("crossref", m["id"]): Names(m["name"]) for m in members})
         if cursor:
             url = crossref.members_url(self.crossref_api, self.mailto, cursor)
         elif members and len(self.members) < total:
@@ -97,12 +100,14 @@ class Listing:
 
     def parse_clients(self, response):
         answered = self.api.answer(
-            response, lambda page: (*datacite.parse_clients(page), datacite.client_prefixes(page))
+            response,
+            lambda page: (*datacite.parse_clients(page), datacite.client_prefixes(page), datacite.client_names(page)),
         )
         if answered is None:
             return
-        clients, following, prefixes = answered
+        clients, following, prefixes, names = answered
         self.prefixes_of.update({("datacite", client): found for client, found in prefixes.items()})
+        self.names_of.update({("datacite", client): found for client, found in names.items()})
         self.answered("datacite", more=len(clients) + (1 if following else 0))
         for client in clients:
             self.clients[client] = None  # until its count answers: a client whose count failed is not planned

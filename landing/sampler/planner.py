@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from landing import clock
-from landing.core import documents, runs
+from landing.core import documents, names, runs
 from landing.sampler.answers import Api
 from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import SHARED
@@ -92,7 +92,12 @@ class FullRun:
                 return
             if listed is not None:
                 self.run = await self.docs.call(
-                    self.ledger.store_plan, self.run, *listed, clock.stamp(), self.listing.prefixes_of
+                    self.ledger.store_plan,
+                    self.run,
+                    *listed,
+                    clock.stamp(),
+                    self.listing.prefixes_of,
+                    self.listing.names_of,
                 )
                 self.logger.info(
                     "Planned %d owners: at most %d DOIs (LANDING_SAMPLE_MIN/MAX %d/%d, at least %d per listed prefix)",
@@ -164,7 +169,15 @@ class FullRun:
 
     def pid_and_visit(self, sample, rank, doi):
         """The pid of a sampled owner's DOI at `rank`, then the first request of its visit (only that, shared)."""
-        pid = PidItem(documents.pid(doi, sample["sample/ra"], sample["sample/owner"], sample["sample/timestamp"]))
+        pid = PidItem(
+            documents.pid(
+                doi,
+                sample["sample/ra"],
+                sample["sample/owner"],
+                sample["sample/timestamp"],
+                names.read("sample", sample),
+            )
+        )
         request = self.visitor.visit(pid, (self.run["run/id"], sample["sample/order"], rank))
         if self.shared:
             # To the workers' Redis frontier, queued once under its visit id. The worker that visits the DOI writes

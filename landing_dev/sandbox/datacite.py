@@ -82,6 +82,10 @@ def _dois(world, request, query, state) -> Reply:
     )
 
 
+def _provider_id(client) -> str:
+    return client["id"].split(".")[0]
+
+
 def _client(world, client) -> dict:
     return {
         "id": client["id"],
@@ -93,10 +97,34 @@ def _client(world, client) -> dict:
             "url": client.get("url"),
         },
         "relationships": {
-            "provider": {"data": {"id": client["id"].split(".")[0], "type": "providers"}},
+            "provider": {"data": {"id": _provider_id(client), "type": "providers"}},
             "prefixes": {"data": [{"id": p, "type": "prefixes"} for p in client.get("prefixes", [])]},
         },
     }
+
+
+def _provider(world, provider_id: str) -> dict:
+    """A provider as the API side-loads it: its name from world.json's `providers`, else its symbol."""
+    listed = next((p for p in world.meta.get("providers", []) if p.get("id") == provider_id), {})
+    return {
+        "id": provider_id,
+        "type": "providers",
+        "attributes": {
+            "name": listed.get("name", provider_id.upper()),
+            "displayName": listed.get("name", provider_id.upper()),
+            "symbol": provider_id.upper(),
+        },
+    }
+
+
+def _including(world, query, clients: list[dict]) -> list[dict] | None:
+    """The `included` array of a clients answer: with `include=provider`, each provider of its clients once (as
+    JSON:API side-loads), else none; the API takes only `provider` and `repository` and ignores other names."""
+    asked = {name.strip().lower() for name in query.get("include", "").split(",")}
+    if "provider" not in asked:
+        return None
+    ids = dict.fromkeys(c["relationships"]["provider"]["data"]["id"] for c in clients)
+    return [_provider(world, provider_id) for provider_id in ids]
 
 
 def _prefix(world, prefix: str) -> dict:
@@ -109,18 +137,20 @@ def _prefix(world, prefix: str) -> dict:
     }
 
 
-def _listing(request, query, items) -> Reply:
+def _listing(request, query, items, world=None) -> Reply:
+    """A page of `items`; of clients (`world` given) with their providers side-loaded when asked, and a links.next
+    that, as the real API's, keeps every parameter but `include`."""
     size, number = _paging(query)
     pages = math.ceil(len(items) / size) if size else 0
     chosen = items[(number - 1) * size : number * size]
-    return _reply(
-        200,
-        {
-            "data": chosen,
-            "meta": {"total": len(items), "totalPages": pages, "page": number},
-            "links": _links(request, query, number, pages),
-        },
-    )
+    answer = {"data": chosen, "meta": {"total": len(items), "totalPages": pages, "page": number}}
+    if world is not None:
+        included = _including(world, query, chosen)
+        if included is not None:
+            answer["included"] = included
+        query = {k: v for k, v in query.items() if k != "include"}
+    answer["links"] = _links(request, query, number, pages)
+    return _reply(200, answer)
 
 
 def _prefixes(world) -> list[str]:
@@ -139,10 +169,14 @@ def respond(world, request, state) -> Reply:
                 return _not_found()
             return _reply(200, {"data": _doi(record)})
         if parts == ["clients"]:
-            return _listing(request, query, [_client(world, c) for c in world.listed("datacite")])
+            return _listing(request, query, [_client(world, c) for c in world.listed("datacite")], world)
         if parts[0] == "clients" and len(parts) == 2:
             client = world.owner("datacite", parts[1])
-            return _reply(200, {"data": _client(world, client)}) if client else _not_found()
+            if client is None:
+                return _not_found()
+            answer = {"data": _client(world, client)}
+            included = _including(world, query, [answer["data"]])
+            return _reply(200, answer if included is None else {**answer, "included": included})
         if parts == ["prefixes"]:
             return _listing(request, query, [_prefix(world, p) for p in _prefixes(world)])
         if parts[0] == "prefixes" and len(parts) == 2:

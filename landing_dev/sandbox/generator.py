@@ -13,7 +13,7 @@ from pathlib import Path
 
 from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.corpus import corpus_entries, corpus_members, corpus_route
-from landing_dev.sandbox.owners import dois_owners, full_owners, more_prefixes, pick_prefix
+from landing_dev.sandbox.owners import dois_owners, full_owners, more_prefixes, pick_prefix, providers_of
 from landing_dev.sandbox.platforms import META_NAMES, PLATFORMS, VALUE_FORMS, doi_value
 from landing_dev.sandbox.world import FORMAT, INDEX_NAME, build_index
 
@@ -273,6 +273,7 @@ def generate(
             {"id": c["id"], "name": c["name"], "prefixes": c["prefixes"] + c["more"], "platform": c["platform"]}
             for c in clients
         ],
+        "providers": providers_of(clients),
     }
     if owners is not None:
         world["owners"] = owners

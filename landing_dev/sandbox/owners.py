@@ -96,6 +96,17 @@ def make_owners(rng, ra: str, count: int, habits, taken: set, prefix_top: int = 
     return owners
 
 
+def providers_of(clients) -> list[dict]:
+    """The DataCite providers of the clients, one for each id before a client id's first dot, named after it (as
+    real providers hold many repositories); no random draw, so a seed makes the same world as before.
+
+    >>> providers_of([{"id": "aurora.boreal3"}, {"id": "aurora.cedar7"}, {"id": "delta.iris1"}])
+    [{'id': 'aurora', 'name': 'Aurora Data Consortium'}, {'id': 'delta', 'name': 'Delta Data Consortium'}]
+    """
+    ids = sorted({client["id"].split(".")[0] for client in clients})
+    return [{"id": provider, "name": f"{provider.title()} Data Consortium"} for provider in ids]
+
+
 def more_prefixes(rng, owners, sizes, taken: set) -> None:
     """Give each owner its added prefixes (`more`) and the weights its DOIs choose among its prefixes by."""
     for owner, size in zip(owners, sizes):

@@ -3,6 +3,7 @@ unseen since the first crawl, and the old pair keeps its last-seen (issue 17).""
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -63,9 +64,16 @@ def test_the_diff_shows_the_new_domain_appearing_and_the_old_one_unseen_since_it
     stores, diff = moved
     assert diff.returncode == 0, diff.stderr[-2000:]
     lines = diff.stdout.splitlines()
-    assert lines[2:4] == ["by prefix:", "  10.99004"]
+    assert lines[2] == "by prefix:"
     assert lines[4] == "    new.example  +good +recognised +confirmed"
     assert lines[5].startswith("    old.example  not seen since 2026-03-01T00:0"), lines[5]
+
+
+def test_the_diff_names_the_prefix_by_its_owners_listed_name_and_member(moved):
+    _, diff = moved
+    lines = diff.stdout.splitlines()
+    assert lines[3] == "  10.99004  Moving Press (crossref/1)"
+    assert re.fullmatch(r"    10\.99004  not seen since 2026-03-01T\S+  Moving Press \(crossref/1\)", lines[-1]), lines
 
 
 def test_each_export_writes_its_changes_beside_its_version_named_on_the_crawl_s_clock(moved):

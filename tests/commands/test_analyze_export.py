@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+from landing.core.names import KEYS, UNKNOWN, keyed
 from landing.stores import open_blobs, open_docs
 from tests.sampler.crawling import Stores
 
@@ -79,6 +80,20 @@ def test_a_store_written_with_hops_in_snapshot_urls_is_analysed_and_exported_in_
     assert all(isinstance(url, str) for doc in snapshots for url in doc["snapshot/urls"]) and len(snapshots) == len(
         before
     )
+
+
+def test_analyze_reads_a_store_written_before_owners_names_with_null_names(copied):
+    before = _without_timestamps(copied.export("analysis"))
+    assert {d["pid/member-name"] is not None for d in before.values()} == {True}  # kept: the test above
+    with sqlite3.connect(copied.root / "landing.db") as con:
+        rows = con.execute("SELECT kind, id, doc FROM docs WHERE kind IN ('pid', 'snapshot', 'analysis')").fetchall()
+        for kind, doc_id, text in rows:
+            old = {k: v for k, v in json.loads(text).items() if k not in KEYS["pid"]}
+            con.execute("UPDATE docs SET doc = ? WHERE kind = ? AND id = ?", (json.dumps(old), kind, doc_id))
+    done = copied.scrapy("analyze")
+    assert done.returncode == 0 and " 0 analyses changed" in done.stdout, done.stderr
+    unnamed = {doi: {**doc, **keyed("pid", UNKNOWN)} for doi, doc in before.items()}
+    assert _without_timestamps(copied.export("analysis")) == unnamed
 
 
 @pytest.fixture(scope="module")

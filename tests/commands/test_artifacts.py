@@ -6,6 +6,7 @@ import pytest
 
 from landing.artifacts.files import export
 from landing.core.artifacts import Artifacts
+from landing.publish.beside import MEMBERS, write_jsonl_gz
 from tests.sampler.crawling import Stores
 
 FIRST = Artifacts(good=frozenset({("10.1", "a.example", "crossref")}), prefixes=frozenset({("10.1", "crossref")}))
@@ -56,3 +57,30 @@ def test_an_export_onto_a_corrupt_latest_version_is_refused_the_same_way(version
         2,
         f"artifacts: {stores.artifacts / GOOD}: not UTF-8 (invalid start byte at byte 0)",
     )
+
+
+def test_the_diff_names_each_prefix_by_its_owner_in_the_newer_versions_members_file(versions):
+    stores, old, new = versions
+    write_jsonl_gz(
+        new / MEMBERS, [{"member": "crossref/7", "name": "Harbour Lane Press", "prefixes": [{"prefix": "10.2"}]}]
+    )
+    done = stores.scrapy("artifacts", "--diff")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1:] == [
+        "prefixes: +1 -0",
+        "  + 10.2  Harbour Lane Press (crossref/7)",
+        "by prefix:",
+        "  10.2  Harbour Lane Press (crossref/7)",
+        "    b.example  +bad",
+        "by domain:",
+        "  b.example",
+        "    10.2  +bad  Harbour Lane Press (crossref/7)",
+    ]
+
+
+def test_a_members_file_that_cannot_be_read_is_refused_in_one_line_like_the_other_files(versions):
+    stores, _, new = versions
+    (new / MEMBERS).write_bytes(b"not gzip")
+    done = stores.scrapy("artifacts", "--diff")
+    assert (done.returncode, done.stdout, len(done.stderr.splitlines())) == (2, "", 1)
+    assert done.stderr.startswith(f"artifacts: {new / MEMBERS}: ")

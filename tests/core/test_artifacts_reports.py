@@ -24,6 +24,8 @@ def test_reports_count_dois_correctness_errors_and_domains_per_prefix():
         "report/bad-domains": ["other.example"],
         "report/correctness": {"ok": 1, "incorrect": 0, "conflict": 0, "missing": 1},
         "report/errors": {"http-4xx": 1, "timeout": 1},
+        "report/member": "crossref/340",
+        "report/member-name": None,
     }
 
 
@@ -54,6 +56,9 @@ def test_reports_per_member_carry_ra_member_id_and_domains():
         "report/bad-domains": [],
         "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 1},
         "report/errors": {},
+        "report/name": None,
+        "report/provider-id": None,
+        "report/provider-name": None,
     }
 
 

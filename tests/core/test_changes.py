@@ -1,5 +1,5 @@
 from landing.core.artifacts import Artifacts, excluding, merge
-from landing.core.changes import changes, render_changes
+from landing.core.changes import changes, prefix_owners, render_changes
 from tests.core.aggregating import aggregate
 
 
@@ -105,3 +105,57 @@ def test_a_prefix_or_domain_holding_control_or_bidi_characters_is_printed_as_esc
         "  a\\u202ecred.example\n"
         "    10.1\\x1b[2J  +bad\n"
     )
+
+
+def test_each_prefix_is_printed_with_its_owners_name_and_member_where_the_owners_know_it():
+    second = merge(
+        FIRST, aggregate([_doc("10.1/a", "new.example", "2026-11-24"), _doc("10.3/c", "three.example", "2026-11-24")])
+    )
+    owners = {"10.1": ("crossref/7", "Harbour Lane Press"), "10.3": ("crossref/9", None)}
+    assert render_changes(changes(FIRST, second), owners) == (
+        "prefixes: +1 -0\n"
+        "  + 10.3  crossref/9\n"
+        "by prefix:\n"
+        "  10.1  Harbour Lane Press (crossref/7)\n"
+        "    new.example  +bad +recognised\n"
+        "    old.example  not seen since 2026-11-01T08:00:00Z\n"
+        "  10.3  crossref/9\n"
+        "    three.example  +bad +recognised\n"
+        "by domain:\n"
+        "  new.example\n"
+        "    10.1  +bad +recognised  Harbour Lane Press (crossref/7)\n"
+        "  old.example\n"
+        "    10.1  not seen since 2026-11-01T08:00:00Z  Harbour Lane Press (crossref/7)\n"
+        "  three.example\n"
+        "    10.3  +bad +recognised  crossref/9\n"
+    )
+
+
+def test_an_owners_name_holding_control_or_bidi_characters_is_printed_as_escapes():
+    new = Artifacts(prefixes=frozenset({("10.1", "crossref")}))
+    text = render_changes(changes(Artifacts(), new), {"10.1": ("crossref/7", "Evil\x1b[2J\u202e Press")})
+    assert text.splitlines()[1] == "  + 10.1  Evil\\x1b[2J\\u202e Press (crossref/7)"
+
+
+def test_prefix_owners_are_read_from_a_versions_members_for_the_prefixes_asked_only():
+    members = [
+        {"member": "crossref/7", "name": "Harbour Lane Press", "prefixes": [{"prefix": "10.1", "dois": 4}]},
+        {"member": "crossref/8", "name": None, "prefixes": [{"prefix": "10.1", "dois": 1}, {"prefix": "10.2"}]},
+        {"member": "crossref/9", "name": "Unasked", "prefixes": [{"prefix": "10.9", "dois": 9}]},
+    ]
+    assert prefix_owners(members, {"10.1", "10.2"}) == {
+        "10.1": ("crossref/7", "Harbour Lane Press"),
+        "10.2": ("crossref/8", None),
+    }
+
+
+def test_prefix_owners_skip_what_a_members_file_from_elsewhere_holds_in_the_wrong_shape():
+    members = [
+        {
+            "member": "crossref/7",
+            "name": ["x"],
+            "prefixes": [{"prefix": "10.1", "dois": "many"}, "10.2", {"prefix": 7}],
+        },
+        {"member": "crossref/8", "name": "Eight", "prefixes": {"prefix": "10.2"}},
+    ]
+    assert prefix_owners(members, {"10.1", "10.2"}) == {"10.1": ("crossref/7", None)}

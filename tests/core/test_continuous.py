@@ -18,8 +18,11 @@ from landing.core.freshness import (
     prefix_doc,
     prefix_of,
 )
+from landing.core.names import Names, keyed
+from landing.core.names import read as names_in
 
 LISTED = "2026-11-01T00:00:00Z"
+NAMED = Names("X Repository", "x", "X Consortium")
 
 
 def _visit(doi, domain, at, error=None):
@@ -101,7 +104,44 @@ def test_a_first_pick_asks_the_api_for_the_prefixs_sample():
         "sample/reason": NEVER_SAMPLED,
         "sample/planned": LISTED,
         "sample/panel": [],
+        "sample/owner-name": None,
+        "sample/provider-id": None,
+        "sample/provider-name": None,
     }
+
+
+def test_a_picks_sample_keeps_the_owners_names_its_prefix_document_has():
+    doc = {**prefix_doc(Prefix("datacite", "x.y", "10.9", 40), LISTED), **keyed("prefix", NAMED)}
+    pick = Pick(prefix_of(doc), 12, NEVER_SAMPLED, 37)
+    sample = continuous.pick_sample("continuous", 4, pick, [], LISTED, names_in("prefix", doc))
+    assert names_in("sample", sample) == NAMED
+
+
+def test_a_listing_with_names_gives_new_resized_and_moved_prefixes_their_owners_names():
+    known = {
+        "datacite 10.1": prefix_doc(Prefix("datacite", "x.y", "10.1", 5), LISTED),
+        "datacite 10.2": prefix_doc(Prefix("datacite", "x.y", "10.2", 5), LISTED),
+    }
+    listing = {("datacite", p): {"x.z": 7} for p in ("10.1", "10.3")} | {("datacite", "10.2"): {"x.y": 9}}
+    names = {("datacite", "x.y"): Names("Old Repository"), ("datacite", "x.z"): NAMED}
+    docs, counts = continuous.relisted(known, listing, LISTED, names)
+    assert [(d["prefix/prefix"], names_in("prefix", d)) for d in docs] == [
+        ("10.1", NAMED),
+        ("10.2", Names("Old Repository")),
+        ("10.3", NAMED),
+    ]
+    assert counts == {"new": 1, "moved": 1, "resized": 1}
+
+
+def test_a_listing_that_renames_an_owner_changes_its_prefixes_and_counts_no_change():
+    known = {"datacite 10.1": {**prefix_doc(Prefix("datacite", "x.z", "10.1", 7), LISTED), **keyed("prefix", NAMED)}}
+    renamed = Names("X Repository, renamed", "x", "X Consortium")
+    docs, counts = continuous.relisted(
+        known, {("datacite", "10.1"): {"x.z": 7}}, LISTED, {("datacite", "x.z"): renamed}
+    )
+    assert ([names_in("prefix", d) for d in docs], counts) == ([renamed], {"new": 0, "moved": 0, "resized": 0})
+    same, _ = continuous.relisted(known, {("datacite", "10.1"): {"x.z": 7}}, LISTED, {("datacite", "x.z"): NAMED})
+    assert same == []
 
 
 def test_a_signalled_pick_deeper_than_the_panel_asks_for_a_sample_that_keeps_the_panel():

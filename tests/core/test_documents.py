@@ -16,6 +16,8 @@ from landing.core.documents import (
     upgraded,
 )
 from landing.core.doi import RESOLVER_HOSTS as RESOLVERS
+from landing.core.names import KEYS, UNKNOWN, Names
+from landing.core.names import read as names_in
 
 TS = "2024-05-06T10:00:00Z"
 
@@ -172,6 +174,33 @@ def test_upgraded_leaves_a_current_snapshot_and_other_documents_as_they_are():
     current = snapshot(a_pid(), hops=CHAIN, final_url="https://pub.example/a")
     run = {"run/id": "r", "run/state": "visiting"}
     assert (upgraded(current), upgraded(run), upgraded(a_snapshot())) == (current, run, a_snapshot())
+
+
+def test_a_pid_of_a_named_owner_keeps_its_names_through_its_snapshot_and_analysis():
+    named = pid("10.5281/zenodo.1", "datacite", "cern.zenodo", TS, Names("Zenodo", "cern", "CERN"))
+    done = analysis(snapshot(named, timestamp=TS, driver="http"), None, TS)
+    assert (done["pid/member-name"], done["pid/provider-id"], done["pid/provider-name"]) == ("Zenodo", "cern", "CERN")
+
+
+def test_a_pid_without_names_has_them_null():
+    assert (a_pid()["pid/member-name"], a_pid()["pid/provider-id"], a_pid()["pid/provider-name"]) == (None,) * 3
+
+
+def test_upgraded_gives_a_pid_snapshot_or_analysis_stored_before_names_null_names_and_keeps_the_rest():
+    stored = {k: v for k, v in analysis(a_snapshot(), None, TS).items() if k not in KEYS["pid"]}
+    assert upgraded(stored) == {**stored, "pid/member-name": None, "pid/provider-id": None, "pid/provider-name": None}
+
+
+def test_upgraded_gives_a_sample_or_prefix_stored_before_names_null_names():
+    sample = {"sample/run": "r", "sample/order": 0, "sample/ra": "crossref", "sample/owner": "98"}
+    prefix = {"prefix/ra": "crossref", "prefix/owner": "98", "prefix/prefix": "10.1234"}
+    assert (names_in("sample", upgraded(sample)), names_in("prefix", upgraded(prefix))) == (UNKNOWN, UNKNOWN)
+    assert set(upgraded(sample)) == set(sample) | set(KEYS["sample"])
+
+
+def test_upgraded_leaves_names_a_document_has_as_they_are():
+    named = pid("10.1234/abc", "crossref", "98", TS, Names("Harbour Lane Press"))
+    assert upgraded(named) is named
 
 
 def test_snapshot_id_is_the_same_for_two_times_on_one_utc_day():

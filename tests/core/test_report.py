@@ -1,4 +1,7 @@
-from landing.core.report import TOP, figures, trend_point
+import doctest
+
+from landing.core import report
+from landing.core.report import TOP, WORST, figures, run_details, trend_point
 
 
 def _report(kind, key, dois, ok=0, missing=0, errors=None, good=None):
@@ -25,6 +28,8 @@ def test_totals_count_dois_once_by_prefix_and_each_kind_of_key():
     )
     assert found["totals"] == {
         "dois": 5,
+        "read": 3,
+        "failed": 2,
         "prefixes": 2,
         "domains": 1,
         "members": 1,
@@ -40,19 +45,21 @@ def test_each_ranking_keeps_only_the_top_rows_largest_first():
     assert [row["dois"] for row in found["prefixes"]] == list(range(99, 99 - TOP, -1))
 
 
-def test_the_worst_domains_have_the_lowest_share_of_correct_meta_tags_and_enough_dois():
+def test_the_worst_domains_have_the_lowest_share_of_ok_among_all_their_dois_and_enough_dois():
     found = figures(
         [
             _report("domain", "good.example", 10, ok=10),
             _report("domain", "bad.example", 10, missing=10),
             _report("domain", "tiny.example", 1, missing=1),
             _report("domain", "half.example", 8, ok=4, missing=4),
+            _report("domain", "half-failed.example", 8, ok=4, errors={"dns": 4}),
         ]
     )
-    assert [(row["key"], row["ok-share"]) for row in found["worst-domains"]] == [
-        ("bad.example", 0.0),
-        ("half.example", 0.5),
-        ("good.example", 1.0),
+    assert [(row["key"], row["ok-of-dois"], row["ok-share"]) for row in found["worst-domains"]] == [
+        ("bad.example", 0.0, 0.0),
+        ("half.example", 0.5, 0.5),
+        ("half-failed.example", 0.5, 1.0),
+        ("good.example", 1.0, 1.0),
     ]
 
 
@@ -76,11 +83,55 @@ def test_a_trend_point_is_a_versions_dois_and_correctness():
     }
 
 
-def test_a_domain_whose_visits_all_failed_is_not_among_the_worst_read():
+def test_a_domain_where_nothing_could_be_read_is_the_worst_with_its_failures():
     found = figures(
         [
             _report("domain", "blocked.example", 10, errors={"robots": 10}),
             _report("domain", "read.example", 6, ok=3, missing=3),
         ]
     )
-    assert [row["key"] for row in found["worst-domains"]] == ["read.example"]
+    assert [(row["key"], row["read"], row["ok-share"], row["errors"]) for row in found["worst-domains"]] == [
+        ("blocked.example", 0, None, {"robots": 10}),
+        ("read.example", 6, 0.5, {}),
+    ]
+
+
+def test_the_worst_members_and_prefixes_are_bounded_and_carry_their_names():
+    docs = [{**_report("member", f"crossref/{n}", 5 + n, ok=n), "report/name": f"Press {n}"} for n in range(80)]
+    docs.append({**_report("prefix", "10.9", 5), "report/member": "crossref/9", "report/member-name": "Press 9"})
+    found = figures(docs)
+    assert len(found["worst-members"]) == WORST
+    assert [(r["key"], r["name"]) for r in found["worst-members"][:2]] == [
+        ("crossref/0", "Press 0"),
+        ("crossref/1", "Press 1"),
+    ]
+    assert [(r["key"], r["member"], r["name"]) for r in found["worst-prefixes"]] == [("10.9", "crossref/9", "Press 9")]
+
+
+def test_the_run_details_are_the_latest_runs():
+    runs = [
+        {"run/id": "a", "run/started": "2026-11-01T00:00:00Z", "run/sources": ["crossref"], "run/owners": 3},
+        {
+            "run/id": "b",
+            "run/started": "2026-11-02T00:00:00Z",
+            "run/state": "finished",
+            "run/dois-planned": 40,
+            "run/sources": ["crossref", "datacite"],
+            "run/owners": 6,
+        },
+    ]
+    assert run_details(runs) == {
+        "id": "b",
+        "started": "2026-11-02T00:00:00Z",
+        "updated": None,
+        "state": "finished",
+        "mode": "full",
+        "sources": ["crossref", "datacite"],
+        "owners": 6,
+        "dois-planned": 40,
+    }
+    assert run_details([]) is None
+
+
+def test_the_doctests_hold():
+    assert doctest.testmod(report).failed == 0

@@ -3,6 +3,8 @@
 import pytest
 
 from landing.core import runs
+from landing.core.names import KEYS, UNKNOWN, Names
+from landing.core.names import read as names_in
 from landing.core.runs import RunError
 
 
@@ -70,6 +72,16 @@ def test_the_plan_raises_a_budget_to_the_floor_of_each_listed_prefix_and_keeps_t
         "2": (18, 6, 3),
         "3": (10, 1, 3),
     }
+
+
+def test_the_plan_keeps_each_owners_names_and_null_names_for_an_owner_the_listing_did_not_name():
+    owners = [("crossref", "1", 10), ("datacite", "x.y", 10)]
+    plan = runs.plan("r", owners, 10, 100, names={("datacite", "x.y"): Names("X Repository", "x", "X Consortium")})
+    assert {s["sample/owner"]: names_in("sample", s) for s in plan} == {
+        "1": UNKNOWN,
+        "x.y": Names("X Repository", "x", "X Consortium"),
+    }
+    assert set(plan[0]) >= set(KEYS["sample"])
 
 
 def test_the_plan_leaves_out_owners_without_dois_and_numbers_the_rest_in_order():

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from landing.core import freshness
+from landing.core.names import Names
+from landing.core.names import read as names_in
 from landing.core.runs import sample_id
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
@@ -131,6 +133,7 @@ def continuous(tmp_path_factory):
         "visited": visited,
         "before": before,
         "now": now,
+        "world": world,
     }
 
 
@@ -171,6 +174,24 @@ def test_a_sigterm_exports_a_last_version_at_close_after_the_ones_on_the_cadence
     last = log[log.index("continuous mode exports a last version") :]
     assert f"Artifacts exported to {stores.artifacts}/versions/{versions[-1]} " in last
     assert continuous_state(continuous["db"])["continuous/version"] == versions[-1]
+
+
+def test_the_prefixes_samples_and_pids_of_the_run_carry_their_owners_listed_names(continuous):
+    world = json.loads((continuous["world"] / "world.json").read_text())
+    providers = {p["id"]: p["name"] for p in world["providers"]}
+    expected = {("crossref", m["id"]): Names(m["primary-name"]) for m in world["members"]}
+    expected |= {
+        ("datacite", c["id"]): Names(c["name"], c["id"].split(".")[0], providers[c["id"].split(".")[0]])
+        for c in world["clients"]
+    }
+    db = continuous["db"]
+    prefixes = {(d["prefix/ra"], d["prefix/owner"]): names_in("prefix", d) for d in stored(db, "prefix").values()}
+    samples = {(d["sample/ra"], d["sample/owner"]): names_in("sample", d) for d in stored(db, "sample").values()}
+    pids = {(d["pid/ra"], d["pid/member-id"]): names_in("pid", d) for d in stored(db, "pid").values()}
+    assert {ra for ra, _ in pids} == {"crossref", "datacite"}
+    assert (prefixes, samples, pids) == tuple(
+        {key: expected[key] for key in found} for found in (prefixes, samples, pids)
+    )
 
 
 def test_the_run_stays_open_and_a_full_run_would_not_resume_it(continuous):

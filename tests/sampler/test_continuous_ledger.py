@@ -4,6 +4,8 @@ listing's prefixes, rounds appended to the plan and closed once their visits are
 import pytest
 
 from landing.core import continuous, freshness, runs
+from landing.core.names import Names
+from landing.core.names import read as names_in
 from landing.core.runs import RunError
 from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.ledger import Ledger
@@ -88,6 +90,15 @@ def test_a_round_closes_once_every_sampled_doi_is_visited_and_records_its_prefix
     assert (closed["continuous/open"], closed["continuous/rounds"], closed["continuous/sampled-since"]) == ([], 1, 2)
     prefix = records.docs.get("prefix", "crossref 10.1")
     assert (prefix["prefix/sampled"], prefix["prefix/panel"]) == (T1, ["10.1/0", "10.1/1"])
+
+
+def test_a_listings_names_reach_its_prefixes_and_the_samples_planned_of_them(records):
+    run, state, _ = records.open(T0)
+    named = Names("Harbour Lane Press")
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True, {("crossref", "7"): named})
+    _planned(records, run, state, T1)
+    stored = records.docs.get("prefix", "crossref 10.1"), next(records.docs.scan("sample"))
+    assert (names_in("prefix", stored[0]), names_in("sample", stored[1])) == (named, named)
 
 
 def test_an_idle_crawl_closes_a_round_whose_sample_failed_and_the_prefix_stays_never_sampled(records):

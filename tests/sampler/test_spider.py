@@ -13,6 +13,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from landing.core.names import Names
+from landing.core.names import read as names_in
 from tests.sampler.crawling import RESOLVER, Stores, disagreements, truth_of
 
 
@@ -52,6 +54,25 @@ def test_pid_documents_carry_the_registration_agency_and_member_of_truth(crawled
         t = truth[pid["pid/doi"]]
         assert (pid["pid/ra"], pid["pid/member-id"], pid["pid/doi-prefix"]) == (t["ra"], t["member_id"], t["prefix"])
         assert pid["pid/global-member-id"] == f"{t['ra']}/{t['member_id']}"
+
+
+def test_the_listings_names_reach_the_samples_pids_and_member_reports_of_a_crawl(mixed_crawl, mixed_world):
+    stores, _ = mixed_crawl
+    world = json.loads((mixed_world / "world.json").read_text())
+    providers = {p["id"]: p["name"] for p in world["providers"]}
+    expected = {f"crossref/{m['id']}": Names(m["primary-name"]) for m in world["members"]}
+    expected |= {f"datacite/{c['id']}": Names(c["name"], *_provider(c["id"], providers)) for c in world["clients"]}
+    samples = {f"{s['sample/ra']}/{s['sample/owner']}": names_in("sample", s) for s in stores.export("sample")}
+    pids = {p["pid/global-member-id"]: names_in("pid", p) for p in stores.export("pid")}
+    reports = {r["report/key"]: names_in("report", r) for r in stores.export("report") if r["report/kind"] == "member"}
+    assert {key.split("/")[0] for key in pids} == {"crossref", "datacite"}
+    assert samples == {key: expected[key] for key in samples}
+    assert pids == reports == {key: expected[key] for key in pids}
+
+
+def _provider(client: str, providers: dict) -> tuple[str, str]:
+    provider = client.split(".")[0]
+    return provider, providers[provider]
 
 
 def test_reachable_pages_agree_with_truth_on_final_url_domain_and_analysis(crawled):

@@ -11,6 +11,8 @@ from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
 from landing.config import SettingsError
+from landing.core.names import Names, keyed
+from landing.core.names import read as names_in
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
 from landing.sampler.pipelines import AnalysisPipeline
 from landing.sampler.spider import DoiSamplerSpider
@@ -84,6 +86,27 @@ def test_a_client_page_counts_its_count_requests_before_any_can_answer():
     )
 
 
+def test_a_listing_keeps_each_members_name_and_each_clients_name_and_provider():
+    spider = _listing(_spider(), crossref=1, datacite=1)
+    listing = spider.planner.listing
+    list(spider.parse_members(_response("https://api.crossref.org/members", {"message": {"items": _members(1)}})))
+    page = {
+        "data": [
+            {
+                "id": "cern.zenodo",
+                "attributes": {"name": "Zenodo"},
+                "relationships": {"provider": {"data": {"id": "cern", "type": "providers"}}},
+            }
+        ],
+        "included": [{"id": "cern", "type": "providers", "attributes": {"name": "CERN"}}],
+    }
+    list(spider.parse_clients(_response("https://api.datacite.org/clients", page)))
+    assert listing.names_of == {
+        ("crossref", "0"): Names("m0"),
+        ("datacite", "cern.zenodo"): Names("Zenodo", "cern", "CERN"),
+    }
+
+
 def test_a_listing_request_that_failed_before_any_owner_was_listed_leaves_no_plan():
     spider = _listing(_spider(), crossref=1)
     spider.planner.listing.answered("crossref", failed=True)
@@ -138,6 +161,16 @@ def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minu
         ("https://doi.org/10.1/b", -1, True, ("r", 3, 1)),
     ]
     assert spider.planner.frontier.size == 2  # the reservation settled to the DOIs the sample holds
+
+
+def test_the_pids_of_a_named_owners_sample_carry_its_names():
+    spider = _spider()
+    spider.planner.run = {"run/id": "r"}
+    response = _sample_response(["10.1/a"], size=1)
+    response.meta["sample"].update(keyed("sample", Names("Zenodo", "cern", "CERN")))
+    out = _all(spider.parse_sample(response))
+    pid = next(o for o in out if isinstance(o, PidItem))
+    assert (names_in("sample", out[0]), names_in("pid", pid)) == (Names("Zenodo", "cern", "CERN"),) * 2
 
 
 def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():

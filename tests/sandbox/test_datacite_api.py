@@ -5,6 +5,9 @@ from urllib.parse import urlencode
 
 import pytest
 
+from landing_dev.sandbox.http import Request
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.world import World
 from tests.sandbox.client import get
 
 API = "http://api.datacite.org"
@@ -136,3 +139,43 @@ def test_crossref_doi_is_404_at_datacite(mixed_sandbox, mixed_dois):
 
 def test_bad_page_size_is_400(mixed_sandbox):
     assert call(mixed_sandbox, "/dois", **{"page[size]": "many"})[0] == 400
+
+
+def test_clients_listing_side_loads_each_clients_provider_once_with_its_world_name(mixed_sandbox, mixed_world):
+    status, answer = call(mixed_sandbox, "/clients", include="provider")
+    providers = {p["id"]: p["name"] for p in json.loads((mixed_world / "world.json").read_text())["providers"]}
+    related = [c["relationships"]["provider"]["data"]["id"] for c in answer["data"]]
+    assert (status, [p["id"] for p in answer["included"]]) == (200, list(dict.fromkeys(related)))
+    assert {p["id"]: (p["type"], p["attributes"]["name"]) for p in answer["included"]} == {
+        provider: ("providers", providers[provider]) for provider in related
+    }
+
+
+def test_clients_listing_side_loads_nothing_unless_asked(mixed_sandbox):
+    assert "included" not in call(mixed_sandbox, "/clients")[1]
+
+
+def test_clients_next_link_leaves_out_include_as_the_real_api_does(mixed_sandbox):
+    _, answer = call(mixed_sandbox, "/clients", include="provider", **{"page[size]": 1})
+    following = get(mixed_sandbox.proxy, answer["links"]["next"])
+    assert ("include" in answer["links"]["next"], "included" in json.loads(following.body)) == (False, False)
+
+
+def test_one_client_side_loads_its_provider_when_asked(mixed_sandbox, world_clients):
+    client = world_clients[0]
+    status, answer = call(mixed_sandbox, f"/clients/{client['id']}", include="provider")
+    assert (status, [p["id"] for p in answer["included"]]) == (200, [client["id"].split(".")[0]])
+
+
+def test_a_provider_the_world_does_not_name_is_named_by_its_symbol(tmp_path):
+    (tmp_path / "world.json").write_text(
+        json.dumps({"format": "landing-sandbox/1", "clients": [{"id": "exrepo.data", "name": "Example Data"}]})
+    )
+    (tmp_path / "dois.jsonl").write_text("")
+    (tmp_path / "routes.jsonl").write_text("")
+    world = World(tmp_path)
+    try:
+        reply = respond(world, Request("GET", f"{API}/clients?include=provider"), State(seed=1))
+    finally:
+        world.close()
+    assert json.loads(reply.body)["included"][0]["attributes"]["name"] == "EXREPO"

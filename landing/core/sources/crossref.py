@@ -2,6 +2,8 @@
 
 from urllib.parse import urlencode
 
+from landing.core.names import cleaned
+
 MEMBER_ROWS = 1000  # the API's largest page
 MAX_SAMPLE = 100  # the API refuses sample > 100
 
@@ -20,13 +22,14 @@ def members_url(api: str, mailto=None, cursor: str | None = "*", offset: int | N
 
 
 def parse_members(payload: dict):
-    """(members, next cursor or None, total-results): each member as {id, name, total, prefixes}."""
+    """(members, next cursor or None, total-results): each member as {id, name, total, prefixes}, its name its
+    `primary-name` (landing.core.names.cleaned; None when it has none)."""
     message = payload.get("message") or {}
     items = message.get("items") or []
     members = [
         {
             "id": str(item["id"]),
-            "name": item.get("primary-name"),
+            "name": cleaned(item.get("primary-name")),
             "total": int((item.get("counts") or {}).get("total-dois") or 0),
             "prefixes": sorted({str(p).strip().lower() for p in item.get("prefixes") or [] if str(p).strip()}),
         }

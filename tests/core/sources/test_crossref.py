@@ -4,6 +4,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from landing.core.names import LONGEST
 from landing.core.sources import crossref
 from tests.core.sources.conftest import call, dois_by_owner
 
@@ -107,6 +108,16 @@ def test_parse_members_without_counts_gives_total_zero():
         None,
         0,
     )
+
+
+def test_parse_members_keeps_a_name_with_its_white_space_collapsed_and_no_name_for_one_that_is_not_text():
+    payload = {"message": {"items": [{"id": 1, "primary-name": " Wiley\t\n Blackwell "}, {"id": 2, "primary-name": 7}]}}
+    assert [m["name"] for m in crossref.parse_members(payload)[0]] == ["Wiley Blackwell", None]
+
+
+def test_parse_members_keeps_at_most_the_longest_name_there_is_room_for():
+    payload = {"message": {"items": [{"id": 1, "primary-name": "P" * (LONGEST + 50)}]}}
+    assert crossref.parse_members(payload)[0][0]["name"] == "P" * LONGEST
 
 
 def test_parse_dois_skips_items_without_doi():

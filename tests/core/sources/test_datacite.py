@@ -4,6 +4,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from landing.core.names import Names
 from landing.core.sources import datacite
 from tests.core.sources.conftest import call, dois_by_owner
 
@@ -32,12 +33,16 @@ def all_clients(world):
 # URLs
 
 
-def test_clients_url_asks_for_the_largest_page():
-    assert datacite.clients_url(API) == f"{API}/clients?page%5Bsize%5D=1000&page%5Bnumber%5D=1"
+def test_clients_url_asks_for_the_largest_page_with_providers_included():
+    assert datacite.clients_url(API) == f"{API}/clients?page%5Bsize%5D=1000&page%5Bnumber%5D=1&include=provider"
 
 
 def test_clients_url_asks_for_the_page_given():
-    assert params(datacite.clients_url(API, 3)) == {"page[size]": ["1000"], "page[number]": ["3"]}
+    assert params(datacite.clients_url(API, 3)) == {
+        "page[size]": ["1000"],
+        "page[number]": ["3"],
+        "include": ["provider"],
+    }
 
 
 def test_count_url_asks_for_one_doi_of_the_client():
@@ -57,9 +62,66 @@ def test_sample_url_caps_the_page_at_the_apis_largest():
 # parsers on hand-made payloads
 
 
-def test_parse_clients_reads_ids_and_the_next_link():
+def test_parse_clients_reads_ids_and_the_next_link_asking_again_for_the_providers_it_leaves_out():
     payload = {"data": [{"id": "a.b"}, {"id": "c.d"}], "links": {"next": f"{API}/clients?page%5Bnumber%5D=2"}}
-    assert datacite.parse_clients(payload) == (["a.b", "c.d"], f"{API}/clients?page%5Bnumber%5D=2")
+    assert datacite.parse_clients(payload) == (["a.b", "c.d"], f"{API}/clients?page%5Bnumber%5D=2&include=provider")
+
+
+def test_parse_clients_keeps_a_next_link_that_includes_providers_as_it_is():
+    following = f"{API}/clients?include=provider&page%5Bnumber%5D=2"
+    assert datacite.parse_clients({"data": [{"id": "a.b"}], "links": {"next": following}})[1] == following
+
+
+# A clients page as the API documents it (openapi.yaml of datacite/lupo: Client, Provider, `include=provider`):
+# each client's provider in `relationships`, the providers once each in `included`.
+PAGE = {
+    "data": [
+        {
+            "id": "cern.zenodo",
+            "type": "clients",
+            "attributes": {"name": "Zenodo", "symbol": "CERN.ZENODO", "clientType": "repository"},
+            "relationships": {
+                "provider": {"data": {"id": "cern", "type": "providers"}},
+                "prefixes": {"data": [{"id": "10.5281", "type": "prefixes"}]},
+            },
+        },
+        {
+            "id": "cern.inspire",
+            "type": "clients",
+            "attributes": {"name": "  INSPIRE\nHEP ", "symbol": "CERN.INSPIRE"},
+            "relationships": {"provider": {"data": {"id": "cern", "type": "providers"}}},
+        },
+        {
+            "id": "gesis.dbk",
+            "type": "clients",
+            "attributes": {"name": "Datenbestandskatalog", "symbol": "GESIS.DBK"},
+            "relationships": {"provider": {"data": {"id": "gesis", "type": "providers"}}},
+        },
+        {"id": "x.none", "type": "clients", "attributes": {"name": None}, "relationships": {}},
+    ],
+    "included": [
+        {
+            "id": "cern",
+            "type": "providers",
+            "attributes": {"name": "European Organization for Nuclear Research", "symbol": "CERN"},
+        },
+        {"id": "gesis", "type": "providers", "attributes": {"displayName": "GESIS", "symbol": "GESIS"}},
+        {"id": "cern", "type": "repositories", "attributes": {"name": "not a provider"}},
+    ],
+}
+
+
+def test_client_names_read_each_clients_name_and_its_included_providers_id_and_name():
+    assert datacite.client_names(PAGE) == {
+        "cern.zenodo": Names("Zenodo", "cern", "European Organization for Nuclear Research"),
+        "cern.inspire": Names("INSPIRE HEP", "cern", "European Organization for Nuclear Research"),
+        "gesis.dbk": Names("Datenbestandskatalog", "gesis", "GESIS"),
+        "x.none": Names(None, None, None),
+    }
+
+
+def test_client_names_of_a_page_without_included_providers_keep_the_provider_id_only():
+    assert datacite.client_names({"data": PAGE["data"][:1]}) == {"cern.zenodo": Names("Zenodo", "cern", None)}
 
 
 def test_client_prefixes_read_each_clients_related_prefixes():
@@ -96,6 +158,20 @@ def test_parse_dois_falls_back_to_the_id_without_attributes():
 def test_paging_clients_via_links_next_covers_every_client(world):
     clients, _ = all_clients(world)
     assert sorted(clients) == sorted(world.clients)
+
+
+def test_paging_clients_in_pages_of_one_gives_every_client_its_world_name_and_provider(world, monkeypatch):
+    monkeypatch.setattr(datacite, "PAGE_SIZE", 1)
+    found, url = {}, datacite.clients_url(API)
+    while url:
+        page = call(world, url)
+        found.update(datacite.client_names(page))
+        url = datacite.parse_clients(page)[1]
+    providers = {p["id"]: p["name"] for p in world.meta["providers"]}
+    assert found == {
+        c["id"]: Names(c["name"], c["id"].split(".")[0], providers[c["id"].split(".")[0]])
+        for c in world.clients.values()
+    }
 
 
 def test_paging_clients_in_pages_of_one_follows_links_next_to_every_client(world, monkeypatch):

@@ -1,0 +1,115 @@
+"""A member's page and a domain's page, drawn from one Contract 2 object each (members.jsonl.gz, domains.jsonl.gz):
+text only, so that ~20,000 of them draw in seconds."""
+
+from html import escape
+
+from landing.core.report_rows import (
+    DOMAIN_COLUMNS,
+    DOMAIN_MEMBER_COLUMNS,
+    EXAMPLE_COLUMNS,
+    MEMBER_PREFIX_COLUMNS,
+    counted,
+    domain_member_rows,
+    domain_row,
+    example_row,
+    member_prefix_rows,
+    percent,
+)
+from landing.core.slugs import slug
+from landing.report.html import page, section, text
+from landing.report.index import correctness_bar, failures_bar, trend_section
+from landing.report.tables import Tables
+
+
+def _said(obj: dict, what: str) -> str:
+    row = counted(obj)
+    return (
+        f"<p>{row['dois']:,} DOIs {what}: {row['read']:,} pages read, {row['failed']:,} visits failed; ok"
+        f" {percent(row['ok-of-dois'])} of DOIs, {percent(row['ok-share'])} of pages read.</p>"
+        + correctness_bar(
+            f"Meta-tag correctness of the {row['dois']:,} DOIs {what}", {**obj["correctness"], "failed": row["failed"]}
+        )
+        + (
+            failures_bar(f"Failure classes of the {row['failed']:,} failed visits {what}", obj["errors"])
+            if row["failed"]
+            else ""
+        )
+    )
+
+
+def _alert(alert: dict | None) -> str:
+    if not alert:
+        return "<p>Nothing to fix, and nothing worse than in the last version.</p>"
+    return f"<p class=wide>{text(alert.get('summary'))}</p>"
+
+
+def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[str, str, Tables]:
+    """(file slug, HTML, Tables) of a member's page; `points` its own trend (one per kept version, oldest first)."""
+    key, tables = member["member"], Tables("../")
+    own = slug(key)
+    name = member.get("name")
+    provider = member.get("provider") or {}
+    title = f"{name} ({key})" if name else key
+    by = f", provider {text(provider.get('name') or provider.get('id'))}" if provider else ""
+    head = f"<p>{text(key)}{by}{'' if name else ' (no name in the listing)'}.</p>"
+    shown = len(member.get("domains") or ())
+    sections = [
+        ("summary", "Summary", head + _said(member, "of this member")),
+        ("fix", "What to fix", _alert(alert)),
+        (
+            "prefixes",
+            f"Prefixes ({len(member.get('prefixes') or ()):,})",
+            tables.add(f"{own}.prefixes", "Prefixes", MEMBER_PREFIX_COLUMNS, member_prefix_rows(member)),
+        ),
+        (
+            "domains",
+            f"Domains its DOIs led to ({member.get('domains-total', shown):,})",
+            (f"<p class=note>The {shown} with most DOIs.</p>" if member.get("domains-total", shown) > shown else "")
+            + tables.add(
+                f"{own}.domains", "Domains", DOMAIN_COLUMNS, [domain_row(d) for d in member.get("domains") or ()]
+            ),
+        ),
+        (
+            "examples",
+            "Example DOIs",
+            "<p>One DOI per failure class and per kind of wrong meta tags first, then good ones: where each led, and"
+            " what its page said.</p>"
+            + tables.add(
+                f"{own}.examples", "Examples", EXAMPLE_COLUMNS, [example_row(e) for e in member.get("examples") or ()]
+            ),
+        ),
+        ("trend", "Trend over versions", trend_section(points, tables, f"{own}.trend")),
+    ]
+    body = "".join(section(a, t, html) for a, t, html in sections)
+    return own, page(title, [(a, t) for a, t, _ in sections], body, up="../"), tables
+
+
+def domain_page(domain: dict) -> tuple[str, str, Tables]:
+    """(file slug, HTML, Tables) of a domain's page: its figures, and the members whose prefixes lead there."""
+    key, tables = domain["domain"], Tables("../")
+    own = slug(key)
+    members = domain_member_rows(domain)
+    total = domain.get("members-total", len(members))
+    sections = [
+        ("summary", "Summary", _said(domain, "sampled here") + _failures(domain)),
+        (
+            "members",
+            f"Members whose prefixes lead here ({total:,})",
+            (f"<p class=note>The {len(members)} with most DOIs here.</p>" if total > len(members) else "")
+            + tables.add(f"{own}.members", "Members", DOMAIN_MEMBER_COLUMNS, members),
+        ),
+    ]
+    body = "".join(section(a, t, html) for a, t, html in sections)
+    return own, page(f"Domain {key}", [(a, t) for a, t, _ in sections], body, up="../"), tables
+
+
+def _failures(domain: dict) -> str:
+    errors = domain.get("errors") or {}
+    if not errors:
+        return ""
+    return "<p>Failure classes: " + escape(", ".join(f"{k} {v:,}" for k, v in sorted(errors.items()))) + ".</p>"
+
+
+def member_point(version: str, member: dict) -> dict:
+    """A member's point of its own trend: as a version's trend point (landing.core.report.trend_point)."""
+    return {"version": version, "dois": member.get("dois", 0), "correctness": member.get("correctness") or {}}
