@@ -152,25 +152,51 @@ def redis_server(tmp_path_factory):
 # so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
 # once per run, not once per worker.
 CRAWLS = set(CRAWLING)
-# The longest groups start first, so that no worker is left alone with one of them at the end (only the order in
-# which the groups are handed out; each group keeps its own order).
+# The longest groups start first and the short ones come last, so that both workers end together: xdist hands a
+# worker its next group while the worker still has two tests to run, so a long group handed out late can leave the
+# other worker idle for all of it. Every group of more than a few seconds is listed, longest first (a full run's
+# `--durations=0` and CPU per group, bench/README.md "The suite's time"); each group keeps its own order.
 LONGEST = (
     "crawls",
-    "tests/sampler/test_resume.py",
-    "tests/sampler/test_shared_frontier.py",
-    "tests/browser/test_driver_crawl.py",
-    "tests/sampler/test_shared_outages.py",
-    "tests/sampler/test_bad_answers.py",
-    "tests/test_demo.py",
     "tests/sampler/test_crawl_to_elastic.py",
-    "tests/sampler/test_continuous.py",
-    "tests/sampler/test_continuous_shared.py",
-    "tests/browser/test_proxy_chromium.py",
+    "tests/test_demo.py",
+    "tests/sampler/test_shared_outages.py",
+    "tests/sampler/test_resume.py",
+    "tests/browser/test_driver_crawl.py",
+    "tests/report/test_html.py",
+    "tests/sampler/test_shared_frontier.py",
     "tests/sampler/test_crawl_to_s3.py",
+    "tests/test_scrapyd.py",
+    "tests/sandbox/test_world.py",
+    "tests/sampler/test_continuous_shared.py",
     "tests/match/test_vectors.py",
+    "tests/match/test_limits.py",
+    "tests/browser/test_driver.py",
+    "tests/publish/test_alert_crawl.py",
+    "tests/browser/test_proxy_chromium.py",
+    "tests/commands/test_crawl.py",
+    "tests/sampler/test_bad_answers.py",
+    "tests/sampler/test_continuous.py",
+    "tests/match/test_hostile.py",
     "tests/browser/test_rules.py",
     "tests/test_runner.py",
+    "tests/sampler/test_stop.py",
     "tests/match/test_api.py",
+    "tests/serve/test_command.py",
+    "tests/crawl/test_stopping.py",
+    "tests/artifacts/test_moved.py",
+    "tests/commands/test_artifacts.py",
+    "tests/sampler/test_invalid_host.py",
+    "tests/sampler/test_hostile.py",
+    "tests/sandbox/test_truth_walk.py",
+    "tests/match/test_meta_forms.py",
+    "tests/commands/test_load.py",
+    "tests/stores/test_blob_store_contract.py",
+    "tests/test_worker_groups.py",
+    "tests/commands/test_prune.py",
+    "tests/commands/test_match.py",
+    "tests/publish/test_publish.py",
+    "tests/core/test_freshness.py",
 )
 
 

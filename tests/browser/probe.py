@@ -5,11 +5,12 @@ Scrapy installs its reactor once per process, hence the subprocess. Prints one J
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -96,13 +97,6 @@ def visit(urls: list[str], network: dict | None = None, environ: dict | None = N
 def run(urls: list[str], network: dict | None = None, environ: dict | None = None, **settings) -> tuple[dict, str]:
     """visit's answer, and the crawl's log (stderr)."""
     environ = {**os.environ, **(environ or {}), "LANDING_TEST_NETWORK": json.dumps(network) if network else ""}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(settings), *urls],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=environ,
-    )
+    done = forked.run([sys.executable, "-c", SCRIPT, json.dumps(settings), *urls], ROOT, environ, 120)
     assert done.returncode == 0, done.stderr[-3000:]
     return {line["url"]: line for line in map(json.loads, done.stdout.splitlines())}, done.stderr

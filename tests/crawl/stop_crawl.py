@@ -18,7 +18,6 @@ from scrapy.utils.defer import deferred_from_coro
 from landing.crawl.signals import crawl_stopping
 from tests.crawl.project import PROJECT
 
-MODE = sys.argv[1]
 HELD = threading.Event()  # never set: robots.txt is never answered
 
 
@@ -64,21 +63,27 @@ class Site(BaseHTTPRequestHandler):
         pass
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
-server.daemon_threads = True
-threading.Thread(target=server.serve_forever, daemon=True).start()
-PORT = server.server_address[1]
-process = CrawlerProcess(
-    {
-        **PROJECT,
-        "DOWNLOAD_DELAY": 60,
-        "DOWNLOAD_DELAY_JITTER": 0,
-        "AUTOTHROTTLE_ENABLED": False,
-        "ROBOTSTXT_OBEY": MODE == "robots",
-        "LANDING_ADDRESS_GUARD": False,  # the site is on 127.0.0.1
-        "LOG_LEVEL": "WARNING",
-        "TELNETCONSOLE_ENABLED": False,
-    }
-)
-process.crawl(Stopping)
-process.start()
+def main(mode: str) -> None:
+    global PORT, process
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    PORT = server.server_address[1]
+    process = CrawlerProcess(
+        {
+            **PROJECT,
+            "DOWNLOAD_DELAY": 60,
+            "DOWNLOAD_DELAY_JITTER": 0,
+            "AUTOTHROTTLE_ENABLED": False,
+            "ROBOTSTXT_OBEY": mode == "robots",
+            "LANDING_ADDRESS_GUARD": False,  # the site is on 127.0.0.1
+            "LOG_LEVEL": "WARNING",
+            "TELNETCONSOLE_ENABLED": False,
+        }
+    )
+    process.crawl(Stopping)
+    process.start()
+
+
+if __name__ == "__main__":  # imported, as pytest's doctest collection does, it starts nothing
+    main(sys.argv[1])

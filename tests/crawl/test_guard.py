@@ -2,7 +2,7 @@
 
 import asyncio
 import json
-import subprocess
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from scrapy.resolver import dnscache
 from landing.crawl import guard
 from landing.crawl.failures import exception_failure
 from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress, Unresolved
+from tests import forked
 from tests.crawl.project import crawler
 from tests.local_http import serving
 
@@ -257,7 +258,7 @@ def local_server():
 def test_a_real_crawl_refuses_a_local_server_before_any_request_reaches_it(local_server):
     address, hits = local_server
     urls = [f"http://{address}/page", f"http://localhost:{address.split(':')[1]}/page"]
-    done = subprocess.run([sys.executable, "-c", CRAWL, *urls], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = forked.run([sys.executable, "-c", CRAWL, *urls], ROOT, os.environ, 60)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     failed = {line["url"]: line for line in lines if "url" in line}

@@ -2,7 +2,7 @@
 (landing.config.Config.verified_hosts, landing.crawl.handlers.one_tls_context), through a real crawl."""
 
 import json
-import subprocess
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +14,7 @@ from scrapy.settings import Settings
 import landing.settings
 from landing.config import of_settings
 from landing_dev.sandbox.server import _certificate
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,13 +72,8 @@ def outcomes(tmp_path_factory):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", CRAWL, f"https://localhost:{port}/works", f"https://127.0.0.1:{port}/page"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        urls = [f"https://localhost:{port}/works", f"https://127.0.0.1:{port}/page"]
+        done = forked.run([sys.executable, "-c", CRAWL, *urls], ROOT, os.environ, 120)
     finally:
         server.shutdown()
         server.server_close()

@@ -1,7 +1,7 @@
 """landing.match.lookups: the matcher's network questions, asked through a real Scrapy engine, cached per crawl."""
 
 import json
-import subprocess
+import os
 import sys
 import uuid
 from urllib.parse import parse_qs, urlsplit
@@ -10,6 +10,7 @@ import pytest
 import redis
 
 import landing.settings
+from tests import forked
 from tests.local_http import serving
 from tests.match.lookups_probe import CRAWL, ROOT, answer, closed_port
 
@@ -28,9 +29,7 @@ def crawl(redis_server, space):
     with serving(answer) as (port, hits):
         arguments = [f"http://127.0.0.1:{port}", f"http://127.0.0.1:{closed_port()}", redis_server, space]
         arguments.append(f"redis://127.0.0.1:{closed_port()}/0")
-        done = subprocess.run(
-            [sys.executable, "-c", CRAWL, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
+        done = forked.run([sys.executable, "-c", CRAWL, *arguments], ROOT, os.environ, 120)
         asked = list(hits)
     assert done.returncode == 0, done.stderr[-3000:]
     outcomes = {}

@@ -5,7 +5,6 @@ import asyncio
 import json
 import logging
 import os
-import subprocess
 import sys
 from dataclasses import replace
 
@@ -17,6 +16,7 @@ from landing.core.results import LookupFailed
 from landing.match.artifact import ArtifactError, ArtifactHolder
 from landing.match.resident import Matcher, MatcherClosed, stopped
 from landing.match.shared import LocalAnswers
+from tests import forked
 from tests.core.cascading import DOI, SETUP, decided, page
 from tests.match.lookups_probe import ROOT
 
@@ -282,9 +282,7 @@ reactor.run()
 
 def test_a_program_running_its_own_reactor_starts_a_resident_matcher_answers_and_stops_it(artifact):
     inputs = ["not a url at all", ELSEWHERE]
-    done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, str(artifact), *inputs], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    done = forked.run([sys.executable, "-c", PROGRAM, str(artifact), *inputs], ROOT, os.environ, 120)
     assert done.returncode == 0, done.stderr[-3000:]
     table = Table({})  # neither input asks a question with pages off
     expected = [run(matcher_of(artifact, table).match(q, "none")) for q in inputs]

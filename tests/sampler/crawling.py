@@ -15,6 +15,7 @@ from scrapy.settings import Settings
 
 from landing.commands.stores import docs_of
 from landing_dev import runner
+from tests import forked
 
 PROJECT = runner.PROJECT
 # Analysis fields and their truth.jsonl names.
@@ -85,7 +86,7 @@ class Stores:
         return [*runner.settings_args(self.stores.as_settings()), *self.extra]
 
     def _run(self, command, timeout) -> subprocess.CompletedProcess:
-        return subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=timeout, env=self.env)
+        return forked.run(command, PROJECT, self.env, timeout)  # Scrapy imported once: tests/forked.py
 
     def scrapy(self, *args, overrides=(), timeout=300) -> subprocess.CompletedProcess:
         """Run a scrapy command on these stores; `overrides` come last, so they win."""

@@ -12,16 +12,15 @@ import pytest
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.owners import PREFIX_MOST, more_prefixes
 from landing_dev.sandbox.world import FORMAT, World, WorldError
+from tests import forked
 from tests.sandbox.client import get
 
 PROJECT = Path(__file__).resolve().parents[2]
 WORLD_FILES = ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl")
 
 
-def scrapy(*args, **kwargs):
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", *args], cwd=PROJECT, capture_output=True, text=True, timeout=120, **kwargs
-    )
+def scrapy(*args, env=None):
+    return forked.run([sys.executable, "-m", "scrapy", *args], PROJECT, os.environ if env is None else env, 120)
 
 
 def files(directory):
