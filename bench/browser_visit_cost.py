@@ -2,12 +2,12 @@
 ways of holding browser contexts.
 
     .venv/bin/python -m bench.browser_visit_cost [--world DIR] [--visits 40] [--rounds 2] [--pages 4]
-                                                 [--variant NAME=BINARY[,EXTRA_ARG...] ...] [--contexts pooled,fresh]
+                                                 [--variant NAME=BINARY[,ARG...] ...] [--contexts pooled,fresh]
 
 Serves --world (a bench/scaling.py world, default /tmp/h7/w100000) with `scrapy sandbox serve`, picks --visits of
 its DOIs that need a browser (truth.jsonl: a plain client fails, the browser lands; challenges, script redirects,
 computed links, in turn) and visits them as the browser driver does: Playwright, the launch options and ARGS of
-landing.browser.driver, each visit in a context of its own (service workers blocked), `load` then at most
+landing.browser.driver (a variant's ARG adds a switch to them, `drop:SWITCH` takes one of them away), each visit in a context of its own (service workers blocked), `load` then at most
 LANDING_BROWSER_SETTLE for network quiet, --pages visits at once. --contexts: `pooled` (the driver's: --pages
 contexts lent in turn and emptied between visits, landing.browser.contexts) and/or `fresh` (a new context per
 visit, closed after it). Each variant (--variant x --contexts) runs once per round, rounds alternating A B A B.
@@ -50,6 +50,16 @@ def browser_urls(world: Path, count: int) -> list[str]:
         kind = by_kind[KINDS[n % len(KINDS)]]
         picked.append(kind[n // len(KINDS)])
     return picked
+
+
+def launch_args(extra: list[str]) -> list[str]:
+    """The driver's ARGS with a variant's: `drop:SWITCH` removes SWITCH, any other is added.
+
+    >>> launch_args(["drop:--disable-gpu", "--jitless"]).count("--disable-gpu"), launch_args(["--jitless"])[-1]
+    (0, '--jitless')
+    """
+    dropped = {arg.removeprefix("drop:") for arg in extra if arg.startswith("drop:")}
+    return [arg for arg in ARGS if arg not in dropped] + [arg for arg in extra if not arg.startswith("drop:")]
 
 
 def tree_cpu(root: psutil.Process) -> float:
@@ -137,7 +147,7 @@ async def run(
         browser = await playwright.chromium.launch(
             executable_path=binary,
             headless=True,
-            args=ARGS + extra,
+            args=launch_args(extra),
             env=chromium_env(os.environ),
             chromium_sandbox=os.geteuid() != 0,
             proxy={"server": proxy},
@@ -174,7 +184,8 @@ def main() -> None:
         "--variant",
         action="append",
         metavar="NAME=BINARY[,ARG...]",
-        help=f"a binary and extra arguments (repeatable); default: headless-shell={defaults.LANDING_CHROMIUM}",
+        help="a binary and switches added, or taken away from the driver's as drop:SWITCH (repeatable); default: "
+        f"headless-shell={defaults.LANDING_CHROMIUM}",
     )
     parser.add_argument(
         "--contexts", default="pooled", help="pooled and/or fresh, comma-separated: how visits get contexts"

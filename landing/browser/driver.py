@@ -32,6 +32,8 @@ LOOP = "landing_browser_loop"  # Request.meta: the event loop Playwright runs on
 # blank page, and with site isolation off and two renderers wanted at most, Chromium puts a visit's page in its
 # context's renderer rather than starting one; no images or web fonts either. Chromium's CPU per visit is most of
 # what auto costs on a full run (bench/README.md "Figures behind choices in the code", "browser_visit_cost.py").
+# Compositing on each renderer's main thread rather than a thread of its own: nobody looks at the frames, and a
+# compositor thread kept making them for the renderer and the GPU process (bench/README.md "browser_visit_cost.py").
 # WebRTC may send UDP (STUN) wherever a page says, past any proxy: only proxied TCP is allowed. Chromium's sandbox is
 # Playwright's `chromium_sandbox` (landing.browser.handler), not an argument here.
 ARGS = [
@@ -48,6 +50,7 @@ ARGS = [
     "--disable-features=site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter",
     "--blink-settings=imagesEnabled=false",
     "--disable-remote-fonts",
+    "--disable-threaded-compositing",
 ]
 
 

@@ -141,15 +141,20 @@ class Mixed(scrapy.Spider):
         kind = "browser" if response.meta.get("playwright") else "http"
         drivers = [c for c in psutil.Process().children() if "run-driver" in c.cmdline()]
         chromium = [p for c in drivers for p in c.children(recursive=True)]
-        priorities = set()
+        priorities, renderer_threads = set(), set()
         for p in chromium:
             try:
                 priorities |= {os.getpriority(os.PRIO_PROCESS, t.id) for t in p.threads()}
-            except (psutil.NoSuchProcess, ProcessLookupError):  # a renderer that exited meanwhile
+                if "--type=renderer" in p.cmdline():
+                    for t in p.threads():
+                        with open(f"/proc/{p.pid}/task/{t.id}/comm") as comm:
+                            renderer_threads.add(comm.read().strip())
+            except (psutil.NoSuchProcess, ProcessLookupError, FileNotFoundError):  # a renderer that exited meanwhile
                 pass
         nice = {"own": os.nice(0), "browser": sorted(priorities),
                 "processes": len(chromium)}
-        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice}), flush=True)
+        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice,
+                          "renderer_threads": sorted(renderer_threads)}), flush=True)
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
@@ -216,6 +221,15 @@ def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_h
     browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
     own = browser_lines[0]["own"]
     assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([max(own, 10)], True)] * 2
+
+
+@needs_chromium
+def test_chromium_renderers_composite_on_their_main_thread_with_no_compositor_thread(shared_host_crawl):
+    # Nobody looks at a crawl's frames: a compositor thread of its own kept producing them, in the renderer and the
+    # GPU process, for about a third of Chromium's CPU per visit (bench/README.md "browser_visit_cost.py").
+    ended, _ = shared_host_crawl
+    renderers = [line["renderer_threads"] for line in ended if line["kind"] == "browser"]
+    assert [(len(names) > 1, "Compositor" in names) for names in renderers] == [(True, False)] * 2
 
 
 def _opener(path):
