@@ -5,6 +5,7 @@ are all written from these rows, so the three always agree.
 """
 
 import math
+from collections.abc import Iterable, Iterator
 
 from landing.core.artifacts import CORRECTNESS
 from landing.core.failures import CLASSES
@@ -124,6 +125,21 @@ CHANGE_COLUMNS = [
     ("unseen-since", "not seen since", "text"),
 ]
 TREND_COLUMNS = [("version", "version", "text"), *_COUNTS]
+
+
+def by_member(members: Iterable[dict], others: Iterable[dict]) -> Iterator[tuple[dict, dict | None]]:
+    """Each member with the object of `others` for the same member, or None; both streams sorted by "member".
+
+    >>> [(m["member"], o and o["n"]) for m, o in by_member([{"member": "a"}, {"member": "c"}],
+    ...                                                       [{"member": "b", "n": 1}, {"member": "c", "n": 2}])]
+    [('a', None), ('c', 2)]
+    """
+    rest = iter(others)
+    other = next(rest, None)
+    for member in members:
+        while other is not None and other["member"] < member["member"]:
+            other = next(rest, None)
+        yield member, other if other is not None and other["member"] == member["member"] else None
 
 
 def errors_said(errors: dict) -> str:

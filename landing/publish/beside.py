@@ -17,6 +17,7 @@ from pathlib import Path
 from landing.artifacts.files import CHANGES, CorruptArtifact, replacing, versions
 from landing.core.alerts import alert, csv_rows, moves
 from landing.core.member_figures import MemberFigures
+from landing.core.report_rows import by_member
 
 logger = logging.getLogger(__name__)
 
@@ -68,22 +69,12 @@ def read_jsonl_gz(path: Path, key: str) -> Iterator[dict]:
         raise CorruptArtifact(path, f"line {line}: {error}") from None
 
 
-def _merged(now: Iterable[dict], before: Iterable[dict]) -> Iterator[tuple[dict, dict | None]]:
-    """(member now, the same member before or None), both streams sorted by member."""
-    earlier = iter(before)
-    pending = next(earlier, None)
-    for member in now:
-        while pending is not None and pending["member"] < member["member"]:
-            pending = next(earlier, None)
-        yield member, pending if pending is not None and pending["member"] == member["member"] else None
-
-
 def alerts_of(members: Path, previous: Path | None, changes: dict | None, version: str) -> Iterator[dict]:
     """The alerts of a version's members file against the previous version's (None: there is none)."""
     moved = moves(changes)
     before = read_jsonl_gz(previous, "member") if previous is not None else ()
     name = previous.parent.name if previous is not None else None
-    for now, then in _merged(read_jsonl_gz(members, "member"), before):
+    for now, then in by_member(read_jsonl_gz(members, "member"), before):
         found = alert(now, then, moved, version, name)
         if found is not None:
             yield found

@@ -9,10 +9,18 @@ never a mix.
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
-from landing.core.report_rows import DOMAIN_COLUMNS, MEMBER_COLUMNS, PREFIX_COLUMNS, domain_row, member_row, prefix_rows
+from landing.core.report_rows import (
+    DOMAIN_COLUMNS,
+    MEMBER_COLUMNS,
+    PREFIX_COLUMNS,
+    by_member,
+    domain_row,
+    member_row,
+    prefix_rows,
+)
 from landing.report import index
 from landing.report.pages import domain_page, member_page, member_point
 from landing.report.tables import Streamed, Tables
@@ -104,16 +112,6 @@ def _page(directory: Path, file_name: str, html: str, tables: Tables) -> None:
         (directory / table_file).write_text(content, encoding="utf-8")
 
 
-def _merged(members: Iterable[dict], alerts: Iterable[dict]) -> Iterator[tuple[dict, dict | None]]:
-    """Each member with its alert, both streams sorted by member."""
-    pending = iter(alerts)
-    alert = next(pending, None)
-    for member in members:
-        while alert is not None and alert["member"] < member["member"]:
-            alert = next(pending, None)
-        yield member, alert if alert is not None and alert["member"] == member["member"] else None
-
-
 def _pages(work: Path, name: str, members, domains, history, alerts) -> dict[str, int]:
     (work / "members").mkdir()
     (work / "domains").mkdir()
@@ -123,7 +121,7 @@ def _pages(work: Path, name: str, members, domains, history, alerts) -> dict[str
         "domains": Streamed(work, "domains", DOMAIN_COLUMNS),
     }
     try:
-        for member, alert in _merged(members, alerts):
+        for member, alert in by_member(members, alerts):
             points = [*history.get(member["member"], ()), member_point(name, member)]
             own, html, tables = member_page(member, points, alert)
             _page(work / "members", f"{own}.html", html, tables)
