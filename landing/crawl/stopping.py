@@ -21,7 +21,6 @@ class StoppableDownloads:
 
     def watch_stopping(self, crawler) -> None:
         self.stopped: asyncio.Future | None = None  # made on the first download: the reactor's loop runs by then
-        self.crawler = crawler
         crawler.signals.connect(self.stop_downloads, signal=crawl_stopping)
 
     async def download_request(self, request):
@@ -51,9 +50,6 @@ class StoppableDownloads:
             self.stopped = asyncio.get_event_loop().create_future()
         if not self.stopped.done():
             self.stopped.set_result(None)
-        engine = self.crawler.engine
-        if engine is not None and engine.downloader is not None:
-            drop_queued(engine.downloader.slots)
 
 
 def drop_queued(slots) -> int:
@@ -75,14 +71,16 @@ def drop_queued(slots) -> int:
 
 
 class StopGateMiddleware:
-    """Refuse, once the crawl is stopping, every request about to join a download slot's queue.
+    """Once the crawl is stopping, drop the requests waiting in the download slots' queues (drop_queued) and refuse
+    every request about to join one.
 
-    Requests still come after drop_queued: one that waited on its host's robots.txt (dropped) goes on, and would
-    wait out the slot's delay before the handler refused it. Last of the middlewares, nearest the downloader.
+    Requests still come after the queues are emptied: one that waited on its host's robots.txt (dropped) goes on,
+    and would wait out the slot's delay before the handler refused it. Last of the middlewares, nearest the
+    downloader.
     """
 
     def __init__(self, crawler):
-        self.stopping = False
+        self.crawler, self.stopping = crawler, False
         crawler.signals.connect(self.stop, signal=crawl_stopping)
 
     @classmethod
@@ -91,6 +89,7 @@ class StopGateMiddleware:
 
     def stop(self) -> None:
         self.stopping = True
+        drop_queued(self.crawler.engine.downloader.slots)
 
     def process_request(self, request, spider=None):
         if self.stopping:
