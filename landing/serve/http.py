@@ -1,7 +1,8 @@
 """The matching service over HTTP: an aiohttp application on the crawl's own asyncio loop (docs/service.md).
 
 aiohttp runs on the loop Scrapy's AsyncioSelectorReactor runs, so a page an input needs is the engine's request,
-with every middleware, robots and politeness, and an answer crosses no thread.
+with every middleware, robots and politeness, and an answer crosses no thread. GET /match, the hot path, is answered
+before aiohttp's routing and response machinery (landing.serve.fast), with the same limits and answers.
 """
 
 import asyncio
@@ -11,14 +12,19 @@ import time
 from collections import Counter, deque
 
 from aiohttp import web
+from yarl import URL
 
 from landing.match.resident import FETCHES, MatcherClosed
+from landing.serve.fast import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
 
 NDJSON = "application/x-ndjson"
 # Past a drain, connections still open get this long to take their answers before they are closed.
 LAST_WORDS = 1.0
+# Results' JSON kept by the result object answered (the result cache hands out the object it holds): an input asked
+# again costs no encoding. Emptied when full.
+ENCODED = 10_000
 
 
 def error(status: int, message: str, **extra) -> web.Response:
@@ -28,6 +34,10 @@ def error(status: int, message: str, **extra) -> web.Response:
 
 def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False)  # as `scrapy match` prints it
+
+
+def _error_body(status: int, message: str) -> bytes:
+    return _dumps({"error": message, "status": status}).encode()
 
 
 class Service:
@@ -41,6 +51,10 @@ class Service:
         self.draining = False
         self.clients: Counter = Counter()  # peer address -> its /match requests in flight
         self.in_flight = 0
+        self.connections: set = set()  # the connections landing.serve.fast answers
+        self.encoded: dict = {}  # id(result) -> (result, its JSON): see ENCODED
+        self.server: asyncio.Server | None = None
+        self.idle_seconds = IDLE_SECONDS  # how long a connection may go without a complete request head
         self.idle = asyncio.Event()
         self.idle.set()
         self.metrics = ServiceMetrics(self, holder)
@@ -65,13 +79,17 @@ class Service:
         # No access log: a line per request at thousands a second; the counts are in /metrics.
         self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS)
         await self.runner.setup()
-        site = web.TCPSite(self.runner, address, port)
+        # Every connection starts on the fast path, which hands it to aiohttp's RequestHandler (runner.server()) at
+        # the first request that is not a plain GET /match.
+        connections, handover, idle = self.connections, self.runner.server, self.idle_seconds
         try:
-            await site.start()
+            self.server = await asyncio.get_running_loop().create_server(
+                lambda: FastConnection(self.fast_match, handover, connections, idle), address, port, backlog=128
+            )
         except OSError:
             await self.runner.cleanup()
             raise
-        host, bound = self.runner.addresses[0][:2]
+        host, bound = self.server.sockets[0].getsockname()[:2]
         return host, bound
 
     async def drain(self, seconds: float) -> bool:
@@ -80,8 +98,8 @@ class Service:
         self.draining = True
         if self.runner is None:
             return True
-        for site in list(self.runner.sites):
-            await site.stop()  # closes the listening socket: new connections are refused
+        if self.server is not None:
+            self.server.close()  # closes the listening socket: new connections are refused
         try:
             await asyncio.wait_for(self.idle.wait(), seconds)
             finished = True
@@ -92,39 +110,80 @@ class Service:
                 self.matcher.stop()  # their inputs end as 503s, which their clients get, rather than a cut connection
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.idle.wait(), LAST_WORDS)
-        await self.runner.cleanup()
+        for connection in list(self.connections):
+            connection.close()
+        await self.runner.cleanup()  # closes the connections handed to aiohttp
         return finished
+
+    def _refused(self, route: str, peer: str) -> tuple[int, str] | None:
+        """(status, why) when a request on `route` from `peer` is not to be answered now."""
+        if self.draining and route != "/healthz":
+            return 503, "the service is stopping"
+        if self.matcher is None and route == "/match":
+            return 503, "the service is starting"
+        # Health checks and scrapes are never refused for a busy client.
+        if route == "/match" and self.clients[peer] >= self.cfg.serve_client_concurrency:
+            return 429, (
+                f"{self.cfg.serve_client_concurrency} requests of this client are in flight already "
+                "(LANDING_SERVE_CLIENT_CONCURRENCY): wait for an answer first"
+            )
+        return None
+
+    def _enter(self) -> None:
+        self.in_flight += 1
+        self.idle.clear()
+
+    def _leave(self, route: str, method: str, status: int, started: float) -> None:
+        self.in_flight -= 1
+        if not self.in_flight:
+            self.idle.set()
+        self.metrics.observe(route, method, status, time.perf_counter() - started)
 
     @web.middleware
     async def _around(self, request, handler):
         started, route = time.perf_counter(), route_of(request.path)
-        self.in_flight += 1
-        self.idle.clear()
-        self.metrics.in_flight.inc()
+        self._enter()
         peer = request.remote or ""
-        limited = route == "/match"  # health checks and scrapes are never refused for a busy client
         status = 500
         try:
-            if self.draining and route != "/healthz":
-                response = error(503, "the service is stopping")
-            elif self.matcher is None and route == "/match":
-                response = error(503, "the service is starting")
-            elif limited and self.clients[peer] >= self.cfg.serve_client_concurrency:
-                response = error(
-                    429,
-                    f"{self.cfg.serve_client_concurrency} requests of this client are in flight already "
-                    "(LANDING_SERVE_CLIENT_CONCURRENCY): wait for an answer first",
-                )
+            refused = self._refused(route, peer)
+            if refused is not None:
+                response = error(*refused)
             else:
-                response = await self._counted(request, handler, peer if limited else None)
+                response = await self._counted(request, handler, peer if route == "/match" else None)
             status = response.status
             return response
         finally:
-            self.in_flight -= 1
-            if not self.in_flight:
-                self.idle.set()
-            self.metrics.in_flight.dec()
-            self.metrics.observe(route, request.method, status, time.perf_counter() - started)
+            self._leave(route, request.method, status, started)
+
+    async def fast_match(self, target: bytes, peer: str) -> tuple[int, bytes]:
+        """(status, JSON body) of a GET /match whose request target is `target` (landing.serve.fast), with every
+        limit, count and error of the aiohttp route."""
+        started = time.perf_counter()
+        self._enter()
+        status = 500
+        try:
+            refused = self._refused("/match", peer)
+            if refused is not None:
+                status, body = refused[0], _error_body(*refused)
+                return status, body
+            self.clients[peer] += 1
+            try:
+                # The query as aiohttp's parser reads a request target (aiohttp/_http_parser.pyx).
+                text = target.decode("utf-8", "surrogateescape").partition("#")[0]
+                query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
+                status, body = await self._answer(query.get("q"), query.get("fetch"))
+            except Exception as failed:  # as _counted says it
+                self.logger.exception("GET /match failed")
+                status = 500
+                body = _error_body(500, f"the service failed: {type(failed).__name__}")
+            finally:
+                self.clients[peer] -= 1
+                if not self.clients[peer]:
+                    del self.clients[peer]
+            return status, body
+        finally:
+            self._leave("/match", "GET", status, started)
 
     async def _counted(self, request, handler, peer):
         if peer is not None:
@@ -150,20 +209,31 @@ class Service:
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):
-        q, fetch = request.query.get("q"), self._fetch(request)
+        status, body = await self._answer(request.query.get("q"), request.query.get("fetch"))
+        return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
+
+    async def _answer(self, q: str | None, asked: str | None) -> tuple[int, bytes]:
+        """(status, JSON body) of GET /match?q=q&fetch=asked (None: not given)."""
+        fetch = self.cfg.match_fetch_text if asked is None else asked  # as `scrapy match` under the same settings
         if q is None or not q.strip():
-            return error(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
-        if fetch is None:
-            return error(400, f"fetch={request.query['fetch']!r}: use {', '.join(FETCHES)}")
+            return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
+        if fetch not in FETCHES:
+            return 400, _error_body(400, f"fetch={fetch!r}: use {', '.join(FETCHES)}")
         if len(q) > self.cfg.serve_max_input:
-            return error(
-                413, f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
-            )
+            why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
+            return 413, _error_body(413, why)
         try:
             result = await self.matcher.match(q, fetch)
         except MatcherClosed:
-            return error(503, "the service is stopping")
-        return web.Response(text=_dumps(result), content_type="application/json")
+            return 503, _error_body(503, "the service is stopping")
+        held = self.encoded.get(id(result))
+        if held is not None and held[0] is result:
+            return 200, held[1]
+        body = _dumps(result).encode()
+        if len(self.encoded) >= ENCODED:
+            self.encoded.clear()
+        self.encoded[id(result)] = (result, body)
+        return 200, body
 
     async def post_match(self, request):
         default = self._fetch(request)

@@ -1,8 +1,11 @@
 """The service's Prometheus metrics, in a registry of its own (GET /metrics): its requests, and what its Matcher and
 artifact say when scraped."""
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily
+from bisect import bisect_left
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, InfoMetricFamily
+from prometheus_client.utils import floatToGoString
 
 ROUTES = ("/match", "/healthz", "/metrics", "/openapi.json")
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")  # any other: "other", as a path not routed
@@ -20,41 +23,62 @@ def route_of(path: str) -> str:
 
 
 class ServiceMetrics:
-    """Requests counted by route, method and status; their latency by route; requests in flight; and at each scrape
-    the Matcher's counters and the artifact held."""
+    """Requests counted by route, method and status; their latency by route; requests in flight (the service's
+    `in_flight`); and at each scrape the Matcher's counters and the artifact held.
+
+    The requests are counted in plain ints and become metric families when scraped: prometheus_client's Counter and
+    Histogram take a lock per update, a cost each of thousands of requests a second would pay."""
 
     def __init__(self, service, holder):
-        """service: what holds the Matcher (`.matcher`, None while starting)."""
+        """service: what holds the Matcher (`.matcher`, None while starting) and counts `in_flight`."""
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter(
-            "landing_serve_requests", "HTTP requests answered", ["route", "method", "status"], registry=self.registry
-        )
-        self.latency = Histogram(
-            "landing_serve_request_seconds",
-            "Time to answer a request",
-            ["route"],
-            buckets=BUCKETS,
-            registry=self.registry,
-        )
-        self.in_flight = Gauge(
-            "landing_serve_requests_in_flight", "HTTP requests being answered", registry=self.registry
-        )
+        self.counts: dict = {}  # (route, method, status) -> requests
+        self.latencies: dict = {}  # route -> [requests per bucket (the last: over every bound), their seconds' sum]
+        self.registry.register(_RequestCollector(self, service))
         self.registry.register(_MatcherCollector(service, holder))
-        self.children: dict = {}  # (route, method, status) -> (its request counter, its route's histogram)
 
     def observe(self, route: str, method: str, status: int, seconds: float) -> None:
         key = (route, method if method in METHODS else "other", status)
-        children = self.children.get(key)
-        if children is None:  # a label lookup per request costs more than the count itself
-            children = self.children[key] = (
-                self.requests.labels(key[0], key[1], str(status)),
-                self.latency.labels(route),
-            )
-        children[0].inc()
-        children[1].observe(seconds)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        held = self.latencies.get(route)
+        if held is None:
+            held = self.latencies[route] = [[0] * (len(BUCKETS) + 1), 0.0]
+        held[0][bisect_left(BUCKETS, seconds)] += 1  # a bucket counts what is at most its bound
+        held[1] += seconds
 
     def text(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _RequestCollector:
+    """The requests counted so far, as metric families, when scraped."""
+
+    def __init__(self, metrics: ServiceMetrics, service):
+        self.metrics, self.service = metrics, service
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        requests = CounterMetricFamily(
+            "landing_serve_requests", "HTTP requests answered", labels=["route", "method", "status"]
+        )
+        for (route, method, status), n in sorted(self.metrics.counts.items()):
+            requests.add_metric([route, method, str(status)], n)
+        yield requests
+        latency = HistogramMetricFamily("landing_serve_request_seconds", "Time to answer a request", labels=["route"])
+        for route, (counts, total) in sorted(self.metrics.latencies.items()):
+            cumulative, buckets = 0, []
+            for bound, n in zip((*map(floatToGoString, BUCKETS), "+Inf"), counts, strict=True):
+                cumulative += n
+                buckets.append((bound, cumulative))
+            latency.add_metric([route], buckets, total)
+        yield latency
+        yield GaugeMetricFamily(
+            "landing_serve_requests_in_flight",
+            "HTTP requests being answered",
+            value=getattr(self.service, "in_flight", 0),
+        )
 
 
 class _MatcherCollector:

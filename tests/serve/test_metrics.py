@@ -33,6 +33,23 @@ def test_a_client_cannot_mint_labels_with_odd_paths_or_methods():
     }
 
 
+def test_request_latencies_fall_in_the_buckets_of_their_bounds_and_in_flight_is_the_services_count():
+    service = Starting()
+    service.in_flight = 3
+    metrics = ServiceMetrics(service, Held())
+    for seconds in (0.0005, 0.001, 0.02, 700):
+        metrics.observe("/match", "GET", 200, seconds)
+    found = samples(metrics)
+    bucket = {
+        dict(labels)["le"]: n
+        for (name, labels), n in found.items()
+        if name == "landing_serve_request_seconds_bucket" and dict(labels)["route"] == "/match"
+    }
+    assert (bucket["0.001"], bucket["0.025"], bucket["600.0"], bucket["+Inf"]) == (2, 3, 3, 4)
+    assert found[("landing_serve_request_seconds_sum", (("route", "/match"),))] == 0.0005 + 0.001 + 0.02 + 700
+    assert found[("landing_serve_requests_in_flight", ())] == 3
+
+
 def test_while_starting_the_artifact_is_named_and_no_input_is_counted():
     found = samples(ServiceMetrics(Starting(), Held()))
     assert not any(name.startswith("landing_match_") for name, _ in found)

@@ -1,0 +1,231 @@
+"""GET /match without aiohttp's per-request machinery (docs/service.md "Why aiohttp, and a fast path").
+
+Every connection starts as a `FastConnection`, which reads request heads with httptools (llhttp, the parser uvicorn
+uses). A plain `GET /match` (origin form, HTTP/1.1, no body) is answered here. Any other request, a head llhttp
+refuses, or one that outgrows HEAD_LIMIT hands the connection, from that request's first byte, to aiohttp's
+RequestHandler, which answers it and every later request on the connection exactly as it does without this path.
+"""
+
+import asyncio
+import time
+from email.utils import formatdate
+
+import httptools
+
+# Past this many bytes without a complete head, aiohttp reads it (and applies its own line and field limits).
+HEAD_LIMIT = 16384
+# aiohttp's limits on a request target or a header (max_line_size, max_field_size) and on the headers (max_headers):
+# a head past one goes to aiohttp, whose refusal it gets, however the head arrived.
+FIELD_LIMIT, HEADERS_LIMIT = 8190, 128
+# Bytes a connection may buffer while its request is being answered (a client pipelining) before reading pauses.
+BUFFER_LIMIT = 1 << 16
+# A connection answering nothing is closed once it has sent no complete head for this long (a slow or half-sent
+# head included): it holds a socket and a buffer.
+IDLE_SECONDS = 75.0
+REASONS = {200: "OK", 400: "Bad Request", 413: "Payload Too Large", 429: "Too Many Requests"}
+REASONS |= {500: "Internal Server Error", 503: "Service Unavailable"}
+BODYLESS = (b"content-length", b"transfer-encoding")
+
+
+def is_fast(method: bytes, version: str, target: bytes, body: bool, upgrade: bool) -> bool:
+    """Whether a request head is one this path answers: a GET /match, HTTP/1.1, with no body (nor anything else odd:
+    `body`) and no upgrade.
+
+    >>> is_fast(b"GET", "1.1", b"/match?q=10.1/x", False, False), is_fast(b"GET", "1.1", b"/match", False, False)
+    (True, True)
+    >>> is_fast(b"HEAD", "1.1", b"/match?q=x", False, False), is_fast(b"GET", "1.1", b"/matchx", False, False)
+    (False, False)
+    >>> is_fast(b"GET", "1.0", b"/match?q=x", False, False), is_fast(b"GET", "1.1", b"/match?q=x", True, False)
+    (False, False)
+    """
+    if method != b"GET" or version != "1.1" or body or upgrade:
+        return False
+    return target == b"/match" or target.startswith(b"/match?")
+
+
+class _Date:
+    """The Date header's value, formatted once a second."""
+
+    second, value = -1, b""
+
+    @classmethod
+    def now(cls) -> bytes:
+        second = int(time.time())
+        if second != cls.second:
+            cls.second, cls.value = second, formatdate(second, usegmt=True).encode()
+        return cls.value
+
+
+def response(status: int, body: bytes, close: bool) -> bytes:
+    """An HTTP/1.1 response carrying a JSON body.
+
+    >>> response(200, b"{}", False).split(b"\\r\\n")[0], response(503, b"{}", True).count(b"Connection: close")
+    (b'HTTP/1.1 200 OK', 1)
+    """
+    head = (
+        b"HTTP/1.1 %d %s\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %d\r\nDate: %s\r\n%s\r\n"
+        % (status, REASONS[status].encode(), len(body), _Date.now(), b"Connection: close\r\n" if close else b"")
+    )
+    return head + body
+
+
+class FastConnection(asyncio.Protocol):
+    """One connection: its GET /match requests answered in order, one at a time (as aiohttp answers a pipelined
+    connection), by `answer(target, peer)` -> (status, JSON body); `handover()` makes the aiohttp RequestHandler that
+    takes the connection over; `connections`: the set of open fast connections this one joins while it is one."""
+
+    def __init__(self, answer, handover, connections: set, idle: float = IDLE_SECONDS):
+        self.answer, self.handover, self.connections, self.idle = answer, handover, connections, idle
+        self.transport = None
+        self.buffer = bytearray()  # bytes from the first byte of the request being read
+        self.fed = 0  # of which the parser has read this many
+        self.url = bytearray()
+        self.body = self.head = self.complete = False
+        self.headers: set = set()  # the field names of the head being read, lower case
+        self.keep = True
+        self.busy = None  # the task answering a request
+        self.paused = self.blocked = self.gone = False
+        self.writable = True
+        self.timer = None
+        self.last = 0.0
+
+    def connection_made(self, transport):
+        self.transport = transport
+        peer = transport.get_extra_info("peername")
+        self.peer = peer[0] if peer else ""  # what aiohttp's request.remote says, the per-client limit's key
+        self.parser = httptools.HttpRequestParser(self)
+        self.connections.add(self)
+        loop = asyncio.get_running_loop()
+        self.last = loop.time()
+        self.timer = loop.call_later(self.idle, self._idle)
+
+    def connection_lost(self, exc):
+        # An answer under way still finishes (its result is cached, counted): aiohttp does not cancel handlers either.
+        self.gone = True
+        self._leave()
+
+    def _leave(self):
+        self.connections.discard(self)
+        if self.timer is not None:
+            self.timer.cancel()
+
+    def pause_writing(self):
+        self.writable = False
+
+    def resume_writing(self):
+        self.writable = True
+        if self.blocked:
+            self.blocked = False
+            self._advance()
+
+    # httptools' callbacks
+    def on_message_begin(self):
+        self.url.clear()
+        self.body = self.head = self.complete = False
+        self.headers.clear()
+
+    def on_url(self, url: bytes):
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes):
+        name = name.lower()
+        # A body, a field over aiohttp's limits, a field given twice (aiohttp refuses some, such as two Hosts) or a
+        # NUL in a value (aiohttp refuses it, llhttp lets it by): not this path's to answer.
+        if name in BODYLESS or name in self.headers or len(name) > FIELD_LIMIT or len(value) > FIELD_LIMIT:
+            self.body = True
+        elif b"\x00" in value:
+            self.body = True
+        self.headers.add(name)
+
+    def on_headers_complete(self):
+        self.head = True
+        self.keep = self.parser.should_keep_alive()  # llhttp says it right here, not once the message is done
+
+    def on_message_complete(self):
+        self.complete = True
+
+    def data_received(self, data: bytes):
+        self.buffer += data
+        if self.busy is None and not self.blocked:
+            self._advance()
+        elif len(self.buffer) > BUFFER_LIMIT and not self.paused:
+            self.paused = True
+            self.transport.pause_reading()
+
+    def _advance(self):
+        """Read the buffer up to the next complete request and start its answer, or hand the connection over."""
+        while self.fed < len(self.buffer):
+            # A GET without a body ends with its head's blank line: fed up to there, the parser's end of a request is
+            # a known offset, and the buffer from it on is the next request, whole, for aiohttp if need be.
+            end = self.buffer.find(b"\r\n\r\n", max(0, self.fed - 3))
+            end = len(self.buffer) if end < 0 else end + 4
+            try:
+                self.parser.feed_data(bytes(self.buffer[self.fed : end]))
+            except (httptools.HttpParserError, httptools.HttpParserUpgrade):
+                return self._hand_over()  # aiohttp reads the same bytes and answers as it would have
+            self.fed = end
+            if self.head:
+                version = self.parser.get_http_version()
+                upgrade = self.parser.should_upgrade()
+                # HTTP/1.1 without a Host: aiohttp's 400.
+                odd = self.body or b"host" not in self.headers or len(self.headers) > HEADERS_LIMIT
+                odd = odd or len(self.url) > FIELD_LIMIT
+                if not self.complete or not is_fast(self.parser.get_method(), version, bytes(self.url), odd, upgrade):
+                    return self._hand_over()
+                keep = self.keep
+                target = bytes(self.url)
+                del self.buffer[:end]
+                self.fed = 0
+                self.head = self.complete = False
+                self.busy = asyncio.ensure_future(self._respond(target, keep))
+                return
+        if len(self.buffer) > HEAD_LIMIT:
+            self._hand_over()
+        elif self.paused:
+            self.paused = False
+            self.transport.resume_reading()
+
+    async def _respond(self, target: bytes, keep: bool):
+        try:
+            status, body = await self.answer(target, self.peer)
+        finally:
+            self.busy = None
+        if self.gone or self.transport.is_closing():
+            return
+        self.transport.write(response(status, body, not keep))
+        if not keep:
+            self.transport.close()
+            return
+        self.last = asyncio.get_running_loop().time()
+        if not self.writable:  # the client is not reading its answers: read no more of its requests meanwhile
+            self.blocked = True
+            return
+        self._advance()
+
+    def _hand_over(self):
+        handler = self.handover()
+        self._leave()
+        transport, self.transport = self.transport, None
+        transport.set_protocol(handler)
+        handler.connection_made(transport)
+        if not self.writable:
+            handler.pause_writing()
+        if self.paused:
+            transport.resume_reading()
+        handler.data_received(bytes(self.buffer))
+        self.buffer.clear()
+
+    def _idle(self):
+        if self.transport is None:
+            return
+        waited = asyncio.get_running_loop().time() - self.last
+        if self.busy is None and waited >= self.idle:
+            self.transport.close()
+            self._leave()
+        else:
+            self.timer = asyncio.get_running_loop().call_later(max(self.idle - waited, 0.05), self._idle)
+
+    def close(self):
+        """Close the connection once what was written is sent."""
+        if self.transport is not None:
+            self.transport.close()
