@@ -24,14 +24,21 @@ printed against that rate, and against the crawl's CPU over the same window: wit
 a process cannot go faster whatever its limits allow. The rate is read between progress lines (every 5 s), so
 only a crawl of minutes gives a figure worth comparing: on the 3,000-DOI world the window is one line apart and
 the ratio means nothing.
+
+bench/service.py applies the same model to the page requests of the matching service (allowed_seconds,
+page_limits), at the latency a lone client measures from the sandbox (lone_latency).
 """
 
 import argparse
+import http.client
 import json
 import re
 import sqlite3
+import ssl
+import statistics
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -68,13 +75,41 @@ def hops(store: Path) -> list[list[tuple[str, int | None]]]:
 
 def host_seconds(n: int, ok: int, latency: float, start: float, target: float, per_host: int) -> float:
     """The shortest time a host's slot takes for n requests, `ok` of them answered 200, under AutoThrottle (and
-    its concurrency): only a 200 lowers the delay, so the fastest order has them first."""
+    its concurrency): only a 200 lowers the delay, so the fastest order has them first. Each request waits the delay
+    in force when the one before it went out, exactly (DOWNLOAD_DELAY_JITTER=0, landing/settings.py)."""
     delay, paced = start, 0.0
     for i in range(n - 1):
         paced += delay
         if i < ok:
             delay = max(target, (delay + target) / 2)
     return max(paced + latency, n * latency / per_host)
+
+
+def lone_latency(proxy: str, urls: list[str]) -> float:
+    """The median seconds to the headers of each of `urls` (one host), asked one after another on one keep-alive
+    connection through the sandbox at `proxy` (a tunnel for https): the latency AutoThrottle measures, without a
+    crawler around it. The sandbox adds its --latency-ms to its own time (the proxy, TLS, the page)."""
+    host, target = urlsplit(proxy), urlsplit(urls[0])
+    if target.scheme == "https":
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # the sandbox's own certificates
+        connection = http.client.HTTPSConnection(host.hostname, host.port, context=context, timeout=30)
+        connection.set_tunnel(target.hostname, target.port or 443)
+    else:
+        connection = http.client.HTTPConnection(host.hostname, host.port, timeout=30)
+    seconds = []
+    try:
+        for url in urls:
+            parts = urlsplit(url)
+            began = time.perf_counter()
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            connection.request("GET", path if target.scheme == "https" else url)
+            response = connection.getresponse()
+            seconds.append(time.perf_counter() - began)
+            response.read()
+    finally:
+        connection.close()
+    return statistics.median(seconds[1:] or seconds)  # the first one opens the tunnel
 
 
 def allowed(chains: list[list[tuple[str, int | None]]], requests: int, latency: float, settings: Settings) -> dict:
@@ -98,6 +133,64 @@ def allowed(chains: list[list[tuple[str, int | None]]], requests: int, latency: 
         f"busiest host ({busiest}, {per_host[busiest]} requests)": hosts[busiest],
         "frontier": sum(len(c) for c in chains) * latency / settings.getint("LANDING_FRONTIER"),
     }
+
+
+def allowed_seconds(requests: list[tuple[str, int]], latency: float, settings) -> dict:
+    """The shortest time each politeness limit allows for exactly these requests, (URL, status) as a sandbox logged
+    them (bench/service.py's page step), at `latency`."""
+    per_host, ok = {}, {}
+    for url, status in requests:
+        host = urlsplit(url).hostname
+        per_host[host] = per_host.get(host, 0) + 1
+        ok[host] = ok.get(host, 0) + (status == 200)
+    slots = settings.getdict("DOWNLOAD_SLOTS")
+    services = {host: n for host, n in per_host.items() if host in slots or host in RESOLVER_HOSTS}
+    resolver = sum(n for host, n in services.items() if host in RESOLVER_HOSTS)
+    target = latency / settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
+    start, per_domain = settings.getfloat("AUTOTHROTTLE_START_DELAY"), settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
+    # Publishers' hosts under AutoThrottle; the resolver and the APIs in their own slots, which it leaves alone.
+    hosts = {
+        host: host_seconds(n, ok[host], latency, start, target, per_domain)
+        for host, n in per_host.items()
+        if host not in services
+    }
+    rate = settings.getfloat("LANDING_RESOLVER_RATE")
+    bounds = {
+        "resolver slot": resolver * latency / slots["doi.org"]["concurrency"],
+        "resolver rate": resolver / rate if rate else 0.0,
+        "global": len(requests) * latency / settings.getint("CONCURRENT_REQUESTS"),
+    }
+    for host, n in services.items():
+        if host in slots and host not in RESOLVER_HOSTS:
+            bounds[f"{host} slot ({n} requests)"] = n * latency / slots[host]["concurrency"]
+    if hosts:
+        busiest = max(hosts, key=hosts.get)
+        bounds[f"busiest host ({busiest}, {per_host[busiest]} requests)"] = hosts[busiest]
+    return bounds
+
+
+def page_limits(asked: list[tuple[str, int]], inputs: int, rate: float, proxy: str, nominal: float, settings):
+    """Print what each politeness limit allows for the page requests `asked`, and the service's `rate` against it.
+
+    AutoThrottle paces a host at the latency it measures, which is the sandbox's --latency-ms plus its own time: a
+    lone client's median (lone_latency, after the passes, the sandbox idle) is the model's latency."""
+    services = set(settings.getdict("DOWNLOAD_SLOTS")) | set(RESOLVER_HOSTS)
+    pages = Counter(urlsplit(url).hostname for url, _ in asked if urlsplit(url).hostname not in services)
+    busiest = pages.most_common(1)[0][0] if pages else None
+    latency = (
+        lone_latency(proxy, [url for url, _ in asked if urlsplit(url).hostname == busiest][:41]) if pages else nominal
+    )
+    bounds = allowed_seconds(asked, latency, settings)
+    limit = inputs / max(bounds.values())
+    print(f"  the sandbox's latency to a lone client: {latency * 1000:.1f} ms ({nominal * 1000:g} ms nominal)")
+    for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
+        print(f"    {name:<58} needs {needed:6.1f} s: {inputs / needed:8.1f} inputs/s")
+    at_nominal = inputs / max(allowed_seconds(asked, nominal, settings).values())
+    print(
+        f"  {len(asked):,} requests; the limits allow {limit:.1f} inputs/s; the first pass answered {rate:.1f}/s: "
+        f"{rate / limit:.0%} of it ({rate / at_nominal:.0%} of the {at_nominal:.1f}/s the nominal latency allows)",
+        flush=True,
+    )
 
 
 def visiting(run: dict) -> tuple[float, int, float]:

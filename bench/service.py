@@ -1,24 +1,29 @@
 """Benchmark the matching service (`scrapy serve`) with real HTTP clients, against `scrapy match -i` and the pure cascade.
 
     .venv/bin/python -m bench.service [--dois 2000] [--seed 3] [--clients 1,16,64] [--seconds 10]
-                                      [--latency-ms 200] [--pages 1500] [--cores 0.6] [--keep DIR]
+                                      [--latency-ms 200] [--pages 1500] [--cores 0.3] [--keep DIR]
 
 Generates a world, crawls it once (sandbox at 0 ms) for the artifacts, starts a redis-server and serves the world
 again at --latency-ms. Then, in one run:
 
 1. string-recoverable inputs (DOI literals, doi.org URLs, landing URLs that hold their DOI on a domain the artifact
    vouches for; `fetch=none`): a warm-up pass (the Handle API answers cached), then GET /match at each --clients for
-   --seconds (answers/s, p50, p99 per request), and POST /match in batches of 100 at the largest --clients;
+   --seconds (answers/s, p50, p99 per request) driven by wrk, and POST /match in batches of 100 at the largest
+   --clients (bench/service_client.py);
 2. the same inputs through the pure cascade called in a loop in this process (landing.core.cascade.drive, every
    registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
 3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients, each POSTing
-   PAGE_BATCH lines at a time: answers/s
-   against what the politeness limits allow for exactly the requests the sandbox logged (bench.limits's model),
-   then the same inputs again: the requests that second pass made (the cache's hits);
+   PAGE_BATCH lines at a time: answers/s; then the same inputs again: the requests that second pass made (the
+   cache's hits); the first pass's answers/s against what the politeness limits allow for exactly the requests the
+   sandbox logged (bench.limits's model), at the sandbox's latency as a lone client measures it (--latency-ms plus
+   the sandbox's own time);
 4. two instances sharing the redis-server against one, each held to --cores CPUs (bench/cgroups.py), the string
-   inputs at the largest --clients split between them;
+   inputs by GET at the largest --clients (wrk) split between them;
 5. a new artifact version written while clients ask: failed requests, and the versions the answers named;
 6. the string inputs added to a Redis Stream that one `scrapy serve --no-http` consumes: answers/s.
+
+GETs are driven by wrk (Debian's package `wrk`: `apt-get install wrk`), a load generator in C with the Lua script
+bench/service_get.lua: aiohttp's client in Python cost more CPU a request than the service, on the same 2 cores.
 """
 
 import argparse
@@ -26,15 +31,17 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from bench.cgroups import cpu_cap
-from bench.limits import host_seconds
+from bench.limits import page_limits
+from bench.service_client import _text
 from landing import settings as defaults
 from landing.core.cascade import Exists, Matching, Setup, drive
 from landing.core.decisions import Decisions
@@ -43,6 +50,7 @@ from landing_dev import runner
 from landing_dev.sandbox.generator import generate
 
 SERVING = re.compile(r"Serving on (http://\S+)")
+WRK = shutil.which("wrk")
 CONSUMING = re.compile(r"(Consuming) ")
 BATCH = 100
 PAGE_BATCH = 8
@@ -124,6 +132,41 @@ def clients(urls: list[str], inputs: Path, count: int, *extra) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def wrk_paths(path: Path, inputs: list[str], rounds: int = 1, unique: int = 0) -> Path:
+    """wrk's request paths, GET /match?q=INPUT&fetch=none: each input once a round; with `unique`, each round's texts
+    padded as bench.service_client pads them (no result cached)."""
+    with open(path, "w", encoding="utf-8") as out:
+        for n in range(len(inputs) * rounds):
+            out.write(f"/match?q={quote(_text(inputs, n, unique), safe='')}&fetch=none\n")
+    return path
+
+
+def wrk_get(urls: list[str], paths: Path, count: int, seconds: float) -> dict:
+    """GET /match by `count` wrk connections (each one request in flight, keep-alive) spread over `urls` for
+    `seconds`, the paths of `paths` in turn: bench.service_client's figures (answers, p50 and p99 per request)."""
+    threads = min(count, 2 if len(urls) == 1 else len(urls))  # a thread's connections go to one URL
+    addresses = ",".join(urlsplit(url).netloc for url in urls)
+    command = [WRK, "-t", threads, "-c", count, "-d", f"{max(1, round(seconds))}s", "--timeout", "30s"]
+    command += ["-s", Path(__file__).with_name("service_get.lua"), urls[0]]
+    env = {**os.environ, "LANDING_WRK_PATHS": str(paths), "LANDING_WRK_ADDRS": addresses}
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env)
+    if done.returncode != 0 or not done.stdout.strip():
+        sys.exit(f"wrk failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    failed = found["connect"] + found["read"] + found["write"] + found["timeout"]
+    answers = found["requests"] - found["non_2xx"]
+    return {
+        "answers": answers,
+        "requests": found["requests"],
+        "seconds": found["seconds"],
+        "answers_per_s": round(answers / found["seconds"], 1),
+        "p50_ms": found["p50_ms"],
+        "p99_ms": found["p99_ms"],
+        "errors": found["non_2xx"] + failed,
+        "statuses": {"200": answers, "other": found["non_2xx"], "failed": failed},
+    }
+
+
 def stream_rate(url: str, inputs: list[str]) -> float:
     """Inputs a second from the first entry added to bench:in until every result is in bench:out."""
     import redis
@@ -164,39 +207,6 @@ def logged(log: Path) -> list[tuple[str, int]]:
     return found
 
 
-def allowed_seconds(requests: list[tuple[str, int]], latency: float, settings) -> dict:
-    """The shortest time each politeness limit allows for exactly these requests (bench.limits's model)."""
-    per_host, ok = {}, {}
-    for url, status in requests:
-        host = urlsplit(url).hostname
-        per_host[host] = per_host.get(host, 0) + 1
-        ok[host] = ok.get(host, 0) + (status == 200)
-    slots = settings.getdict("DOWNLOAD_SLOTS")
-    services = {host: n for host, n in per_host.items() if host in slots or host in RESOLVER_HOSTS}
-    resolver = sum(n for host, n in services.items() if host in RESOLVER_HOSTS)
-    target = latency / settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
-    start, per_domain = settings.getfloat("AUTOTHROTTLE_START_DELAY"), settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
-    # Publishers' hosts under AutoThrottle; the resolver and the APIs in their own slots, which it leaves alone.
-    hosts = {
-        host: host_seconds(n, ok[host], latency, start, target, per_domain)
-        for host, n in per_host.items()
-        if host not in services
-    }
-    rate = settings.getfloat("LANDING_RESOLVER_RATE")
-    bounds = {
-        "resolver slot": resolver * latency / slots["doi.org"]["concurrency"],
-        "resolver rate": resolver / rate if rate else 0.0,
-        "global": len(requests) * latency / settings.getint("CONCURRENT_REQUESTS"),
-    }
-    for host, n in services.items():
-        if host in slots and host not in RESOLVER_HOSTS:
-            bounds[f"{host} slot ({n} requests)"] = n * latency / slots[host]["concurrency"]
-    if hosts:
-        busiest = max(hosts, key=hosts.get)
-        bounds[f"busiest host ({busiest}, {per_host[busiest]} requests)"] = hosts[busiest]
-    return bounds
-
-
 def main():
     from scrapy.settings import Settings
 
@@ -210,6 +220,8 @@ def main():
     parser.add_argument("--cores", type=float, default=0.3, help="CPUs each instance may use in the 1-vs-2 step")
     parser.add_argument("--keep", help="keep the world, stores and logs here")
     args = parser.parse_args()
+    if WRK is None:
+        sys.exit("bench.service drives GET /match with wrk, a load generator in C: install it (apt-get install wrk)")
     counts = [int(n) for n in args.clients.split(",")]
     most = max(counts)
     settings = Settings()
@@ -257,16 +269,18 @@ def main():
             warming = "--requests", len(strings) // BATCH + 1, "--batch", BATCH, "--fetch", "none"  # every input once
             warm = clients([one.url], string_file, most, *warming)
             show(f"warm-up: POST x{BATCH}, {most} clients", warm)
-            found = {}
+            found, paths = {}, wrk_paths(tmp / "paths.txt", strings)
             for count in counts:
-                found[count] = clients([one.url], string_file, count, "--seconds", args.seconds, "--fetch", "none")
+                found[count] = wrk_get([one.url], paths, count, args.seconds)
                 show(f"GET, {count} client{'s' if count > 1 else ''}", found[count])
             batched = clients(
                 [one.url], string_file, most, "--seconds", args.seconds, "--batch", BATCH, "--fetch", "none"
             )
             show(f"POST x{BATCH}, {most} clients", batched)
             fresh = "--seconds", args.seconds, "--fetch", "none", "--unique"
-            uncached = clients([one.url], string_file, most, *fresh, 1)
+            # Rounds enough for wrk not to come back to a text already asked (then cached) within --seconds.
+            rounds = max(1, int(args.seconds * 25_000 / len(strings)))
+            uncached = wrk_get([one.url], wrk_paths(tmp / "unique.txt", strings, rounds, 1), most, args.seconds)
             show(f"GET, {most} clients, no result cached", uncached)
             uncached_batched = clients([one.url], string_file, most, *fresh, 2, "--batch", BATCH)
             show(f"POST x{BATCH}, {most} clients, none cached", uncached_batched)
@@ -301,20 +315,12 @@ def main():
             paged = "--requests", -(-len(pages) // PAGE_BATCH), "--batch", PAGE_BATCH, "--fetch", "all"
             first = clients([one.url], page_file, most, *paged)
             asked = logged(sandbox_log)[before:]
-            bounds = allowed_seconds(asked, args.latency_ms / 1000, settings)
-            limit = len(pages) / max(bounds.values())
             show("first pass", first)
-            for name, needed in sorted(bounds.items(), key=lambda kv: -kv[1]):
-                print(f"    {name:<58} needs {needed:6.1f} s: {len(pages) / needed:8.1f} inputs/s")
-            print(
-                f"  {len(asked):,} requests; the limits allow {limit:.1f} inputs/s; the service answered "
-                f"{first['answers_per_s']:.1f}/s: {first['answers_per_s'] / limit:.0%} of it",
-                flush=True,
-            )
             before = len(logged(sandbox_log))
             second = clients([one.url], page_file, most, *paged)
             show("second pass", second)
             print(f"  requests the second pass made: {len(logged(sandbox_log)) - before}", flush=True)
+            page_limits(asked, len(pages), first["answers_per_s"], sandbox.proxy, args.latency_ms / 1000, settings)
             one.close()
             services.remove(one)
 
@@ -322,11 +328,12 @@ def main():
             alone = Service("capped-1", tmp, serve_settings, args.cores)
             services.append(alone)
             clients([alone.url], string_file, most, *warming)
-            single = clients([alone.url], string_file, most, "--seconds", args.seconds, "--fetch", "none")
+            single = wrk_get([alone.url], paths, most, args.seconds)
             show("one instance", single)
             other = Service("capped-2", tmp, serve_settings, args.cores)
             services.append(other)
-            pair = clients([alone.url, other.url], string_file, most, "--seconds", args.seconds, "--fetch", "none")
+            clients([other.url], string_file, most, *warming)  # its own process's result cache, as the first's
+            pair = wrk_get([alone.url, other.url], paths, most, args.seconds)
             show("two instances", pair)
             print(f"  two against one: {pair['answers_per_s'] / single['answers_per_s']:.2f} x", flush=True)
 

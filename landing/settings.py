@@ -378,6 +378,10 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+# Every slot's requests exactly its delay apart. Scrapy's ±50% default draws the jitter again each time a waiting slot
+# is looked at, so a busy host's requests came 1.22 delays apart on average and as close as half of one: slower than
+# the delay asks, and over a published rate limit at times (bench/README.md "service.py").
+DOWNLOAD_DELAY_JITTER = 0.0
 # The resolver's and the APIs' slots, which AutoThrottle leaves alone (ServiceSlotsMiddleware): services built for
 # volume. doi.org publishes no limit: 32 at once is what a full run needs; no delay, as a slot with one sends a single
 # request per delay (bench/README.md "Figures behind choices in the code"). The API slots are paced at the services'
