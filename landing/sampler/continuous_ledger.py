@@ -134,22 +134,23 @@ class ContinuousLedger:
 
     def close(self, run: dict, state: dict, now: str, idle: bool, overdue: str = "") -> tuple[dict, dict]:
         """Close the open rounds whose samples are answered and visited, those planned before `overdue` as they
-        are, or all of them when nothing is in flight (`idle`: failed samples and lost visits stay so): each sampled
-        prefix's document updated from its visits (landing.core.continuous.sampled). (state, figures {rounds,
-        overdue, sampled, signalled, failed, dois}). A prefix whose sample failed keeps its record: a later slice
-        picks it again."""
+        are (counted `overdue` unless visited), or all of them when nothing is in flight (`idle`: failed samples and
+        lost visits stay so): each sampled prefix's document updated from its visits (landing.core.continuous.sampled).
+        (state, figures {rounds, overdue, sampled, signalled, failed, dois}). A prefix whose sample failed keeps its
+        record: a later slice picks it again."""
         figures = {"rounds": 0, "overdue": 0, "sampled": 0, "signalled": 0, "failed": 0, "dois": 0}
         still = []
         for round_ in state.get("continuous/open", []):
             samples = [
                 self.docs.get("sample", runs.sample_id(run["run/id"], o)) for o in range(round_["from"], round_["to"])
             ]
-            late = round_["planned"] < overdue
-            if not idle and not late and not self._visited(run, round_, samples):
+            # A round visited in time may be looked at only after `overdue` (the slice was exporting): not overdue.
+            visited = idle or self._visited(run, round_, samples)
+            if not visited and round_["planned"] >= overdue:
                 still.append(round_)
                 continue
             figures["rounds"] += 1
-            figures["overdue"] += late and not idle
+            figures["overdue"] += not visited
             for sample in samples:
                 self._record(sample, figures)
         if not figures["rounds"]:

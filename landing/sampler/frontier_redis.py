@@ -96,7 +96,9 @@ def redis_warnings(server) -> list[str]:
 class Scheduler(RedisScheduler):
     """Shared requests go through a LeasedQueue in Redis; all others stay in a local memory queue."""
 
-    reap_every = 5.0  # seconds between reaps; a dead worker's work waits up to LANDING_LEASE_SECONDS + this
+    # Seconds between reaps (half a lease at most, for short leases): a dead worker's work waits up to
+    # LANDING_LEASE_SECONDS + this.
+    reap_every = 5.0
     clock = staticmethod(time.monotonic)  # when reaps and heartbeats are due (tests replace it)
 
     @classmethod
@@ -278,7 +280,7 @@ class Scheduler(RedisScheduler):
             return
         try:
             if now >= self._reap_at:
-                self._reap_at = now + self.reap_every
+                self._reap_at = now + min(self.reap_every, self.ttl / 2)
                 reaped = self.queue.reap()
                 if reaped:
                     logger.info("re-queued %d expired leases", reaped)

@@ -35,6 +35,11 @@ class SharedLead:
         try:
             if self.shared.release():
                 self.logger.info("Handing the lead of the continuous run over: the next worker to ask leads it on")
+            else:  # said, so that a log shows why no hand-over came
+                self.logger.warning(
+                    "The lead of the continuous run was no longer this worker's when it stopped (not renewed within "
+                    "LANDING_LEASE_SECONDS, or taken over): nothing to hand over"
+                )
         except redis.RedisError as error:
             self.logger.warning(
                 "Cannot hand the lead of the continuous run over (%s): another worker takes it after "
