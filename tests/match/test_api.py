@@ -10,6 +10,7 @@ import pytest
 
 from landing.match.api import amatch, match, policy
 from landing_dev.runner import scrapy_command
+from tests import forked
 from tests.match.api_probe import SETTINGS
 from tests.sampler.crawling import PROJECT, truth_of
 
@@ -48,7 +49,7 @@ def runs(match_sandbox, inputs):
     commands["scrapy match"] = scrapy_command("match", *inputs, settings=settings)
     commands["scrapy match --fetch-all"] = scrapy_command("match", "--fetch-all", *inputs, settings=settings)
     started = {
-        name: subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        name: forked.popen(command, cwd=PROJECT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for name, command in commands.items()
     }
     done = {}

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import pytest
 
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.sampler.crawling import PROJECT, Stores
 
 KNOWN = [f"10.99003/w{n}" for n in range(3)]  # registered; 10.99003/u<n> are not
@@ -142,7 +143,7 @@ def test_a_first_signal_stops_the_run_within_seconds_printing_every_result_it_ha
             "-s",
             f"LANDING_SANDBOX={proxy}",
         ]
-        process = subprocess.Popen(
+        process = forked.popen(
             command + PATIENT, cwd=PROJECT, env=stores.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         try:

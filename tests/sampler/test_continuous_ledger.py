@@ -132,6 +132,17 @@ def test_a_round_planned_before_the_overdue_moment_closes_as_it_stands(records):
     assert (figures["rounds"], figures["overdue"], figures["failed"], closed["continuous/open"]) == (1, 1, 1, [])
 
 
+def test_a_round_visited_in_time_but_looked_at_after_the_overdue_moment_is_not_counted_overdue(records):
+    run, state, _ = records.open(T0)
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)
+    (run, state, _), _ = _planned(records, run, state, T1)
+    sample = runs.sampled(next(records.docs.scan("sample")), ["10.1/0"], T1)
+    records.ledger.store("sample", runs.sample_id("continuous", sample["sample/order"]), sample)
+    _visit(records, run, sample, 0, "a.example", T1)
+    closed, figures = records.close(run, state, "2026-11-03T01:00:00Z", idle=False, overdue="2026-11-01T01:00:01Z")
+    assert (figures["rounds"], figures["overdue"], figures["sampled"], closed["continuous/open"]) == (1, 0, 1, [])
+
+
 def test_the_known_prefixes_the_ledger_keeps_stay_what_the_store_holds_as_it_lists_plans_and_closes(records):
     run, state, _ = records.open(T0)
     assert records.prefixes() == []  # read from the store now; from here on, the ledger's copy

@@ -18,6 +18,7 @@ import pytest
 from landing.core.runs import sample_id
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.redis_server import redis_process
 from tests.sampler.crawling import PROJECT, Stores, continuous_state, stored
 
@@ -110,7 +111,7 @@ class Worker:
 
     def __init__(self, command, log: Path, env):
         self.log = log
-        self.process = subprocess.Popen(
+        self.process = forked.popen(
             command,
             cwd=PROJECT,
             env=env,
@@ -143,9 +144,9 @@ def shared(tmp_path_factory):
                 *("-s", "LANDING_CONTINUOUS=True", "-s", "LANDING_DRIVER=http", "-s", "LANDING_PROGRESS_INTERVAL=0"),
                 *("-s", f"LANDING_CLOCK={START}", "-s", f"LANDING_CLOCK_SPEED={SPEED}"),
                 *("-s", f"LANDING_CLOCK_SINCE={since}"),
-                # Every prefix is due again 1.5 simulated days (4.5 s) after its sample; a round stays open up to 3
-                # days (9 s), time enough for a lease to expire and a new leader to resume it.
-                *("-s", "LANDING_REFRESH_DAYS=3", "-s", "LANDING_RECHECK_DAYS=2"),
+                # Every prefix is due again 2 simulated days (6 s) after its sample; a round stays open up to 4 days
+                # (12 s), time enough for a lease to expire and a new leader to resume it, on a loaded machine too.
+                *("-s", "LANDING_REFRESH_DAYS=4", "-s", "LANDING_RECHECK_DAYS=2.5"),
                 *("-s", "LANDING_EXPORT_EVERY=6", "-s", "LANDING_PLAN_MINUTES=60", "-s", "LANDING_RELIST_HOURS=24"),
                 *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "LANDING_DOCS_BATCH_SECONDS=0.1"),
                 # No retention pass: it deletes closed rounds' samples and visits, which these tests read.
@@ -169,7 +170,10 @@ def shared(tmp_path_factory):
                     lambda: continuous_state(db).get("continuous/exports"),
                     workers,
                 )
-                found["killed"] = _wait("a round half visited", lambda: _mid_round(db), workers)
+                # A round planned once B follows, so the kill comes early in it whatever B's start took: a round
+                # already old then could not be resumed before LANDING_REFRESH_DAYS.
+                following = continuous_state(db).get("continuous/planned", "")
+                found["killed"] = _wait("a round half visited", lambda: _mid_round(db, following), workers)
                 found["before"] = stored(db, "visit")
                 found["in_flight"] = _leased(redis_server.url)  # visits whose ack the kill may lose
                 a.process.send_signal(signal.SIGKILL)
@@ -280,6 +284,6 @@ def test_a_leader_stopped_with_sigterm_exports_a_last_version_and_hands_the_lead
     assert b.process.returncode == 128 + signal.SIGTERM
     assert "SIGTERM: continuous mode exports a last version before it stops" in b.text()
     assert shared["b_exports"] >= 1
-    assert "Handing the lead of the continuous run over" in b.text()
-    assert again.text().count("Leading the run") == 1
+    assert "Handing the lead of the continuous run over" in b.text(), b.text()[-3000:]
+    assert again.text().count("Leading the run") == 1, again.text()[-3000:]
     assert "Resuming continuous run continuous" in again.text()

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tests import elastic
+from tests import elastic, forked
 from tests.sampler.crawling import PROJECT, Stores, at_once
 
 # Timestamps differ between two crawls, and so do cookie-wall chains: with one cookie jar per crawl, how many
@@ -117,7 +117,7 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
     # under way, and it cannot visit the whole small world first (a test that polled for the sample index and then
     # began the outage sometimes began it too late).
     server.reject_bulk_items_after(f"{prefix}-visit")
-    crawl = subprocess.Popen(
+    crawl = forked.popen(
         stores.crawl_command(
             small_sandbox.proxy,
             "-s",

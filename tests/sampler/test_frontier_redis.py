@@ -126,6 +126,19 @@ def test_popped_request_is_leased_and_comes_back_to_another_worker_after_expiry(
     assert again.meta["landing_lease"] == (taken.meta["landing_lease"][0], second.queue.token)
 
 
+def test_a_short_lease_is_reaped_half_a_lease_after_the_last_reap(redis_url):
+    holder, reaper = worker(redis_url, LANDING_LEASE_SECONDS=4), worker(redis_url, LANDING_LEASE_SECONDS=4)
+    start = time.monotonic()
+    reaper.clock = lambda: start
+    reaper.tick()  # a reap, with nothing to reap
+    holder.enqueue_request(shared("https://doi.org/10.1/a"))
+    holder.next_request()
+    reaper.queue.skew = 4 + 1  # the holder died: its lease has expired
+    reaper.clock = lambda: start + 2  # half a lease later, before Scheduler.reap_every
+    reaper.tick()
+    assert reaper.queue.lengths() == (1, 0)
+
+
 def test_ack_removes_a_leased_request_for_good(redis_url):
     scheduler = worker(redis_url)
     scheduler.enqueue_request(shared("https://doi.org/10.1/a"))

@@ -18,6 +18,7 @@ import pytest
 
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.sampler.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, count
 
 SEED = int(os.environ.get("LANDING_TEST_KILL_SEED", "2026"))
@@ -55,7 +56,7 @@ def _visits(db) -> set[str]:
 
 def _kill_when(command, stores, ready, timeout=240) -> bool:
     """Start the crawl, SIGKILL it once ready(db) holds; False when it finished first."""
-    crawl = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=stores.env)
+    crawl = forked.popen(command, cwd=PROJECT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=stores.env)
     db = stores.root / "landing.db"
     deadline = time.monotonic() + timeout
     while crawl.poll() is None and time.monotonic() < deadline:
@@ -95,7 +96,7 @@ def killed_and_resumed(tmp_path_factory):
             if _kill_when(command, stores, ready):
                 segments.append(len(requests))
                 recorded.append(_visits(stores.root / "landing.db"))
-        done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=300, env=stores.env)
+        done = forked.run(command, PROJECT, stores.env, 300)
     finally:
         sandbox.close()
     return stores, done, requests, segments, recorded, shares

@@ -16,6 +16,7 @@ import pytest
 
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.redis_server import running_redis
 from tests.sampler.crawling import PLANNED, PROJECT, RESOLVER, SAMPLE, Stores, count
 
@@ -68,11 +69,11 @@ def leader_killed(tmp_path_factory):
         command = stores.crawl_command(sandbox.proxy, "-s", f"LANDING_FRONTIER_REDIS={url}", *SETTINGS)
         logs, a, b = stores.root, None, None
         try:
-            a = subprocess.Popen(
+            a = forked.popen(
                 command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL, stderr=open(logs / "a.log", "w")
             )
             _wait(a, lambda: count(db, "SELECT COUNT(*) FROM docs WHERE kind = 'run'") > 0)
-            b = subprocess.Popen(
+            b = forked.popen(
                 command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL, stderr=open(logs / "b.log", "w")
             )
             _wait(

@@ -12,6 +12,7 @@ import pytest
 
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.redis_server import redis_process
 from tests.sampler.crawling import PLANNED, PROJECT, Stores, at_once, count
 
@@ -54,7 +55,7 @@ def _run(world, stores, redis_dir, outage, workers):
                 log = stores.root / f"worker-{n}.log"
                 processes.append(
                     (
-                        subprocess.Popen(
+                        forked.popen(
                             command, cwd=PROJECT, env=stores.env, stdout=subprocess.DEVNULL, stderr=open(log, "w")
                         ),
                         log,

@@ -12,6 +12,7 @@ import time
 import pytest
 
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.sampler.crawling import PROJECT, Stores
 
 FAST = {f"10.99006/fast{i}": f"https://fast.example/{i}" for i in range(4)}
@@ -58,7 +59,7 @@ def stopped(request, tmp_path_factory):
     settings = ["-s", "LANDING_SOURCES=crossref", "-s", "LANDING_DRIVER=http", "-s", "TELNETCONSOLE_ENABLED=False"]
     sandbox = RunningSandbox(_world(root / "slow", 120_000), watch=watch)
     try:
-        crawl = subprocess.Popen(
+        crawl = forked.popen(
             stores.crawl_command(sandbox.proxy, *settings),
             cwd=PROJECT,
             stdout=subprocess.DEVNULL,

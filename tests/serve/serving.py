@@ -11,6 +11,7 @@ import urllib.request
 from urllib.parse import quote
 
 from landing_dev import runner
+from tests import forked
 from tests.sampler.crawling import PROJECT
 
 DEADLINE = 60  # real seconds any wait may take before the test fails
@@ -21,7 +22,7 @@ class Served:
 
     def __init__(self, args: list[str], env: dict):
         command = runner.scrapy_command("serve", "--port", "0", *args)
-        self.process = subprocess.Popen(command, cwd=PROJECT, env=env, stderr=subprocess.PIPE, text=True)
+        self.process = forked.popen(command, cwd=PROJECT, env=env, stderr=subprocess.PIPE, text=True)
         self.lines: list[str] = []
         self.url = None
         self.serving = threading.Event()
