@@ -6,8 +6,8 @@ ways of holding browser contexts.
 
 Serves --world (a bench/scaling.py world, default /tmp/h7/w100000) with `scrapy sandbox serve`, picks --visits of
 its DOIs that need a browser (truth.jsonl: a plain client fails, the browser lands; challenges, script redirects,
-computed links, in turn) and visits them as the browser driver does: Playwright, the launch options and ARGS of
-landing.browser.driver (a variant's ARG adds a switch to them, `drop:SWITCH` takes one of them away), each visit in a context of its own (service workers blocked), `load` then at most
+computed links, in turn) and visits them as the browser driver does: Playwright, the launch options, ARGS and launcher
+script of landing.browser.driver (a variant's ARG adds a switch to them, `drop:SWITCH` takes one of them away), each visit in a context of its own (service workers blocked), `load` then at most
 LANDING_BROWSER_SETTLE for network quiet, --pages visits at once. --contexts: `pooled` (the driver's: --pages
 contexts lent in turn and emptied between visits, landing.browser.contexts) and/or `fresh` (a new context per
 visit, closed after it). Each variant (--variant x --contexts) runs once per round, rounds alternating A B A B.
@@ -31,7 +31,7 @@ import psutil
 
 from landing import settings as defaults
 from landing.browser.contexts import Contexts
-from landing.browser.driver import ARGS, Navigation, chromium_env
+from landing.browser.driver import ARGS, Navigation, chromium_env, launcher
 from landing_dev.runner import SandboxProcess
 
 KINDS = ("challenge", "js-redirect", "js-computed")
@@ -143,9 +143,14 @@ async def run(
 ) -> tuple:
     from playwright.async_api import async_playwright
 
+    # Started as the handler starts it: through driver.launcher's script (each switch once), at the crawl's priority.
+    wrapper = tempfile.TemporaryDirectory(prefix="landing-chromium-")
+    script = Path(wrapper.name) / "chromium"
+    script.write_text(launcher(binary, 0, None, None))
+    script.chmod(0o700)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
-            executable_path=binary,
+            executable_path=str(script),
             headless=True,
             args=launch_args(extra),
             env=chromium_env(os.environ),
@@ -171,6 +176,7 @@ async def run(
         cpu, seconds = tree_cpu(chromium) - before, time.monotonic() - started
         driving = own_cpu(driver) - driving
         await browser.close()
+    wrapper.cleanup()
     return cpu / len(urls), driving / len(urls), seconds, peak[0], finals
 
 

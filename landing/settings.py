@@ -139,11 +139,13 @@ LANDING_BROWSER_PAGES = 8
 # to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
 # then (beacons, polling) is read as it is.
 LANDING_BROWSER_SETTLE = 5.0
-# LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, set when Chromium
-# starts. A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on
-# the crawl's one event loop: under CPU contention the crawl keeps its core, and Chromium takes what is left.
-# 0 leaves them at the crawl's own priority.
-LANDING_BROWSER_NICE = 10
+# LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, and their session's group where the kernel
+# groups processes by session (autogroups), set when Chromium starts. A browser visit waits in its own slot and may
+# take seconds, while every HTTP visit in flight waits on the crawl's one event loop: under CPU contention the crawl
+# keeps its core, and Chromium takes what is left. 5 weighs Chromium at a third of the crawl, which keeps the crawl
+# its core beside a busy Chromium on two cores; 10 (a ninth) let Chromium's visits time out on a machine loaded
+# ten times over (docs/drivers.md "Cost"). 0 leaves them at the crawl's own priority.
+LANDING_BROWSER_NICE = 5
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"

@@ -107,17 +107,55 @@ _ENV_KEPT = (
 )
 
 
-def lowered(chromium: str, niceness: int, nice: str, setpriv: str | None) -> str:
-    """A shell script that runs `chromium` with its arguments at `niceness`; with `setpriv` (a crawl run as root)
-    also without CAP_SYS_NICE, since Chromium, allowed to, sets its threads' priorities back to 0 and -8 itself.
+# Switches Chromium reads once, keeping only the last occurrence's value. Playwright passes its own (features it turns
+# off for its routing to work, pointer and hover types) and ARGS come after them: the script merges each into one.
+MERGED = ("disable-features", "enable-features", "blink-settings")
+_MERGE = """for arg do
+  case $arg in
+{collect}  esac
+done
+for arg do
+  shift
+  case $arg in
+{emit}    *) set -- "$@" "$arg" ;;
+  esac
+done
+"""
+# Playwright starts Chromium in a session of its own, and where the kernel groups processes by session (autogroups,
+# /proc/sys/kernel/sched_autogroup_enabled), niceness only ranks processes within their group: a group gets its share
+# of the CPU by the group's own niceness, so a niced Chromium still took as much as the whole crawl. The script lowers
+# its session's group too, and only when it leads the session, so that the crawl's own group is never touched.
+_AUTOGROUP = """{ read -r stat < /proc/$$/stat; } 2>/dev/null
+rest=${stat##*) }; rest=${rest#* }; rest=${rest#* }; rest=${rest#* }
+[ "${rest%% *}" = "$$" ] && { echo NICENESS > /proc/self/autogroup; } 2>/dev/null
+"""
 
-    >>> print(lowered("/usr/bin/chromium", 10, "/usr/bin/nice", None).splitlines()[-1])
-    exec /usr/bin/nice -n 10 /usr/bin/chromium "$@"
-    >>> print(lowered("/opt/my chromium", 5, "/usr/bin/nice", "/usr/bin/setpriv").splitlines()[-1])
+
+def launcher(chromium: str, niceness: int, nice: str | None, setpriv: str | None) -> str:
+    """A shell script that runs `chromium` with its arguments, each of MERGED given once (the values of every
+    occurrence joined, where the first was); at `niceness` (with `nice`, unless 0), in a session group (autogroup) of
+    that niceness when it leads its session; with `setpriv` (a crawl run as root) also without CAP_SYS_NICE, since
+    Chromium, allowed to, sets its threads' priorities back to 0 and -8 itself.
+
+    >>> print(launcher("/usr/bin/chromium", 10, "/usr/bin/nice", None).splitlines()[-2:])
+    ['[ "${rest%% *}" = "$$" ] && { echo 10 > /proc/self/autogroup; } 2>/dev/null', \
+'exec /usr/bin/nice -n 10 /usr/bin/chromium "$@"']
+    >>> print(launcher("/opt/my chromium", 5, "/usr/bin/nice", "/usr/bin/setpriv").splitlines()[-1])
     exec /usr/bin/setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice /usr/bin/nice -n 5 '/opt/my chromium' "$@"
+    >>> print(launcher("/usr/bin/chromium", 0, "/usr/bin/nice", None).splitlines()[-1])
+    exec /usr/bin/chromium "$@"
     """
-    drop = f"{shlex.quote(setpriv)} --inh-caps=-sys_nice --bounding-set=-sys_nice " if setpriv else ""
-    return f'#!/bin/sh\nexec {drop}{shlex.quote(nice)} -n {int(niceness)} {shlex.quote(chromium)} "$@"\n'
+    names = {switch: "merged_" + switch.replace("-", "_") for switch in MERGED}
+    collect = "".join(f"    --{s}=*) {v}=${{{v}:+${v},}}${{arg#*=}} ;;\n" for s, v in names.items())
+    emit = "".join(f'    --{s}=*) [ -n "${v}" ] && set -- "$@" "--{s}=${v}"; {v}= ;;\n' for s, v in names.items())
+    script = _MERGE.replace("{collect}", collect).replace("{emit}", emit)
+    command = shlex.quote(chromium)
+    if niceness and nice:
+        script += _AUTOGROUP.replace("NICENESS", str(int(niceness)))
+        command = f"{shlex.quote(nice)} -n {int(niceness)} {command}"
+        if setpriv:
+            command = f"{shlex.quote(setpriv)} --inh-caps=-sys_nice --bounding-set=-sys_nice {command}"
+    return f'#!/bin/sh\n{script}exec {command} "$@"\n'
 
 
 def chromium_env(environ) -> dict:

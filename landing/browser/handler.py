@@ -14,7 +14,7 @@ from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from landing import config
 from landing.browser.contexts import Contexts
-from landing.browser.driver import LOOP, lowered
+from landing.browser.driver import LOOP, launcher
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
 from landing.crawl.handlers import cap_pool, one_tls_context
@@ -61,7 +61,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         async with self.start_lock:
             if not self.started:
                 await self._guard_chromium()
-                self._lower_priority()
+                self._wrap_chromium()
                 await self._launch()
                 self.started = True
         request.meta["playwright_context"] = await self.contexts.take(request.meta)
@@ -86,19 +86,21 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
             # The option carries the proxy's per-run credentials, which Playwright answers its 407s with.
             self.config.launch_options["proxy"] = await self.proxy.start()
 
-    def _lower_priority(self) -> None:
-        """Chromium started through a script that lowers its priority (LANDING_BROWSER_NICE), written for this crawl.
+    def _wrap_chromium(self) -> None:
+        """Chromium started through a script of this crawl's (driver.launcher): each switch Chromium reads once given
+        once, and Chromium at a lower priority (LANDING_BROWSER_NICE).
 
         A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on the
         crawl's one event loop: under CPU contention the crawl keeps its core and Chromium takes what is left."""
-        nice, chromium = shutil.which("nice"), self.config.launch_options.get("executable_path")
-        if not self.nice or not nice or not chromium:
+        chromium = self.config.launch_options.get("executable_path")
+        if not chromium:
             return
-        setpriv = shutil.which("setpriv") if os.geteuid() == 0 else None
+        nice = shutil.which("nice") if self.nice else None
+        setpriv = shutil.which("setpriv") if nice and os.geteuid() == 0 else None
         self.wrapper = tempfile.TemporaryDirectory(prefix="landing-chromium-")
         script = os.path.join(self.wrapper.name, "chromium")
         with open(script, "w", encoding="utf-8") as handle:
-            handle.write(lowered(chromium, self.nice, nice, setpriv))
+            handle.write(launcher(chromium, self.nice, nice, setpriv))
         os.chmod(script, 0o700)
         self.config.launch_options["executable_path"] = script
 

@@ -151,9 +151,23 @@ class Mixed(scrapy.Spider):
                             renderer_threads.add(comm.read().strip())
             except (psutil.NoSuchProcess, ProcessLookupError, FileNotFoundError):  # a renderer that exited meanwhile
                 pass
+        groups = set()  # the session groups (autogroups) Chromium's processes run in, where the kernel has them
+        for p in chromium:
+            try:
+                with open(f"/proc/{p.pid}/autogroup") as group:
+                    groups.add(group.read().strip())
+            except OSError:
+                pass
+        try:
+            with open("/proc/self/autogroup") as group:
+                own_group = group.read().strip()
+        except OSError:
+            own_group = None
+        browsers = [p for p in chromium if p.name().startswith("chrom") and "--type=" not in " ".join(p.cmdline())]
+        switches = browsers[0].cmdline()[1:] if browsers else []
         nice = {"own": os.nice(0), "browser": sorted(priorities),
-                "processes": len(chromium)}
-        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice,
+                "processes": len(chromium), "own_group": own_group, "groups": sorted(groups)}
+        print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice, "switches": switches,
                           "renderer_threads": sorted(renderer_threads)}), flush=True)
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
@@ -215,12 +229,43 @@ def test_playwright_runs_on_an_event_loop_of_its_own_not_on_the_crawls(shared_ho
 
 @needs_chromium
 def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_host_crawl):
-    # LANDING_BROWSER_NICE (10): under CPU contention the crawl's event loop, which every HTTP visit waits on, keeps
-    # its core, and Chromium takes what is left. Run as root, Chromium would set some threads back to 0 and -8.
+    # LANDING_BROWSER_NICE: under CPU contention the crawl's event loop, which every HTTP visit waits on, keeps its
+    # core, and Chromium takes what is left. Run as root, Chromium would set some threads back to 0 and -8.
+    from landing.settings import LANDING_BROWSER_NICE
+
     ended, _ = shared_host_crawl
     browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
-    own = browser_lines[0]["own"]
-    assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([max(own, 10)], True)] * 2
+    lowered = min(browser_lines[0]["own"] + LANDING_BROWSER_NICE, 19)
+    assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([lowered], True)] * 2
+
+
+@needs_chromium
+def test_chromium_runs_in_a_session_group_of_lower_priority_than_the_crawls(shared_host_crawl):
+    # Playwright starts Chromium in a session of its own: where the kernel groups processes by session, niceness only
+    # ranks them within their group, and Chromium's group took as much CPU as the crawl's whole group.
+    from landing.settings import LANDING_BROWSER_NICE
+
+    ended, _ = shared_host_crawl
+    browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
+    if browser_lines[0]["own_group"] is None:
+        pytest.skip("this kernel has no session groups (CONFIG_SCHED_AUTOGROUP)")
+    own, lowered = browser_lines[0]["own_group"], f" nice {LANDING_BROWSER_NICE}"
+    assert [(len(n["groups"]), n["groups"][0].endswith(lowered), n["groups"][0] != own) for n in browser_lines] == [
+        (1, True, True)
+    ] * 2
+
+
+@needs_chromium
+def test_chromium_keeps_playwrights_switches_beside_the_drivers(shared_host_crawl):
+    # Playwright's hover and pointer types (its --blink-settings) beside the driver's imagesEnabled=false, and its
+    # disabled features (AvoidCorsURLLoaderRestartOnRedirect, which its routing needs) beside the driver's.
+    ended, _ = shared_host_crawl
+    switches = [line["switches"] for line in ended if line["kind"] == "browser"][0]
+    assert [s.split("=")[0] for s in switches].count("--disable-features") == 1
+    (blink,) = [s for s in switches if s.startswith("--blink-settings=")]
+    (features,) = [s for s in switches if s.startswith("--disable-features=")]
+    assert ("primaryHoverType=2" in blink, "imagesEnabled=false" in blink) == (True, True)
+    assert ("AvoidCorsURLLoaderRestartOnRedirect" in features, "IsolateOrigins" in features) == (True, True)
 
 
 @needs_chromium
