@@ -148,6 +148,17 @@ def redis_server(tmp_path_factory):
         yield url
 
 
+@pytest.fixture
+def flushed_redis(redis_server):
+    """A client of `redis_server`, emptied first."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    client.flushall()
+    yield client
+    client.close()
+
+
 # Under pytest-xdist (`make test`: `-n auto --dist loadgroup`) a group is what one worker runs. A module is one group,
 # so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
 # once per run, not once per worker.

@@ -15,13 +15,8 @@ LOGGER = logging.getLogger("test_leading")
 
 
 @pytest.fixture
-def server(redis_server):
-    import redis
-
-    client = redis.Redis.from_url(redis_server)
-    client.flushall()
-    yield client
-    client.close()
+def server(flushed_redis):
+    return flushed_redis
 
 
 def _leader(server) -> tuple[SharedLead, SharedRun]:

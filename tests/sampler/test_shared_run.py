@@ -10,13 +10,8 @@ KEY = "doi_sampler:requests"
 
 
 @pytest.fixture
-def server(redis_server):
-    import redis
-
-    client = redis.Redis.from_url(redis_server)
-    client.flushall()
-    yield client
-    client.close()
+def server(flushed_redis):
+    return flushed_redis
 
 
 def test_the_first_worker_takes_the_lead_and_the_second_follows(server):
