@@ -142,9 +142,8 @@ LANDING_BROWSER_SETTLE = 5.0
 # LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, and their session's group where the kernel
 # groups processes by session (autogroups), set when Chromium starts. A browser visit waits in its own slot and may
 # take seconds, while every HTTP visit in flight waits on the crawl's one event loop: under CPU contention the crawl
-# keeps its core, and Chromium takes what is left. 5 weighs Chromium at a third of the crawl, which keeps the crawl
-# its core beside a busy Chromium on two cores; 10 (a ninth) let Chromium's visits time out on a machine loaded
-# ten times over (docs/drivers.md "Cost"). 0 leaves them at the crawl's own priority.
+# keeps its core, and Chromium takes what is left. 5 weighs Chromium at a third of the crawl; 10 (a ninth) starved
+# Chromium's visits into timeouts on a heavily loaded machine (docs/drivers.md "Cost"). 0: the crawl's own priority.
 LANDING_BROWSER_NICE = 5
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
@@ -380,9 +379,8 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
-# Every slot's requests exactly its delay apart. Scrapy's ±50% default draws the jitter again each time a waiting slot
-# is looked at, so a busy host's requests came 1.22 delays apart on average and as close as half of one: slower than
-# the delay asks, and over a published rate limit at times (bench/README.md "service.py").
+# Every slot's requests exactly its delay apart: Scrapy's ±50% jitter, drawn again each time a waiting slot is looked
+# at, spaced a busy host's requests wider than the delay, and at times closer (bench/README.md "service.py").
 DOWNLOAD_DELAY_JITTER = 0.0
 # The resolver's and the APIs' slots, which AutoThrottle leaves alone (ServiceSlotsMiddleware): services built for
 # volume. doi.org publishes no limit: 32 at once is what a full run needs; no delay, as a slot with one sends a single
