@@ -10,7 +10,6 @@ itself, which counts connections and can hold one unanswered.
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sys
 import threading
@@ -84,12 +83,17 @@ def interrupted(sandbox, inputs):
     the request; the next call answers."""
     from landing.match.api import match
 
+    # A terminal's Ctrl-C reaches a Python whose SIGINT raises KeyboardInterrupt: whatever the process that started
+    # this one ignored or blocked (both are inherited), and the signal to the main thread, waiting in match().
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    main = threading.main_thread().ident
     loop = asyncio.new_event_loop()
     threading.Thread(target=loop.run_forever, daemon=True).start()
 
     def first(n):
         if n == 1:
-            os.kill(os.getpid(), signal.SIGINT)  # as a terminal's Ctrl-C: to the main thread, waiting in match()
+            signal.pthread_kill(main, signal.SIGINT)
         return n == 1
 
     relay = Relay(sandbox, hold=first)
