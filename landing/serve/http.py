@@ -36,6 +36,10 @@ def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False)  # as `scrapy match` prints it
 
 
+def _unknown_fetch(asked: str) -> str:
+    return f"fetch={asked!r}: use {', '.join(FETCHES)}"
+
+
 def _error_body(status: int, message: str) -> bytes:
     return _dumps({"error": message, "status": status}).encode()
 
@@ -204,8 +208,9 @@ class Service:
                 if not self.clients[peer]:
                     del self.clients[peer]
 
-    def _fetch(self, request) -> str | None:
-        fetch = request.query.get("fetch", self.cfg.match_fetch_text)  # as `scrapy match` under the same settings
+    def _fetch(self, asked: str | None) -> str | None:
+        """The fetch policy of `fetch=asked` (None: not given, the settings' as `scrapy match`'s); None if unknown."""
+        fetch = self.cfg.match_fetch_text if asked is None else asked
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):
@@ -214,11 +219,11 @@ class Service:
 
     async def _answer(self, q: str | None, asked: str | None) -> tuple[int, bytes]:
         """(status, JSON body) of GET /match?q=q&fetch=asked (None: not given)."""
-        fetch = self.cfg.match_fetch_text if asked is None else asked  # as `scrapy match` under the same settings
+        fetch = self._fetch(asked)
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
-        if fetch not in FETCHES:
-            return 400, _error_body(400, f"fetch={fetch!r}: use {', '.join(FETCHES)}")
+        if fetch is None:
+            return 400, _error_body(400, _unknown_fetch(asked))
         if len(q) > self.cfg.serve_max_input:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
@@ -236,9 +241,9 @@ class Service:
         return 200, body
 
     async def post_match(self, request):
-        default = self._fetch(request)
+        default = self._fetch(request.query.get("fetch"))
         if default is None:
-            return error(400, f"fetch={request.query['fetch']!r}: use {', '.join(FETCHES)}")
+            return error(400, _unknown_fetch(request.query["fetch"]))
         limit = self.cfg.serve_max_body
         if (request.content_length or 0) > limit:
             return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
