@@ -91,6 +91,7 @@ class Config:
     browser_pages: int
     browser_settle: float
     browser_nice: int
+    browser_spare_cpu: bool
     resolver_robots: str
     address_guard: bool
     keepalive: float

@@ -61,9 +61,8 @@ LANDING_EXCLUDED_DOMAINS = ""
 # --- Sampling -----------------------------------------------------------------------------------------
 # LANDING_SOURCES: which registration agencies to sample, comma-separated: crossref, datacite.
 LANDING_SOURCES = "crossref,datacite"
-# LANDING_SAMPLE_MAX / MIN: DOIs sampled from the largest member (or DataCite client) / from any member
-# (all of its DOIs when it has fewer). In between, proportional to the member's DOI count. 100 is the
-# Crossref API's largest sample.
+# LANDING_SAMPLE_MAX / MIN: DOIs sampled from the largest member (or DataCite client) / from any member (all of its
+# DOIs when it has fewer); in between, proportional to its DOI count. 100 is the Crossref API's largest sample.
 LANDING_SAMPLE_MAX = 100
 LANDING_SAMPLE_MIN = 10
 # LANDING_SAMPLE_MIN_PER_PREFIX: DOIs each prefix a member (or client) lists gets at least (all of its DOIs when it
@@ -116,9 +115,8 @@ LANDING_WORKERS = 1
 LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_RESOLVER_RATE: requests a second to the DOI resolver (a DOI's first request, its retries, Handle API
 # lookups; landing.crawl.resolver_pace), a quarter second's worth at once after a pause. doi.org publishes no limit,
-# and clients resolving many DOIs in parallel have met its 429s. 100 stays above what sampling feeds on the real
-# web (Crossref's polite pool: docs/crawl.md). With LANDING_WORKERS=N each worker takes 1/N. 0: no rate, only the slot's concurrency. Through LANDING_SANDBOX there is
-# none unless set explicitly (the benches that model the web set it).
+# and clients resolving many DOIs in parallel have met its 429s; 100 stays above what sampling feeds on the real web
+# (docs/crawl.md). LANDING_WORKERS=N: 1/N each. 0: only the slot's concurrency. Through LANDING_SANDBOX: 0 unless set.
 LANDING_RESOLVER_RATE = 100
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
 # redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
@@ -140,11 +138,13 @@ LANDING_BROWSER_PAGES = 8
 # then (beacons, polling) is read as it is.
 LANDING_BROWSER_SETTLE = 5.0
 # LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, and their session's group where the kernel
-# groups processes by session (autogroups), set when Chromium starts. A browser visit waits in its own slot and may
-# take seconds, while every HTTP visit in flight waits on the crawl's one event loop: under CPU contention the crawl
-# keeps its core, and Chromium takes what is left. 5 weighs Chromium at a third of the crawl; 10 (a ninth) starved
-# Chromium's visits into timeouts on a heavily loaded machine (docs/drivers.md "Cost"). 0: the crawl's own priority.
+# groups processes by session (autogroups). Every HTTP visit in flight waits on the crawl's one event loop, a browser
+# visit in its own slot: under contention the crawl keeps its CPU. 5 weighs Chromium at a third of the crawl; 10
+# starved its visits into timeouts on a loaded machine (docs/drivers.md "Cost"). 0: the crawl's own priority.
 LANDING_BROWSER_NICE = 5
+# LANDING_BROWSER_SPARE_CPU: with two CPUs or more, Chromium runs on all those the crawl may use but one (taskset),
+# a core it cannot take from the crawl's loop. False: on every one.
+LANDING_BROWSER_SPARE_CPU = True
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"

@@ -221,6 +221,9 @@ class SandboxProcess:
                 stdout=subprocess.PIPE,
                 stderr=stderr,
                 text=True,
+                # The remote web it stands for takes no CPU of the crawl's: in a session of its own, as a server's,
+                # its share is not taken from the crawl's session group (autogroup) where the kernel groups by session.
+                start_new_session=True,
             )
         finally:
             if log:

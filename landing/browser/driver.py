@@ -131,11 +131,24 @@ rest=${stat##*) }; rest=${rest#* }; rest=${rest#* }; rest=${rest#* }
 """
 
 
-def launcher(chromium: str, niceness: int, nice: str | None, setpriv: str | None) -> str:
+def browser_cpus(allowed: set[int]) -> str | None:
+    """The CPUs Chromium runs on, as taskset lists them, when the crawl may use `allowed`: all but the first, so that
+    the crawl's event loop, which every HTTP visit waits on, has a core Chromium cannot take; None with one CPU.
+
+    >>> browser_cpus({0, 1}), browser_cpus({3, 1, 2}), browser_cpus({5})
+    ('1', '2,3', None)
+    """
+    cpus = sorted(allowed)[1:]
+    return ",".join(map(str, cpus)) if cpus else None
+
+
+def launcher(
+    chromium: str, niceness: int, nice: str | None, setpriv: str | None, cpus: str | None = None, taskset=None
+) -> str:
     """A shell script that runs `chromium` with its arguments, each of MERGED given once (the values of every
     occurrence joined, where the first was); at `niceness` (with `nice`, unless 0), in a session group (autogroup) of
     that niceness when it leads its session; with `setpriv` (a crawl run as root) also without CAP_SYS_NICE, since
-    Chromium, allowed to, sets its threads' priorities back to 0 and -8 itself.
+    Chromium, allowed to, sets its threads' priorities back to 0 and -8 itself; on `cpus` only (with `taskset`).
 
     >>> print(launcher("/usr/bin/chromium", 10, "/usr/bin/nice", None).splitlines()[-2:])
     ['[ "${rest%% *}" = "$$" ] && { echo 10 > /proc/self/autogroup; } 2>/dev/null', \
@@ -144,6 +157,8 @@ def launcher(chromium: str, niceness: int, nice: str | None, setpriv: str | None
     exec /usr/bin/setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice /usr/bin/nice -n 5 '/opt/my chromium' "$@"
     >>> print(launcher("/usr/bin/chromium", 0, "/usr/bin/nice", None).splitlines()[-1])
     exec /usr/bin/chromium "$@"
+    >>> print(launcher("/usr/bin/chromium", 0, None, None, "1,2", "/usr/bin/taskset").splitlines()[-1])
+    exec /usr/bin/taskset -c 1,2 /usr/bin/chromium "$@"
     """
     names = {switch: "merged_" + switch.replace("-", "_") for switch in MERGED}
     collect = "".join(f"    --{s}=*) {v}=${{{v}:+${v},}}${{arg#*=}} ;;\n" for s, v in names.items())
@@ -155,6 +170,8 @@ def launcher(chromium: str, niceness: int, nice: str | None, setpriv: str | None
         command = f"{shlex.quote(nice)} -n {int(niceness)} {command}"
         if setpriv:
             command = f"{shlex.quote(setpriv)} --inh-caps=-sys_nice --bounding-set=-sys_nice {command}"
+    if cpus and taskset:
+        command = f"{shlex.quote(taskset)} -c {shlex.quote(cpus)} {command}"
     return f'#!/bin/sh\n{script}exec {command} "$@"\n'
 
 

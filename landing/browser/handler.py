@@ -14,7 +14,7 @@ from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from landing import config
 from landing.browser.contexts import Contexts
-from landing.browser.driver import LOOP, launcher
+from landing.browser.driver import LOOP, browser_cpus, launcher
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import BrowserRules, proxy_refused
 from landing.crawl.handlers import cap_pool, one_tls_context
@@ -48,6 +48,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
         self.sandbox, self.nice = config.of(crawler).sandbox, config.of(crawler).browser_nice
+        self.spare_cpu = config.of(crawler).browser_spare_cpu
         self.proxy: GuardingProxy | None = None
         self.wrapper: tempfile.TemporaryDirectory | None = None
         self.contexts = Contexts(self.config.max_contexts or 1)  # PLAYWRIGHT_MAX_CONTEXTS: LANDING_BROWSER_PAGES
@@ -88,7 +89,8 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
 
     def _wrap_chromium(self) -> None:
         """Chromium started through a script of this crawl's (driver.launcher): each switch Chromium reads once given
-        once, and Chromium at a lower priority (LANDING_BROWSER_NICE).
+        once, Chromium at a lower priority (LANDING_BROWSER_NICE) and off one of the crawl's CPUs
+        (LANDING_BROWSER_SPARE_CPU).
 
         A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on the
         crawl's one event loop: under CPU contention the crawl keeps its core and Chromium takes what is left."""
@@ -100,7 +102,8 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         self.wrapper = tempfile.TemporaryDirectory(prefix="landing-chromium-")
         script = os.path.join(self.wrapper.name, "chromium")
         with open(script, "w", encoding="utf-8") as handle:
-            handle.write(launcher(chromium, self.nice, nice, setpriv))
+            cpus = browser_cpus(os.sched_getaffinity(0)) if self.spare_cpu else None
+            handle.write(launcher(chromium, self.nice, nice, setpriv, cpus, shutil.which("taskset")))
         os.chmod(script, 0o700)
         self.config.launch_options["executable_path"] = script
 

@@ -167,8 +167,15 @@ class Mixed(scrapy.Spider):
         switches = browsers[0].cmdline()[1:] if browsers else []
         nice = {"own": os.nice(0), "browser": sorted(priorities),
                 "processes": len(chromium), "own_group": own_group, "groups": sorted(groups)}
+        cpus = set()  # the CPU sets Chromium's processes may run on
+        for p in chromium:
+            try:
+                cpus.add(tuple(sorted(os.sched_getaffinity(p.pid))))
+            except OSError:
+                pass
         print(json.dumps({"kind": kind, "playwright_tasks": len(playwright), "nice": nice, "switches": switches,
-                          "renderer_threads": sorted(renderer_threads)}), flush=True)
+                          "renderer_threads": sorted(renderer_threads), "cpus": sorted(cpus),
+                          "own_cpus": sorted(os.sched_getaffinity(0))}), flush=True)
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,
@@ -253,6 +260,16 @@ def test_chromium_runs_in_a_session_group_of_lower_priority_than_the_crawls(shar
     assert [(len(n["groups"]), n["groups"][0].endswith(lowered), n["groups"][0] != own) for n in browser_lines] == [
         (1, True, True)
     ] * 2
+
+
+@needs_chromium
+def test_chromium_runs_on_every_cpu_of_the_crawls_but_one(shared_host_crawl):
+    # LANDING_BROWSER_SPARE_CPU: the crawl's event loop has a core Chromium cannot take.
+    ended, _ = shared_host_crawl
+    own = ended[0]["own_cpus"]
+    if len(own) < 2:
+        pytest.skip("the crawl may use one CPU only: Chromium shares it")
+    assert {tuple(map(tuple, line["cpus"])) for line in ended if line["kind"] == "browser"} == {(tuple(own[1:]),)}
 
 
 @needs_chromium
