@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+WORKERS := $(shell echo $$(( $$(nproc) + 1 )))
 # uv installs the pinned tree (parallel downloads, no resolver work to redo): a fresh .venv in seconds, where pip
 # took minutes. pip installs uv itself, pinned here.
 UV := uv==0.13.9
@@ -50,12 +51,13 @@ $(REDIS):
 		|| echo "make: could not install redis-server; the shared-frontier tests skip"; \
 	else echo "make: redis-server is missing and cannot be installed here (needs apt-get as root); the shared-frontier tests skip"; fi
 
-# The suite runs on every core (pytest-xdist); tests/conftest.py groups it so that a module's fixtures and each shared
-# crawl are set up once, and hands out the longest groups first.
+# The suite runs on every core (pytest-xdist), with one worker more than cores: its tests wait on the processes and
+# servers they start about a fifth of the time, and a spare worker fills those waits. tests/conftest.py groups it so
+# that a module's fixtures and each shared crawl are set up once, and hands out the longest groups first.
 test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL) $(REDIS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -n auto --dist loadgroup --no-loadscope-reorder --doctest-modules landing/core tests
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder --doctest-modules landing/core tests
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it into data/demo/ (its own store:
 # scrapy crawl's default one, data/landing.db and data/blobs, is never touched), summarise, say what to run next.

@@ -159,7 +159,7 @@ def flushed_redis(redis_server):
     client.close()
 
 
-# Under pytest-xdist (`make test`: `-n auto --dist loadgroup`) a group is what one worker runs. A module is one group,
+# Under pytest-xdist (`make test`: a worker more than cores, `--dist loadgroup`) a group is what one worker runs. A module is one group,
 # so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
 # once per run, not once per worker.
 CRAWLS = set(CRAWLING)

@@ -43,6 +43,11 @@ PRELOAD = (
     "twisted.web.client",
     "lxml.html",
     "redis.asyncio",
+    # Imported by the project's commands, not by Scrapy itself: about half a CPU-second more per command.
+    "aiohttp.web",
+    "tldextract",
+    "itemadapter",
+    "prometheus_client",
 )
 MESSAGE = 1 << 20  # the largest request (arguments and environment) or answer, in bytes
 
