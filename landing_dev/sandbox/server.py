@@ -8,6 +8,7 @@ import asyncio
 import datetime
 import ipaddress
 import random
+import signal
 import ssl
 import sys
 import tempfile
@@ -167,14 +168,21 @@ class SandboxServer:
 
 
 def serve_forever(world, port=0, host="127.0.0.1", latency_ms=0, jitter_ms=0, announce=print, log=None, now=None):
-    """Serve until interrupted; announce() gets the proxy URL once listening."""
+    """Serve until SIGINT (Ctrl-C) or SIGTERM; announce() gets the proxy URL once listening."""
 
     async def main():
         server = SandboxServer(world, latency_ms, jitter_ms, log=log, now=now)
         bound = await server.start(host, port)
+        serving = asyncio.current_task()
+        # Handlers of its own: a SIGINT ignored by whatever started it (pytest-xdist's workers ignore it, and an
+        # ignored signal stays ignored across exec) would otherwise leave it serving until killed.
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(signum, serving.cancel)
         announce(f"http://{host}:{bound}")
         try:
             await server.server.serve_forever()
+        except asyncio.CancelledError:
+            pass
         finally:
             await server.close()
 
