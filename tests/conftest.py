@@ -159,9 +159,9 @@ def flushed_redis(redis_server):
     client.close()
 
 
-# Under pytest-xdist (`make test`: a worker more than cores, `--dist loadgroup`) a group is what one worker runs. A module is one group,
-# so its module fixtures are set up once; the modules sharing a session crawl are one group, so each world is crawled
-# once per run, not once per worker.
+# Under pytest-xdist (`make test`: a worker more than cores, `--dist loadgroup`) a group is what one worker runs. A
+# module is one group, so its module fixtures are set up once; the modules sharing a session crawl are one group, so
+# each world is crawled once per run, not once per worker.
 CRAWLS = set(CRAWLING)
 # The longest groups start first and the short ones come last, so that both workers end together: xdist hands a
 # worker its next group while the worker still has two tests to run, so a long group handed out late can leave the

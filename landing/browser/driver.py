@@ -143,7 +143,12 @@ def browser_cpus(allowed: set[int]) -> str | None:
 
 
 def launcher(
-    chromium: str, niceness: int, nice: str | None, setpriv: str | None, cpus: str | None = None, taskset=None
+    chromium: str,
+    niceness: int,
+    nice: str | None,
+    setpriv: str | None,
+    cpus: str | None = None,
+    taskset: str | None = None,
 ) -> str:
     """A shell script that runs `chromium` with its arguments, each of MERGED given once (the values of every
     occurrence joined, where the first was); at `niceness` (with `nice`, unless 0), in a session group (autogroup) of
