@@ -44,11 +44,10 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
     def __init__(self, crawler):
         super().__init__(crawler)
         cap_pool(self, crawler)
-        one_tls_context(self, config.of(crawler).verified_hosts)  # the API requests of auto go through this handler
+        self.cfg = config.of(crawler)  # the project's checked settings; self.config is scrapy-playwright's own
+        one_tls_context(self, self.cfg.verified_hosts)  # the API requests of auto go through this handler
         self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
-        self.sandbox, self.nice = config.of(crawler).sandbox, config.of(crawler).browser_nice
-        self.spare_cpu = config.of(crawler).browser_spare_cpu
         self.proxy: GuardingProxy | None = None
         self.wrapper: tempfile.TemporaryDirectory | None = None
         self.contexts = Contexts(self.config.max_contexts or 1)  # PLAYWRIGHT_MAX_CONTEXTS: LANDING_BROWSER_PAGES
@@ -81,7 +80,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
             idle = (self.config.navigation_timeout_ms or 1000 * IDLE_TIMEOUT) / 1000
             cap = connection_cap(self.config.max_contexts or 1)
             self.proxy = GuardingProxy(
-                rules.answers, proxy_refused, upstream_of(self.sandbox), idle_timeout=idle, max_connections=cap
+                rules.answers, proxy_refused, upstream_of(self.cfg.sandbox), idle_timeout=idle, max_connections=cap
             )
             # Playwright adds <-loopback> to the bypass list: loopback goes through the proxy too (and is refused).
             # The option carries the proxy's per-run credentials, which Playwright answers its 407s with.
@@ -97,13 +96,14 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         chromium = self.config.launch_options.get("executable_path")
         if not chromium:
             return
-        nice = shutil.which("nice") if self.nice else None
+        niceness = self.cfg.browser_nice
+        nice = shutil.which("nice") if niceness else None
         setpriv = shutil.which("setpriv") if nice and os.geteuid() == 0 else None
         self.wrapper = tempfile.TemporaryDirectory(prefix="landing-chromium-")
         script = os.path.join(self.wrapper.name, "chromium")
         with open(script, "w", encoding="utf-8") as handle:
-            cpus = browser_cpus(os.sched_getaffinity(0)) if self.spare_cpu else None
-            handle.write(launcher(chromium, self.nice, nice, setpriv, cpus, shutil.which("taskset")))
+            cpus = browser_cpus(os.sched_getaffinity(0)) if self.cfg.browser_spare_cpu else None
+            handle.write(launcher(chromium, niceness, nice, setpriv, cpus, shutil.which("taskset")))
         os.chmod(script, 0o700)
         self.config.launch_options["executable_path"] = script
 
