@@ -101,6 +101,21 @@ def resource_url(chain: list, resolver_hosts) -> str | None:
     return None
 
 
+def browser_start(chain: list, resolver_hosts) -> tuple[str | None, list]:
+    """Where a browser visit takes over from an HTTP chain: its resource URL (the first hop off the resolver), with
+    the resolver's hops before it; (None, []) when the chain never left the resolver.
+
+    >>> browser_start([{"url": "https://doi.org/10.1/x", "status": 302}, {"url": "https://p.example/a"}], {"doi.org"})
+    ('https://p.example/a', [{'url': 'https://doi.org/10.1/x', 'status': 302}])
+    >>> browser_start([{"url": "https://doi.org/10.1/x", "status": None}], {"doi.org"})
+    (None, [])
+    """
+    for n, hop in enumerate(chain):
+        if domain(hop["url"]) not in resolver_hosts:
+            return hop["url"], chain[:n]
+    return None, []
+
+
 def snapshot(pid_doc: dict, **fields) -> dict:
     """A snapshot document: the pid's keys plus every snapshot key (missing ones None). `hops` is the chain
     (`hops()`); its URLs are `snapshot/urls`. A final URL whose host is no hostname gives no domain."""

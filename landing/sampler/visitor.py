@@ -18,6 +18,8 @@ from landing.crawl.stopping import Stopped
 from landing.sampler.frontier_redis import LEASE
 from landing.sampler.items import Visit
 
+BEFORE = "landing_browser_before"  # Request.meta: the hops an HTTP chain made before its browser visit took over
+
 
 class Visitor:
     """Makes a DOI's requests and reads their responses into Visits.
@@ -101,15 +103,19 @@ class Visitor:
             return
         yield visit
         self.crawler.stats.inc_value("landing/browser/sent")
-        yield self._browser_visit(meta["pid"], meta["visit"], priority=priority, lease=meta.get(LEASE))
+        # Chromium takes over at the resource URL the HTTP chain reached: the resolver's answer is known, and
+        # Chromium's own request to the resolver would pass by its slot's rate (LANDING_RESOLVER_RATE).
+        start, before = documents.browser_start(visit.snapshot["snapshot/hops"] or [], self.resolver_hosts)
+        yield self._browser_visit(meta["pid"], meta["visit"], priority, meta.get(LEASE), start, before)
 
     # The browser driver (landing/browser/driver.py): Chromium follows everything, scripts included.
-    def _browser_visit(self, pid, visit, priority, lease=None):
-        meta = {**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit}
+    def _browser_visit(self, pid, visit, priority, lease=None, start=None, before=()):
+        """A browser visit of pid from `start` (the resolver by default), its snapshot's hops after `before`."""
+        meta = {**browser.request_meta(pid, self.sandbox, self.settle_ms), "visit": visit, BEFORE: list(before)}
         if lease:
             meta[LEASE] = lease
         return scrapy.Request(
-            f"{self.resolver}/{resolver_path(pid['pid/doi'])}",
+            start or f"{self.resolver}/{resolver_path(pid['pid/doi'])}",
             callback=self.callbacks.parse_browser,
             errback=self.callbacks.browser_failed,
             priority=priority,
@@ -129,7 +135,7 @@ class Visitor:
         if self.maxsize and max(len(body), _length(found)) > self.maxsize:  # Chromium has no DOWNLOAD_MAXSIZE
             error, body = "too-large", None
         page = Page(body, content_type) if body is not None else None
-        hops = meta["landing_navigation"].hops()
+        hops = meta.get(BEFORE, []) + meta["landing_navigation"].hops()
         visit = self._snapshot(meta, hops, url, status, content_type, page, error, driver="browser")
         return self._final(visit, meta)
 
@@ -140,8 +146,11 @@ class Visitor:
             return None  # the crawl is stopping: the DOI's visit is left for the next crawl
         if meta["landing_navigation"].stop():
             return self._browser_stopped(meta)
-        chain = meta["landing_navigation"].hops()
+        before, chain = meta.get(BEFORE, []), meta["landing_navigation"].hops()
         url = chain[-1]["url"] if chain else failure.request.url
+        if before and not chain:  # taken over from an HTTP chain: it reached the URL Chromium then failed at
+            chain = [{"url": url, "status": None}]
+        chain = before + chain
         error = exception_failure(failure.value, [hop["url"] for hop in chain] + [url])
         if self.maxsize and _length(meta["landing_navigation"].last()[2]) > self.maxsize:
             error = "too-large"  # a page declared over the limit is too large, however Chromium's load then ended
@@ -154,7 +163,7 @@ class Visitor:
         """The visit that ended where landing.browser.rules kept Chromium out (address, robots)."""
         url, stop = meta["landing_navigation"].stop()
         self.crawler.stats.inc_value(stop.stat)
-        hops = meta["landing_navigation"].hops_to(url)
+        hops = meta.get(BEFORE, []) + meta["landing_navigation"].hops_to(url)
         visit = self._snapshot(meta, hops, url, error=stop.error, detail=stop.detail, driver="browser")
         return self._final(visit, meta)
 

@@ -66,7 +66,20 @@ def crawls(hostile, request, tmp_path_factory):
 
         return crawl
 
+    def on_logged_computed():
+        """auto on script-computed redirects only, every request the sandbox answered kept."""
+        directory, stores = tmp_path_factory.mktemp("computed"), Stores(tmp_path_factory.mktemp("computed-auto"))
+        generate(directory, 4, seed=5, only=["js-computed"])
+
+        def crawl():
+            answered = []
+            with closing(RunningSandbox(directory, log=answered.append)) as world:
+                return truth_of(directory), stores, stores.crawl(world.proxy, "-s", "LANDING_DRIVER=auto"), answered
+
+        return crawl
+
     prepared = {
+        "logged_computed_auto_crawl": on_logged_computed,
         "http_crawl": lambda: on_hostile("http"),
         "auto_crawl": lambda: on_hostile("auto"),
         # auto with HTTP cookies off: as a site whose cookie only a script sets leaves a plain client.
@@ -96,6 +109,11 @@ def cookieless_auto_crawl(crawls):
 @pytest.fixture(scope="module")
 def browser_crawl(crawls):
     return crawls["browser_crawl"].result()
+
+
+@pytest.fixture(scope="module")
+def logged_computed_auto_crawl(crawls):
+    return crawls["logged_computed_auto_crawl"].result()
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +228,19 @@ def test_auto_keeps_both_attempts_of_a_doi_it_sent_to_the_browser(auto_crawl):
             assert doc["snapshot/error"] == "js-required"  # what HTTP saw stays on record beside the browser's
     sent = {d for d, t in truth.items() if t["scenario"] in ("js-computed", "challenge")} & set(drivers)
     assert sent and all(drivers[doi] == 2 for doi in sent)
+
+
+def test_auto_hands_chromium_the_resource_url_and_asks_the_resolver_once_per_doi(logged_computed_auto_crawl):
+    truth, stores, _, answered = logged_computed_auto_crawl
+    browsed = [doc for doc in stores.export("snapshot") if doc["snapshot/driver"] == "browser"]
+    assert len(browsed) == len(truth) == 4
+    for doc in browsed:
+        resolver, resource = f"https://doi.org/{doc['pid/doi']}", truth[doc["pid/doi"]]["resource_url"]
+        assert [line for line in answered if line.startswith(f"GET {resolver} ")] == [f"GET {resolver} -> 302"]
+        assert [line for line in answered if line.startswith(f"GET {resource} ")] == [f"GET {resource} -> 200"] * 2
+        assert [hop["url"] for hop in doc["snapshot/hops"]][:2] == [resolver, resource]
+        assert doc["snapshot/hops"][0]["status"] == 302
+        assert doc["snapshot/final-url"] == truth[doc["pid/doi"]]["browser_final_url"]
 
 
 def test_browser_agrees_with_the_browser_truth_for_every_doi(browser_crawl):
