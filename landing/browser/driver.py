@@ -22,7 +22,7 @@ logger = logging.getLogger(__name__)
 
 HANDLER = "landing.browser.handler.BrowserHandler"
 # Browser visits wait in a download slot of their own, as wide as the pages Chromium may have open. In the slot of
-# the host they start from (the resolver's, 32 wide) they held every place while they waited for a page, and under
+# the host they started from (the resolver's, 32 wide) they held every place while they waited for a page, and under
 # auto the HTTP visits of every other DOI queued behind them. The slot is in DOWNLOAD_SLOTS, so AutoThrottle leaves
 # its delay alone (landing.crawl.slots).
 SLOT = "landing-browser"
