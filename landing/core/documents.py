@@ -95,19 +95,16 @@ def hops(redirect_urls: list[str], redirect_reasons: list, last_url: str | None,
 
 def resource_url(chain: list, resolver_hosts) -> str | None:
     """The first URL of a chain that is not on the resolver: where the DOI is registered to point."""
-    for hop in chain:
-        if domain(hop["url"]) not in resolver_hosts:
-            return hop["url"]
-    return None
+    return off_resolver(chain, resolver_hosts)[0]
 
 
-def browser_start(chain: list, resolver_hosts) -> tuple[str | None, list]:
-    """Where a browser visit takes over from an HTTP chain: its resource URL (the first hop off the resolver), with
-    the resolver's hops before it; (None, []) when the chain never left the resolver.
+def off_resolver(chain: list, resolver_hosts) -> tuple[str | None, list]:
+    """A chain's resource URL (its first hop off the resolver) and the resolver's hops before it; (None, []) when the
+    chain never left the resolver. Where a browser visit takes over from an HTTP chain.
 
-    >>> browser_start([{"url": "https://doi.org/10.1/x", "status": 302}, {"url": "https://p.example/a"}], {"doi.org"})
+    >>> off_resolver([{"url": "https://doi.org/10.1/x", "status": 302}, {"url": "https://p.example/a"}], {"doi.org"})
     ('https://p.example/a', [{'url': 'https://doi.org/10.1/x', 'status': 302}])
-    >>> browser_start([{"url": "https://doi.org/10.1/x", "status": None}], {"doi.org"})
+    >>> off_resolver([{"url": "https://doi.org/10.1/x", "status": None}], {"doi.org"})
     (None, [])
     """
     for n, hop in enumerate(chain):

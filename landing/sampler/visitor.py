@@ -105,7 +105,7 @@ class Visitor:
         self.crawler.stats.inc_value("landing/browser/sent")
         # Chromium takes over at the resource URL the HTTP chain reached: the resolver's answer is known, and
         # Chromium's own request to the resolver would pass by its slot's rate (LANDING_RESOLVER_RATE).
-        start, before = documents.browser_start(visit.snapshot["snapshot/hops"] or [], self.resolver_hosts)
+        start, before = documents.off_resolver(visit.snapshot["snapshot/hops"] or [], self.resolver_hosts)
         yield self._browser_visit(meta["pid"], meta["visit"], priority, meta.get(LEASE), start, before)
 
     # The browser driver (landing/browser/driver.py): Chromium follows everything, scripts included.
