@@ -1,0 +1,55 @@
+"""Shares of a sample and how far to trust them: Wilson intervals and a one-sided test of a fall between two
+samples, from SciPy. Counts in, numbers out.
+
+SciPy's statistics take about three seconds to import, so each function imports them when first called: the crawl
+and the service, which never compare shares, do not pay for them.
+"""
+
+LEVEL = 0.95  # the confidence of every interval the project shows
+
+
+def interval(hits: int, of: int, level: float = LEVEL) -> tuple[float, float]:
+    """Wilson's interval for the share hits/of: (low, high); (0.0, 1.0) for an empty sample.
+
+    >>> [round(x, 3) for x in interval(12, 14)]
+    [0.601, 0.96]
+    >>> interval(0, 0)
+    (0.0, 1.0)
+    """
+    if of <= 0:
+        return (0.0, 1.0)
+    from scipy.stats import binomtest
+
+    found = binomtest(hits, of).proportion_ci(confidence_level=level, method="wilson")
+    return (max(0.0, float(found.low)), min(1.0, float(found.high)))
+
+
+def fell(before_hits: int, before_of: int, now_hits: int, now_of: int) -> float:
+    """The p-value of Fisher's exact test that the share now is lower than before (one-sided): small when a fall
+    this large is unlikely to come from sampling the same share twice.
+
+    >>> round(fell(14, 14, 12, 14), 3)  # 100% then 85.7% of 14: noise
+    0.241
+    >>> fell(90, 100, 40, 100) < 1e-6
+    True
+    """
+    if before_of <= 0 or now_of <= 0:
+        return 1.0
+    from scipy.stats import fisher_exact
+
+    table = [[now_hits, now_of - now_hits], [before_hits, before_of - before_hits]]
+    return float(fisher_exact(table, alternative="less").pvalue)
+
+
+def missed(share: float, draws: int) -> float:
+    """The chance that `draws` DOIs drawn at random from a prefix miss every DOI of a pair that holds `share` of
+    them: how likely a pair went unseen by sampling alone.
+
+    >>> round(missed(0.5, 3), 3)
+    0.125
+    >>> missed(0.0, 10)
+    1.0
+    """
+    from scipy.stats import binom
+
+    return float(binom.pmf(0, max(draws, 0), min(max(share, 0.0), 1.0)))
