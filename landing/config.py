@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from landing import clock
+from landing import settings as defaults
 from landing.core.decisions import excluding, seen_since
 from landing.core.doi import RESOLVER_HOSTS
 from landing.setting_checks import (
@@ -44,6 +45,7 @@ from landing.setting_checks import (
     stream_consumer,
     stream_in,
     stream_name,
+    unknown,
 )
 
 
@@ -170,6 +172,8 @@ def field_name(setting: str) -> str:
     return setting.removeprefix("LANDING_").lower()
 
 
+# Every setting is in landing/settings.py; any other LANDING_* name is a misspelling, refused with a suggestion.
+KNOWN = tuple(name for name in vars(defaults) if name.startswith("LANDING_"))
 _OF_CRAWLER: WeakKeyDictionary = WeakKeyDictionary()
 
 
@@ -212,6 +216,8 @@ def trusted(decisions, settings, today: date | None = None):
 def _read(settings) -> tuple[dict, list[str]]:
     # (every field's value, every problem); a field whose check failed is None.
     values, found = {}, []
+    found += unknown([name for name in settings if name.startswith("LANDING_")], KNOWN)
+    found += unknown([name for name in os.environ if name.startswith("LANDING_")], SECRETS, environment=True)
 
     def take(name, check, *args):
         try:
@@ -292,7 +298,24 @@ def problems(settings) -> list[str]:
             opener().close()
         except StoreError as error:
             found.append(str(error))
-    return found
+    return found + _unwritable(partial, found)
+
+
+def _unwritable(partial: Config, found: list[str]) -> list[str]:
+    # Every output a crawl writes, tried before it visits anything: a read-only artifacts directory let a day's
+    # crawl run and then fail at its close. A store that could not be opened is named by its own problem already.
+    from landing.stores.checks import unwritable
+
+    outputs = [("LANDING_ARTIFACTS_DIR", partial.artifacts_dir), ("LANDING_UNWRITTEN_DIR", partial.unwritten_dir)]
+    if str(partial.blobs).startswith("file://") and not any(p.startswith("LANDING_BLOBS") for p in found):
+        outputs.append(("LANDING_BLOBS", partial.blobs.removeprefix("file://")))
+    if str(partial.docs).startswith("sqlite:///") and not any(p.startswith("LANDING_DOCS") for p in found):
+        outputs.append(("LANDING_DOCS", os.path.dirname(partial.docs.removeprefix("sqlite:///")) or "."))
+    return [
+        f"{name}: cannot write in {directory!r} ({reason})"
+        for name, directory in outputs
+        if (reason := unwritable(directory))
+    ]
 
 
 def _redis_problems(settings) -> list[str]:

@@ -4,6 +4,7 @@ raise SettingsError, in the words `landing.config.problems` prints, when the cra
 Only landing.config calls these: every other module reads the checked `Config` (tests/test_config.py holds to it).
 """
 
+import difflib
 import os
 import re
 import socket
@@ -298,3 +299,25 @@ def endpoint(settings, name: str) -> str:
     if settings.get("LANDING_SANDBOX") and name != "LANDING_DOI_RESOLVER" and url.startswith("https://"):
         return "http://" + url[len("https://") :]
     return url
+
+
+def unknown(names, known, environment: bool = False) -> list[str]:
+    """A line for each LANDING_* name that is no setting; in the environment only names close to a known one count
+    (tests and tools keep LANDING_TEST_* variables there).
+
+    >>> unknown(["LANDING_SAMPEL_MIN", "LANDING_RUN", "LANDING_COLOUR", "BOT_NAME"], ["LANDING_SAMPLE_MIN", "LANDING_RUN"])
+    ['LANDING_SAMPEL_MIN is no setting: did you mean LANDING_SAMPLE_MIN?', 'LANDING_COLOUR is no setting']
+    >>> unknown(["LANDING_DOCS_PASWORD", "LANDING_TEST_EUID"], ["LANDING_DOCS_PASSWORD"], environment=True)
+    ['LANDING_DOCS_PASWORD (in the environment) is no setting: did you mean LANDING_DOCS_PASSWORD?']
+    """
+    found = []
+    for name in sorted(set(names) - set(known), key=list(names).index):
+        if not name.startswith("LANDING_"):
+            continue
+        # Compared without the prefix every name shares, which would make any two names look alike.
+        close = difflib.get_close_matches(name[8:], [k[8:] for k in known], n=1, cutoff=0.8 if environment else 0.6)
+        if environment and not close:
+            continue
+        where = " (in the environment)" if environment else ""
+        found.append(f"{name}{where} is no setting" + (f": did you mean LANDING_{close[0]}?" if close else ""))
+    return found

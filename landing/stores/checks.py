@@ -2,6 +2,8 @@
 
 import json
 import re
+import tempfile
+from pathlib import Path
 
 # Kinds may become index names (Elasticsearch wants them lower case, short, without punctuation).
 _KIND = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
@@ -22,6 +24,20 @@ def describe(error: OSError) -> str:
     if isinstance(error, FileExistsError):
         return f"not a directory: {error.filename}"
     return f"{error.strerror}: {error.filename}" if error.strerror and error.filename else str(error)
+
+
+def unwritable(directory) -> str | None:
+    """Why no file can be made in `directory` (created if missing), or None when one can: a real write, because
+    permission bits do not stop root and a read-only mount stops everyone."""
+    try:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except FileExistsError:
+        return "a file is in its place"
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
 
 
 def check_kind(kind: str) -> None:
