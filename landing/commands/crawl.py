@@ -62,6 +62,10 @@ FAILURES = (
         "stays open: run the same command again to list the rest (see the log's ERROR "
         "lines)",
     ),
+    (
+        "landing/export_failed",
+        "the artifacts were not exported: {}; what the crawl visited is stored, and `scrapy artifacts` exports it",
+    ),
     ("landing/run/sampled_nothing", "no DOI could be sampled (see the log's ERROR lines)"),
     (
         "landing/run/unvisited",

@@ -13,6 +13,7 @@ import sys
 from landing import clock
 from landing.artifacts.files import CorruptArtifact
 from landing.stores import StoreError, open_docs
+from landing.stores.checks import describe
 
 logger = logging.getLogger(__name__)
 
@@ -46,9 +47,11 @@ def publish_apart(docs_url: str, docs_options: dict, artifacts_dir, exclusions: 
         )
     except OSError as error:
         raise PublishError(f"the export's child process could not start: {error}") from None
-    for line in done.stderr.splitlines():  # what the child logged (drawing failures...), in the crawl's log
+    # What the child logged (drawing failures...), in the crawl's log; a failed child's traceback only at DEBUG,
+    # its last line being the error raised.
+    for line in done.stderr.splitlines():
         if line.strip():
-            logger.warning("export: %s", line)
+            logger.log(logging.WARNING if done.returncode == 0 else logging.DEBUG, "export: %s", line)
     if done.returncode != 0:
         last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
         raise PublishError(f"the export failed: {last[0]}")
@@ -72,6 +75,9 @@ def export_from_spec(text: str) -> int:
             docs.close()
     except (StoreError, CorruptArtifact) as error:
         print(error, file=sys.stderr)
+        return FAILED
+    except OSError as error:  # an artifacts directory it cannot write: a file in the way, a full or read-only disk
+        print(f"cannot write the artifacts: {describe(error)}", file=sys.stderr)
         return FAILED
     print(json.dumps(summary))
     return 0

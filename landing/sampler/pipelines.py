@@ -15,7 +15,7 @@ from scrapy import signals
 from landing import clock, config
 from landing.core import continuous, documents
 from landing.core.reading import read
-from landing.publish.apart import publish_apart
+from landing.publish.apart import PublishError, publish_apart
 from landing.sampler import frontier_redis
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
@@ -23,6 +23,7 @@ from landing.sampler.stopping import STOPPED
 from landing.stores import StoreError, docs_from, docs_options, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
+EXPORT_FAILED = "landing/export_failed"  # stat: why the export at the close failed
 
 
 def export(docs, cfg: config.Config, stats) -> dict:
@@ -286,10 +287,19 @@ class DocumentPipeline:
                             "makes)",
                             stopped,
                         )
-                    export(self.docs, self.config, self.stats)
+                    self._export()
         finally:
             self.docs.close()
         return written
+
+    def _export(self):
+        try:
+            export(self.docs, self.config, self.stats)
+        except (PublishError, StoreError, OSError) as error:
+            # One line an operator reads, and a failing exit (landing/commands/crawl.py); the rest at DEBUG.
+            logger.debug("The export failed", exc_info=True)
+            logger.error("Artifacts not exported: %s", error)
+            self.stats.set_value(EXPORT_FAILED, str(error))
 
     def _save_unwritten(self, error):
         count = self.docs.pending

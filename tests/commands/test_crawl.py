@@ -97,3 +97,50 @@ def test_a_crawl_of_the_real_crossref_api_without_mailto_warns_that_it_is_in_the
         "WARNING: LANDING_MAILTO is not set: Crossref answers this crawler from its public pool, at 1 request a "
         "second instead of 3; set -s LANDING_MAILTO=you@example.org"
     ) in done.stderr
+
+
+def test_a_misspelt_setting_is_refused_with_the_setting_it_was_meant_to_be(tmp_path):
+    done = Stores(tmp_path).try_crawl(overrides=["-s", "LANDING_SAMPEL_MIN=1"])
+    assert done.returncode == 2
+    assert "LANDING_SAMPEL_MIN is no setting: did you mean LANDING_SAMPLE_MIN?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# The smallest crawl that exports: one owner's sample of one DOI.
+_ONE_DOI = ("-s", "LANDING_SOURCES=crossref", "-s", "LANDING_SAMPLE_MIN=1", "-s", "LANDING_SAMPLE_MAX=1")
+
+
+def test_an_artifacts_directory_that_cannot_be_written_is_refused_before_any_request(small_sandbox, tmp_path):
+    # Tests run as root, whom permission bits do not stop: a directory under a regular file cannot be made by anyone.
+    (tmp_path / "a-file").write_text("")
+    requests = []
+    small_sandbox.server.log = requests.append
+    try:
+        done = Stores(tmp_path, artifacts=tmp_path / "a-file" / "artifacts").try_crawl(small_sandbox.proxy, *_ONE_DOI)
+    finally:
+        small_sandbox.server.log = None
+    assert done.returncode == 2
+    assert f"LANDING_ARTIFACTS_DIR: cannot write in '{tmp_path}/a-file/artifacts' (Not a directory)" in done.stderr
+    assert requests == []
+    assert "Traceback" not in done.stderr
+
+
+def test_an_export_that_fails_at_the_close_exits_1_and_says_why_in_one_line(small_sandbox, tmp_path):
+    # The directory can be written, so the crawl runs; a file where the export makes its versions/ directory fails it.
+    (tmp_path / "artifacts").mkdir()
+    (tmp_path / "artifacts" / "versions").write_text("")
+    done = Stores(tmp_path).try_crawl(small_sandbox.proxy, *_ONE_DOI, "-s", "LANDING_DRIVER=http")
+    assert done.returncode == 1
+    assert "'landing/snapshots': 1" in done.stderr
+    [said] = [line for line in done.stderr.splitlines() if line.startswith("crawl: ")]
+    assert said == (
+        f"crawl: the artifacts were not exported: the export failed: cannot write the artifacts: not a directory: "
+        f"{tmp_path}/artifacts/versions; what the crawl visited is stored, and `scrapy artifacts` exports it"
+    )
+    # One ERROR line from the project, no traceback (that goes to DEBUG).
+    errors = [line for line in done.stderr.splitlines() if "[landing." in line and "] ERROR: " in line]
+    assert [line.partition("] ERROR: ")[2] for line in errors] == [
+        f"Artifacts not exported: the export failed: cannot write the artifacts: not a directory: "
+        f"{tmp_path}/artifacts/versions"
+    ]
+    assert "PublishError" not in done.stderr
