@@ -51,6 +51,18 @@ class Command(ScrapyCrawl):
                 print(f"crawl: {message.format(stats.get_value(stat))}", file=sys.stderr)
                 self.exitcode = 1
                 return
+        reason = str(stats.get_value("finish_reason") or "")
+        if reason.startswith("closespider_") and not stats.get_value("landing/run/finished"):
+            print(
+                f"crawl: stopped by {reason.upper()} before its run was done; what it held is written, and the same "
+                "command resumes the run",
+                file=sys.stderr,
+            )
+            self.exitcode = UNFINISHED
+
+
+# A run a CLOSESPIDER_* limit stopped: not a failure, not done either (sysexits' EX_TEMPFAIL: try again).
+UNFINISHED = 75
 
 
 # A crawl that "finished" without doing its run's work must not look like success.

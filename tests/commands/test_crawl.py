@@ -106,8 +106,17 @@ def test_a_misspelt_setting_is_refused_with_the_setting_it_was_meant_to_be(tmp_p
     assert "Traceback" not in done.stderr
 
 
-# The smallest crawl that exports: one owner's sample of one DOI.
-_ONE_DOI = ("-s", "LANDING_SOURCES=crossref", "-s", "LANDING_SAMPLE_MIN=1", "-s", "LANDING_SAMPLE_MAX=1")
+# The smallest crawl that exports: samples of one DOI, through the plain client.
+_ONE_DOI = (
+    "-s",
+    "LANDING_DRIVER=http",
+    "-s",
+    "LANDING_SOURCES=crossref",
+    "-s",
+    "LANDING_SAMPLE_MIN=1",
+    "-s",
+    "LANDING_SAMPLE_MAX=1",
+)
 
 
 def test_an_artifacts_directory_that_cannot_be_written_is_refused_before_any_request(small_sandbox, tmp_path):
@@ -129,7 +138,7 @@ def test_an_export_that_fails_at_the_close_exits_1_and_says_why_in_one_line(smal
     # The directory can be written, so the crawl runs; a file where the export makes its versions/ directory fails it.
     (tmp_path / "artifacts").mkdir()
     (tmp_path / "artifacts" / "versions").write_text("")
-    done = Stores(tmp_path).try_crawl(small_sandbox.proxy, *_ONE_DOI, "-s", "LANDING_DRIVER=http")
+    done = Stores(tmp_path).try_crawl(small_sandbox.proxy, *_ONE_DOI)
     assert done.returncode == 1
     assert "'landing/snapshots': 1" in done.stderr
     [said] = [line for line in done.stderr.splitlines() if line.startswith("crawl: ")]
@@ -144,3 +153,13 @@ def test_an_export_that_fails_at_the_close_exits_1_and_says_why_in_one_line(smal
         f"{tmp_path}/artifacts/versions"
     ]
     assert "PublishError" not in done.stderr
+
+
+def test_a_run_stopped_by_a_closespider_limit_says_it_is_unfinished_and_exits_75(small_sandbox, tmp_path):
+    done = Stores(tmp_path).try_crawl(small_sandbox.proxy, *_ONE_DOI, "-s", "CLOSESPIDER_ITEMCOUNT=1")
+    assert "'finish_reason': 'closespider_itemcount'" in done.stderr
+    assert done.returncode == 75
+    assert (
+        "crawl: stopped by CLOSESPIDER_ITEMCOUNT before its run was done; what it held is written, and the same "
+        "command resumes the run"
+    ) in done.stderr
