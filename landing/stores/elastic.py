@@ -7,6 +7,8 @@ mappings; writes go through `helpers.streaming_bulk`; scans page with `search_af
 
 import json
 import logging
+import re
+from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError, helpers
@@ -72,12 +74,35 @@ def check_prefix(prefix: str) -> None:
         )
 
 
+# The system's words for why a connection failed, at the bottom of the transport's nested errors.
+_CAUSE = re.compile(r"\[Errno -?\d+\] ([^)'\"]+)")
+
+
 def _describe(error: Exception) -> str:
+    """The cause of a failed request in a few words: its HTTP status and reason, or why no connection was made.
+
+    >>> _describe(ConnectionError("NewConnectionError(...: Failed to establish a new connection: [Errno 111] Connection refused))"))
+    'Connection refused'
+    """
     if isinstance(error, ApiError):
         info = error.body.get("error") if isinstance(error.body, dict) else None
         reason = info.get("reason") if isinstance(info, dict) else None
         return f"HTTP {error.meta.status} {reason or error.message}"
-    return f"{type(error).__name__}: {error}"
+    cause = _CAUSE.search(str(error))
+    return cause.group(1).strip() if cause else f"{type(error).__name__}: {error}"
+
+
+@contextmanager
+def _quiet_transport():
+    # The client logs each retry of an unreachable cluster with its traceback (9 of them, 186 lines, before the
+    # one line that says why): at open, the StoreError says it instead.
+    transport = logging.getLogger("elastic_transport")
+    level = transport.level
+    transport.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        transport.setLevel(level)
 
 
 def _redacted(url: str) -> str:
@@ -127,7 +152,8 @@ class ElasticDocStore(DocStore):
             retry_on_timeout=True,
         )
         try:
-            self.version = self.client.info()["version"]["number"]
+            with _quiet_transport():
+                self.version = self.client.info()["version"]["number"]
         except (ApiError, TransportError) as error:
             self.client.close()
             raise StoreError(f"cannot use Elasticsearch at {self.url}: {_describe(error)}") from None

@@ -5,6 +5,8 @@ Run through the real client against the stand-in (tests/elastic_standin.py).
 
 import base64
 import hashlib
+import logging
+import socket
 
 import pytest
 from scrapy.settings import Settings
@@ -143,6 +145,16 @@ def test_an_unreachable_cluster_is_named_at_open(server, prefix):
     assert str(error.value).startswith(
         f"LANDING_DOCS={server.url!r}: cannot use Elasticsearch at {server.url}: HTTP 503"
     )
+
+
+def test_a_cluster_nobody_listens_for_is_refused_with_its_cause_and_no_retry_tracebacks(caplog):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"  # closed again on exit: nothing listens there
+    with caplog.at_level(logging.DEBUG), pytest.raises(StoreError) as error:
+        open_docs(url)
+    assert str(error.value) == f"LANDING_DOCS={url!r}: cannot use Elasticsearch at {url}: Connection refused"
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("elastic_transport")] == []
 
 
 def test_the_api_key_is_sent_as_an_authorization_header(server, prefix):
