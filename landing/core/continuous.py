@@ -298,6 +298,21 @@ def age_stats(prefixes: Sequence[Prefix], now: datetime) -> dict:
     }
 
 
+def latest_record(prefixes: Sequence[Prefix], state: dict) -> str:
+    """The latest moment the run recorded (a prefix's sample, its last export), as a stamp; "" when none: a moment
+    after now means the clock went back (landing.core.health.clock).
+
+    >>> from datetime import UTC
+    >>> at = datetime(2026, 11, 30, tzinfo=UTC)
+    >>> latest_record([Prefix("crossref", "1", "10.1", 5, at)], {"continuous/exported": "2026-11-29T00:00:00Z"})
+    '2026-11-30T00:00:00Z'
+    """
+    found = [p.sampled for p in prefixes if p.sampled is not None]
+    if exported := state.get("continuous/exported"):
+        found.append(moment(exported))
+    return max(found).strftime("%Y-%m-%dT%H:%M:%SZ") if found else ""
+
+
 def finite(value: float) -> float:
     """A figure a stat can hold (an infinite keeps_days is -1)."""
     return value if math.isfinite(value) else -1.0

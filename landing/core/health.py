@@ -1,5 +1,5 @@
 """Health checks an operator is alerted on, each a judgement of a few numbers: prefixes fresh enough, visits not
-failing past a share, artifact versions exported recently enough. The crawl's monitors (landing/crawl/health.py) and
+failing past a share, artifact versions exported recently enough, nothing recorded after now (a clock gone back). The crawl's monitors (landing/crawl/health.py) and
 `scrapy status` both judge by these, so the log, the metrics and the status line agree. docs/operations.md "Health".
 """
 
@@ -7,8 +7,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-FRESHNESS, FAILURES, EXPORT = "freshness", "failures", "export"
-CHECKS = (FRESHNESS, FAILURES, EXPORT)
+FRESHNESS, FAILURES, EXPORT, CLOCK = "freshness", "failures", "export", "clock"
+CHECKS = (FRESHNESS, FAILURES, EXPORT, CLOCK)
+# Workers' clocks may differ a little: a record this far after now is no sign of a clock gone back.
+SKEW = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,28 @@ def export(last: datetime | None, since: datetime, now: datetime, bound_hours: f
         )
     age = now - last
     return Check(EXPORT, age <= timedelta(hours=bound_hours), f"last version {span(age)} ago, bound {bound_hours:g} h")
+
+
+def clock(records: Iterable[datetime | None], now: datetime) -> Check:
+    """Nothing was recorded after now (a version, an export, a prefix's sample): else the clock went back, and every
+    age, every wait for a due export and the budget's day are wrong until it is set right.
+
+    >>> from datetime import UTC
+    >>> at = datetime(2026, 11, 26, 12, tzinfo=UTC)
+    >>> clock([at - timedelta(hours=1), None], at)
+    Check(name='clock', ok=True, detail='nothing recorded after now')
+    >>> clock([at + timedelta(days=5, hours=12)], at).detail
+    'the clock went back: a record is 5.5 d after now (2026-12-02T00:00:00Z); set the clock right'
+    """
+    latest = max((record for record in records if record is not None), default=None)
+    if latest is None or latest <= now + SKEW:
+        return Check(CLOCK, True, "nothing recorded after now")
+    return Check(
+        CLOCK,
+        False,
+        f"the clock went back: a record is {span(latest - now)} after now ({latest:%Y-%m-%dT%H:%M:%SZ}); "
+        "set the clock right",
+    )
 
 
 def verdict(checks: Iterable[Check]) -> str:

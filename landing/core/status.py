@@ -54,15 +54,19 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
             continue
         listed.append(moment(doc.get("prefix/listed")))
     found = ages(known, now)
+    last = version_time(version.name) if version else None
+    stamps = (moment(state.get(f"continuous/{name}")) for name in ("exported", "updated", "listed"))
+    went_back = health.clock([last, *stamps, *(p.sampled for p in known)], now)
     parts = [f"continuous run {state.get('continuous/run') or '-'}: {len(known):,} prefixes"]
-    if found["max"] is not None:
+    if not went_back.ok:  # an age measured from a clock gone back would be negative
+        parts[0] += ", ages unknown"
+    elif found["max"] is not None:
         parts[0] += ", age " + " ".join(f"{q} {health.days(found[q])}" for q in ("p50", "p95", "max"))
     parts[0] += f" (refresh {health.days(bounds.refresh_days)}), {found['never']:,} never sampled"
     if unreadable:
         parts[0] += f", {unreadable:,} prefix documents unreadable"
 
     # The artifacts directory names the last version; the state's stamp stands in where that directory is elsewhere.
-    last = version_time(version.name) if version else None
     if last:
         parts.append(f"last version {version.name} ({health.span(now - last)} ago{_changed(version)})")
     elif last := moment(state.get("continuous/exported")):
@@ -77,6 +81,7 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
     # With no version yet, the export check counts from the first listing: when continuous sampling began.
     since = min((t for t in listed if t), default=None) or moment(state.get("continuous/listed")) or now
     checks = [health.freshness(found["max"], bounds.refresh_days), health.export(last, since, now, bounds.export_hours)]
+    checks.append(went_back)
     parts.append(f"health {health.verdict(checks)}")
     return "; ".join(parts), checks
 

@@ -4,7 +4,7 @@ Spidermon's extension (`Monitoring`: its own report at DEBUG).
 Each check judges the crawl's stats by landing.core.health (as `scrapy status` judges the store), records its
 verdict as the stat `landing/health/<check>` (1 passed, 0 failed; the exporter's `landing_health_ok{check}`), and
 the suite logs one line: `health: OK` at INFO, or `health: FAILED: ...` at ERROR with what each failed check saw.
-A check that does not apply (freshness and export outside continuous mode, failures under
+A check that does not apply (freshness, export and clock outside continuous mode, failures under
 LANDING_HEALTH_MIN_VISITS new visits) is skipped and keeps its last verdict. docs/operations.md "Health".
 """
 
@@ -67,6 +67,14 @@ class Checks(Monitor):
         now = clock.now()
         last = moment(stats.get("landing/continuous/last_export"))
         self._judge(health.export(last, began(stats.get("start_time"), now), now, self._config().health_export_hours))
+
+    @monitors.name(health.CLOCK)
+    def test_clock(self):
+        """Nothing the run recorded is later than now: a clock gone back plans on negative ages (continuous mode)."""
+        stats = self.data.stats
+        if CONTINUOUS not in stats:
+            self.skipTest("not continuous mode")
+        self._judge(health.clock([moment(stats.get("landing/continuous/latest_record"))], clock.now()))
 
     def _config(self):
         return config.of(self.data.crawler)

@@ -320,6 +320,7 @@ class Continuous:
     def _set_stats(self, known, plan, state):
         figures = {
             **continuous.age_stats(known, clock.now()),
+            "latest_record": continuous.latest_record(known, state),
             "requests_today": state.get("continuous/requests-today", 0),
             "keeps_days": continuous.finite(round(plan.keeps_days, 3)),
             "within": int(plan.within),

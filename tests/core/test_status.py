@@ -52,13 +52,25 @@ def test_a_healthy_continuous_run_is_one_line_with_ages_version_budget_and_healt
         "last version 20261126T010000Z (3 h ago, 12 pairs changed); budget 48% of today's (240,000 requests); "
         "health OK"
     )
-    assert [(c.name, c.ok) for c in checks] == [("freshness", True), ("export", True)]
+    assert [(c.name, c.ok) for c in checks] == [("freshness", True), ("export", True), ("clock", True)]
+
+
+def test_state_written_after_now_fails_the_clock_check_and_shows_no_negative_age():
+    # A run restarted with its clock 6 days behind: its prefixes and its last export are in that clock's future.
+    behind = NOW - timedelta(days=6)
+    line, checks = status.continuous(state(), prefixes([0.5, 1, 2]), Version("20261126T010000Z", 0), behind, BOUNDS)
+    assert [(c.name, c.ok) for c in checks][-1] == ("clock", False)
+    assert line.startswith("continuous run continuous: 3 prefixes, ages unknown (refresh 7 d), 0 never sampled; ")
+    assert line.endswith(
+        "; health FAILED: clock (the clock went back: a record is 6 d after now (2026-11-26T04:00:00Z); "
+        "set the clock right)"
+    )
 
 
 def test_a_prefix_past_refresh_days_fails_freshness():
     line, checks = status.continuous(state(), prefixes([1, 2, 7.5]), Version("20261126T010000Z", 0), NOW, BOUNDS)
     assert line.endswith("; health FAILED: freshness (oldest prefix 7.5 d, bound 7 d)")
-    assert [c.ok for c in checks] == [False, True]
+    assert [c.ok for c in checks] == [False, True, True]
 
 
 def test_no_version_for_longer_than_the_bound_fails_export():

@@ -59,17 +59,37 @@ def test_the_project_runs_the_suite_periodically_and_at_close():
 def test_a_healthy_continuous_crawl_passes_every_check(caplog):
     made = crawler(**continuous(landing__visits=1000, landing__visits__failed=100))
     with caplog.at_level(logging.INFO):
-        assert check(made) == {"landing/health/freshness": 1, "landing/health/failures": 1, "landing/health/export": 1}
-    assert [r.getMessage() for r in caplog.records] == ["health: OK (freshness, failures, export)"]
+        assert check(made) == {
+            "landing/health/freshness": 1,
+            "landing/health/failures": 1,
+            "landing/health/export": 1,
+            "landing/health/clock": 1,
+        }
+    assert [r.getMessage() for r in caplog.records] == ["health: OK (freshness, failures, export, clock)"]
 
 
 def test_a_prefix_older_than_refresh_days_fails_freshness_in_one_error_line(caplog):
     made = crawler(**continuous(landing__continuous__age_max_days=7.4))
     with caplog.at_level(logging.INFO):
-        assert check(made) == {"landing/health/freshness": 0, "landing/health/export": 1}
+        assert check(made) == {"landing/health/freshness": 0, "landing/health/export": 1, "landing/health/clock": 1}
     # Spidermon's own report (a dozen lines, a traceback for each failed check) is at DEBUG
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("ERROR", "health: FAILED: freshness (oldest prefix 7.4 d, bound 7 d)")
+    ]
+
+
+def test_a_record_after_now_fails_the_clock_check_in_one_error_line(caplog):
+    # A run restarted with its clock 6 days behind: its last export is 6 days in that clock's future.
+    ahead = (NOW + timedelta(days=6)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    made = crawler(**continuous(landing__continuous__last_export=ahead, landing__continuous__latest_record=ahead))
+    with caplog.at_level(logging.INFO, logger="landing.crawl.health"):
+        assert check(made)["landing/health/clock"] == 0
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "landing.crawl.health"] == [
+        (
+            "ERROR",
+            "health: FAILED: clock (the clock went back: a record is 6 d after now (2026-12-02T12:00:00Z); "
+            "set the clock right)",
+        )
     ]
 
 

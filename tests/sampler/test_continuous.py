@@ -209,4 +209,4 @@ def test_the_health_checks_judge_the_continuous_crawl_when_it_closes(continuous)
     lines = continuous["log"].splitlines()
     closing = next(n for n, line in enumerate(lines) if "Closing spider" in line)
     said = [line.split("] ", 1)[1] for line in lines[closing:] if "[landing.crawl.health]" in line]
-    assert said[-1:] == ["INFO: health: OK (freshness, export)"], said
+    assert said[-1:] == ["INFO: health: OK (freshness, export, clock)"], said
