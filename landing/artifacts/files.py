@@ -13,11 +13,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from landing import clock
-from landing.core.artifacts import FILENAMES, ArtifactError, Artifacts, excluding, merge, parse, render
+from landing.core.artifacts import (
+    BAD_CSV,
+    DECISIONS_JSON,
+    FILENAMES,
+    GOOD_CSV,
+    ArtifactError,
+    Artifacts,
+    excluding,
+    merge,
+    parse,
+    render,
+)
 from landing.core.changes import changes
 from landing.core.labels import printable
 
 ARTIFACT_MODE = 0o644
+REQUIRED = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)  # in every version ever exported
 CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
 
 
@@ -29,11 +41,13 @@ class CorruptArtifact(ValueError):
 
 
 def text_of(path: Path) -> str:
-    """A file's UTF-8 text; CorruptArtifact naming it when it is not UTF-8."""
+    """A file's UTF-8 text; CorruptArtifact naming it when it is not UTF-8 or cannot be read."""
     try:
         return path.read_text("utf-8")
     except UnicodeDecodeError as error:
         raise CorruptArtifact(path, f"not UTF-8 ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise CorruptArtifact(path, f"cannot be read ({error.strerror or error})") from None
 
 
 def _read(directory: Path) -> dict[str, str]:
@@ -106,8 +120,14 @@ def versions(directory) -> list[Path]:
 
 
 def load_version(path) -> Artifacts:
-    """The artifacts of one version directory."""
-    return _load(Path(path))
+    """The artifacts of one version directory; CorruptArtifact when one of the files every version has is missing
+    (read as empty, a version would seem to have lost every pair). The seen dates came later: older versions lack them.
+    """
+    path = Path(path)
+    for name in REQUIRED:
+        if not (path / name).is_file():
+            raise CorruptArtifact(path / name, "missing: this version cannot be read")
+    return _load(path)
 
 
 @contextmanager

@@ -39,6 +39,17 @@ def test_a_version_that_cannot_be_read_is_one_line_naming_the_file_and_exit_2(ve
     assert done.stderr.startswith(f"artifacts: {new / name}: {said}")
 
 
+def test_a_version_whose_file_is_missing_is_refused_in_one_line_not_read_as_every_pair_removed(versions):
+    stores, old, _ = versions
+    (old / GOOD).unlink()
+    done = stores.scrapy("artifacts", "--diff")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        f"artifacts: {old / GOOD}: missing: this version cannot be read\n",
+    )
+
+
 def test_a_corrupt_version_named_on_the_command_line_is_refused_the_same_way(versions):
     stores, old, new = versions
     (old / DECISIONS).write_text('{"domains-prefixes": {"a\\u001b[2J\\u202e.example": 1}}')
