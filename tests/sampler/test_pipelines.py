@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 import threading
 
 import pytest
@@ -235,6 +236,19 @@ def test_close_exports_the_artifacts_of_the_stored_analyses(tmp_path):
         (tmp_path / "artifacts" / "prefixes-domains.csv").read_text(),
         pipeline.stats.get_value("landing/artifacts/prefixes-domains.csv"),
     ) == ("10.1234,pub.example,crossref\n", 1)
+
+
+def test_an_export_that_fails_at_close_is_a_stat_and_one_error_line_not_a_raise(tmp_path, caplog):
+    (tmp_path / "artifacts").mkdir()
+    (tmp_path / "artifacts" / "versions").write_text("")  # a file where the export makes its versions directory
+    pipeline = DocumentPipeline.from_crawler(_closing_crawler(tmp_path))
+    asyncio.run(pipeline.process_item(_visited()))
+    with caplog.at_level(logging.INFO, logger="landing"):
+        asyncio.run(pipeline.close_spider())
+    said = f"the export failed: cannot write the artifacts: not a directory: {tmp_path}/artifacts/versions"
+    assert pipeline.stats.get_value("landing/export_failed") == said
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [("ERROR", f"Artifacts not exported: {said}")]
+    assert _stored(tmp_path, "analysis", "10.1234/a http 2026-11-23") is not None  # what the crawl visited is kept
 
 
 def test_close_exports_nothing_when_the_crawl_stored_no_snapshot(tmp_path):
