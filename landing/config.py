@@ -306,7 +306,9 @@ def _unwritable(partial: Config, found: list[str]) -> list[str]:
     # crawl run and then fail at its close. A store that could not be opened is named by its own problem already.
     from landing.stores.checks import unwritable
 
-    outputs = [("LANDING_ARTIFACTS_DIR", partial.artifacts_dir), ("LANDING_UNWRITTEN_DIR", partial.unwritten_dir)]
+    outputs = [("LANDING_UNWRITTEN_DIR", partial.unwritten_dir)]
+    if partial.export_on_close or partial.continuous:  # else the crawl never writes artifacts
+        outputs.insert(0, ("LANDING_ARTIFACTS_DIR", partial.artifacts_dir))
     if str(partial.blobs).startswith("file://") and not any(p.startswith("LANDING_BLOBS") for p in found):
         outputs.append(("LANDING_BLOBS", partial.blobs.removeprefix("file://")))
     if str(partial.docs).startswith("sqlite:///") and not any(p.startswith("LANDING_DOCS") for p in found):

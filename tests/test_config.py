@@ -38,6 +38,12 @@ def test_a_setting_name_that_is_no_setting_is_a_problem_naming_the_nearest(tmp_p
     ]
 
 
+def test_an_artifacts_directory_a_crawl_never_writes_to_is_not_checked(tmp_path):
+    (tmp_path / "f").write_text("")
+    unused = _settings(tmp_path, LANDING_ARTIFACTS_DIR=str(tmp_path / "f" / "a"), LANDING_EXPORT_ON_CLOSE=False)
+    assert problems(unused) == []
+
+
 def test_a_near_miss_of_a_credential_in_the_environment_is_a_problem(tmp_path, monkeypatch):
     monkeypatch.setenv("LANDING_DOCS_PASWORD", "x")
     monkeypatch.setenv("LANDING_TEST_EUID", "1000")  # a tool's variable, near no setting: left alone
