@@ -28,7 +28,7 @@ from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.leading import SharedLead
 from landing.sampler.ledger import Ledger
 from landing.sampler.listing import Listing
-from landing.sampler.pipelines import Docs, export
+from landing.sampler.pipelines import Docs, export_or_say
 from landing.sampler.planner import FullRun
 from landing.stores import open_blobs
 
@@ -275,7 +275,8 @@ class Continuous:
     async def _export_and_prune(self, state):
         s, docs, now = self.cfg, self.full.docs, clock.now()
         if continuous.export_due(state, now, s.export_every, s.export_changes):
-            await docs.call(export, docs.store, s, self.crawler.stats)
+            # A failed export is said in one line and tried again next slice (the export health check counts on).
+            await docs.call(export_or_say, docs.store, s, self.crawler.stats)
             state = await docs.call(self.records.state)
         return await self._prune(state, now)
 

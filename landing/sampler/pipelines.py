@@ -50,6 +50,21 @@ def export(docs, cfg: config.Config, stats) -> dict:
     return summary
 
 
+def export_or_say(docs, cfg: config.Config, stats) -> dict | None:
+    """`export`, or when it fails one ERROR line and the stat EXPORT_FAILED (a failing exit: landing/commands/crawl.py),
+    the traceback at DEBUG; a later export that succeeds clears the stat. The summary, or None."""
+    try:
+        summary = export(docs, cfg, stats)
+    except (PublishError, StoreError, OSError) as error:
+        logger.debug("The export failed", exc_info=True)
+        logger.error("Artifacts not exported: %s", error)
+        stats.set_value(EXPORT_FAILED, str(error))
+        return None
+    if stats.get_value(EXPORT_FAILED):
+        stats.set_value(EXPORT_FAILED, "")
+    return summary
+
+
 class Docs:
     """The crawl's document store, opened once and shared by DocumentPipeline, which closes it, and the spider.
 
@@ -287,19 +302,10 @@ class DocumentPipeline:
                             "makes)",
                             stopped,
                         )
-                    self._export()
+                    export_or_say(self.docs, self.config, self.stats)
         finally:
             self.docs.close()
         return written
-
-    def _export(self):
-        try:
-            export(self.docs, self.config, self.stats)
-        except (PublishError, StoreError, OSError) as error:
-            # One line an operator reads, and a failing exit (landing/commands/crawl.py); the rest at DEBUG.
-            logger.debug("The export failed", exc_info=True)
-            logger.error("Artifacts not exported: %s", error)
-            self.stats.set_value(EXPORT_FAILED, str(error))
 
     def _save_unwritten(self, error):
         count = self.docs.pending
