@@ -1,6 +1,7 @@
 """Health checks an operator is alerted on, each a judgement of a few numbers: prefixes fresh enough, visits not
-failing past a share, artifact versions exported recently enough, nothing recorded after now (a clock gone back). The crawl's monitors (landing/crawl/health.py) and
-`scrapy status` both judge by these, so the log, the metrics and the status line agree. docs/operations.md "Health".
+failing past a share, artifact versions exported recently enough, nothing recorded after now (a clock gone back). The
+crawl's monitors (landing/crawl/health.py) and `scrapy status` both judge by these, so the log, the metrics and the
+status line agree. docs/operations.md "Health".
 """
 
 from collections.abc import Iterable, Sequence

@@ -275,7 +275,7 @@ class Continuous:
     async def _export_and_prune(self, state):
         s, docs, now = self.cfg, self.full.docs, clock.now()
         if continuous.export_due(state, now, s.export_every, s.export_changes):
-            # A failed export is said in one line and tried again next slice (the export health check counts on).
+            # A failed export is said in one line and tried again next slice; the export health check judges the wait.
             await docs.call(export_or_say, docs.store, s, self.crawler.stats)
             state = await docs.call(self.records.state)
         return await self._prune(state, now)

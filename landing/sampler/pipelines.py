@@ -23,7 +23,7 @@ from landing.sampler.stopping import STOPPED
 from landing.stores import StoreError, docs_from, docs_options, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
-EXPORT_FAILED = "landing/export_failed"  # stat: why the export at the close failed
+EXPORT_FAILED = "landing/export_failed"  # stat: why the last export tried failed ("" once one succeeds)
 
 
 def export(docs, cfg: config.Config, stats) -> dict:
