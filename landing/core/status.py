@@ -68,9 +68,9 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
 
     # The artifacts directory names the last version; the state's stamp stands in where that directory is elsewhere.
     if last:
-        parts.append(f"last version {version.name} ({health.span(now - last)} ago{_changed(version)})")
+        parts.append(f"last version {version.name} ({_ago(last, now)}{_changed(version)})")
     elif last := moment(state.get("continuous/exported")):
-        parts.append(f"last version {state.get('continuous/version') or '?'} ({health.span(now - last)} ago)")
+        parts.append(f"last version {state.get('continuous/version') or '?'} ({_ago(last, now)})")
     else:
         parts.append("no version exported yet")
 
@@ -84,6 +84,11 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
     checks.append(went_back)
     parts.append(f"health {health.verdict(checks)}")
     return "; ".join(parts), checks
+
+
+def _ago(moment_: datetime, now: datetime) -> str:
+    # A version after now is the clock's fault (the clock check says so), not one made "0 min ago".
+    return f"{health.span(now - moment_)} ago" if moment_ <= now else "after now"
 
 
 def full_run(run: dict, owners_sampled: int, visited: int, version: Version | None, now: datetime) -> str:

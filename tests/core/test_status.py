@@ -60,7 +60,10 @@ def test_state_written_after_now_fails_the_clock_check_and_shows_no_negative_age
     behind = NOW - timedelta(days=6)
     line, checks = status.continuous(state(), prefixes([0.5, 1, 2]), Version("20261126T010000Z", 0), behind, BOUNDS)
     assert [(c.name, c.ok) for c in checks][-1] == ("clock", False)
-    assert line.startswith("continuous run continuous: 3 prefixes, ages unknown (refresh 7 d), 0 never sampled; ")
+    assert line.startswith(
+        "continuous run continuous: 3 prefixes, ages unknown (refresh 7 d), 0 never sampled; "
+        "last version 20261126T010000Z (after now, 0 pairs changed); "
+    )
     assert line.endswith(
         "; health FAILED: clock (the clock went back: a record is 6 d after now (2026-11-26T04:00:00Z); "
         "set the clock right)"
