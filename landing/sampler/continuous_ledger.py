@@ -118,6 +118,15 @@ class ContinuousLedger:
         }
         return run, self.save(state), sum(s["sample/dois"] is None for s in samples)
 
+    def spent(self, state: dict, now: str, requests: int) -> dict:
+        """`requests` sent since the last count (the visits that ran while the planner waited) counted in the day at
+        `now`, and as visits' requests."""
+        if not requests:
+            return state
+        state = continuous.counted(state, moment(now), requests)
+        visits = state.get("continuous/requests", 0) + requests
+        return self.save({**state, "continuous/requests": visits, "continuous/updated": now})
+
     def counted(self, state: dict, plan, planned: str, requests: int, visits: int) -> dict:
         """The slice's plan done: the requests made since the last (`visits` of them by DOIs' visits, the others
         listings and sample queries) counted in the day, and what they cost against the plan's estimate carried."""
