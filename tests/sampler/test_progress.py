@@ -116,6 +116,6 @@ CONTINUOUS = {
 def test_a_continuous_run_says_its_prefixes_rounds_and_requests_against_the_budget_not_owners(caplog):
     message = line(caplog, continuous=True, **CONTINUOUS)
     assert message.endswith(
-        "; run continuous: 26 prefixes picked, 3 rounds closed, 15 prefixes known (2 never sampled), "
+        "; run continuous: 26 prefixes picked in this crawl, 3 rounds closed, 15 prefixes known (2 never sampled), "
         "120 of 2400 requests today (LANDING_BUDGET)"
     )
