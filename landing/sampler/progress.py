@@ -80,7 +80,8 @@ class Progress:
     def _continuous(self) -> str:
         """A continuous run's part of the line: its rounds and prefixes, and the day's requests against the budget."""
         get = self.stats.get_value
-        said = f"{get(CONTINUOUS + 'picks', 0)} prefixes picked in this crawl, {get(CONTINUOUS + 'rounds', 0)} rounds closed"
+        picks, rounds = get(CONTINUOUS + "picks", 0), get(CONTINUOUS + "rounds", 0)
+        said = f"{picks} prefixes picked in this crawl, {rounds} rounds closed"
         if (known := get(CONTINUOUS + "prefixes")) is not None:
             said += f", {known} prefixes known ({get(CONTINUOUS + 'never_sampled', 0)} never sampled)"
         if (today := get(CONTINUOUS + "requests_today")) is not None:
