@@ -185,7 +185,7 @@ LANDING_REFRESH_DAYS = 7.0
 LANDING_RECHECK_DAYS = 1.0
 # LANDING_CHANGED_DOIS: DOIs a signalled prefix's recheck samples, at least (all it has when fewer).
 LANDING_CHANGED_DOIS = 30
-# LANDING_BUDGET: requests a simulated UTC day continuous sampling may make, listings, samples and visits together.
+# LANDING_BUDGET: requests a simulated UTC day continuous sampling may send, every one counted (robots.txt, Chromium's).
 LANDING_BUDGET = 500000.0
 # LANDING_REQUESTS_PER_DOI: the planner's estimate of one DOI's visit (resolver and publisher hops) until the crawl has
 # measured its own (requests per DOI visited over at least 100 DOIs).
