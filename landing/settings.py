@@ -121,9 +121,8 @@ LANDING_RESOLVER_RATE = 100
 # LANDING_DRIVER: how landing pages are fetched. http: Scrapy's downloader (redirects, meta refresh, script
 # redirects to a literal URL, one cookie jar per DOI). browser: headless Chromium through scrapy-playwright, for
 # every DOI. auto (default): http first, and the browser only for DOIs whose HTTP snapshot is js-required,
-# cookie-required or a challenge (both snapshots are kept). Playwright and Chromium start at the first DOI that
-# needs them, so a crawl that needs none pays nothing. Without an executable LANDING_CHROMIUM, auto warns and works
-# as http; browser refuses to start.
+# cookie-required or a challenge (both snapshots kept). Playwright and Chromium start at the first DOI that needs
+# them. Without an executable LANDING_CHROMIUM, auto warns and works as http; browser refuses to start.
 LANDING_DRIVER = "auto"
 # LANDING_CHROMIUM: the Chromium executable for the browser driver. Default: Debian's chromium-headless-shell
 # (apt-get install chromium-headless-shell) where this machine has it, a fraction of the full browser's CPU per
@@ -186,7 +185,7 @@ LANDING_REFRESH_DAYS = 7.0
 LANDING_RECHECK_DAYS = 1.0
 # LANDING_CHANGED_DOIS: DOIs a signalled prefix's recheck samples, at least (all it has when fewer).
 LANDING_CHANGED_DOIS = 30
-# LANDING_BUDGET: requests a simulated UTC day continuous sampling may make, listings, samples and visits together.
+# LANDING_BUDGET: requests a simulated UTC day continuous sampling may send, every one counted (robots.txt, Chromium's).
 LANDING_BUDGET = 500000.0
 # LANDING_REQUESTS_PER_DOI: the planner's estimate of one DOI's visit (resolver and publisher hops) until the crawl has
 # measured its own (requests per DOI visited over at least 100 DOIs).
@@ -335,17 +334,18 @@ ITEM_PIPELINES = {
     "landing.sampler.pipelines.BlobPipeline": 400,
     "landing.sampler.pipelines.DocumentPipeline": 500,
 }
-# Progress: the progress line. LevelGate: the root logger at LOG_LEVEL while the engine runs (no debug records made
-# only to be dropped). StopAtOnce: a first SIGTERM or Ctrl-C stops the sampler within seconds (docs/crawl.md "Stopping").
+# RequestsSent: every request sent, counted once (the budget's count). Progress: the progress line. LevelGate: the root
+# logger at LOG_LEVEL while the engine runs. StopAtOnce: a first SIGTERM or Ctrl-C stops the sampler within seconds.
 EXTENSIONS = {
+    "landing.crawl.sent.RequestsSent": 500,
     "landing.sampler.progress.Progress": 500,
     "landing.crawl.log_level.LevelGate": 500,
     "landing.sampler.stopping.StopAtOnce": 500,
     "landing.crawl.metrics.MetricsExporter": 500,  # only with LANDING_METRICS_PORT
     "landing.crawl.watch.ContinuousHealth": 500,  # Spidermon's extension, in continuous mode only
 }
-# In continuous mode, Spidermon runs the health checks (landing.crawl.health) every SPIDERMON_PERIODIC_MONITORS real
-# seconds and when the spider closes (docs/operations.md "Health"). With LANDING_CLOCK_SPEED the checks judge simulated time at that pace.
+# Continuous mode: Spidermon runs the health checks (landing.crawl.health, docs/operations.md "Health") every
+# SPIDERMON_PERIODIC_MONITORS real seconds, on simulated time, and when the spider closes.
 SPIDERMON_ENABLED = True
 SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.health.HealthSuite"]
 SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.health.HealthSuite": 60}

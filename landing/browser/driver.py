@@ -194,8 +194,10 @@ class Navigation:
         self.late: tuple[str, Stop] | None = None  # a redirect Chromium followed that the rules forbid
         self.origins: set[str] = set()  # of every document loaded, frames included: what may have stored data
         self.popups = 0  # pages the visit's page opened: their documents are not seen here
+        self.answered = 0  # requests of the page answered (redirects, frames, scripts...): sent to a server
 
     async def __call__(self, response):
+        self.answered += 1
         request = response.request
         if request.resource_type == "document":
             parts = urlsplit(response.url)
@@ -241,6 +243,10 @@ class Navigation:
 
     def last(self) -> tuple[str | None, int | None, dict]:
         return self.responses[-1] if self.responses else (None, None, {})
+
+    def sent_beyond(self) -> int:
+        """The requests Chromium sent for the visit besides its first, which Scrapy's downloader counted."""
+        return max(self.answered - 1, 0)
 
 
 def request_meta(pid: dict, sandbox: bool, settle_ms: float) -> dict:

@@ -80,6 +80,7 @@ class BrowserRules:
         self.answered: Recent = Recent(_REMEMBERED)  # host -> its addresses
         self.robots_files: Recent = Recent(_REMEMBERED)  # origin -> its robots.txt rules, fetched or being fetched
         self.fetches: dict[int, set] = {}  # id of a browser context -> the robots.txt fetches made through it
+        self.robots_sent = 0  # robots.txt fetches Chromium's contexts made, which Scrapy never sees (on one loop)
 
     @classmethod
     def from_settings(cls, settings) -> "BrowserRules":
@@ -153,6 +154,7 @@ class BrowserRules:
         origin = f"{parts.scheme}://{parts.netloc}"
         if origin not in self.robots_files:  # one fetch per origin, shared by every visit that asks meanwhile
             fetch = self.robots_files[origin] = asyncio.ensure_future(_robots(context, origin))
+            self.robots_sent += 1
             through = self.fetches.setdefault(id(context), set())
             through.add(fetch)
             fetch.add_done_callback(lambda done: self._fetched(id(context), done))

@@ -252,16 +252,6 @@ def slice_carry(carry: float, share: float, spent_today: float, budget: float) -
     return min(carry, 0.0, (budget - spent_today) - share)
 
 
-def settle(carry: float, estimated: float, actual: float) -> float:
-    """The next slice's carry once the round's requests are counted: the plan's overdraft, corrected by what the
-    round really cost against its estimate (0 or less).
-
-    >>> settle(-10, 100, 130), settle(0, 100, 60)
-    (-40, 0.0)
-    """
-    return min(0.0, carry + estimated - actual)
-
-
 def per_doi(state: dict, default: float) -> float:
     """Requests one DOI's visit costs: the crawl's own measure once it visited MEASURED_DOIS, else `default`.
 

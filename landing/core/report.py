@@ -146,5 +146,12 @@ def run_details(runs: Iterable[dict]) -> dict | None:
 
 
 def trend_point(version: str, found: dict) -> dict:
-    """One version's point of the correctness trend: its name, DOIs and correctness totals."""
-    return {"version": version, "dois": found["totals"]["dois"], "correctness": found["totals"]["correctness"]}
+    """One version's point of the correctness trend: its name, DOIs, correctness totals and failed visits (a version
+    written before its totals counted them: the sum of its failure classes).
+
+    >>> trend_point("v1", {"totals": {"dois": 5, "correctness": {"ok": 3}, "errors": {"robots": 1, "dns": 1}}})
+    {'version': 'v1', 'dois': 5, 'correctness': {'ok': 3}, 'failed': 2}
+    """
+    totals = found["totals"]
+    failed = totals.get("failed", sum((totals.get("errors") or {}).values()))
+    return {"version": version, "dois": totals["dois"], "correctness": totals["correctness"], "failed": failed}

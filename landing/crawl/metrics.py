@@ -16,6 +16,7 @@ from scrapy.exceptions import NotConfigured
 from landing import clock, config
 from landing.core import failures, health
 from landing.core.status import moment
+from landing.crawl.sent import SENT
 
 logger = logging.getLogger(__name__)
 
@@ -25,10 +26,10 @@ CONTINUOUS = "landing/continuous/"
 COUNTERS = (
     ("landing_dois_visited", "landing/visits", "DOIs whose visit this process recorded (snapshot and analysis stored)"),
     ("landing_visits_failed", "landing/visits/failed", "recorded visits whose final snapshot is a failure"),
-    ("landing_requests", "downloader/request_count", "requests the downloader made (API, resolver, publishers)"),
+    ("landing_requests", SENT, "requests the crawl sent (APIs, resolver, publishers, robots.txt, the browser's)"),
 )
 CONTINUOUS_COUNTERS = (
-    ("landing_plan_rounds", CONTINUOUS + "rounds", "slices continuous mode has planned"),
+    ("landing_plan_rounds", CONTINUOUS + "rounds", "rounds continuous mode has closed"),
     ("landing_plan_picks", CONTINUOUS + "picks", "prefixes continuous mode picked to sample"),
     ("landing_prefixes_signalled", CONTINUOUS + "signalled", "prefix samples that signalled a change"),
     ("landing_exports", CONTINUOUS + "exports", "artifact versions continuous mode exported"),

@@ -112,4 +112,5 @@ def _failures(domain: dict) -> str:
 
 def member_point(version: str, member: dict) -> dict:
     """A member's point of its own trend: as a version's trend point (landing.core.report.trend_point)."""
-    return {"version": version, "dois": member.get("dois", 0), "correctness": member.get("correctness") or {}}
+    correctness, failed = member.get("correctness") or {}, member.get("failed", 0)
+    return {"version": version, "dois": member.get("dois", 0), "correctness": correctness, "failed": failed}

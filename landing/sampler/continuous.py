@@ -21,6 +21,7 @@ from landing import clock
 from landing.core import continuous, freshness, runs
 from landing.core.freshness import prefix_id
 from landing.crawl import heap
+from landing.crawl.sent import SENT
 from landing.crawl.signals import crawl_stopping
 from landing.publish.prune import grace, prune
 from landing.sampler import frontier_redis
@@ -33,7 +34,6 @@ from landing.sampler.planner import FullRun
 from landing.stores import open_blobs
 
 STATS = "landing/continuous/"
-REQUESTS = "downloader/request_count"
 
 
 class Continuous:
@@ -48,6 +48,7 @@ class Continuous:
         self.closing = asyncio.Event()
         self.records = None  # the ContinuousLedger, once the run is open
         self.unheld = set()  # (order, rank) of the sampled DOIs the shared frontier did not hold at the last look
+        self.counted = 0  # requests sent (landing.crawl.sent) already counted in the run's day
         self.policy = freshness.Policy(
             cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
         )
@@ -123,7 +124,10 @@ class Continuous:
             async for request_or_item in self.full.walk(opened[0]["from"] - 1):
                 yield request_or_item
         while not self._stopped():
-            started, before = clock.now(), self._requests()
+            started = clock.now()
+            # The requests of the visits that ran while the planner waited, in the day before the slice plans.
+            state = await docs.call(records.spent, state, clock.stamp(), self._uncounted())
+            before = self._requests()
             if continuous.due(state.get("continuous/listed"), started, s.relist_hours):
                 async for request in self._relist():
                     yield request
@@ -157,7 +161,7 @@ class Continuous:
                 # New rounds may keep the shared frontier from ever draining: DOIs Redis lost are found by key.
                 async for request in self._requeue_lost(state["continuous/open"][0]["from"] - 1):
                     yield request
-            requests = self._requests() - before
+            requests = self._uncounted()
             state = await docs.call(records.counted, state, plan, planned, requests, max(0, requests - listed - asked))
             self._set_stats(known, plan, state)
             state = await self._export_and_prune(state)
@@ -237,8 +241,9 @@ class Continuous:
         if figures["rounds"]:
             self.crawler.stats.inc_value(STATS + "signalled", figures["signalled"])
             self.logger.info(
-                "%d rounds done: %d prefixes sampled (%d DOIs), %d signalled a change, %d samples failed",
-                figures["rounds"],
+                "%s closed (%d closed in all): %d prefixes sampled (%d DOIs), %d signalled a change, %d samples failed",
+                "1 round" if figures["rounds"] == 1 else f"{figures['rounds']} rounds",
+                state.get("continuous/rounds", 0),
                 figures["sampled"],
                 figures["dois"],
                 figures["signalled"],
@@ -316,7 +321,13 @@ class Continuous:
         return self.closing.is_set() or not self.full.leading
 
     def _requests(self) -> int:
-        return self.crawler.stats.get_value(REQUESTS, 0)
+        return self.crawler.stats.get_value(SENT, 0)
+
+    def _uncounted(self) -> int:
+        """Requests sent since the last count, now counted: each is counted once, whenever it was sent."""
+        sent = self._requests()
+        uncounted, self.counted = sent - self.counted, sent
+        return uncounted
 
     def _set_stats(self, known, plan, state):
         figures = {

@@ -118,15 +118,26 @@ class ContinuousLedger:
         }
         return run, self.save(state), sum(s["sample/dois"] is None for s in samples)
 
+    def spent(self, state: dict, now: str, requests: int) -> dict:
+        """`requests` sent since the last count (the visits that ran while the planner waited) counted in the day at
+        `now`, and as visits' requests."""
+        if not requests:
+            return state
+        state = continuous.counted(state, moment(now), requests)
+        visits = state.get("continuous/requests", 0) + requests
+        return self.save({**state, "continuous/requests": visits, "continuous/updated": now})
+
     def counted(self, state: dict, plan, planned: str, requests: int, visits: int) -> dict:
         """The slice's plan done: the requests made since the last (`visits` of them by DOIs' visits, the others
-        listings and sample queries) counted in the day, and what they cost against the plan's estimate carried."""
+        listings and sample queries) counted in the day, and the plan's overdraft carried. Its picks' visits are sent
+        over the next slices, so their cost is not compared with this slice's count: the estimate is made good by the
+        crawl's own requests per DOI (landing.core.continuous.per_doi), and the day's count caps each plan."""
         state = continuous.counted(state, moment(planned), requests)
         return self.save(
             {
                 **state,
                 "continuous/planned": planned,
-                "continuous/carry": continuous.settle(plan.carry, plan.requests, requests),
+                "continuous/carry": plan.carry,
                 "continuous/requests": state.get("continuous/requests", 0) + visits,
                 "continuous/updated": planned,
             }

@@ -8,11 +8,13 @@ from scrapy.spidermiddlewares.httperror import HttpError
 
 from landing import clock
 from landing.browser import driver as browser
+from landing.browser.rules import BrowserRules
 from landing.core import documents, failures, reading, runs
 from landing.core.doi import resolver_path
 from landing.core.page import Page
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
+from landing.crawl.sent import SENT
 from landing.crawl.signals import chain_ended
 from landing.crawl.stopping import Stopped
 from landing.sampler.frontier_redis import LEASE
@@ -34,6 +36,7 @@ class Visitor:
         self.resolver, self.resolver_hosts = cfg.doi_resolver, cfg.resolver_hosts
         self.resource_from, self.driver, self.sandbox = cfg.resource_url_from, cfg.driver, bool(cfg.sandbox)
         self.settle_ms, self.max_hops, self.maxsize = cfg.browser_settle * 1000, max_hops, maxsize
+        self.robots_counted = 0  # the browser rules' robots.txt fetches counted so far
 
     def visit(self, pid, visit):
         """The first request of a DOI's visit; meta `visit` (run id, plan order, sample rank) names its record."""
@@ -126,6 +129,7 @@ class Visitor:
     async def parse_browser(self, response):
         meta = response.meta
         await browser.end(meta, self.browser_rules)
+        self._count_browser(meta)
         if meta["landing_navigation"].stop():  # a script or a redirect moved the page where the rules forbid
             return self._browser_stopped(meta)
         url, status, found = meta["landing_navigation"].last()
@@ -142,6 +146,7 @@ class Visitor:
     async def browser_failed(self, failure):
         meta = failure.request.meta
         await browser.end(meta, self.browser_rules)
+        self._count_browser(meta)
         if failure.check(Stopped):
             return None  # the crawl is stopping: the DOI's visit is left for the next crawl
         if meta["landing_navigation"].stop():
@@ -158,6 +163,16 @@ class Visitor:
             self._snapshot(meta, chain, url, error=error, detail=failure.getErrorMessage()[:500], driver="browser"),
             meta,
         )
+
+    def _count_browser(self, meta):
+        """The requests Chromium sent that Scrapy never saw (the visit's beyond its first, robots.txt's since the
+        last visit ended) counted with the crawl's (landing.crawl.sent)."""
+        sent = meta["landing_navigation"].sent_beyond()
+        if isinstance(self.browser_rules, BrowserRules):
+            robots = self.browser_rules.robots_sent  # written on Playwright's loop only: read, never reset, here
+            sent, self.robots_counted = sent + robots - self.robots_counted, robots
+        if sent:
+            self.crawler.stats.inc_value(SENT, sent)
 
     def _browser_stopped(self, meta):
         """The visit that ended where landing.browser.rules kept Chromium out (address, robots)."""

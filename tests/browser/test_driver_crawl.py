@@ -4,6 +4,7 @@
 """
 
 import os
+import re
 from collections import Counter
 from contextlib import closing
 
@@ -241,6 +242,16 @@ def test_auto_hands_chromium_the_resource_url_and_asks_the_resolver_once_per_doi
         assert [hop["url"] for hop in doc["snapshot/hops"]][:2] == [resolver, resource]
         assert doc["snapshot/hops"][0]["status"] == 302
         assert doc["snapshot/final-url"] == truth[doc["pid/doi"]]["browser_final_url"]
+
+
+def test_the_requests_counted_agree_with_the_sandboxs_log_chromiums_included(logged_computed_auto_crawl):
+    # Chromium's requests (the page's redirects and scripts, robots.txt through its context) are counted with
+    # Scrapy's in landing/requests, the count the budget reads (landing.crawl.sent). Not Chromium's component updater
+    # (update.googleapis.com), which --disable-component-update does not silence and no page event shows.
+    _, _, done, answered = logged_computed_auto_crawl
+    sent = [line for line in answered if "://update.googleapis.com/" not in line]
+    counted = int(re.findall(r"'landing/requests': (\d+)", done.stderr)[-1])
+    assert abs(counted - len(sent)) <= 0.02 * len(sent), (counted, sent)
 
 
 def test_browser_agrees_with_the_browser_truth_for_every_doi(browser_crawl):

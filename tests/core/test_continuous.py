@@ -242,12 +242,6 @@ def test_a_slice_never_spends_past_what_is_left_of_the_days_budget():
     assert continuous.slice_carry(0.0, 250.0, 0.0, 1000.0) == 0.0
 
 
-def test_a_round_that_cost_more_than_planned_is_paid_back_by_the_next_slices():
-    assert continuous.settle(0.0, 100.0, 160.0) == -60.0
-    assert continuous.settle(-30.0, 100.0, 100.0) == -30.0
-    assert continuous.settle(0.0, 100.0, 40.0) == 0.0
-
-
 def test_the_crawls_own_requests_per_doi_replace_the_setting_once_measured():
     assert continuous.per_doi({"continuous/requests": 99, "continuous/dois": 99}, 3.0) == 3.0
     assert continuous.per_doi({"continuous/requests": 250, "continuous/dois": 100}, 3.0) == 2.5

@@ -2,6 +2,7 @@ import doctest
 
 from landing.core import report
 from landing.core.report import TOP, WORST, figures, run_details, trend_point
+from landing.core.report_rows import counted
 
 
 def _report(kind, key, dois, ok=0, missing=0, errors=None, good=None):
@@ -74,13 +75,19 @@ def test_the_failing_domains_rank_by_failed_visits():
     assert [row["key"] for row in found["failing-domains"]] == ["b.example", "a.example"]
 
 
-def test_a_trend_point_is_a_versions_dois_and_correctness():
-    found = figures([_report("prefix", "10.1", 3, ok=2)])
+def test_a_trend_point_is_a_versions_dois_correctness_and_failed_visits():
+    found = figures([_report("prefix", "10.1", 4, ok=2, errors={"robots": 1, "dns": 1})])
     assert trend_point("v1", found) == {
         "version": "v1",
-        "dois": 3,
+        "dois": 4,
         "correctness": {"ok": 2, "incorrect": 0, "conflict": 0, "missing": 0},
+        "failed": 2,
     }
+
+
+def test_a_trend_row_counts_the_failed_visits_of_its_version():
+    found = figures([_report("prefix", "10.1", 22, ok=0, errors={"http-4xx": 22})])
+    assert counted(trend_point("v1", found))["failed"] == 22
 
 
 def test_a_domain_where_nothing_could_be_read_is_the_worst_with_its_failures():

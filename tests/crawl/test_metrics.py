@@ -21,7 +21,7 @@ FULL_RUN = {
     "landing/correctness/ok": 90,
     "landing/correctness/missing": 10,
     "landing/refused/loopback": 2,
-    "downloader/request_count": 400,
+    "landing/requests": 400,
     "scheduler/enqueued": 500,
     "scheduler/dequeued": 470,
     "landing/run/owners": 50,

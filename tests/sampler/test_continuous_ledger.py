@@ -111,15 +111,24 @@ def test_an_idle_crawl_closes_a_round_whose_sample_failed_and_the_prefix_stays_n
     assert records.docs.get("prefix", "crossref 10.1")["prefix/sampled"] is None
 
 
-def test_a_slice_counts_its_requests_in_the_day_and_carries_what_they_cost_past_the_estimate(records):
+def test_a_slice_counts_its_requests_in_the_day_and_carries_its_plans_overdraft_alone(records):
+    # The plan's picks are visited over the next slices: its estimate (50) is not settled against this slice's 90.
     _, state, _ = records.open(T0)
     plan = freshness.Plan((), 50.0, -10.0, 0.0, 0.0, True)
     state = records.counted(state, plan, T1, requests=90, visits=60)
     assert (state["continuous/requests-today"], state["continuous/carry"], state["continuous/requests"]) == (
         90,
-        -50.0,
+        -10.0,
         60,
     )
+    assert records.state() == state
+
+
+def test_the_requests_sent_while_the_planner_waited_count_in_the_day_and_as_visits(records):
+    _, state, _ = records.open(T0)
+    state = records.counted(state, freshness.Plan((), 0.0, 0.0, 0.0, 0.0, True), T1, requests=10, visits=0)
+    state = records.spent(state, "2026-11-01T02:00:00Z", 40)
+    assert (state["continuous/requests-today"], state["continuous/requests"]) == (50, 40)
     assert records.state() == state
 
 

@@ -239,7 +239,7 @@ def test_no_visit_recorded_before_the_kill_is_lost_and_only_those_in_flight_are_
 
 def test_every_round_closes_on_its_visits_none_as_overdue(shared):
     logs = {name: worker.text() for name, worker in shared["workers"].items()}
-    assert "rounds done" in logs["b"]
+    assert " closed in all): " in logs["b"]
     assert not any("rounds closed LANDING_REFRESH_DAYS after" in log for log in logs.values())
 
 

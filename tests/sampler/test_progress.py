@@ -8,12 +8,14 @@ from scrapy.utils.test import get_crawler
 from landing.sampler.progress import Progress
 
 
-def line(caplog, elapsed=10.0, shared=False, **stats):
+def line(caplog, elapsed=10.0, shared=False, continuous=False, points=None, **stats):
+    """The line said at time 100 by a crawl started `elapsed` seconds before, its earlier (time, visits) `points`."""
     collector = MemoryStatsCollector(get_crawler())
     for key, value in stats.items():
         collector.set_value(key, value)
-    progress = Progress(collector, 5, now=lambda: 100.0, shared=shared)
+    progress = Progress(collector, 5, now=lambda: 100.0, shared=shared, continuous=continuous)
     progress.started = 100.0 - elapsed
+    progress.points = points if points is not None else [(progress.started, 0)]
     with caplog.at_level(logging.INFO, logger="landing.sampler.progress"):
         progress.report()
     return caplog.records[-1].getMessage()
@@ -28,7 +30,7 @@ LEADING = {
     "landing/run/dois": 28,
     "landing/visits": 12,
     "landing/visits/failed": 1,
-    "downloader/request_count": 40,
+    "landing/requests": 40,
 }
 
 
@@ -80,3 +82,40 @@ def test_a_following_worker_names_the_run_it_follows_and_guesses_no_share(caplog
 def test_the_worker_leading_a_shared_run_guesses_no_share_from_its_own_visits_alone(caplog):
     message = line(caplog, shared=True, **LEADING)
     assert message.endswith("; run r1: 3 of 10 owners sampled")
+
+
+def test_a_crawl_that_stopped_visiting_says_a_rate_of_0_and_no_time_left(caplog):
+    # 12 visits in its first 30 seconds, none in the 70 since: the last minute's rate is 0, not 12 / 100 s.
+    message = line(caplog, elapsed=100.0, points=[(0.0, 0), (30.0, 12), (40.0, 12)], **LEADING)
+    assert ", 0.0 DOIs/s, " in message
+    assert message.endswith("; run r1: 3 of 10 owners sampled, 12.2% of its 98 DOIs visited")
+
+
+def test_the_time_left_goes_by_the_last_minutes_rate(caplog):
+    # 2 visits a second over the last minute (40 at time 40, 160 at time 100), not 1.6 since the start: 40 DOIs of
+    # the 200 expected (172 planned for the owners not sampled yet, 28 from those sampled) left, 20 seconds.
+    stats = {**LEADING, "landing/visits": 160, "landing/run/dois_planned": 202}
+    message = line(caplog, elapsed=100.0, points=[(0.0, 0), (40.0, 40)], **stats)
+    assert ", 2.0 DOIs/s, " in message
+    assert message.endswith(", 80.0% of its 200 DOIs visited, about 0:00:20 left")
+
+
+CONTINUOUS = {
+    "landing/run/id": "continuous",
+    "landing/run/owners": 26,
+    "landing/run/owners_sampled": 26,
+    "landing/continuous/picks": 26,
+    "landing/continuous/rounds": 3,
+    "landing/continuous/prefixes": 15,
+    "landing/continuous/never_sampled": 2,
+    "landing/continuous/requests_today": 120,
+    "landing/continuous/budget": 2400.0,
+}
+
+
+def test_a_continuous_run_says_its_prefixes_rounds_and_requests_against_the_budget_not_owners(caplog):
+    message = line(caplog, continuous=True, **CONTINUOUS)
+    assert message.endswith(
+        "; run continuous: 26 prefixes picked in this crawl, 3 rounds closed, 15 prefixes known (2 never sampled), "
+        "120 of 2400 requests today (LANDING_BUDGET)"
+    )
