@@ -10,6 +10,7 @@ from xml.sax.saxutils import escape as xml
 
 from landing.core.labels import printable
 from landing.core.report_rows import OTHER_COLOUR, axis_range, parts_alt, percent, trend_alt
+from landing.report.html import key
 
 WIDTH, BAR, PLOT = 640, 26, 180  # pixels: the width of every chart, a bar's height, a trend's plotting height
 
@@ -28,11 +29,7 @@ def _svg(width: int, height: int, inner: str) -> str:
 
 def legend(parts: list[tuple[str, int]], colours: dict) -> str:
     """The legend under a bar, as HTML text: each part's colour, name and count."""
-    return "".join(
-        f'<span class=key style="background:{colours.get(name, OTHER_COLOUR)}"></span>{escape(printable(name))} {n:,}'
-        for name, n in parts
-        if n
-    )
+    return "".join(f"{key(colours.get(name, OTHER_COLOUR))}{escape(printable(name))} {n:,}" for name, n in parts if n)
 
 
 def bar(what: str, parts: list[tuple[str, int]], colours: dict) -> str:
@@ -86,8 +83,7 @@ def trend(what: str, series: list[tuple[str, str, list[float | None]]], versions
     alts = "; ".join(trend_alt(name, list(zip(versions, points)), (low, high)) for name, _, points in series)
     image = _img(_svg(WIDTH, height, grid + "".join(lines) + labels), f"{what}. {alts}", WIDTH, height)
     keys = "".join(
-        f'<span class=key style="background:{colour}"></span>{escape(name)}{" (dashed)" if n else ""}'
-        for n, (name, colour, _) in enumerate(series)
+        f"{key(colour)}{escape(name)}{' (dashed)' if n else ''}" for n, (name, colour, _) in enumerate(series)
     )
     note = f"The axis is zoomed to the data: it runs from {percent(low)} to {percent(high)}, not from 0 to 100%."
     return f"<figure>{image}<figcaption>{keys}<br><span class=note>{note}</span></figcaption></figure>"

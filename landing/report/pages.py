@@ -43,7 +43,7 @@ def _alert(alert: dict | None) -> str:
     return f"<p class=wide>{text(alert.get('summary'))}</p>"
 
 
-def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[str, str, Tables]:
+def member_page(member: dict, points: list[dict], alert: dict | None, nonce: str) -> tuple[str, str, Tables]:
     """(file slug, HTML, Tables) of a member's page; `points` its own trend (one per kept version, oldest first)."""
     key, tables = member["member"], Tables("../")
     own = slug(key)
@@ -81,10 +81,10 @@ def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[s
         ("trend", "Trend over versions", trend_section(points, tables, f"{own}.trend")),
     ]
     body = "".join(section(a, t, html) for a, t, html in sections)
-    return own, page(title, [(a, t) for a, t, _ in sections], body, up="../"), tables
+    return own, page(title, [(a, t) for a, t, _ in sections], body, nonce=nonce, up="../"), tables
 
 
-def domain_page(domain: dict) -> tuple[str, str, Tables]:
+def domain_page(domain: dict, nonce: str) -> tuple[str, str, Tables]:
     """(file slug, HTML, Tables) of a domain's page: its figures, and the members whose prefixes lead there."""
     key, tables = domain["domain"], Tables("../")
     own = slug(key)
@@ -100,7 +100,7 @@ def domain_page(domain: dict) -> tuple[str, str, Tables]:
         ),
     ]
     body = "".join(section(a, t, html) for a, t, html in sections)
-    return own, page(f"Domain {key}", [(a, t) for a, t, _ in sections], body, up="../"), tables
+    return own, page(f"Domain {key}", [(a, t) for a, t, _ in sections], body, nonce=nonce, up="../"), tables
 
 
 def _failures(domain: dict) -> str:
