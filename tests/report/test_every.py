@@ -1,0 +1,106 @@
+"""landing.report.every at scale: a 2,000-member report drawn from synthetic objects (no crawl), its link graph
+read from the written HTML, and Chromium for what only a browser shows: the index's open time and the find box."""
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from landing.core.report import figures
+from landing.report.write import draw
+from tests.browser.probe import CHROMIUM, needs_chromium
+
+MEMBERS = 2000
+SOUGHT = 1234  # the member whose name is typed in the find box
+HREF = re.compile(r'href="([^"#?]+\.html)"')
+
+
+def _name(n: int) -> str:
+    return "Lantern Quay Scholarly Press" if n == SOUGHT else f"Publisher {n:04d} of Learned Works"
+
+
+def _counts(n: int) -> dict:
+    ok = n % 8
+    return {"ok": ok, "incorrect": 0, "conflict": 0, "missing": 7 - ok}
+
+
+def _member(n: int) -> dict:
+    ra = "datacite" if n % 10 == 0 else "crossref"
+    key, domain, counts = f"{ra}/{n:04d}", f"site-{n:04d}.example", _counts(n)
+    figures_of = {"dois": 7, "read": 7, "correctness": counts, "errors": {}, "failed": 0, "ok-share": counts["ok"] / 7}
+    return {
+        "member": key,
+        "ra": ra,
+        "id": f"{n:04d}",
+        "name": _name(n),
+        "provider": None,
+        **figures_of,
+        "prefixes": [{"prefix": f"10.{10000 + n}", **figures_of, "good-domains": [], "bad-domains": [domain]}],
+        "domains": [{"domain": domain, **figures_of, "wrong-example": None}],
+        "domains-total": 1,
+        "examples": [],
+    }
+
+
+def _domain(member: dict) -> dict:
+    domain = member["domains"][0]
+    who = {"member": member["member"], "name": member["name"], "dois": 7, "prefixes": [member["prefixes"][0]["prefix"]]}
+    return {**domain, "members": [who], "members-total": 1}
+
+
+def _reports(members: list[dict]):
+    for m in members:
+        said = {"report/dois": 7, "report/correctness": m["correctness"], "report/errors": {}}
+        yield {"report/kind": "member", "report/key": m["member"], "report/name": m["name"], **said}
+        yield {"report/kind": "domain", "report/key": m["domains"][0]["domain"], **said}
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    members = sorted((_member(n) for n in range(MEMBERS)), key=lambda m: m["member"])
+    out = tmp_path_factory.mktemp("every") / "report"
+    draw(out, "v1", figures(_reports(members)), None, [], members, [_domain(m) for m in members])
+    return out
+
+
+def _reachable(index: Path) -> set[Path]:
+    """Every page reached from the index by following links, read from the written HTML."""
+    seen, todo = {index}, [index]
+    while todo:
+        here = todo.pop()
+        for target in HREF.findall(here.read_text("utf-8")):
+            path = (here.parent / unquote(target)).resolve()
+            if path not in seen and path.is_file():
+                seen.add(path)
+                todo.append(path)
+    return seen
+
+
+def test_every_member_and_domain_page_is_reachable_by_links_from_the_index(report):
+    pages = {p.resolve() for kind in ("members", "domains") for p in (report / kind).glob("*.html")}
+    assert len(pages) == 2 * MEMBERS
+    assert pages <= _reachable(report / "index.html")
+
+
+@needs_chromium
+def test_the_index_opens_in_under_2_s_and_a_name_typed_in_its_find_box_finds_its_member(report):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        page, errors = browser.new_page(), []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto((report / "index.html").as_uri())
+        loaded = page.evaluate("performance.getEntriesByType('navigation')[0].loadEventEnd")
+        page.fill("#find-member", "lantern quay")
+        page.press("#find-member", "Enter")
+        page.wait_for_selector("#found li a")
+        found = page.eval_on_selector_all("#found li a", "as => as.map(a => a.textContent)")
+        page.click("#found li a")
+        page.wait_for_load_state()
+        title = page.title()
+        browser.close()
+    assert loaded < 2000
+    assert found == [f"Lantern Quay Scholarly Press (crossref/{SOUGHT:04d})"]
+    assert title == f"Lantern Quay Scholarly Press (crossref/{SOUGHT:04d})" and errors == []
