@@ -255,3 +255,22 @@ def test_every_page_keeps_a_strict_csp_with_no_inline_script_style_or_style_attr
         scripts = re.findall(r"<script([^>]*)>", html)
         assert scripts and all(f'nonce="{nonce}"' in s and " src=" in s for s in scripts), path
     assert (report / "report.js").is_file() and (report / "report.css").is_file()
+
+
+def test_scrapy_report_member_takes_a_name_or_a_part_of_one_case_aside(artifacts, capsys):
+    from landing.commands.report import print_member
+
+    assert print_member(artifacts, "quay  BOOKS") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"page: {artifacts / 'report' / 'members' / 'crossref-103.html'}"
+    assert print_member(artifacts, "harbour lane") == 0
+    assert capsys.readouterr().out.startswith("Crossref member 101 (Harbour Lane Press), version ")
+
+
+def test_scrapy_report_member_names_every_member_a_name_matches_and_exits_2(artifacts, capsys):
+    from landing.commands.report import print_member
+
+    assert print_member(artifacts, "press") == 2
+    assert capsys.readouterr().err == (
+        "report: 'press' matches 3 members: crossref/101 (Harbour Lane Press), crossref/104 (Tiny Press),"
+        f" crossref/105 ({HOSTILE}); give one as <ra>/<id> (crossref/340)\n"
+    )
