@@ -59,7 +59,7 @@ def failures_bar(what: str, errors: dict) -> str:
 
 
 def trend_section(points: list[dict], tables: Tables, table_id: str = "trend") -> str:
-    """The ok shares over versions (zoomed), and their table."""
+    """The ok shares over versions (from 0 to 100%, each with its sample size), and their table."""
     if len(points) < 2:
         return "<p class=note>One version so far: no trend yet.</p>"
     rows = [{"version": p["version"], **counted(p)} for p in points]
@@ -67,8 +67,8 @@ def trend_section(points: list[dict], tables: Tables, table_id: str = "trend") -
     chart = trend(
         "Share of ok meta tags",
         [
-            ("ok % of read", CORRECTNESS_COLOURS["ok"], [row["ok-share"] for row in rows]),
-            ("ok % of DOIs", CORRECTNESS_COLOURS["ok"], [row["ok-of-dois"] for row in rows]),
+            ("ok % of read", CORRECTNESS_COLOURS["ok"], [(row["ok-share"], row["read"]) for row in rows]),
+            ("ok % of DOIs", CORRECTNESS_COLOURS["ok"], [(row["ok-of-dois"], row["dois"]) for row in rows]),
         ],
         versions,
     )
