@@ -72,6 +72,7 @@ FAILURE_MEANINGS = {
     "refused-address": "a hop led to a private, loopback or metadata address, or off the web (file:, ftp:...)",
     "invalid-host": "a URL named a host that is not a hostname, so it was never requested",
 }
+AGENCY_MEMBERS = {"crossref": "Crossref members", "datacite": "DataCite clients"}
 SHOWN = ["dois", "read", *CORRECTNESS, "failed", "ok-of-dois", "ok-share"]
 _COUNTS = [
     ("dois", "DOIs", "count"),
@@ -180,6 +181,21 @@ def prefix_rows(member: dict) -> list[dict]:
     return [
         {"prefix": p["prefix"], "member": member["member"], "name": member.get("name"), **counted(p)}
         for p in member.get("prefixes") or ()
+    ]
+
+
+def against_median(member: dict, middle: dict) -> list[dict]:
+    """A member's DOIs and shares beside the median member of its agency (landing.core.report.medians).
+
+    >>> against_median({"dois": 10, "correctness": {"ok": 8}, "read": 10}, {"dois": 4, "ok-of-dois": 0.5,
+    ...                "ok-share": 0.75, "members": 3})[1]
+    {'measure': 'ok % of DOIs', 'member': '80.0%', 'median': '50.0%'}
+    """
+    row = counted(member)
+    return [
+        {"measure": "DOIs sampled", "member": f"{row['dois']:,}", "median": f"{middle['dois']:,g}"},
+        {"measure": "ok % of DOIs", "member": percent(row["ok-of-dois"]), "median": percent(middle["ok-of-dois"])},
+        {"measure": "ok % of read", "member": percent(row["ok-share"]), "median": percent(middle["ok-share"])},
     ]
 
 

@@ -60,7 +60,8 @@ def draw(
             (work / file_name).write_text(content, encoding="utf-8")
         full = {}
         if members is not None:
-            full = _pages(work, version or name, members, domains or (), history or {}, alerts, nonce)
+            middles = found.get("member-medians") or {}
+            full = _pages(work, version or name, members, domains or (), history or {}, alerts, nonce, middles)
         html, tables = index.render(name, found, changes, points, full, nonce)
         _page(work, INDEX, html, tables)
         swap(work, out)
@@ -118,7 +119,7 @@ def _page(directory: Path, file_name: str, html: str, tables: Tables) -> None:
         (directory / table_file).write_text(content, encoding="utf-8")
 
 
-def _pages(work: Path, name: str, members, domains, history, alerts, nonce: str) -> dict[str, int]:
+def _pages(work: Path, name: str, members, domains, history, alerts, nonce: str, middles: dict) -> dict[str, int]:
     (work / "members").mkdir()
     (work / "domains").mkdir()
     full = {
@@ -133,7 +134,8 @@ def _pages(work: Path, name: str, members, domains, history, alerts, nonce: str)
     try:
         for member, alert in by_member(members, alerts):
             points = [*history.get(member["member"], ()), member_point(name, member)]
-            own, html, tables = member_page(member, points, alert, nonce)
+            middle = middles.get(member["member"].split("/", 1)[0])
+            own, html, tables = member_page(member, points, alert, nonce, middle)
             _page(work / "members", f"{own}.html", html, tables)
             row = member_row(member)
             full["members"].add(row)

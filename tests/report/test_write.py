@@ -274,3 +274,15 @@ def test_scrapy_report_member_names_every_member_a_name_matches_and_exits_2(arti
         "report: 'press' matches 3 members: crossref/101 (Harbour Lane Press), crossref/104 (Tiny Press),"
         f" crossref/105 ({HOSTILE}); give one as <ra>/<id> (crossref/340)\n"
     )
+
+
+def test_a_members_page_shows_it_beside_the_median_member_of_its_agency(artifacts):
+    html = (artifacts / "report" / "members" / "crossref-101.html").read_text("utf-8")
+    head, *rows = re.findall(r"<tr>(.*?)</tr>", html.split('id="fix"')[0])[-4:]
+    cells = [re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", row) for row in rows]
+    assert "the median of all 5 Crossref members" in head
+    assert cells == [
+        ["DOIs sampled", "10", "7"],
+        ["ok % of DOIs", "80.0%", "57.1%"],
+        ["ok % of read", "80.0%", "68.6%"],
+    ]
