@@ -76,9 +76,9 @@ class Every:
             for n, (first, last_key, rows) in enumerate(self.pages, 1)
         )
         listed = f"<ol>{pages}</ol>" if pages else "<p class=note>None.</p>"
-        body = section("find", "Find", find) + section("pages", f"Every one, {PAGE:,} a page", listed)
+        body = section("look-up", "Find", find) + section("pages", f"Every one, {PAGE:,} a page", listed)
         title = f"All {self.kind} ({self.count:,})"
-        contents = [("find", "Find"), ("pages", "Every one")]
+        contents = [("look-up", "Find"), ("pages", "Every one")]
         self._write(
             f"{self.kind}.html", page(title, contents, body, nonce=self.nonce, scripts=(f"{self.kind}-find.js",))
         )

@@ -125,7 +125,7 @@ def render(name: str, found: dict, changes: dict | None, points: list[dict], ful
 
     sections = [
         ("run", "Run details", _run(name, found.get("run"), totals)),
-        *([("find", "Find a member or domain", _find(full))] if pages else []),
+        *([("look-up", "Find a member or domain", _find(full))] if pages else []),
         (
             "totals",
             "Totals",
