@@ -11,7 +11,7 @@ from landing.core.report import figures
 from landing.report.write import draw
 from tests.browser.probe import CHROMIUM, needs_chromium
 
-MEMBERS = 2000
+MEMBERS, SHARING = 2000, 10  # members, and members a domain (platform hosts are shared): 200 domains
 SOUGHT = 1234  # the member whose name is typed in the find box
 HREF = re.compile(r'href="([^"#?]+\.html)"')
 
@@ -27,7 +27,7 @@ def _counts(n: int) -> dict:
 
 def _member(n: int) -> dict:
     ra = "datacite" if n % 10 == 0 else "crossref"
-    key, domain, counts = f"{ra}/{n:04d}", f"site-{n:04d}.example", _counts(n)
+    key, domain, counts = f"{ra}/{n:04d}", f"host-{n // SHARING:03d}.example", _counts(n)
     figures_of = {"dois": 7, "read": 7, "correctness": counts, "errors": {}, "failed": 0, "ok-share": counts["ok"] / 7}
     return {
         "member": key,
@@ -43,24 +43,33 @@ def _member(n: int) -> dict:
     }
 
 
-def _domain(member: dict) -> dict:
-    domain = member["domains"][0]
-    who = {"member": member["member"], "name": member["name"], "dois": 7, "prefixes": [member["prefixes"][0]["prefix"]]}
-    return {**domain, "members": [who], "members-total": 1}
+def _domains(members: list[dict]) -> list[dict]:
+    by: dict[str, list[dict]] = {}
+    for m in members:
+        by.setdefault(m["domains"][0]["domain"], []).append(m)
+    made = []
+    for _, here in sorted(by.items()):
+        who = [
+            {"member": m["member"], "name": m["name"], "dois": 7, "prefixes": [m["prefixes"][0]["prefix"]]}
+            for m in here
+        ]
+        made.append({**here[0]["domains"][0], "dois": 7 * len(here), "members": who, "members-total": len(here)})
+    return made
 
 
-def _reports(members: list[dict]):
+def _reports(members: list[dict], domains: list[dict]):
     for m in members:
         said = {"report/dois": 7, "report/correctness": m["correctness"], "report/errors": {}}
         yield {"report/kind": "member", "report/key": m["member"], "report/name": m["name"], **said}
-        yield {"report/kind": "domain", "report/key": m["domains"][0]["domain"], **said}
+    for d in domains:
+        yield {"report/kind": "domain", "report/key": d["domain"], "report/dois": d["dois"], "report/errors": {}}
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     members = sorted((_member(n) for n in range(MEMBERS)), key=lambda m: m["member"])
-    out = tmp_path_factory.mktemp("every") / "report"
-    draw(out, "v1", figures(_reports(members)), None, [], members, [_domain(m) for m in members])
+    domains, out = _domains(members), tmp_path_factory.mktemp("every") / "report"
+    draw(out, "v1", figures(_reports(members, domains)), None, [], members, domains)
     return out
 
 
@@ -79,7 +88,7 @@ def _reachable(index: Path) -> set[Path]:
 
 def test_every_member_and_domain_page_is_reachable_by_links_from_the_index(report):
     pages = {p.resolve() for kind in ("members", "domains") for p in (report / kind).glob("*.html")}
-    assert len(pages) == 2 * MEMBERS
+    assert len(pages) == MEMBERS + MEMBERS // SHARING
     assert pages <= _reachable(report / "index.html")
 
 
