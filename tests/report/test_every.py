@@ -73,23 +73,27 @@ def report(tmp_path_factory) -> Path:
     return out
 
 
-def _reachable(index: Path) -> set[Path]:
-    """Every page reached from the index by following links, read from the written HTML."""
-    seen, todo = {index}, [index]
+def _reachable(index: Path) -> tuple[set[Path], set[Path]]:
+    """(every page reached from the index by following links, every link to no file), read from the written HTML."""
+    seen, broken, todo = {index}, set(), [index]
     while todo:
         here = todo.pop()
         for target in HREF.findall(here.read_text("utf-8")):
             path = (here.parent / unquote(target)).resolve()
-            if path not in seen and path.is_file():
+            if not path.is_file():
+                broken.add(path)
+            elif path not in seen:
                 seen.add(path)
                 todo.append(path)
-    return seen
+    return seen, broken
 
 
-def test_every_member_and_domain_page_is_reachable_by_links_from_the_index(report):
+def test_every_member_and_domain_page_is_reachable_by_links_from_the_index_and_no_link_is_broken(report):
     pages = {p.resolve() for kind in ("members", "domains") for p in (report / kind).glob("*.html")}
+    reached, broken = _reachable(report / "index.html")
     assert len(pages) == MEMBERS + MEMBERS // SHARING
-    assert pages <= _reachable(report / "index.html")
+    assert pages <= reached and broken == set()
+    assert {p.name for p in reached} >= {"members.html", "members-1.html", "members-2.html", "domains-1.html"}
 
 
 @needs_chromium
