@@ -121,7 +121,8 @@ def render(name: str, found: dict, changes: dict | None, points: list[dict], ful
     def everything(kind: str) -> str:
         if kind not in full:
             return ""
-        return f'{FULL[kind]} ({full[kind]:,}): <a href="{kind}.csv">CSV</a> · <a href="{kind}.json">JSON</a>; '
+        shown = f'<a href="{kind}.html">pages</a> · ' if kind in ("members", "domains") else ""
+        return f'{FULL[kind]} ({full[kind]:,}): {shown}<a href="{kind}.csv">CSV</a> · <a href="{kind}.json">JSON</a>; '
 
     sections = [
         ("run", "Run details", _run(name, found.get("run"), totals)),
