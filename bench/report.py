@@ -1,7 +1,8 @@
 """What drawing the report directory costs at full shape: a SQLite store holding a full run's analyses (~20,000
 members, ~130,000 report keys), published twice (so members have a trend and alerts exist), then the draw as an
 export runs it (`python -m landing.publish`, a child process): its time and peak RSS, the size of index.html and of
-the whole directory, and the time Chromium takes to open the index and the largest member's page.
+the whole directory, and the time Chromium takes to open the index, the largest member's page, and the all-members
+and all-domains pages (their hub, with the find box, and their first table page).
 
     .venv/bin/python -m bench.report [--members 20000] [--dois 500000] [--seed 1] [--keep DIR [--redraw]]
 
@@ -124,11 +125,16 @@ def main() -> None:
             f"{rss:.0f} MiB; index.html {index:.0f} KiB; the directory {count:,} files, {mib:.0f} MiB ({disk:.0f} "
             "MiB on disk)"
         )
-        largest = max((version / "report" / "members").glob("*.html"), key=lambda p: p.stat().st_size)
-        index_s, member_s = _opened([version / "report" / "index.html", largest])
+        report = version / "report"
+        largest = max((report / "members").glob("*.html"), key=lambda p: p.stat().st_size)
+        every = [report / name for name in ("members.html", "members-1.html", "domains.html", "domains-1.html")]
+        index_s, member_s, *every_s = _opened([report / "index.html", largest, *every])
         print(
             f"Chromium: index.html loads in {index_s:.2f} s; the largest member page ({largest.name}, "
-            f"{largest.stat().st_size / 2**10:.0f} KiB) in {member_s:.2f} s"
+            f"{largest.stat().st_size / 2**10:.0f} KiB) in {member_s:.2f} s; "
+            + "; ".join(f"{p.name} ({p.stat().st_size / 2**10:,.0f} KiB) {s:.2f} s" for p, s in zip(every, every_s))
+            + "; the find files: "
+            + ", ".join(f"{p.name} {p.stat().st_size / 2**10:,.0f} KiB" for p in sorted(report.glob("*-find.js")))
         )
     finally:
         if not args.keep:

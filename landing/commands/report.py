@@ -1,5 +1,5 @@
 """`scrapy report -o DIR`: the report directory of the stored reports and the exported artifact versions; `scrapy
-report --member ID`: one member's alert in the latest version, and where its page is."""
+report --member ID|NAME`: one member's alert in the latest version, and where its page is."""
 
 import sys
 from pathlib import Path
@@ -22,7 +22,7 @@ class Command(ScrapyCommand):
     default_settings = {"LOG_ENABLED": False}
 
     def syntax(self):
-        return "-o DIR | --member ID"
+        return "-o DIR | --member ID|NAME"
 
     def short_desc(self):
         return "Write the report directory (index, a page per member and domain, tables as CSV and JSON)"
@@ -32,8 +32,9 @@ class Command(ScrapyCommand):
         parser.add_argument("-o", "--output", metavar="DIR", help="the report directory to write (new, or replaced)")
         parser.add_argument(
             "--member",
-            metavar="ID",
-            help="print a member's alert in the latest version (crossref/340, or 340 when one agency uses it)",
+            metavar="ID|NAME",
+            help="print a member's alert in the latest version (crossref/340; 340 when one agency uses it; or a name"
+            " or part of one: several matches are listed, exit 2)",
         )
 
     def run(self, args, opts):

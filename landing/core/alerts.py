@@ -7,12 +7,12 @@ The summary is one paragraph a person can send as it is; `csv_rows` gives a mail
 from collections.abc import Iterable, Iterator
 
 from landing.core.labels import printable
+from landing.core.spreadsheet import cell
 
 SHARE_DROP = 0.05  # a fall in the share of correct pages smaller than this is sampling noise, not news
 LISTED = 5  # items of one kind named in a summary; the rest are counted
 CSV_FIELDS = ("member", "name", "subject", "body")
 _AGENCY = {"crossref": "Crossref member", "datacite": "DataCite client"}
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet reads a cell starting so as a formula
 
 
 def moves(changes: dict | None) -> dict[str, dict]:
@@ -203,19 +203,9 @@ def subject(found: dict) -> str:
     return printable(f"DOIs on your landing pages: {', '.join(said)} ({found['member']})")
 
 
-def _cell(text: str | None) -> str:
-    """A CSV cell a spreadsheet shows as text, never runs as a formula.
-
-    >>> _cell("=HYPERLINK(1)"), _cell("PLOS"), _cell(None)
-    ("'=HYPERLINK(1)", 'PLOS', '')
-    """
-    text = text or ""
-    return "'" + text if text.startswith(_FORMULA) else text
-
-
 def csv_rows(alerts: Iterable[dict]) -> Iterator[tuple[str, ...]]:
     """alerts.csv's lines: the header, then member, name, subject and body per alert."""
     yield CSV_FIELDS
     for found in alerts:
         name = printable(found["name"]) if found.get("name") else None
-        yield tuple(map(_cell, (found["member"], name, subject(found), found["summary"])))
+        yield tuple(map(cell, (found["member"], name, subject(found), found["summary"])))

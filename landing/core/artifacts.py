@@ -17,6 +17,7 @@ from landing.core.hostnames import valid_hostname
 from landing.core.names import KEYS, Latest, keyed
 from landing.core.names import read as names_in
 from landing.core.seen import SEEN_CSV, SEEN_FIELDS, merged, span
+from landing.core.spreadsheet import writer
 
 GOOD_CSV = "prefixes-domains.csv"
 BAD_CSV = "prefixes-domains-bad.csv"
@@ -295,7 +296,7 @@ def merge(old: Artifacts, new: Artifacts) -> Artifacts:
 
 def _csv(rows: Iterable[tuple[str, ...]]) -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(sorted(rows))
+    writer(buffer).writerows(sorted(rows))
     return buffer.getvalue()
 
 

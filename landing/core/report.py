@@ -5,6 +5,7 @@ A full run holds ~130,000 report documents: only totals and bounded top lists ar
 
 import heapq
 from collections.abc import Iterable
+from statistics import median
 
 from landing.core.artifacts import CORRECTNESS
 
@@ -52,6 +53,30 @@ def worst_key(row: dict) -> tuple:
     return -(row["correctness"].get("ok", 0) / row["dois"]) if row["dois"] else 0.0, row["dois"]
 
 
+def medians(rows: Iterable[dict]) -> dict[str, dict]:
+    """Per agency (the key's part before "/"), the median member: its DOIs, ok % of DOIs and ok % of read (among the
+    members with a page read), and how many members.
+
+    >>> medians([{"key": "crossref/1", "dois": 10, "ok-of-dois": 0.9, "ok-share": 1.0},
+    ...          {"key": "crossref/2", "dois": 2, "ok-of-dois": 0.0, "ok-share": None},
+    ...          {"key": "crossref/3", "dois": 4, "ok-of-dois": 0.5, "ok-share": 0.5}])
+    {'crossref': {'members': 3, 'dois': 4, 'ok-of-dois': 0.5, 'ok-share': 0.75}}
+    """
+    by: dict[str, list[dict]] = {}
+    for row in rows:
+        by.setdefault(row["key"].split("/", 1)[0], []).append(row)
+    found = {}
+    for agency, members in sorted(by.items()):
+        read = [m["ok-share"] for m in members if m["ok-share"] is not None]
+        found[agency] = {
+            "members": len(members),
+            "dois": median(m["dois"] for m in members),
+            "ok-of-dois": round(median(m["ok-of-dois"] or 0.0 for m in members), 4),
+            "ok-share": round(median(read), 4) if read else None,
+        }
+    return found
+
+
 def _row(doc: dict) -> dict:
     correctness = {name: doc.get("report/correctness", {}).get(name, 0) for name in CORRECTNESS}
     errors = dict(doc.get("report/errors") or {})
@@ -89,7 +114,7 @@ def figures(reports: Iterable[dict]) -> dict:
     }
     top = {kind: _Top() for kind in _PLURAL}
     worst = {kind: _Top(WORST) for kind in _PLURAL}
-    failing, no_good = _Top(), []
+    failing, no_good, members = _Top(), [], []
     for doc in reports:
         kind = doc.get("report/kind")
         if kind not in top:
@@ -113,6 +138,8 @@ def figures(reports: Iterable[dict]) -> dict:
                     no_good.append({**row, "bad-domains": doc.get("report/bad-domains", [])[:5]})
         if kind == "domain" and row["failed"]:
             failing.add(row["failed"], row)
+        if kind == "member":  # a few numbers a member: a full run's 20,000 fit
+            members.append({key: row[key] for key in ("key", "dois", "ok-of-dois", "ok-share")})
     totals["errors"] = dict(sorted(totals["errors"].items(), key=lambda item: (-item[1], item[0])))
     return {
         "totals": totals,
@@ -124,6 +151,7 @@ def figures(reports: Iterable[dict]) -> dict:
         "worst-prefixes": worst["prefix"].items(),
         "worst-domains": worst["domain"].items(),
         "prefixes-without-good-domain": sorted(no_good, key=lambda row: row["key"]),
+        "member-medians": medians(members),
     }
 
 

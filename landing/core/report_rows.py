@@ -4,7 +4,6 @@ A table is a list of columns (key, heading, kind) and rows keyed the same way; t
 are all written from these rows, so the three always agree.
 """
 
-import math
 from collections.abc import Iterable, Iterator
 
 from landing.core.artifacts import CORRECTNESS
@@ -73,6 +72,7 @@ FAILURE_MEANINGS = {
     "refused-address": "a hop led to a private, loopback or metadata address, or off the web (file:, ftp:...)",
     "invalid-host": "a URL named a host that is not a hostname, so it was never requested",
 }
+AGENCY_MEMBERS = {"crossref": "Crossref members", "datacite": "DataCite clients"}
 SHOWN = ["dois", "read", *CORRECTNESS, "failed", "ok-of-dois", "ok-share"]
 _COUNTS = [
     ("dois", "DOIs", "count"),
@@ -184,6 +184,21 @@ def prefix_rows(member: dict) -> list[dict]:
     ]
 
 
+def against_median(member: dict, middle: dict) -> list[dict]:
+    """A member's DOIs and shares beside the median member of its agency (landing.core.report.medians).
+
+    >>> against_median({"dois": 10, "correctness": {"ok": 8}, "read": 10}, {"dois": 4, "ok-of-dois": 0.5,
+    ...                "ok-share": 0.75, "members": 3})[1]
+    {'measure': 'ok % of DOIs', 'member': '80.0%', 'median': '50.0%'}
+    """
+    row = counted(member)
+    return [
+        {"measure": "DOIs sampled", "member": f"{row['dois']:,}", "median": f"{middle['dois']:,g}"},
+        {"measure": "ok % of DOIs", "member": percent(row["ok-of-dois"]), "median": percent(middle["ok-of-dois"])},
+        {"measure": "ok % of read", "member": percent(row["ok-share"]), "median": percent(middle["ok-share"])},
+    ]
+
+
 def member_prefix_rows(member: dict) -> list[dict]:
     """A member's prefixes as rows of its own page: with their failure classes and domains."""
     return [
@@ -238,21 +253,6 @@ def change_rows(changes: dict | None) -> list[dict]:
     ]
 
 
-def axis_range(values: list[float]) -> tuple[float, float]:
-    """A share axis zoomed to the data (so 97% and 98% do not look the same), padded, at least 2 points wide,
-    on whole percents within 0..1.
-
-    >>> axis_range([0.97, 0.98]), axis_range([0.5]), axis_range([0.0, 1.0]), axis_range([])
-    ((0.96, 0.99), (0.49, 0.51), (0.0, 1.0), (0.0, 1.0))
-    """
-    if not values:
-        return 0.0, 1.0
-    low, high = min(values), max(values)
-    pad = max((high - low) * 0.1, 0.01)
-    low, high = math.floor((low - pad) * 100 + 1e-9) / 100, math.ceil((high + pad) * 100 - 1e-9) / 100
-    return max(0.0, round(low, 2)), min(1.0, round(high, 2))
-
-
 def percent(value: float | None) -> str:
     """A share as people read it.
 
@@ -273,12 +273,12 @@ def parts_alt(what: str, parts: list[tuple[str, int]]) -> str:
     return f"{what}: {said or 'none'}."
 
 
-def trend_alt(what: str, points: list[tuple[str, float | None]], axis: tuple[float, float]) -> str:
-    """The alt text of a trend: every version's share (the last 12 when there are more), and the axis shown.
+def trend_alt(what: str, points: list[tuple[str, float | None, int]]) -> str:
+    """The alt text of a trend: every version's share and its sample size (the last 12 when there are more).
 
-    >>> trend_alt("ok % of read", [("v1", 0.97), ("v2", 0.98)], (0.96, 0.99))
-    'ok % of read per version, axis from 96.0% to 99.0%: v1 97.0%, v2 98.0%.'
+    >>> trend_alt("ok % of read", [("v1", 1.0, 14), ("v2", 0.8571, 14), ("v3", None, 0)])
+    'ok % of read per version, axis from 0 to 100%: v1 100.0% of 14, v2 85.7% of 14, v3 – of 0.'
     """
-    said = ", ".join(f"{name} {percent(value)}" for name, value in points[-12:])
+    said = ", ".join(f"{name} {percent(value)} of {of:,}" for name, value, of in points[-12:])
     more = f" (the last 12 of {len(points)})" if len(points) > 12 else ""
-    return f"{what} per version, axis from {percent(axis[0])} to {percent(axis[1])}{more}: {said}."
+    return f"{what} per version, axis from 0 to 100%{more}: {said}."

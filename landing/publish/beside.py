@@ -5,7 +5,6 @@ alerts.csv, from the new members file and the previous version's, both read as s
 Each file is written to a temp file beside it and swapped in (os.replace), and the same store gives the same bytes.
 """
 
-import csv
 import gzip
 import io
 import json
@@ -18,6 +17,7 @@ from landing.artifacts.files import CHANGES, CorruptArtifact, replacing, version
 from landing.core.alerts import alert, csv_rows, moves
 from landing.core.member_figures import MemberFigures
 from landing.core.report_rows import by_member
+from landing.core.spreadsheet import writer
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def _write_alerts(version: Path, previous: Path | None, changes: dict | None) ->
             out.write(_line(found))
             written += 1
     with replacing(version / ALERTS_CSV, binary=False) as out:  # from the file just written: no second rebuild
-        csv.writer(out).writerows(csv_rows(read_jsonl_objects(version / ALERTS)))
+        writer(out, lineterminator="\r\n").writerows(csv_rows(read_jsonl_objects(version / ALERTS)))
     return written
 
 

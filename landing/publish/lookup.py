@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from landing.artifacts.files import versions
+from landing.core.finding import matching, said
 from landing.core.slugs import slug
 from landing.publish.beside import ALERTS, MEMBERS, read_jsonl_gz, read_jsonl_objects
 
@@ -22,19 +23,18 @@ def latest_with_members(artifacts_dir) -> Path:
 
 
 def resolve(version: Path, ident: str) -> dict:
-    """The member object `ident` names in a version: `<ra>/<id>` exactly, or an id only one agency uses."""
-    found = []
-    for member in read_jsonl_gz(version / MEMBERS, "member"):
-        if member["member"] == ident:
-            return member
-        if "/" not in ident and str(member.get("id", "")).lower() == ident.lower():
-            found.append(member)
+    """The member object `ident` names in a version: `<ra>/<id>` exactly, an id only one agency uses, or a name
+    (landing.core.finding)."""
+    found = matching(ident, read_jsonl_gz(version / MEMBERS, "member"))
     if len(found) == 1:
         return found[0]
     if found:
-        keys = ", ".join(member["member"] for member in found)
-        raise MemberNotFound(f"{ident!r} names more than one member ({keys}): give one as <ra>/<id>")
-    raise MemberNotFound(f"no member {ident!r} in version {version.name}: give it as crossref/<id> or datacite/<id>")
+        raise MemberNotFound(
+            f"{ident!r} matches {len(found)} members: {said(found)}; give one as <ra>/<id> (crossref/340)"
+        )
+    raise MemberNotFound(
+        f"no member {ident!r} in version {version.name}: give a name, or crossref/<id> or datacite/<id>"
+    )
 
 
 def member_alert(artifacts_dir, ident: str) -> tuple[dict, dict | None, Path, Path]:

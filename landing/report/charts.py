@@ -9,7 +9,8 @@ from html import escape
 from xml.sax.saxutils import escape as xml
 
 from landing.core.labels import printable
-from landing.core.report_rows import OTHER_COLOUR, axis_range, parts_alt, percent, trend_alt
+from landing.core.report_rows import OTHER_COLOUR, parts_alt, percent, trend_alt
+from landing.report.html import key
 
 WIDTH, BAR, PLOT = 640, 26, 180  # pixels: the width of every chart, a bar's height, a trend's plotting height
 
@@ -28,11 +29,7 @@ def _svg(width: int, height: int, inner: str) -> str:
 
 def legend(parts: list[tuple[str, int]], colours: dict) -> str:
     """The legend under a bar, as HTML text: each part's colour, name and count."""
-    return "".join(
-        f'<span class=key style="background:{colours.get(name, OTHER_COLOUR)}"></span>{escape(printable(name))} {n:,}'
-        for name, n in parts
-        if n
-    )
+    return "".join(f"{key(colours.get(name, OTHER_COLOUR))}{escape(printable(name))} {n:,}" for name, n in parts if n)
 
 
 def bar(what: str, parts: list[tuple[str, int]], colours: dict) -> str:
@@ -53,29 +50,30 @@ def bar(what: str, parts: list[tuple[str, int]], colours: dict) -> str:
     return f"<figure>{image}<figcaption>{escape(what)}:{legend(parts, colours)}</figcaption></figure>"
 
 
-def trend(what: str, series: list[tuple[str, str, list[float | None]]], versions: list[str]) -> str:
-    """Lines of shares over versions, the axis zoomed to their range (said on the axis and in the alt text);
-    `series` are (name, colour, one share or None a version)."""
-    values = [v for _, _, points in series for v in points if v is not None]
-    low, high = axis_range(values)
+def trend(what: str, series: list[tuple[str, str, list[tuple[float | None, int]]]], versions: list[str]) -> str:
+    """Lines of shares over versions on an axis from 0 to 100%, each point with its sample size (in its title and
+    the alt text), so that 2 pages of 14 never look like a cliff; `series` are (name, colour, (share or None,
+    sample size) a version)."""
     left, top, height = 56, 8, PLOT + 40
-    span = (high - low) or 1.0
     step = (WIDTH - left - 16) / max(1, len(versions) - 1)
 
     def y(v: float) -> float:
-        return top + PLOT * (1 - (v - low) / span)
+        return top + PLOT * (1 - v)
 
     grid = "".join(
         f'<line x1="{left}" x2="{WIDTH - 8}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#dddddd"/>'
         f'<text x="{left - 4}" y="{y(v) + 4:.1f}" text-anchor="end">{percent(v)}</text>'
-        for v in (low, (low + high) / 2, high)
+        for v in (0.0, 0.5, 1.0)
     )
     lines = []
-    for n, (_, colour, points) in enumerate(series):
+    for n, (name, colour, points) in enumerate(series):
         dash = ' stroke-dasharray="6 3"' if n else ""  # the second line dashed: the same palette, told apart
-        xy = [(left + i * step, y(v)) for i, v in enumerate(points) if v is not None]
-        dots = "".join(f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="{colour}"/>' for a, b in xy)
-        path = " ".join(f"{a:.1f},{b:.1f}" for a, b in xy)
+        xy = [(left + i * step, y(v), f"{percent(v)} of {of:,}") for i, (v, of) in enumerate(points) if v is not None]
+        dots = "".join(
+            f'<circle cx="{a:.1f}" cy="{b:.1f}" r="3" fill="{colour}"><title>{xml(name)}: {said}</title></circle>'
+            for a, b, said in xy
+        )
+        path = " ".join(f"{a:.1f},{b:.1f}" for a, b, _ in xy)
         lines.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{path}"/>{dots}')
     labels = (
         f'<text x="{left}" y="{top + PLOT + 18}">{xml(printable(versions[0]))}</text>'
@@ -83,11 +81,10 @@ def trend(what: str, series: list[tuple[str, str, list[float | None]]], versions
         if versions
         else ""
     )
-    alts = "; ".join(trend_alt(name, list(zip(versions, points)), (low, high)) for name, _, points in series)
+    alts = "; ".join(trend_alt(name, [(v, *p) for v, p in zip(versions, points)]) for name, _, points in series)
     image = _img(_svg(WIDTH, height, grid + "".join(lines) + labels), f"{what}. {alts}", WIDTH, height)
     keys = "".join(
-        f'<span class=key style="background:{colour}"></span>{escape(name)}{" (dashed)" if n else ""}'
-        for n, (name, colour, _) in enumerate(series)
+        f"{key(colour)}{escape(name)}{' (dashed)' if n else ''}" for n, (name, colour, _) in enumerate(series)
     )
-    note = f"The axis is zoomed to the data: it runs from {percent(low)} to {percent(high)}, not from 0 to 100%."
+    note = "The axis runs from 0 to 100%; each point's sample size is in its tooltip and in the table below."
     return f"<figure>{image}<figcaption>{keys}<br><span class=note>{note}</span></figcaption></figure>"

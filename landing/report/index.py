@@ -59,7 +59,7 @@ def failures_bar(what: str, errors: dict) -> str:
 
 
 def trend_section(points: list[dict], tables: Tables, table_id: str = "trend") -> str:
-    """The ok shares over versions (zoomed), and their table."""
+    """The ok shares over versions (from 0 to 100%, each with its sample size), and their table."""
     if len(points) < 2:
         return "<p class=note>One version so far: no trend yet.</p>"
     rows = [{"version": p["version"], **counted(p)} for p in points]
@@ -67,8 +67,8 @@ def trend_section(points: list[dict], tables: Tables, table_id: str = "trend") -
     chart = trend(
         "Share of ok meta tags",
         [
-            ("ok % of read", CORRECTNESS_COLOURS["ok"], [row["ok-share"] for row in rows]),
-            ("ok % of DOIs", CORRECTNESS_COLOURS["ok"], [row["ok-of-dois"] for row in rows]),
+            ("ok % of read", CORRECTNESS_COLOURS["ok"], [(row["ok-share"], row["read"]) for row in rows]),
+            ("ok % of DOIs", CORRECTNESS_COLOURS["ok"], [(row["ok-of-dois"], row["dois"]) for row in rows]),
         ],
         versions,
     )
@@ -111,7 +111,7 @@ def _definitions() -> str:
     )
 
 
-def render(name: str, found: dict, changes: dict | None, points: list[dict], full: dict[str, int]) -> tuple:
+def render(name: str, found: dict, changes: dict | None, points: list[dict], full: dict[str, int], nonce: str) -> tuple:
     """(index.html, its Tables): `found` the version's figures, `full` the full tables written beside
     (name → rows; empty when the version has no members.jsonl.gz, so there are no member or domain pages)."""
     totals, tables, pages = found["totals"], Tables(), bool(full)
@@ -121,10 +121,12 @@ def render(name: str, found: dict, changes: dict | None, points: list[dict], ful
     def everything(kind: str) -> str:
         if kind not in full:
             return ""
-        return f'{FULL[kind]} ({full[kind]:,}): <a href="{kind}.csv">CSV</a> · <a href="{kind}.json">JSON</a>; '
+        shown = f'<a href="{kind}.html">pages</a> · ' if kind in ("members", "domains") else ""
+        return f'{FULL[kind]} ({full[kind]:,}): {shown}<a href="{kind}.csv">CSV</a> · <a href="{kind}.json">JSON</a>; '
 
     sections = [
         ("run", "Run details", _run(name, found.get("run"), totals)),
+        *([("look-up", "Find a member or domain", _find(full))] if pages else []),
         (
             "totals",
             "Totals",
@@ -212,7 +214,18 @@ def render(name: str, found: dict, changes: dict | None, points: list[dict], ful
     ]
     contents = [(anchor, title) for anchor, title, _ in sections]
     body = "".join(section(anchor, title, html) for anchor, title, html in sections)
-    return page(f"Landing pages: report {name}", contents, body), tables
+    return page(f"Landing pages: report {name}", contents, body, nonce=nonce, back=False), tables
+
+
+def _find(full: dict[str, int]) -> str:
+    """The index's search form (it opens the all-members page with ?q=) and the links to every member and domain."""
+    return (
+        '<form action="members.html" method=get role=search><label>A member by name or id'
+        ' <input type=search name=q id=find-member placeholder="Public Library, crossref/340..."></label>'
+        " <button type=submit>Find</button></form>"
+        f'<p>Every member: <a href="members.html">all {full.get("members", 0):,} members</a>; every domain:'
+        f' <a href="domains.html">all {full.get("domains", 0):,} domains</a>. Each links to its own page.</p>'
+    )
 
 
 def _pct(part: int, whole: int) -> str:

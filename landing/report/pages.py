@@ -4,10 +4,12 @@ text only, so that ~20,000 of them draw in seconds."""
 from html import escape
 
 from landing.core.report_rows import (
+    AGENCY_MEMBERS,
     DOMAIN_COLUMNS,
     DOMAIN_MEMBER_COLUMNS,
     EXAMPLE_COLUMNS,
     MEMBER_PREFIX_COLUMNS,
+    against_median,
     counted,
     domain_member_rows,
     domain_row,
@@ -43,8 +45,26 @@ def _alert(alert: dict | None) -> str:
     return f"<p class=wide>{text(alert.get('summary'))}</p>"
 
 
-def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[str, str, Tables]:
-    """(file slug, HTML, Tables) of a member's page; `points` its own trend (one per kept version, oldest first)."""
+def _compared(member: dict, middle: dict | None) -> str:
+    """The member beside the median member of its agency; nothing for figures kept before medians were."""
+    if not middle:
+        return ""
+    agency = AGENCY_MEMBERS.get(member["member"].split("/", 1)[0], "members of its agency")
+    rows = "".join(
+        f"<tr><th class=x scope=row>{text(r['measure'])}</th><td>{text(r['member'])}</td><td>{text(r['median'])}</td></tr>"
+        for r in against_median(member, middle)
+    )
+    return (
+        f"<table><thead><tr><th></th><th scope=col>this one</th><th scope=col>the median of all {middle['members']:,}"
+        f" {text(agency)}</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def member_page(
+    member: dict, points: list[dict], alert: dict | None, nonce: str, middle: dict | None = None
+) -> tuple[str, str, Tables]:
+    """(file slug, HTML, Tables) of a member's page; `points` its own trend (one per kept version, oldest first),
+    `middle` the median member of its agency (landing.core.report.medians)."""
     key, tables = member["member"], Tables("../")
     own = slug(key)
     name = member.get("name")
@@ -54,7 +74,7 @@ def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[s
     head = f"<p>{text(key)}{by}{'' if name else ' (no name in the listing)'}.</p>"
     shown = len(member.get("domains") or ())
     sections = [
-        ("summary", "Summary", head + _said(member, "of this member")),
+        ("summary", "Summary", head + _said(member, "of this member") + _compared(member, middle)),
         ("fix", "What to fix", _alert(alert)),
         (
             "prefixes",
@@ -81,10 +101,10 @@ def member_page(member: dict, points: list[dict], alert: dict | None) -> tuple[s
         ("trend", "Trend over versions", trend_section(points, tables, f"{own}.trend")),
     ]
     body = "".join(section(a, t, html) for a, t, html in sections)
-    return own, page(title, [(a, t) for a, t, _ in sections], body, up="../"), tables
+    return own, page(title, [(a, t) for a, t, _ in sections], body, nonce=nonce, up="../"), tables
 
 
-def domain_page(domain: dict) -> tuple[str, str, Tables]:
+def domain_page(domain: dict, nonce: str) -> tuple[str, str, Tables]:
     """(file slug, HTML, Tables) of a domain's page: its figures, and the members whose prefixes lead there."""
     key, tables = domain["domain"], Tables("../")
     own = slug(key)
@@ -100,7 +120,7 @@ def domain_page(domain: dict) -> tuple[str, str, Tables]:
         ),
     ]
     body = "".join(section(a, t, html) for a, t, html in sections)
-    return own, page(f"Domain {key}", [(a, t) for a, t, _ in sections], body, up="../"), tables
+    return own, page(f"Domain {key}", [(a, t) for a, t, _ in sections], body, nonce=nonce, up="../"), tables
 
 
 def _failures(domain: dict) -> str:

@@ -1,9 +1,9 @@
 """A page's tables, kept as they are shown so that each is also written as CSV and JSON beside its page."""
 
-import csv
 import io
 import json
 
+from landing.core.spreadsheet import writer
 from landing.report.html import table
 
 
@@ -27,18 +27,11 @@ class Tables:
         return made
 
 
-def cell(value) -> str:
-    """A value as a CSV cell: a list joined by spaces, None empty."""
-    if value is None:
-        return ""
-    return " ".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
 def csv_text(columns: list, rows: list[dict]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([key for key, _, _ in columns])
-    writer.writerows([cell(row.get(key)) for key, _, _ in columns] for row in rows)
+    cells = writer(out)  # names from outside made safe for a spreadsheet (landing.core.spreadsheet)
+    cells.writerow([key for key, _, _ in columns])
+    cells.writerows([row.get(key) for key, _, _ in columns] for row in rows)
     return out.getvalue()
 
 
@@ -57,12 +50,12 @@ class Streamed:
         self.columns, self.count = columns, 0
         self.csv_file = open(directory / f"{table_id}.csv", "w", encoding="utf-8", newline="")  # noqa: SIM115
         self.json_file = open(directory / f"{table_id}.json", "w", encoding="utf-8")  # noqa: SIM115
-        self.writer = csv.writer(self.csv_file, lineterminator="\n")
+        self.writer = writer(self.csv_file)
         self.writer.writerow([key for key, _, _ in columns])
         self.json_file.write("[")
 
     def add(self, row: dict) -> None:
-        self.writer.writerow([cell(row.get(key)) for key, _, _ in self.columns])
+        self.writer.writerow([row.get(key) for key, _, _ in self.columns])
         self.json_file.write(("," if self.count else "") + "\n" + json_row(self.columns, row))
         self.count += 1
 

@@ -7,6 +7,7 @@ never a mix.
 """
 
 import os
+import secrets
 import shutil
 import uuid
 from collections.abc import Iterable
@@ -22,6 +23,8 @@ from landing.core.report_rows import (
     prefix_rows,
 )
 from landing.report import index
+from landing.report.every import Every
+from landing.report.html import ASSETS
 from landing.report.pages import domain_page, member_page, member_point
 from landing.report.tables import Streamed, Tables
 
@@ -52,10 +55,14 @@ def draw(
     replaceable(out)
     work = _beside(out)
     try:
+        nonce = secrets.token_urlsafe(18)  # a new one each draw: a label cannot guess it (the pages' CSP)
+        for file_name, content in ASSETS.items():
+            (work / file_name).write_text(content, encoding="utf-8")
         full = {}
         if members is not None:
-            full = _pages(work, version or name, members, domains or (), history or {}, alerts)
-        html, tables = index.render(name, found, changes, points, full)
+            middles = found.get("member-medians") or {}
+            full = _pages(work, version or name, members, domains or (), history or {}, alerts, nonce, middles)
+        html, tables = index.render(name, found, changes, points, full, nonce)
         _page(work, INDEX, html, tables)
         swap(work, out)
     except BaseException:
@@ -112,7 +119,7 @@ def _page(directory: Path, file_name: str, html: str, tables: Tables) -> None:
         (directory / table_file).write_text(content, encoding="utf-8")
 
 
-def _pages(work: Path, name: str, members, domains, history, alerts) -> dict[str, int]:
+def _pages(work: Path, name: str, members, domains, history, alerts, nonce: str, middles: dict) -> dict[str, int]:
     (work / "members").mkdir()
     (work / "domains").mkdir()
     full = {
@@ -120,19 +127,30 @@ def _pages(work: Path, name: str, members, domains, history, alerts) -> dict[str
         "prefixes": Streamed(work, "prefixes", PREFIX_COLUMNS),
         "domains": Streamed(work, "domains", DOMAIN_COLUMNS),
     }
+    every = {
+        "members": Every(work, "members", MEMBER_COLUMNS, "name", nonce),
+        "domains": Every(work, "domains", DOMAIN_COLUMNS, None, nonce),
+    }
     try:
         for member, alert in by_member(members, alerts):
             points = [*history.get(member["member"], ()), member_point(name, member)]
-            own, html, tables = member_page(member, points, alert)
+            middle = middles.get(member["member"].split("/", 1)[0])
+            own, html, tables = member_page(member, points, alert, nonce, middle)
             _page(work / "members", f"{own}.html", html, tables)
-            full["members"].add(member_row(member))
+            row = member_row(member)
+            full["members"].add(row)
+            every["members"].add(member["member"], row)
             for row in prefix_rows(member):
                 full["prefixes"].add(row)
         for domain in domains:
-            own, html, tables = domain_page(domain)
+            own, html, tables = domain_page(domain, nonce)
             _page(work / "domains", f"{own}.html", html, tables)
-            full["domains"].add(domain_row(domain))
+            row = domain_row(domain)
+            full["domains"].add(row)
+            every["domains"].add(domain["domain"], row)
     finally:
         for streamed in full.values():
             streamed.close()
+        for listed in every.values():
+            listed.close()
     return {kind: streamed.count for kind, streamed in full.items()}

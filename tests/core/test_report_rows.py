@@ -6,7 +6,6 @@ from landing.core.report_rows import (
     CORRECTNESS_COLOURS,
     FAILURE_COLOURS,
     FAILURE_MEANINGS,
-    axis_range,
     example_row,
     member_prefix_rows,
     member_row,
@@ -81,11 +80,6 @@ def test_every_failure_class_has_a_meaning_and_a_colour_no_correctness_uses():
     assert set(FAILURE_MEANINGS) == set(FAILURE_COLOURS) == set(CLASSES)
     assert not set(FAILURE_COLOURS.values()) & set(CORRECTNESS_COLOURS.values())
     assert len(set(FAILURE_COLOURS.values())) == len(CLASSES)
-
-
-def test_a_share_axis_shows_97_and_98_percent_apart():
-    low, high = axis_range([0.97, 0.975, 0.98])
-    assert (low, high) == (0.96, 0.99) and (0.98 - 0.97) / (high - low) > 0.3
 
 
 def test_the_doctests_hold():

@@ -127,7 +127,7 @@ def test_an_id_both_agencies_use_is_refused_naming_both(tmp_path):
     docs = store(tmp_path / "docs.db", PLOS, visit("10.5281/z", "datacite", "340", "https://z.example/1"))
     _version(docs, tmp_path / "artifacts")
     docs.close()
-    with pytest.raises(MemberNotFound, match=r"'340' names more than one member \(crossref/340, datacite/340\)"):
+    with pytest.raises(MemberNotFound, match=r"'340' matches 2 members: crossref/340, datacite/340; give one as"):
         member_alert(tmp_path / "artifacts", "340")
 
 
@@ -140,7 +140,7 @@ def test_an_unknown_member_or_no_version_is_said_in_one_line_with_status_2(docs,
         [
             f"report: no artifact version under {tmp_path / 'artifacts'} has members.jsonl.gz: export one (scrapy "
             "artifacts)",
-            f"report: no member 'crossref/1' in version {_version_name(tmp_path)}: give it as crossref/<id> or "
+            f"report: no member 'crossref/1' in version {_version_name(tmp_path)}: give a name, or crossref/<id> or "
             "datacite/<id>",
         ],
     )

@@ -1,6 +1,6 @@
 """The report directory opened in the real Chromium the project drives (Playwright), as a reader would: no console
 error and no failed request on any page, headings sort, boxes filter, member links resolve, images say what they
-show, members are named."""
+show, members are named, the find box finds them."""
 
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -58,7 +58,13 @@ def _file(url: str) -> Path:
 def visited(report, browser) -> dict:
     """Every page of the report opened once: {path: (title, [(img alt, drawn)], [member page links])}, and errors."""
     reader, seen = Reader(browser), {}
-    pages = [report / "index.html", *sorted(report.glob("members/*.html")), *sorted(report.glob("domains/*.html"))]
+    every = [report / f"{kind}{n}.html" for kind in ("members", "domains") for n in ("", "-1")]
+    pages = [
+        report / "index.html",
+        *every,
+        *sorted(report.glob("members/*.html")),
+        *sorted(report.glob("domains/*.html")),
+    ]
     for path in pages:
         page = reader.open(path)
         images = page.eval_on_selector_all("img", "imgs => imgs.map(i => [i.alt, i.complete && i.naturalWidth > 0])")
@@ -68,7 +74,7 @@ def visited(report, browser) -> dict:
 
 
 def test_no_page_of_the_report_logs_a_console_error_or_makes_a_request_that_fails(visited):
-    assert len(visited["pages"]) == 1 + 6 + 6 and visited["errors"] == []
+    assert len(visited["pages"]) == 1 + 4 + 6 + 6 and visited["errors"] == []  # a CSP refusal is a console error
 
 
 def test_clicking_a_heading_sorts_the_table_by_it_and_again_reverses(report, browser):
@@ -125,3 +131,16 @@ def test_a_members_page_shows_its_prefixes_domains_examples_and_own_trend(report
     assert ended[0] == "incorrect" and set(ended) == {"incorrect", "ok"}  # what is wrong first
     assert reader.column("crossref-103\\.trend", 9) == ["0.0%", "57.1%"]  # ok % of DOIs: the fix shows
     assert reader.errors == []
+
+
+def test_the_find_box_lists_members_whose_name_holds_the_text_and_shows_a_name_that_is_html_as_text(report, browser):
+    reader = Reader(browser)
+    page = reader.open(report / "members.html")
+    page.fill("#find", "PRESS")
+    found = page.eval_on_selector_all("#found a", "as => as.map(a => [a.textContent, a.getAttribute('href')])")
+    assert found == [
+        ["Harbour Lane Press (crossref/101)", "members/crossref-101.html"],
+        ["Tiny Press (crossref/104)", "members/crossref-104.html"],
+        [f"{HOSTILE} (crossref/105)", "members/crossref-105.html"],
+    ]
+    assert page.text_content("#found-count") == "3 found" and reader.errors == []

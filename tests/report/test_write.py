@@ -19,6 +19,7 @@ from tests.browser.probe import ROOT
 from tests.publish.test_publish import PLOS, store
 from tests.report.building import HOSTILE
 
+PAGED = re.compile(r"(members|domains)-1")
 TABLE = re.compile(r'<table class=t id="([^"]+)"><thead>.*?</thead><tbody>(.*?)</tbody>', re.S)
 
 
@@ -48,6 +49,8 @@ def test_every_table_of_every_page_is_beside_it_as_csv_and_json_with_the_same_ro
     for page in report.rglob("*.html"):
         for table_id, body in TABLE.findall(page.read_text("utf-8")):
             rows = body.count("<tr>")
+            if PAGED.fullmatch(table_id):  # a page of all members or domains: its rows are in the full table
+                table_id, rows = table_id.split("-")[0], 6
             with open(page.parent / f"{table_id}.csv", encoding="utf-8", newline="") as said:
                 assert len(list(csv.reader(said))) == rows + 1
             assert len(json.loads((page.parent / f"{table_id}.json").read_text("utf-8"))) == rows
@@ -237,3 +240,49 @@ def test_scrapy_report_on_a_version_whose_changes_cannot_be_read_says_so_in_one_
     done = _scrapy_report("-o", str(tmp_path / "report"), docs=tmp_path / "docs.db", artifacts=tmp_path / "artifacts")
     assert (done.returncode, done.stdout, len(done.stderr.splitlines())) == (2, "", 1)
     assert done.stderr.startswith(f"report: {version / 'changes.json'}: {said}")
+
+
+def test_every_page_keeps_a_strict_csp_with_no_inline_script_style_or_style_attribute(artifacts):
+    report = artifacts / "report"
+    pages = list(report.rglob("*.html"))
+    assert len(pages) > 13
+    for path in pages:
+        html = path.read_text("utf-8")
+        policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
+        nonce = re.search(r"script-src 'nonce-([\w-]+)'", policy).group(1)
+        assert "unsafe" not in policy and "style-src 'nonce-" + nonce in policy, path
+        assert "<style" not in html and " style=" not in html, path
+        scripts = re.findall(r"<script([^>]*)>", html)
+        assert scripts and all(f'nonce="{nonce}"' in s and " src=" in s for s in scripts), path
+    assert (report / "report.js").is_file() and (report / "report.css").is_file()
+
+
+def test_scrapy_report_member_takes_a_name_or_a_part_of_one_case_aside(artifacts, capsys):
+    from landing.commands.report import print_member
+
+    assert print_member(artifacts, "quay  BOOKS") == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"page: {artifacts / 'report' / 'members' / 'crossref-103.html'}"
+    assert print_member(artifacts, "harbour lane") == 0
+    assert capsys.readouterr().out.startswith("Crossref member 101 (Harbour Lane Press), version ")
+
+
+def test_scrapy_report_member_names_every_member_a_name_matches_and_exits_2(artifacts, capsys):
+    from landing.commands.report import print_member
+
+    assert print_member(artifacts, "press") == 2
+    assert capsys.readouterr().err == (
+        "report: 'press' matches 3 members: crossref/101 (Harbour Lane Press), crossref/104 (Tiny Press),"
+        f" crossref/105 ({HOSTILE}); give one as <ra>/<id> (crossref/340)\n"
+    )
+
+
+def test_a_members_page_shows_it_beside_the_median_member_of_its_agency(artifacts):
+    html = (artifacts / "report" / "members" / "crossref-101.html").read_text("utf-8")
+    head, *rows = re.findall(r"<tr>(.*?)</tr>", html.split('id="fix"')[0])[-4:]
+    cells = [re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", row) for row in rows]
+    assert "the median of all 5 Crossref members" in head
+    assert cells == [
+        ["DOIs sampled", "10", "7"],
+        ["ok % of DOIs", "80.0%", "57.1%"],
+        ["ok % of read", "80.0%", "68.6%"],
+    ]
