@@ -6,6 +6,7 @@ and the service, which never compare shares, do not pay for them.
 """
 
 LEVEL = 0.95  # the confidence of every interval the project shows
+ALARM = 0.001  # the chance, per version, that noise alone raises any alarm among all the tests of a kind
 
 
 def interval(hits: int, of: int, level: float = LEVEL) -> tuple[float, float]:
@@ -53,3 +54,13 @@ def missed(share: float, draws: int) -> float:
     from scipy.stats import binom
 
     return float(binom.pmf(0, max(draws, 0), min(max(share, 0.0), 1.0)))
+
+
+def beyond_noise(p_value: float, tests: int, level: float = ALARM) -> bool:
+    """Whether a p-value stands out among `tests` made together (Bonferroni): at most `level` chance, per version,
+    that any of them passes by sampling alone.
+
+    >>> beyond_noise(1e-6, 300), beyond_noise(1e-5, 300), beyond_noise(0.0, 0)
+    (True, False, True)
+    """
+    return p_value <= level / max(tests, 1)
