@@ -9,7 +9,7 @@ how a site that moved to a new domain shows: the new domain appears, the old one
 
 Sampling alone leaves pairs unseen: a pair that went unseen is *news* only when the prefix's DOIs sampled between
 the two versions would very likely have met it again had it stayed (`missed`, Bonferroni over the version's unseen
-pairs, landing.core.proportions). A label that appeared or disappeared is always news. Counts shown to people are
+pairs, landing.core.proportions), and never on fewer than MIN_DRAWS of them. A label that appeared or disappeared is always news. Counts shown to people are
 of news; the diff lists everything, marked.
 """
 
@@ -21,6 +21,7 @@ from landing.core.names import labelled
 from landing.core.proportions import beyond_noise, missed
 
 LABELS = ("good", "bad", "recognised", "confirmed")
+MIN_DRAWS = 5  # DOIs of a prefix sampled between two versions below which an unseen pair is never news
 
 
 def _labels(a: Artifacts) -> dict[tuple[str, str], set[str]]:
@@ -51,15 +52,15 @@ def _dois(a: Artifacts) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
     return pairs, prefixes
 
 
-def unseen_odds(old: Artifacts, new: Artifacts, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], float]:
-    """The chance that each pair went unseen by sampling alone: the prefix's DOIs counted in `new` beyond `old`'s,
-    drawn at random, all missing a pair that held its share of the prefix's DOIs in `old` (1.0 when it held none)."""
+def unseen_odds(old: Artifacts, new: Artifacts, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
+    """(the chance that each pair went unseen by sampling alone, the prefix's draws): the prefix's DOIs counted in
+    `new` beyond `old`'s, drawn at random, all missing a pair that held its share of the prefix's DOIs in `old`
+    (a chance of 1.0 when it held none)."""
     (held, before), (_, after) = _dois(old), _dois(new)
     odds = {}
     for prefix, domain in pairs:
-        of = before.get(prefix, 0)
-        share = held.get((prefix, domain), 0) / of if of else 0.0
-        odds[(prefix, domain)] = missed(share, after.get(prefix, 0) - of)
+        of, draws = before.get(prefix, 0), after.get(prefix, 0) - before.get(prefix, 0)
+        odds[(prefix, domain)] = (missed(held.get((prefix, domain), 0) / of if of else 0.0, draws), draws)
     return odds
 
 
@@ -108,8 +109,9 @@ def changes(old: Artifacts, new: Artifacts) -> dict:
     for row in rows:
         row["news"] = bool(row["appeared"] or row["disappeared"])
         if row["unseen-since"]:
-            row["missed"] = round(odds[(row["prefix"], row["domain"])], 6)
-            row["news"] = row["news"] or beyond_noise(row["missed"], len(unseen))
+            chance, draws = odds[(row["prefix"], row["domain"])]
+            row["missed"] = round(chance, 6)
+            row["news"] = row["news"] or (draws >= MIN_DRAWS and beyond_noise(chance, len(unseen)))
     old_prefixes, new_prefixes = {p for p, _ in old.prefixes}, {p for p, _ in new.prefixes}
     return {
         "pairs": rows,

@@ -45,7 +45,7 @@ def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen
             "disappeared": [],
             "unseen-since": "2026-11-01T08:00:00Z",
             "missed": 0.0,
-            "news": True,
+            "news": False,  # one DOI sampled since: fewer than MIN_DRAWS
         },
     ]
     assert found["prefixes"] == {"appeared": [], "disappeared": []}
@@ -80,17 +80,17 @@ def test_the_changes_read_per_prefix_and_per_domain():
         "by prefix:\n"
         "  10.1\n"
         "    new.example  +bad +recognised\n"
-        "    old.example  not seen since 2026-11-01T08:00:00Z\n"
+        "    old.example  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  10.3\n"
         "    three.example  +bad +recognised\n"
         "by domain:\n"
         "  new.example\n"
         "    10.1  +bad +recognised\n"
         "  old.example\n"
-        "    10.1  not seen since 2026-11-01T08:00:00Z\n"
+        "    10.1  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  three.example\n"
         "    10.3  +bad +recognised\n"
-        "pairs changed: 3, and 0 unseen likely by sampling alone\n"
+        "pairs changed: 2, and 1 unseen likely by sampling alone\n"
     )
 
 
@@ -124,17 +124,17 @@ def test_each_prefix_is_printed_with_its_owners_name_and_member_where_the_owners
         "by prefix:\n"
         "  10.1  Harbour Lane Press (crossref/7)\n"
         "    new.example  +bad +recognised\n"
-        "    old.example  not seen since 2026-11-01T08:00:00Z\n"
+        "    old.example  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  10.3  crossref/9\n"
         "    three.example  +bad +recognised\n"
         "by domain:\n"
         "  new.example\n"
         "    10.1  +bad +recognised  Harbour Lane Press (crossref/7)\n"
         "  old.example\n"
-        "    10.1  not seen since 2026-11-01T08:00:00Z  Harbour Lane Press (crossref/7)\n"
+        "    10.1  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)  Harbour Lane Press (crossref/7)\n"
         "  three.example\n"
         "    10.3  +bad +recognised  crossref/9\n"
-        "pairs changed: 3, and 0 unseen likely by sampling alone\n"
+        "pairs changed: 2, and 1 unseen likely by sampling alone\n"
     )
 
 
