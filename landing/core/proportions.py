@@ -67,3 +67,18 @@ def beyond_noise(p_value: float, tests: int, level: float = ALARM) -> bool:
     (True, False, True)
     """
     return p_value <= level / max(tests, 1)
+
+
+def falls(series: list[tuple[int, int]], minimum: int, level: float = ALARM) -> list[bool]:
+    """Which points of a trend, (hits, of) per version oldest first, fell from the point before beyond sampling noise
+    (`fell`, Bonferroni over the trend's steps), each of the two on at least `minimum`: what a trend may mark.
+
+    >>> falls([(14, 14), (12, 14), (30, 30), (5, 30)], minimum=20)
+    [False, False, False, True]
+    """
+    steps = max(len(series) - 1, 1)
+    marked = [False]
+    for (had, before), (has, now) in zip(series, series[1:]):
+        enough = min(before, now) >= minimum
+        marked.append(enough and beyond_noise(fell(had, before, has, now), steps, level))
+    return marked[: len(series)]
