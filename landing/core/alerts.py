@@ -260,17 +260,24 @@ def _at(example: dict | None) -> str:
     return f", e.g. {example['doi']}" + (f" at {example['url']}" if example.get("url") else "")
 
 
-def _unread(fix: dict, agent: str) -> list[str]:
-    """The sentences on pages that could not be read: which prefixes and domains, why, an example and the fix."""
+def _unread(member: dict, fix: dict, agent: str) -> list[str]:
+    """The sentences on pages that could not be read: prefixes none of whose pages was read, then, for each failure
+    class the publisher can fix, how, on the domain of an example."""
     parts = []
     for p in fix["prefixes-unread"][:LISTED]:
         classes = ", ".join(f"{c} {n:,}" for c, n in p["errors"].items())
         parts.append(f"We could not read any landing page of prefix {p['prefix']} ({classes}){_at(p['example'])}.")
-    for d in fix["failing-domains"][:LISTED]:
-        example = d.get("example") or {}
-        how = HOW.get(example.get("error"))
-        if how:
-            parts.append(f"To let us read {d['domain']}, {how.format(agent=agent)}{_at(example)}.")
+    shown: dict[str, dict] = {}  # failure class -> an example of it, with its domain
+    for d in fix["failing-domains"]:
+        if d.get("example"):
+            shown.setdefault(d["example"]["error"], {**d["example"], "domain": d["domain"]})
+    for kept in member.get("examples", []):
+        if kept.get("error") and kept.get("domain"):
+            shown.setdefault(kept["error"], kept)
+    for name in member.get("errors", {}):
+        if name in HOW and name in shown:
+            how, example = HOW[name].format(agent=agent), shown[name]
+            parts.append(f"To let us read {example['domain']}, {how}{_at(example)} ({name}).")
     return parts
 
 
@@ -287,7 +294,7 @@ def summary(
         named = [d["domain"] for d in fix["failing-domains"]]
         where = f", on {_some(named)}" if named else ""
         parts.append(f"{_count(failed, 'landing page')} could not be read ({classes}){where}.")
-    parts += _unread(fix, agent)
+    parts += _unread(member, fix, agent)
     if fix["prefixes-without-good-domain"]:
         some = fix["prefixes-without-good-domain"]
         parts.append(f"No landing page read of prefix{'es' if len(some) > 1 else ''} {_some(some)} states its DOI.")

@@ -127,7 +127,7 @@ def test_a_member_whose_visits_robots_txt_all_refused_is_told_none_could_be_read
         "Crossref member 340 (Harbour Press): of 10 DOIs sampled, 0 landing pages read. 10 landing pages could not "
         "be read (robots 10), on a.example. We could not read any landing page of prefix 10.1 (robots 10), e.g. "
         '10.1/r at https://a.example/r. To let us read a.example, allow the user agent "landing/0.1 (sampler)" in '
-        "robots.txt, e.g. 10.1/r at https://a.example/r."
+        "robots.txt, e.g. 10.1/r at https://a.example/r (robots)."
     )
 
 
@@ -274,7 +274,7 @@ def test_an_alert_names_the_member_its_versions_and_says_it_all_in_one_paragraph
         "summary": "Crossref member 340 (Harbour Press): of 10 DOIs sampled, 9 landing pages read, 6 with a correct "
         "DOI meta tag: 66.7% (95% interval 35.4–87.9%, of 9 read). 1 landing page could not be read (robots 1), on "
         'a.example. To let us read a.example, allow the user agent "landing/0.1 (sampler)" in robots.txt, e.g. '
-        "10.1/r at https://a.example/r. Pages lack a DOI meta tag on a.example (2 of 10). Add to each landing page "
+        "10.1/r at https://a.example/r (robots). Pages lack a DOI meta tag on a.example (2 of 10). Add to each landing page "
         'its DOI\'s tag, e.g. <meta name="citation_doi" content="10.1/b"> to https://a.example/b. Meta tags state '
         "another DOI, or several, on a.example (1 of 10, e.g. 10.1/x): each page's should state its own. Moved since "
         "version v1: 10.1 from old.example to a.example. New failures since version v1: robots on a.example (1). The "
@@ -296,4 +296,15 @@ def test_the_mail_merge_csv_has_a_header_and_a_line_per_alert_with_formulas_defu
     assert (rows[0], rows[1][:3]) == (
         ["member", "name", "subject", "body"],
         ["crossref/340", '\'=HYPERLINK("http://x")', "DOIs on your landing pages: 1 thing to fix (crossref/340)"],
+    )
+
+
+def test_each_failure_class_a_publisher_can_fix_is_told_how_with_an_example_of_that_class():
+    timeout = {"doi": "10.1/t", "url": "https://a.example/t", "error": "timeout"}
+    loop = {"doi": "10.1/l", "url": "https://b.example/l", "error": "redirect-loop", "domain": "b.example"}
+    now = _member([_domain("a.example", ok=5, errors={"timeout": 1, "redirect-loop": 1}, failed=timeout)])
+    now["examples"] = [loop]
+    assert alert(now, None, {}, "v1", None, agent=AGENT)["summary"].endswith(
+        "To let us read b.example, make the redirect end on the landing page, e.g. 10.1/l at https://b.example/l "
+        "(redirect-loop)."
     )
