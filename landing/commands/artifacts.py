@@ -62,6 +62,7 @@ class Command(ScrapyCommand):
                 progress=lambda m: print(f"artifacts: {m}", file=sys.stderr, flush=True),
                 exclusions=cfg.excluded_domains,
                 report=cfg.export_report,
+                agent=self.settings.get("USER_AGENT"),
             )
         finally:
             docs.close()

@@ -13,6 +13,7 @@ from scrapy.exceptions import UsageError
 from landing import clock, config
 from landing.artifacts import files
 from landing.core import status
+from landing.core.changes import news
 from landing.stores import StoreError, docs_from
 
 OK, CRITICAL, UNKNOWN = 0, 2, 3
@@ -74,14 +75,14 @@ def _line(cfg) -> tuple[str | None, bool]:
 
 
 def latest_version(directory) -> status.Version | None:
-    """The latest version under the artifacts directory, with the count of pairs its changes.json lists (None when
-    that file is missing or unreadable: the line says less, never fails)."""
+    """The latest version under the artifacts directory, with the count of pairs its changes.json lists as news
+    (landing.core.changes; None when that file is missing or unreadable: the line says less, never fails)."""
     found = files.versions(directory)
     if not found:
         return None
     try:
-        changed = len(json.loads((found[-1] / files.CHANGES).read_text("utf-8"))["pairs"])
-    except (OSError, ValueError, KeyError, TypeError):
+        changed = len(news(json.loads((found[-1] / files.CHANGES).read_text("utf-8"))))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         changed = None
     return status.Version(found[-1].name, changed)
 

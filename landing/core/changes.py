@@ -6,6 +6,11 @@ bad, recognised, confirmed) the newer version has and the older lacks, and *disa
 exclusion, or files from elsewhere). A pair in both *went unseen* when the newer version saw its prefix again,
 later, but not there: its last-seen stayed where it was while another pair of the prefix moved on. That is
 how a site that moved to a new domain shows: the new domain appears, the old one goes unseen.
+
+Sampling alone leaves pairs unseen: a pair that went unseen is *news* only when the prefix's DOIs sampled between
+the two versions would very likely have met it again had it stayed (`missed`, Bonferroni over the version's unseen
+pairs, landing.core.proportions), and never on fewer than MIN_DRAWS of them. A label that appeared or disappeared is always news. Counts shown to people are
+of news; the diff lists everything, marked.
 """
 
 from collections.abc import Iterable
@@ -13,8 +18,10 @@ from collections.abc import Iterable
 from landing.core.artifacts import Artifacts
 from landing.core.labels import printable
 from landing.core.names import labelled
+from landing.core.proportions import beyond_noise, missed
 
 LABELS = ("good", "bad", "recognised", "confirmed")
+MIN_DRAWS = 5  # DOIs of a prefix sampled between two versions below which an unseen pair is never news
 
 
 def _labels(a: Artifacts) -> dict[tuple[str, str], set[str]]:
@@ -35,9 +42,41 @@ def _last_seen(a: Artifacts) -> dict[tuple[str, str], str]:
     return {(prefix, domain): last for prefix, domain, _, last in a.seen if domain}
 
 
+def _dois(a: Artifacts) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
+    """DOIs whose visits ended on each (prefix, domain), and on any domain of each prefix, from a's visit ends."""
+    pairs: dict[tuple[str, str], int] = {}
+    prefixes: dict[str, int] = {}
+    for domain, prefix, _, n in a.ends:
+        pairs[(prefix, domain)] = pairs.get((prefix, domain), 0) + n
+        prefixes[prefix] = prefixes.get(prefix, 0) + n
+    return pairs, prefixes
+
+
+def unseen_odds(old: Artifacts, new: Artifacts, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple]:
+    """(the chance that each pair went unseen by sampling alone, the prefix's draws): the prefix's DOIs counted in
+    `new` beyond `old`'s, drawn at random, all missing a pair that held its share of the prefix's DOIs in `old`
+    (a chance of 1.0 when it held none)."""
+    (held, before), (_, after) = _dois(old), _dois(new)
+    odds = {}
+    for prefix, domain in pairs:
+        of, draws = before.get(prefix, 0), after.get(prefix, 0) - before.get(prefix, 0)
+        odds[(prefix, domain)] = (missed(held.get((prefix, domain), 0) / of if of else 0.0, draws), draws)
+    return odds
+
+
+def news(found: dict) -> list[dict]:
+    """The pairs of a changes dict that are news: those marked so (a file written before the mark: every pair).
+
+    >>> len(news({"pairs": [{"news": True}, {"news": False}, {}]}))
+    2
+    """
+    return [row for row in found.get("pairs", ()) if row.get("news", True)]
+
+
 def changes(old: Artifacts, new: Artifacts) -> dict:
-    """{"pairs": [{prefix, domain, appeared, disappeared, unseen-since}], "prefixes": {appeared, disappeared}},
-    each list sorted; a pair is listed only when something changed."""
+    """{"pairs": [{prefix, domain, appeared, disappeared, unseen-since, news}], "prefixes": {appeared,
+    disappeared}}, each list sorted; a pair is listed only when something changed, `news` when it passes the rule
+    (an unseen pair also carries `missed`, the chance that sampling alone left it unseen)."""
     before, after = _labels(old), _labels(new)
     seen_before, seen_after = _last_seen(old), _last_seen(new)
     latest: dict[str, str] = {}  # prefix -> when the newer version last saw any of its pairs
@@ -65,6 +104,14 @@ def changes(old: Artifacts, new: Artifacts) -> dict:
                     "unseen-since": last if unseen else None,
                 }
             )
+    unseen = [(row["prefix"], row["domain"]) for row in rows if row["unseen-since"]]
+    odds = unseen_odds(old, new, unseen)
+    for row in rows:
+        row["news"] = bool(row["appeared"] or row["disappeared"])
+        if row["unseen-since"]:
+            chance, draws = odds[(row["prefix"], row["domain"])]
+            row["missed"] = round(chance, 6)
+            row["news"] = row["news"] or (draws >= MIN_DRAWS and beyond_noise(chance, len(unseen)))
     old_prefixes, new_prefixes = {p for p, _ in old.prefixes}, {p for p, _ in new.prefixes}
     return {
         "pairs": rows,
@@ -124,6 +171,8 @@ def render_changes(found: dict, owners: dict[str, tuple[str, str | None]] | None
                 if other == "prefix" and row["prefix"] in owners:
                     said += f"  {labelled(*owners[row['prefix']])}"
                 lines.append(f"    {printable(row[other]) or '(no domain)'}  {said}")
+    counted = len(news(found))
+    lines.append(f"pairs changed: {counted:,}, and {len(found['pairs']) - counted:,} unseen likely by sampling alone")
     return "\n".join(lines) + "\n"
 
 
@@ -131,4 +180,6 @@ def _said(row: dict) -> str:
     parts = [f"+{label}" for label in row["appeared"]] + [f"-{label}" for label in row["disappeared"]]
     if row["unseen-since"]:
         parts.append(f"not seen since {row['unseen-since']}")
+    if not row.get("news", True):
+        parts.append("(likely sampling: not counted)")
     return " ".join(parts)

@@ -74,13 +74,30 @@ def _shown(kept: tuple) -> dict:
 
 
 class _Domain:
-    """A member's DOIs that ended on one domain: their tally, the prefixes that led there, a wrong DOI to show."""
+    """A member's DOIs that ended on one domain: their tally, the prefixes that led there, and a DOI to show of
+    each trouble: a page that states another DOI, one that states none, a visit that failed."""
 
-    __slots__ = ("tally", "prefixes", "wrong")
+    __slots__ = ("tally", "prefixes", "wrong", "lacking", "failed")
 
     def __init__(self):
         # A list: nearly always one prefix, and a one-item list takes a third of a set's memory
-        self.tally, self.prefixes, self.wrong = Tally(), [], None
+        self.tally, self.prefixes, self.wrong, self.lacking, self.failed = Tally(), [], None, None, None
+
+    def note(self, doc: dict) -> None:
+        """Keep the first DOI of each trouble: {doi, url}, and the failure class of a visit that failed."""
+        correctness = doc.get("analysis/meta-tag-correctness")
+        if self.wrong is None and correctness in _WRONG:
+            self.wrong = doc.get("pid/doi")
+        elif self.lacking is None and correctness == "missing":
+            self.lacking = _brief(doc)
+        elif self.failed is None and doc.get("snapshot/error"):
+            self.failed = {**_brief(doc), "error": doc["snapshot/error"]}
+
+
+def _brief(doc: dict) -> dict:
+    """A DOI and the URL its visit ended on (or last tried), as an alert names them."""
+    kept = example(doc)
+    return {"doi": kept[0], "url": kept[1]}
 
 
 class _Member:
@@ -130,8 +147,7 @@ class MemberFigures:
             there.tally.add(doc, None, reached, found)
             if prefix is not None and prefix not in there.prefixes:
                 there.prefixes.append(prefix)
-            if there.wrong is None and doc.get("analysis/meta-tag-correctness") in _WRONG:
-                there.wrong = doc.get("pid/doi")
+            there.note(doc)
         self._example(member, doc)
 
     @staticmethod
@@ -184,7 +200,14 @@ class MemberFigures:
             **counts(member.tally),
             "prefixes": prefixes,
             "domains": [
-                {"domain": domain, **counts(there.tally), "wrong-example": there.wrong} for domain, there in most
+                {
+                    "domain": domain,
+                    **counts(there.tally),
+                    "wrong-example": there.wrong,
+                    "missing-example": there.lacking,
+                    "failed-example": there.failed,
+                }
+                for domain, there in most
             ],
             "domains-total": len(member.domains),
             "examples": [_shown(kept) for kept in (wrong + member.oks)[:EXAMPLES]],

@@ -5,9 +5,13 @@ SciPy's statistics take about three seconds to import, so each function imports 
 and the service, which never compare shares, do not pay for them.
 """
 
+from functools import lru_cache
+
 LEVEL = 0.95  # the confidence of every interval the project shows
+ALARM = 0.001  # the chance, per version, that noise alone raises any alarm among all the tests of a kind
 
 
+@lru_cache(maxsize=1 << 14)  # the alerts of a version repeat the same counts
 def interval(hits: int, of: int, level: float = LEVEL) -> tuple[float, float]:
     """Wilson's interval for the share hits/of: (low, high); (0.0, 1.0) for an empty sample.
 
@@ -20,7 +24,9 @@ def interval(hits: int, of: int, level: float = LEVEL) -> tuple[float, float]:
         return (0.0, 1.0)
     from scipy.stats import binomtest
 
-    found = binomtest(hits, of).proportion_ci(confidence_level=level, method="wilson")
+    # The interval does not depend on the test's p; at the sample's own share SciPy skips the two-sided p-value's
+    # search, which is most of binomtest's cost
+    found = binomtest(hits, of, p=hits / of).proportion_ci(confidence_level=level, method="wilson")
     return (max(0.0, float(found.low)), min(1.0, float(found.high)))
 
 
@@ -53,3 +59,28 @@ def missed(share: float, draws: int) -> float:
     from scipy.stats import binom
 
     return float(binom.pmf(0, max(draws, 0), min(max(share, 0.0), 1.0)))
+
+
+def beyond_noise(p_value: float, tests: int, level: float = ALARM) -> bool:
+    """Whether a p-value stands out among `tests` made together (Bonferroni): at most `level` chance, per version,
+    that any of them passes by sampling alone.
+
+    >>> beyond_noise(1e-6, 300), beyond_noise(1e-5, 300), beyond_noise(0.0, 0)
+    (True, False, True)
+    """
+    return p_value <= level / max(tests, 1)
+
+
+def falls(series: list[tuple[int, int]], minimum: int, level: float = ALARM) -> list[bool]:
+    """Which points of a trend, (hits, of) per version oldest first, fell from the point before beyond sampling noise
+    (`fell`, Bonferroni over the trend's steps), each of the two on at least `minimum`: what a trend may mark.
+
+    >>> falls([(14, 14), (12, 14), (30, 30), (5, 30)], minimum=20)
+    [False, False, False, True]
+    """
+    steps = max(len(series) - 1, 1)
+    marked = [False]
+    for (had, before), (has, now) in zip(series, series[1:]):
+        enough = min(before, now) >= minimum
+        marked.append(enough and beyond_noise(fell(had, before, has, now), steps, level))
+    return marked[: len(series)]

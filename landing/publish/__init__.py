@@ -30,17 +30,22 @@ DRAW_TIMEOUT = 600  # seconds: a full run's report takes minutes (bench/README.m
 
 
 def publish(
-    docs, artifacts_dir, progress=None, exclusions: frozenset[str] = frozenset(DOMAINS), report: bool = True
+    docs,
+    artifacts_dir,
+    progress=None,
+    exclusions: frozenset[str] = frozenset(DOMAINS),
+    report: bool = True,
+    agent: str | None = None,
 ) -> dict:
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
     followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
-    summary."""
+    summary. `agent`: the crawler's USER_AGENT, which the alerts name."""
     members = MemberFigures()
     aggregate, count, found, reports = rebuild(docs, progress, members)
     previous = files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
     version = files.export(artifacts_dir, fresh, exclusions=exclusions)
-    beside = write_beside(artifacts_dir, version, members)  # before drawing: the report's pages read these files
+    beside = write_beside(artifacts_dir, version, members, agent)  # before drawing: the report's pages read these files
     del members
     found = {**found, "run": run_details(docs.scan("run"))}  # the report's run details
     drawn = draw_beside(artifacts_dir, version, found) if report else None

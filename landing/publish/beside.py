@@ -13,8 +13,9 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from landing import settings
 from landing.artifacts.files import CHANGES, CorruptArtifact, replacing, versions
-from landing.core.alerts import alert, csv_rows, moves
+from landing.core.alerts import alert, comparable, csv_rows, moves
 from landing.core.member_figures import MemberFigures
 from landing.core.report_rows import by_member
 from landing.core.spreadsheet import writer
@@ -69,21 +70,28 @@ def read_jsonl_gz(path: Path, key: str) -> Iterator[dict]:
         raise CorruptArtifact(path, f"line {line}: {error}") from None
 
 
-def alerts_of(members: Path, previous: Path | None, changes: dict | None, version: str) -> Iterator[dict]:
-    """The alerts of a version's members file against the previous version's (None: there is none)."""
+def alerts_of(
+    members: Path, previous: Path | None, changes: dict | None, version: str, agent: str = settings.USER_AGENT
+) -> Iterator[dict]:
+    """The alerts of a version's members file against the previous version's (None: there is none), a fall in a
+    share tested among every member both files let compare (a first pass over both); `agent`: the crawler's."""
     moved = moves(changes)
-    before = read_jsonl_gz(previous, "member") if previous is not None else ()
     name = previous.parent.name if previous is not None else None
+    compared = 0
+    if previous is not None:
+        pairs = by_member(read_jsonl_gz(members, "member"), read_jsonl_gz(previous, "member"))
+        compared = sum(1 for now, then in pairs if comparable(now, then))
+    before = read_jsonl_gz(previous, "member") if previous is not None else ()
     for now, then in by_member(read_jsonl_gz(members, "member"), before):
-        found = alert(now, then, moved, version, name)
+        found = alert(now, then, moved, version, name, compared, agent)
         if found is not None:
             yield found
 
 
-def _write_alerts(version: Path, previous: Path | None, changes: dict | None) -> int:
+def _write_alerts(version: Path, previous: Path | None, changes: dict | None, agent: str) -> int:
     written = 0
     with replacing(version / ALERTS, binary=True) as out:
-        for found in alerts_of(version / MEMBERS, previous, changes, version.name):
+        for found in alerts_of(version / MEMBERS, previous, changes, version.name, agent):
             out.write(_line(found))
             written += 1
     with replacing(version / ALERTS_CSV, binary=False) as out:  # from the file just written: no second rebuild
@@ -117,8 +125,10 @@ def previous_members(artifacts_dir, version: Path) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-def write_beside(artifacts_dir, version: Path, figures: MemberFigures) -> dict:
-    """Write the report's data and the alerts beside a new version: {"members", "domains", "alerts"} counted."""
+def write_beside(artifacts_dir, version: Path, figures: MemberFigures, agent: str | None = None) -> dict:
+    """Write the report's data and the alerts beside a new version: {"members", "domains", "alerts"} counted.
+    `agent`: the USER_AGENT the alerts ask publishers to allow (the project's when None)."""
+    agent = agent or settings.USER_AGENT
     written = {
         "members": write_jsonl_gz(version / MEMBERS, figures.members()),
         "domains": write_jsonl_gz(version / DOMAINS, figures.domains()),
@@ -127,8 +137,8 @@ def write_beside(artifacts_dir, version: Path, figures: MemberFigures) -> dict:
     changes = json.loads(changes_path.read_text("utf-8")) if changes_path.is_file() else None
     previous = previous_members(artifacts_dir, version)
     try:
-        written["alerts"] = _write_alerts(version, previous, changes)
+        written["alerts"] = _write_alerts(version, previous, changes, agent)
     except CorruptArtifact as error:  # a damaged older file must not stop this version's alerts: compared with none
         logger.warning("The alerts of %s are not compared with the previous version: %s", version.name, error)
-        written["alerts"] = _write_alerts(version, None, changes)
+        written["alerts"] = _write_alerts(version, None, changes, agent)
     return written

@@ -4,6 +4,7 @@ the largest members, prefixes with no good domain, changes and trends, each tabl
 from html import escape
 
 from landing.core.artifacts import CORRECTNESS
+from landing.core.changes import news
 from landing.core.report import WORST_MIN_DOIS, share
 from landing.core.report_rows import (
     CHANGE_COLUMNS,
@@ -241,13 +242,19 @@ def _changes_title(changes: dict | None) -> str:
     return f"Changes in the first version ({changes.get('to')})"
 
 
+def _by_chance(n: int) -> str:
+    # docs/artifacts.md "Which changes count": listed below, not counted
+    return f", {n:,} more unseen likely by sampling alone" if n else ""
+
+
 def _changes(changes: dict | None, tables: Tables) -> str:
     if not changes:
         return "<p class=note>No earlier version.</p>"
     rows = change_rows(changes)
     return (
         f"<p>{len(changes['prefixes']['appeared']):,} prefixes appeared, "
-        f"{len(changes['prefixes']['disappeared']):,} disappeared; {len(rows):,} prefix-domain pairs changed"
+        f"{len(changes['prefixes']['disappeared']):,} disappeared; {len(news(changes)):,} prefix-domain pairs changed"
+        f"{_by_chance(len(rows) - len(news(changes)))}"
         f"{f' (the first {CHANGES_SHOWN} below; all of them in the files)' if len(rows) > CHANGES_SHOWN else ''}.</p>"
         + tables.add("changes", "Changes", CHANGE_COLUMNS, rows, shown=CHANGES_SHOWN)
     )

@@ -73,7 +73,10 @@ def test_the_diff_names_the_prefix_by_its_owners_listed_name_and_member(moved):
     _, diff = moved
     lines = diff.stdout.splitlines()
     assert lines[3] == "  10.99004  Moving Press (crossref/1)"
-    assert re.fullmatch(r"    10\.99004  not seen since 2026-03-01T\S+  Moving Press \(crossref/1\)", lines[-1]), lines
+    assert re.fullmatch(
+        r"    10\.99004  not seen since 2026-03-01T\S+ \(likely sampling: not counted\)  Moving Press \(crossref/1\)",
+        lines[-2],
+    ), lines
 
 
 def test_each_export_writes_its_changes_beside_its_version_named_on_the_crawl_s_clock(moved):
@@ -82,9 +85,9 @@ def test_each_export_writes_its_changes_beside_its_version_named_on_the_crawl_s_
     assert (first.name[:11], second.name[:11]) == ("20260301T00", "20260302T00")
     assert json.loads((first / "changes.json").read_text())["from"] is None
     written = json.loads((second / "changes.json").read_text())
-    assert (written["from"], [(row["domain"], bool(row["unseen-since"])) for row in written["pairs"]]) == (
+    assert (written["from"], [(row["domain"], bool(row["unseen-since"]), row["news"]) for row in written["pairs"]]) == (
         first.name,
-        [("new.example", False), ("old.example", True)],
+        [("new.example", False, True), ("old.example", True, False)],  # one DOI: too few to count the move
     )
 
 

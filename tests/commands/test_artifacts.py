@@ -86,6 +86,7 @@ def test_the_diff_names_each_prefix_by_its_owner_in_the_newer_versions_members_f
         "by domain:",
         "  b.example",
         "    10.2  +bad  Harbour Lane Press (crossref/7)",
+        "pairs changed: 1, and 0 unseen likely by sampling alone",
     ]
 
 

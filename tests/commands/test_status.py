@@ -2,6 +2,7 @@
 stdout, exit 0 healthy, 2 unhealthy, 3 unknown. The first test runs the command as an operator does; the others run
 the same command object in this process (a scrapy process costs 2 s)."""
 
+import json
 import socket
 from datetime import UTC, datetime, timedelta
 
@@ -11,7 +12,7 @@ from scrapy.settings import Settings
 from landing import clock
 from landing import settings as project
 from landing.artifacts.files import export
-from landing.commands.status import Command
+from landing.commands.status import Command, latest_version
 from landing.core.artifacts import Artifacts
 from landing.core.freshness import Prefix, prefix_doc, prefix_id
 from landing.stores import open_docs
@@ -135,3 +136,11 @@ def test_an_empty_store_is_unknown_exit_3(tmp_path, capsys):
 def test_a_bad_setting_is_unknown_exit_3(tmp_path, capsys):
     code, out = status(Stores(tmp_path), capsys, LANDING_REFRESH_DAYS="soon")
     assert (code, out) == (3, "status unknown: LANDING_REFRESH_DAYS='soon' is not a number\n")
+
+
+def test_the_pairs_changed_are_only_those_its_changes_json_marks_as_news(tmp_path):
+    version = tmp_path / "versions" / "20261126T010000Z"
+    version.mkdir(parents=True)
+    pairs = [{"prefix": "10.1", "news": True}, {"prefix": "10.2", "news": False}, {"prefix": "10.3", "news": False}]
+    (version / "changes.json").write_text(json.dumps({"pairs": pairs}))
+    assert latest_version(tmp_path).changed == 1

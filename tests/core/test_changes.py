@@ -36,6 +36,7 @@ def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen
             "appeared": ["good", "recognised", "confirmed"],
             "disappeared": [],
             "unseen-since": None,
+            "news": True,
         },
         {
             "prefix": "10.1",
@@ -43,6 +44,8 @@ def test_a_site_that_moved_shows_its_new_domain_appearing_and_its_old_one_unseen
             "appeared": [],
             "disappeared": [],
             "unseen-since": "2026-11-01T08:00:00Z",
+            "missed": 0.0,
+            "news": False,  # one DOI sampled since: fewer than MIN_DRAWS
         },
     ]
     assert found["prefixes"] == {"appeared": [], "disappeared": []}
@@ -62,6 +65,7 @@ def test_a_newly_excluded_domain_loses_its_trust_and_the_diff_says_so():
             "appeared": ["bad"],
             "disappeared": ["good", "recognised", "confirmed"],
             "unseen-since": None,
+            "news": True,
         }
     ]
 
@@ -76,16 +80,17 @@ def test_the_changes_read_per_prefix_and_per_domain():
         "by prefix:\n"
         "  10.1\n"
         "    new.example  +bad +recognised\n"
-        "    old.example  not seen since 2026-11-01T08:00:00Z\n"
+        "    old.example  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  10.3\n"
         "    three.example  +bad +recognised\n"
         "by domain:\n"
         "  new.example\n"
         "    10.1  +bad +recognised\n"
         "  old.example\n"
-        "    10.1  not seen since 2026-11-01T08:00:00Z\n"
+        "    10.1  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  three.example\n"
         "    10.3  +bad +recognised\n"
+        "pairs changed: 2, and 1 unseen likely by sampling alone\n"
     )
 
 
@@ -104,6 +109,7 @@ def test_a_prefix_or_domain_holding_control_or_bidi_characters_is_printed_as_esc
         "by domain:\n"
         "  a\\u202ecred.example\n"
         "    10.1\\x1b[2J  +bad\n"
+        "pairs changed: 1, and 0 unseen likely by sampling alone\n"
     )
 
 
@@ -118,16 +124,17 @@ def test_each_prefix_is_printed_with_its_owners_name_and_member_where_the_owners
         "by prefix:\n"
         "  10.1  Harbour Lane Press (crossref/7)\n"
         "    new.example  +bad +recognised\n"
-        "    old.example  not seen since 2026-11-01T08:00:00Z\n"
+        "    old.example  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)\n"
         "  10.3  crossref/9\n"
         "    three.example  +bad +recognised\n"
         "by domain:\n"
         "  new.example\n"
         "    10.1  +bad +recognised  Harbour Lane Press (crossref/7)\n"
         "  old.example\n"
-        "    10.1  not seen since 2026-11-01T08:00:00Z  Harbour Lane Press (crossref/7)\n"
+        "    10.1  not seen since 2026-11-01T08:00:00Z (likely sampling: not counted)  Harbour Lane Press (crossref/7)\n"
         "  three.example\n"
         "    10.3  +bad +recognised  crossref/9\n"
+        "pairs changed: 2, and 1 unseen likely by sampling alone\n"
     )
 
 
@@ -159,3 +166,34 @@ def test_prefix_owners_skip_what_a_members_file_from_elsewhere_holds_in_the_wron
         {"member": "crossref/8", "name": "Eight", "prefixes": {"prefix": "10.2"}},
     ]
     assert prefix_owners(members, {"10.1", "10.2"}) == {"10.1": ("crossref/7", None)}
+
+
+def _two_domains(b_dois, b_last):
+    """Prefix 10.1 on a.example (5 DOIs, last seen on the 1st) and b.example (b_dois, last seen b_last)."""
+    return Artifacts(
+        prefixes=frozenset({("10.1", "crossref")}),
+        recognised=frozenset({("a.example", "10.1"), ("b.example", "10.1")}),
+        ends=frozenset({("a.example", "10.1", "page", 5), ("b.example", "10.1", "page", b_dois)}),
+        seen=frozenset(
+            {("10.1", "a.example", "2026-11-01", "2026-11-01"), ("10.1", "b.example", "2026-11-01", b_last)}
+        ),
+    )
+
+
+def test_a_pair_unseen_after_too_few_draws_of_its_prefix_is_listed_but_not_news():
+    found = changes(_two_domains(5, "2026-11-01"), _two_domains(6, "2026-11-02"))
+    assert [(row["domain"], row["missed"], row["news"]) for row in found["pairs"]] == [("a.example", 0.5, False)]
+
+
+def test_a_pair_unseen_after_enough_draws_that_it_would_have_been_met_is_news():
+    found = changes(_two_domains(5, "2026-11-01"), _two_domains(35, "2026-11-02"))
+    assert [(row["domain"], row["news"]) for row in found["pairs"]] == [("a.example", True)]
+
+
+def test_the_diff_text_marks_unseen_pairs_left_out_of_the_count():
+    text = render_changes(changes(_two_domains(5, "2026-11-01"), _two_domains(6, "2026-11-02")))
+    assert text.splitlines()[-3:] == [
+        "  a.example",
+        "    10.1  not seen since 2026-11-01 (likely sampling: not counted)",
+        "pairs changed: 0, and 1 unseen likely by sampling alone",
+    ]

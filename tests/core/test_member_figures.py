@@ -77,6 +77,14 @@ def test_a_members_domains_are_ranked_by_dois_and_name_a_wrong_doi_to_show():
     ]
 
 
+def test_a_members_domains_name_a_doi_whose_page_lacks_the_tag_and_one_whose_visit_failed_with_its_class():
+    press = next(_both(MIXED)[1].members())
+    assert [(d["domain"], d["missing-example"], d["failed-example"]) for d in press["domains"]] == [
+        ("a.example", {"doi": "10.1/b", "url": "https://a.example/x"}, None),
+        ("b.example", None, {"doi": "10.2/d", "url": "https://b.example/x", "error": "robots"}),
+    ]
+
+
 def test_a_members_domains_listed_stop_at_the_most_while_the_total_counts_them_all():
     docs = [doc(f"10.1/{n}", f"d{n:03}.example", correctness="ok") for n in range(MEMBER_DOMAINS + 5)]
     docs += [doc("10.1/x", "d054.example", correctness="ok")]  # two DOIs: ranked first

@@ -77,7 +77,13 @@ def test_the_next_version_alerts_the_moved_member_with_its_prefix_from_the_old_d
     assert (alert["previous"], alert["worse"]["moved"], alert["fix"]) == (
         first.name,
         [{"prefix": "10.99010", "from": [OLD], "to": [NEW]}],
-        {"prefixes-without-good-domain": [], "domains-missing-doi": [], "domains-wrong-doi": [], "failing-domains": []},
+        {
+            "prefixes-unread": [],
+            "prefixes-without-good-domain": [],
+            "domains-missing-doi": [],
+            "domains-wrong-doi": [],
+            "failing-domains": [],
+        },
     )
 
 
@@ -85,7 +91,14 @@ def test_the_member_whose_site_stayed_is_alerted_for_what_to_fix_and_nothing_mov
     alert = _alerts(_versions(crawled[0])[1])["crossref/2"]
     assert (alert["worse"]["moved"], alert["fix"]["domains-missing-doi"]) == (
         [],
-        [{"domain": STEADY, "dois": 4, "missing": 4}],
+        [
+            {
+                "domain": STEADY,
+                "dois": 4,
+                "missing": 4,
+                "example": {"doi": "10.99011/a", "url": f"https://{STEADY}/item/a"},
+            }
+        ],
     )
 
 
@@ -103,7 +116,7 @@ def test_scrapy_report_member_prints_the_move_and_the_members_page(crawled):
     version = _versions(artifacts)[1].name
     assert out.splitlines() == [
         f"Crossref member 1 (Moving Press), version {version}:",
-        f"Crossref member 1 (Moving Press): of 6 DOIs sampled, 6 landing pages read, 6 (100.0%) with a correct DOI "
-        f"meta tag. Moved since version {_versions(artifacts)[0].name}: 10.99010 from {OLD} to {NEW}.",
+        f"Crossref member 1 (Moving Press): of 6 DOIs sampled, 6 landing pages read, 6 with a correct DOI meta tag: "
+        f"100.0% (95% interval 61.0–100.0%, of 6 read). Moved since version {_versions(artifacts)[0].name}: 10.99010 from {OLD} to {NEW}.",
         f"page: {artifacts / 'report' / 'members' / 'crossref-1.html'}",
     ]
