@@ -1,7 +1,8 @@
 """False alarms and detection delay of the publisher alerts and changed pairs, in continuous mode on evolving worlds.
 
-    .venv/bin/python -m bench.alarms [--dois 2000] [--sites 2] [--seed 1] [--days 30] [--speed 6480] [--at 7]
+    .venv/bin/python -m bench.alarms [--dois 2000] [--sites 2] [--seed 1] [--days 30] [--speed 4320] [--at 10]
                                      [--latency-ms 200] [--worlds unchanged,planted] [--set NAME=VALUE ...] [--keep]
+                                     [--again TMPDIR]
 
 Two worlds of the same size, each crawled as bench/continuous.py crawls one (`LANDING_CONTINUOUS=1` on a compressed
 clock, the default driver and schedule, a SIGTERM after `--days`): *unchanged*, an empty timeline (every rate 0),
@@ -10,7 +11,8 @@ where any "got worse" item or changed pair is a false alarm; *planted*, whose ti
 site of another, both `--at` days in. Read from each exported version: alerts.jsonl (per member, the items of
 `worse`), changes.json (its `pairs`) and `scrapy status` run when the version appeared. Printed: a table per world,
 the planted members' first alert after their event (with the cause, the fix said) and its delay, and a verdict.
-bench/README.md "alarms.py" has the figures.
+`--keep` keeps each world's folder (world, stores, logs, the status lines in statuses.json); `--again` reads the kept
+folders again, so that a changed reading needs no new crawl. bench/README.md "alarms.py" has the figures.
 """
 
 import argparse
@@ -259,7 +261,8 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
 
     start = datetime.strptime(opts.start, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     targets = [(e, e["owners"][0]) for e in timeline]
-    first: dict[int, tuple] = {}
+    first: dict[int, tuple] = {}  # planted event -> its first alert at or after it that got worse or is new
+    before: dict[int, bool] = {}  # planted event -> whether the member's last alert before it named its cause
     figures = {"versions": 0, "alarmed": 0, "items": 0, "changed": 0, "members": 0}
     print(
         f"\n{kind}: version (simulated day) | alerts | members with 'got worse' | items by kind | changed pairs | status"
@@ -291,21 +294,29 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
         by_member = {a.get("member"): a for a in alerts}
         for number, (event, member) in enumerate(targets):
             alert = by_member.get(member)
-            if number in first or when < version_time_of(event) or alert is None or member not in worse:
+            if alert is None or number in first:
                 continue
-            first[number] = (path.name, when, *caused(alert, event), alert.get("summary", ""))
+            cause, fix = caused(alert, event)
+            if when < version_time_of(event):
+                before[number] = cause  # a site lacking some tags from the start is named before its loss
+            elif member in worse or (cause and not before.get(number)):
+                first[number] = (path.name, when, cause, fix, member in worse, alert.get("summary", ""))
     figures["detected"] = []
+    made = [version_time(p.name) for p in versions(stores.artifacts)]
+    if targets and not any(t < version_time_of(targets[0][0]) for t in made):
+        print("  no version before the planted events, so nothing can get worse: lower --speed or plant later (--at)")
     for number, (event, member) in enumerate(targets):
         if number not in first:
             print(f"  {event['kind']} on {event['host']} ({member}): never alerted")
             figures["detected"].append(None)
             continue
-        name, when, cause, fix, said = first[number]
+        name, when, cause, fix, got_worse, said = first[number]
         delay = (when - version_time_of(event)) / timedelta(days=1)
         after = sum(1 for p in versions(stores.artifacts) if version_time_of(event) <= version_time(p.name) <= when)
         print(
             f"  {event['kind']} on {event.get('domain') or event['host']} ({member}) at {event['at']}: first alerted in "
-            f"{name}, version {after} after it, {delay:.2f} simulated days later; cause named {cause}, fix said {fix}"
+            f"{name}, version {after} after it, {delay:.2f} simulated days later; 'got worse' {got_worse}, cause named "
+            f"{cause}, fix said {fix}"
         )
         print(f"    summary: {said[:400]}")
         figures["detected"].append((delay, cause, fix))
@@ -351,24 +362,35 @@ def main() -> None:
     parser.add_argument("--start", default="2030-01-01T00:00:00Z", help="the simulated start (LANDING_CLOCK)")
     parser.add_argument("--days", type=float, default=30, help="simulated days to run, and the timeline's horizon")
     parser.add_argument(
-        "--speed", type=float, default=6480, help="simulated seconds a real second (6480: a day in 13.3 s)"
+        "--speed", type=float, default=4320, help="simulated seconds a real second (4320: a day in 20 s)"
     )
-    parser.add_argument("--at", type=float, default=7, help="the planted events' simulated day (7)")
+    parser.add_argument("--at", type=float, default=10, help="the planted events' simulated day (10)")
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--worlds", default=",".join(WORLDS), help="which worlds to run, in turn (both)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (worlds, stores, logs)")
+    parser.add_argument("--again", metavar="TMPDIR", help="read the kept run under TMPDIR again, crawl nothing")
     opts = parser.parse_args()
     figures = {}
     for kind in opts.worlds.split(","):
         if kind not in WORLDS:
             sys.exit(f"alarms: world {kind!r}: use {' or '.join(WORLDS)}")
+        if opts.again:  # a kept run's folder: read again, crawl nothing
+            tmp = max(Path(opts.again).glob(f"landing-alarms-{kind}-*"), key=lambda p: p.stat().st_mtime)
+            kept = json.loads((tmp / "statuses.json").read_text("utf-8"))
+            timeline = _read_jsonl(tmp / "world" / "timeline.jsonl")
+            end = datetime.fromisoformat(kept["end"])
+            stores = runner.Stores.under(tmp / "stores")
+            figures[kind] = report(kind, stores, kept["statuses"], end, timeline, opts)
+            continue
         with scratch(f"landing-alarms-{kind}-", opts.keep) as tmp:
             timeline = _world(tmp / "world", kind, opts)
             try:
                 stores, statuses, end = crawl(tmp / "world", tmp, opts)
             except RuntimeError as error:  # a sandbox that did not start
                 sys.exit(f"alarms: {error}")
+            kept = {"end": end.isoformat(), "statuses": statuses}
+            (tmp / "statuses.json").write_text(json.dumps(kept), "utf-8")
             figures[kind] = report(kind, stores, statuses, end, timeline, opts)
     print("\n" + verdict(figures))
 
