@@ -70,10 +70,21 @@ def mentions(value, text: str) -> bool:
     return False
 
 
+def _texts(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() if k not in ("errors", "class") for t in _texts(v)]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
 def caused(alert: dict, event: dict) -> tuple[bool, bool]:
     """(the alert names the event's cause, it says how to fix it). A meta-tag loss: its domain among the domains
     whose pages lack the DOI (`fix`) or in a `worse` item; the fix: a meta tag to add (`<meta` or `citation_doi`). A
-    move: its new domain in a `worse` item; the fix: a redirect named.
+    move: its new domain in a `worse` item; the fix: a redirect named (not a class such as too-many-redirects). The fix is looked for in every text of the
+    alert but failure classes (`errors`, `class`), wherever a rule puts it.
 
     >>> lost = {"kind": "meta-tags-lost", "domain": "a.example"}
     >>> caused({"fix": {"domains-missing-doi": [{"domain": "a.example"}]}, "summary": "Add <meta ...>"}, lost)
@@ -82,9 +93,11 @@ def caused(alert: dict, event: dict) -> tuple[bool, bool]:
     ...        {"kind": "move", "to": "b.example"})
     (True, False)
     """
-    said = " ".join(str(v) for k, v in alert.items() if k not in ("fix", "worse")).lower()
+    said = " ".join(_texts(alert)).lower()
     if event["kind"] == "move":
-        return mentions(alert.get("worse"), event["to"]), "redirect" in said
+        return mentions(alert.get("worse"), event["to"]), re.search(
+            r"(?<![\w-])redirect(s|ion)?(?![\w-])", said
+        ) is not None
     domain = event.get("domain") or event["host"]
     named = mentions((alert.get("fix") or {}).get("domains-missing-doi"), domain) or mentions(
         alert.get("worse"), domain

@@ -53,6 +53,16 @@ def test_a_move_is_caused_only_when_a_worse_item_names_its_new_domain():
     assert caused({"fix": {"failing-domains": [{"domain": "new.example"}]}}, move) == (False, False)
 
 
+def test_a_failure_class_naming_a_redirect_is_no_fix():
+    move = {"kind": "move", "host": "old.example", "to": "new.example"}
+    alert = {
+        "worse": {"moved": [{"prefix": "10.1", "to": ["new.example"]}]},
+        "fix": {"failing-domains": [{"domain": "old.example", "errors": {"too-many-redirects": 3}}]},
+        "summary": "3 landing pages could not be read (too-many-redirects 3).",
+    }
+    assert caused(alert, move) == (True, False)
+
+
 def test_a_meta_tag_loss_is_caused_when_its_domain_lacks_the_doi_and_fixed_when_a_tag_is_given():
     lost = {"kind": "meta-tags-lost", "host": "a.example", "domain": "a.example"}
     alert = {
