@@ -221,3 +221,18 @@ def test_scrapy_sandbox_evolve_writes_the_timeline_and_refuses_a_bad_start_with_
         2,
         "sandbox: start 'soon': use a UTC instant such as 2030-01-01T00:00:00Z",
     )
+
+
+def test_scrapy_sandbox_evolve_plants_the_events_a_file_lists(evolved, tmp_path):
+    directory, _ = evolved
+    copy = tmp_path / "w"
+    copy.mkdir()
+    for name in ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl"):
+        (copy / name).write_bytes((directory / name).read_bytes())
+    sites, _ = sites_and_owners(copy)
+    planted = [{"at": "2030-01-05T00:00:00Z", "kind": "meta-tags-lost", "host": sites[0].host}]
+    (tmp_path / "events.json").write_text(json.dumps(planted))
+    done = scrapy("sandbox", "evolve", str(copy), "--days", "30", "--events", str(tmp_path / "events.json"))
+    assert done.returncode == 0, done.stderr
+    assert _events(copy) == given(sites, planted, Rates(days=30))
+    assert [e["kind"] for e in _events(copy)] == ["meta-tags-lost"]
