@@ -1,6 +1,6 @@
 """False alarms and detection delay of the publisher alerts and changed pairs, in continuous mode on evolving worlds.
 
-    .venv/bin/python -m bench.alarms [--dois 2000] [--sites 2] [--seed 1] [--days 30] [--speed 4320] [--at 10]
+    .venv/bin/python -m bench.alarms [--dois 2000] [--sites 2] [--seed 1] [--days 30] [--speed 4320] [--at 15]
                                      [--latency-ms 200] [--worlds unchanged,planted] [--set NAME=VALUE ...] [--keep]
                                      [--again TMPDIR]
 
@@ -31,6 +31,7 @@ from bench.scratch import scratch
 from landing_dev import runner
 
 WORLDS = ("unchanged", "planted")
+CLOSE_GRACE = 180  # real seconds a SIGTERMed crawl may take to export its last version before a second SIGTERM
 STATUS_EVERY = 5  # real seconds between looks for a new version (then `scrapy status` runs once)
 
 
@@ -237,12 +238,18 @@ def crawl(directory: Path, tmp: Path, opts) -> tuple[runner.Stores, dict[str, st
             time.sleep(STATUS_EVERY)
         stopped = time.time()
         process.process.send_signal(signal.SIGTERM)
+        forced = ""
         try:
-            code = process.wait(STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            code = process.wait()
-        print(f"# crawl: exit {code}, closed in {time.time() - stopped:.0f} s", flush=True)
+            code = process.wait(CLOSE_GRACE)
+        except subprocess.TimeoutExpired:  # a close that hangs: Scrapy's second signal forces it
+            process.process.send_signal(signal.SIGTERM)
+            forced = f", forced by a second SIGTERM after {CLOSE_GRACE} s"
+            try:
+                code = process.wait(STOP_GRACE)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                code = process.wait()
+        print(f"# crawl: exit {code}, closed in {time.time() - stopped:.0f} s{forced}", flush=True)
     finally:
         if process:
             process.kill()
@@ -377,7 +384,9 @@ def main() -> None:
     parser.add_argument(
         "--speed", type=float, default=4320, help="simulated seconds a real second (4320: a day in 20 s)"
     )
-    parser.add_argument("--at", type=float, default=10, help="the planted events' simulated day (10)")
+    parser.add_argument(
+        "--at", type=float, default=15, help="the planted events' simulated day (15: after the first version)"
+    )
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--worlds", default=",".join(WORLDS), help="which worlds to run, in turn (both)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
