@@ -22,13 +22,15 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench.continuous import STOP_GRACE, version_time
 from bench.crawls import REAL_PACE
 from bench.scratch import scratch
 from landing_dev import runner
+from landing_dev.sandbox.timeline import moment
+from landing_dev.sandbox.world import STAMP
 
 WORLDS = ("unchanged", "planted")
 CLOSE_GRACE = 180  # real seconds a SIGTERMed crawl may take to export its last version before a second SIGTERM
@@ -62,13 +64,7 @@ def mentions(value, text: str) -> bool:
     >>> mentions({"fix": {"domains-missing-doi": [{"domain": "a.example"}]}}, "a.example"), mentions([1, None], "a")
     (True, False)
     """
-    if isinstance(value, str):
-        return text in value
-    if isinstance(value, dict):
-        return any(mentions(v, text) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(mentions(v, text) for v in value)
-    return False
+    return any(text in said for said in _texts(value))
 
 
 def _texts(value) -> list[str]:
@@ -132,11 +128,11 @@ def planted(sites, owners: list[dict], at: str) -> list[dict]:
     ]
 
 
-def _scrapy(*args, settings=None) -> subprocess.CompletedProcess:
+def _scrapy(*args, settings=None, check=True) -> subprocess.CompletedProcess:
     done = subprocess.run(
         runner.scrapy_command(*args, settings=settings), cwd=runner.PROJECT, capture_output=True, text=True
     )
-    if done.returncode:
+    if check and done.returncode:
         sys.exit(f"{' '.join(map(str, args[:2]))} failed ({done.returncode}):\n{done.stderr[-2000:]}")
     return done
 
@@ -146,30 +142,18 @@ def _world(directory: Path, kind: str, opts) -> list[dict]:
 
     started = time.monotonic()
     _scrapy("sandbox", "generate", directory, "--dois", opts.dois, "--sites", opts.sites, "--seed", opts.seed)
-    at = (datetime.strptime(opts.start, "%Y-%m-%dT%H:%M:%SZ") + timedelta(days=opts.at)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    at = (moment(opts.start) + timedelta(days=opts.at)).strftime(STAMP)
     events = planted(*sites_and_owners(directory), at) if kind == "planted" else []
     (directory / "events.json").write_text(json.dumps(events), "utf-8")
-    _scrapy(
-        "sandbox",
-        "evolve",
-        directory,
-        "--start",
-        opts.start,
-        "--days",
-        opts.days,
-        "--events",
-        directory / "events.json",
-    )
-    timeline = [json.loads(line) for line in (directory / "timeline.jsonl").read_text("utf-8").splitlines() if line]
+    evolve = ["sandbox", "evolve", directory, "--start", opts.start, "--days", opts.days]
+    _scrapy(*evolve, "--events", directory / "events.json")
+    timeline = _read_jsonl(directory / "timeline.jsonl")
     print(f"# {kind} world: {opts.dois:,} DOIs, generated in {time.monotonic() - started:.0f} s; events {timeline}")
     return timeline
 
 
 def _status(stores: runner.Stores, clock: dict) -> str:
-    settings = {**stores.as_settings(), **clock}
-    done = subprocess.run(
-        runner.scrapy_command("status", settings=settings), cwd=runner.PROJECT, capture_output=True, text=True
-    )
+    done = _scrapy("status", settings={**stores.as_settings(), **clock}, check=False)  # failing health exits non-zero
     lines = (done.stdout.strip() or done.stderr.strip()).splitlines()
     return lines[-1] if lines else ""
 
@@ -201,21 +185,15 @@ def changed_pairs(changes: dict | None, expected: set[str]) -> dict[str, int]:
     for row in (changes or {}).get("pairs") or []:
         if not isinstance(row, dict):
             continue
-        if row.get("prefix") in expected:
-            kind = "expected"
-        elif row.get("appeared"):
-            kind = "appeared"
-        elif row.get("disappeared"):
-            kind = "disappeared"
-        else:
-            kind = "unseen"
+        kind = "appeared" if row.get("appeared") else "disappeared" if row.get("disappeared") else "unseen"
+        kind = "expected" if row.get("prefix") in expected else kind
         found[kind] = found.get(kind, 0) + 1
     return found
 
 
 def crawl(directory: Path, tmp: Path, opts) -> tuple[runner.Stores, dict[str, str], datetime]:
     """Serve and crawl one world for `--days` simulated days; the stores, `scrapy status` per version, the stop."""
-    start, speed = datetime.strptime(opts.start, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC), opts.speed
+    start, speed = moment(opts.start), opts.speed
     since = time.time() + 2
     clock = {"LANDING_CLOCK": opts.start, "LANDING_CLOCK_SPEED": speed, "LANDING_CLOCK_SINCE": f"{since:.3f}"}
     stores = runner.Stores.under(tmp / "stores")
@@ -279,7 +257,7 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
     """Print one world's table and its planted members' detection; the figures the verdict reads."""
     from landing.artifacts.files import versions
 
-    start = datetime.strptime(opts.start, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    start = moment(opts.start)
     targets = [(e, e["owners"][0]) for e in timeline]
     first: dict[int, tuple] = {}  # planted event -> its first alert at or after it that got worse or is new
     before: dict[int, bool] = {}  # planted event -> whether the member's last alert before it named its cause
@@ -290,14 +268,14 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
     for path in versions(stores.artifacts):
         when = min(version_time(path.name), end)
         alerts = _read_jsonl(path / "alerts.jsonl")
-        planted_members = {m for e, m in targets if when >= version_time_of(e)}  # before its event, noise too
+        planted_members = {m for e, m in targets if when >= moment(e["at"])}  # before its event, noise too
         worse = {a.get("member"): worse_items(a) for a in alerts if worse_items(a)}
         noise = {m: w for m, w in worse.items() if m not in planted_members}
         kinds: dict[str, int] = {}
         for items in noise.values():
             for k, n in items.items():
                 kinds[k] = kinds.get(k, 0) + n
-        expected = {p for e, _ in targets if when >= version_time_of(e) for p in e.get("prefixes", [])}
+        expected = {p for e, _ in targets if when >= moment(e["at"]) for p in e.get("prefixes", [])}
         pairs = changed_pairs(_changes(path / "changes.json"), expected)
         changed = sum(n for k, n in pairs.items() if k != "expected")
         figures["versions"] += 1
@@ -317,13 +295,13 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
             if alert is None or number in first:
                 continue
             cause, fix = caused(alert, event)
-            if when < version_time_of(event):
+            if when < moment(event["at"]):
                 before[number] = cause  # a site lacking some tags from the start is named before its loss
             elif member in worse or (cause and not before.get(number)):
                 first[number] = (path.name, when, cause, fix, member in worse, alert.get("summary", ""))
     figures["detected"] = []
     made = [version_time(p.name) for p in versions(stores.artifacts)]
-    if targets and not any(t < version_time_of(targets[0][0]) for t in made):
+    if targets and not any(t < moment(targets[0][0]["at"]) for t in made):
         print("  no version before the planted events, so nothing can get worse: lower --speed or plant later (--at)")
     for number, (event, member) in enumerate(targets):
         if number not in first:
@@ -331,8 +309,8 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
             figures["detected"].append(None)
             continue
         name, when, cause, fix, got_worse, said = first[number]
-        delay = (when - version_time_of(event)) / timedelta(days=1)
-        after = sum(1 for p in versions(stores.artifacts) if version_time_of(event) <= version_time(p.name) <= when)
+        delay = (when - moment(event["at"])) / timedelta(days=1)
+        after = sum(1 for p in versions(stores.artifacts) if moment(event["at"]) <= version_time(p.name) <= when)
         print(
             f"  {event['kind']} on {event.get('domain') or event['host']} ({member}) at {event['at']}: first alerted in "
             f"{name}, version {after} after it, {delay:.2f} simulated days later; 'got worse' {got_worse}, cause named "
@@ -341,10 +319,6 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
         print(f"    summary: {said[:400]}")
         figures["detected"].append((delay, cause, fix))
     return figures
-
-
-def version_time_of(event: dict) -> datetime:
-    return datetime.strptime(event["at"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 def verdict(figures: dict) -> str:
