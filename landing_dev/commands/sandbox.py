@@ -5,8 +5,10 @@ class before running any command, so the sandbox's modules are imported only whe
 """
 
 import argparse
+import json
 import sys
 import time
+from pathlib import Path
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
@@ -17,7 +19,8 @@ USAGE = """
   scrapy sandbox serve WORLD [--port P] [--host H] [--latency-ms L] [--jitter-ms J] [--log] [-s LANDING_CLOCK=...]
   scrapy sandbox truth WORLD     (re-walk a world, e.g. a hand-written one, and rewrite truth.jsonl)
   scrapy sandbox evolve WORLD [--seed S] [--start T] [--days D] [--moves R] [--new-owners N] [--new-prefixes N]
-                              [--meta-flips R] [--outages R] [--outage-hours H]   (write WORLD/timeline.jsonl)"""
+                              [--meta-flips R] [--outages R] [--outage-hours H] [--events FILE]
+                              (write WORLD/timeline.jsonl)"""
 COMMANDS = ("generate", "serve", "truth", "evolve")
 
 
@@ -94,6 +97,9 @@ class Command(ScrapyCommand):
         ):
             default = getattr(rates, name.replace("-", "_"))
             parser.add_argument(f"--{name}", type=kind, default=default, help=f"evolve: {meaning} (default {default})")
+        parser.add_argument(
+            "--events", help="evolve: a JSON list of the site events to plant ({at, kind, host...}) instead of rates"
+        )
 
     def run(self, args, opts):
         if len(args) != 2 or args[0] not in COMMANDS:
@@ -151,7 +157,10 @@ class Command(ScrapyCommand):
 
         names = ("start", "days", "moves", "new_owners", "new_prefixes", "meta_flips", "outages", "outage_hours")
         rates = Rates(**{name: getattr(opts, name) for name in names})
-        counts = evolve(directory, rates, opts.seed)
+        events = json.loads(Path(opts.events).read_text("utf-8")) if opts.events else None
+        if events is not None and not isinstance(events, list):
+            raise ValueError(f"{opts.events}: expected a JSON list of events")
+        counts = evolve(directory, rates, opts.seed, events)
         print(f"sandbox: wrote {directory}/timeline.jsonl from {rates.start} for {rates.days:g} days: {counts}")
 
     def _truth(self, directory, opts):

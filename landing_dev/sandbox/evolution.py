@@ -163,6 +163,36 @@ def plan(sites: list[Site], owners: list[dict], rates: Rates, seed: int = 0) -> 
     return _described(sorted(events, key=lambda e: (e["at"], KINDS.index(e["kind"]), e.get("host", ""))), sites)
 
 
+def given(sites: list[Site], events: list[dict], rates: Rates) -> list[dict]:
+    """A timeline from events a caller names ({"at", "kind", "host"...}: a site's `move`, `meta-tags-lost`,
+    `meta-tags-gained`, `down` and `up`), checked against the sites and the horizon, in order of time; ValueError
+    naming the first event no timeline can hold. A move's `to` defaults as `plan` draws it, `old` to "redirect"."""
+    rates.check()
+    start = datetime.strptime(rates.start, STAMP).replace(tzinfo=UTC)
+    hosts = {s.host for s in sites}
+    drawn = []
+    for number, event in enumerate(events):
+        kind, host = event.get("kind"), event.get("host")
+        if kind not in KINDS or kind in ("new-owner", "new-prefix"):
+            raise ValueError(f"event {number + 1}: kind {kind!r}: use move, meta-tags-lost/gained, down or up")
+        if host not in hosts:
+            raise ValueError(f"event {number + 1}: host {host!r} serves no landing page of this world")
+        try:
+            at = datetime.strptime(str(event.get("at")), STAMP).replace(tzinfo=UTC)
+        except ValueError:
+            raise ValueError(f"event {number + 1}: at {event.get('at')!r}: use a UTC instant") from None
+        if not start <= at < start + timedelta(days=rates.days):
+            raise ValueError(f"event {number + 1}: at {event['at']} falls outside the horizon")
+        drawn.append({**event, "at": at})
+        if kind == "move":
+            labels = host.split(".")
+            drawn[-1].setdefault("to", f"{'-'.join(labels[:-1])}.platform{number % 7}.example")
+            drawn[-1].setdefault("old", "redirect")
+        elif kind == "down":
+            drawn[-1].setdefault("how", "refused")
+    return _described(sorted(drawn, key=lambda e: (e["at"], KINDS.index(e["kind"]), e["host"])), sites)
+
+
 def _described(events: list[dict], sites: list[Site]) -> list[dict]:
     """Each event with its stamp, and a site's events with the domain it is on then and the prefixes it touches."""
     touched = {s.host: s for s in sites}
@@ -183,10 +213,12 @@ def _described(events: list[dict], sites: list[Site]) -> list[dict]:
     return events
 
 
-def evolve(directory, rates: Rates = Rates(), seed: int = 0) -> dict:
-    """Write a world's timeline.jsonl from its world.json and truth.jsonl; the count of each kind of event."""
+def evolve(directory, rates: Rates = Rates(), seed: int = 0, events: list[dict] | None = None) -> dict:
+    """Write a world's timeline.jsonl from its world.json and truth.jsonl, drawn at `rates` or, given `events`, those
+    (`given`); the count of each kind of event."""
     directory = Path(directory)
-    events = plan(*sites_and_owners(directory), rates, seed)
+    sites, owners = sites_and_owners(directory)
+    events = plan(sites, owners, rates, seed) if events is None else given(sites, events, rates)
     with (directory / TIMELINE).open("w", encoding="utf-8") as out:
         for event in events:
             out.write(json.dumps(event) + "\n")

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from landing_dev.sandbox.evolution import KINDS, Rates, Site, evolve, plan, sites_and_owners
+from landing_dev.sandbox.evolution import KINDS, Rates, Site, evolve, given, plan, sites_and_owners
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.timeline import moment
 from landing_dev.sandbox.world import World, WorldError
@@ -68,6 +68,45 @@ def test_an_outage_ends_within_half_to_one_and_a_half_times_its_mean_length():
     ups = {e["host"]: moment(e["at"]) for e in events if e["kind"] == "up"}
     assert ups and set(ups) <= set(downs)
     assert all(timedelta(hours=5) <= ups[h] - downs[h] <= timedelta(hours=15) for h in ups)
+
+
+def test_given_events_make_the_timeline_in_order_of_time_described_as_drawn_ones():
+    planted = [
+        {"at": "2030-01-04T00:00:00Z", "kind": "move", "host": "www.s2.example"},
+        {"at": "2030-01-03T00:00:00Z", "kind": "meta-tags-lost", "host": "www.s1.example"},
+    ]
+    lost, move = given(_sites(3), planted, Rates(days=30))
+    assert lost == {
+        "at": "2030-01-03T00:00:00Z",
+        "kind": "meta-tags-lost",
+        "host": "www.s1.example",
+        "domain": "www.s1.example",
+        "prefixes": ["10.1001"],
+        "owners": ["crossref/1"],
+    }
+    assert (move["kind"], move["from"], move["to"], move["old"]) == (
+        "move",
+        "www.s2.example",
+        "www-s2.platform0.example",
+        "redirect",
+    )
+
+
+@pytest.mark.parametrize(
+    "event, said",
+    [
+        ({"at": "2030-01-03T00:00:00Z", "kind": "move", "host": "www.nowhere.example"}, "host 'www.nowhere.example'"),
+        (
+            {"at": "2030-02-03T00:00:00Z", "kind": "move", "host": "www.s1.example"},
+            "at 2030-02-03T00:00:00Z falls outside",
+        ),
+        ({"at": "2030-01-03T00:00:00Z", "kind": "new-owner", "host": "www.s1.example"}, "kind 'new-owner'"),
+        ({"at": "soon", "kind": "up", "host": "www.s1.example"}, "at 'soon'"),
+    ],
+)
+def test_a_given_event_the_world_cannot_hold_is_refused_naming_it(event, said):
+    with pytest.raises(ValueError, match=f"event 1: {said}"):
+        given(_sites(3), [event], Rates(days=30))
 
 
 def test_a_move_names_its_site_its_new_domain_and_the_prefixes_it_takes_there():
@@ -182,3 +221,18 @@ def test_scrapy_sandbox_evolve_writes_the_timeline_and_refuses_a_bad_start_with_
         2,
         "sandbox: start 'soon': use a UTC instant such as 2030-01-01T00:00:00Z",
     )
+
+
+def test_scrapy_sandbox_evolve_plants_the_events_a_file_lists(evolved, tmp_path):
+    directory, _ = evolved
+    copy = tmp_path / "w"
+    copy.mkdir()
+    for name in ("world.json", "dois.jsonl", "routes.jsonl", "truth.jsonl"):
+        (copy / name).write_bytes((directory / name).read_bytes())
+    sites, _ = sites_and_owners(copy)
+    planted = [{"at": "2030-01-05T00:00:00Z", "kind": "meta-tags-lost", "host": sites[0].host}]
+    (tmp_path / "events.json").write_text(json.dumps(planted))
+    done = scrapy("sandbox", "evolve", str(copy), "--days", "30", "--events", str(tmp_path / "events.json"))
+    assert done.returncode == 0, done.stderr
+    assert _events(copy) == given(sites, planted, Rates(days=30))
+    assert [e["kind"] for e in _events(copy)] == ["meta-tags-lost"]
