@@ -17,6 +17,7 @@ from twisted.internet.ssl import optionsForClientTLS
 from twisted.web.client import HTTPConnectionPool
 
 from landing import config
+from landing.crawl.retry import HeldBack
 from landing.crawl.stopping import StoppableDownloads
 
 
@@ -121,3 +122,10 @@ class HttpHandler(StoppableDownloads, HTTP11DownloadHandler):
         cap_pool(self, crawler)
         one_tls_context(self, config.of(crawler).verified_hosts)
         self.watch_stopping(crawler)
+
+    async def download_request(self, request):
+        # A host backing off (landing.crawl.retry) gets its probe only, not the requests queued in its slot before.
+        backoff = getattr(self.crawler, "landing_backoff", None)
+        if backoff is not None and backoff.holds(request):
+            raise HeldBack(request.url)
+        return await super().download_request(request)

@@ -4,6 +4,7 @@ import asyncio
 import time
 from urllib.parse import urlsplit
 
+from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import TunnelError
 from scrapy.downloadermiddlewares.retry import RetryMiddleware, get_retry_request
 from scrapy.exceptions import (
@@ -36,12 +37,18 @@ OUTAGE_ERRORS = (
 )
 
 
+class HeldBack(Exception):
+    """A request the download handler did not send: its host is pausing. It goes back to wait for its turn."""
+
+
 class BackoffRetryMiddleware(RetryMiddleware):
     """Scrapy's RetryMiddleware, with retries that wait per host: a host whose request fails (OUTAGE_ERRORS, or a
     RETRY_HTTP_CODES answer) pauses, all its requests held here until the pause ends, then one goes as a probe and
     the others wait for its answer. An answer ends the outage; a failed probe doubles the pause (Schedule).
 
-    A request keeps Scrapy's RETRY_TIMES; while its host fails every URL asked (an outage, not one broken page) it
+    Requests that were already waiting in the host's download slot are held back by the download handler (holds),
+    so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
+    RETRY_TIMES; while its host fails every URL asked (an outage, not one broken page) it
     is retried for up to LANDING_OUTAGE_MAX seconds of the outage. A Retry-After pauses the host as long, up to
     LANDING_RETRY_AFTER_MAX. Scrapy's own retries went at once: an outage spent every try within a second.
     """
@@ -62,7 +69,21 @@ class BackoffRetryMiddleware(RetryMiddleware):
             crawler.settings, Schedule(cap=cfg.backoff_max, outage_max=cfg.outage_max), cfg.retry_after_max
         )
         middleware.crawler = crawler
+        crawler.landing_backoff = middleware  # the download handler asks it which requests to hold back (holds)
+        # Every answer, seen as it arrives: the redirect middlewares turn a 3xx into its next hop before
+        # process_response here would see it, and a resolver's answers are nearly all redirects.
+        crawler.signals.connect(middleware.downloaded, signal=signals.response_downloaded)
         return middleware
+
+    def downloaded(self, response, request, spider=None) -> None:
+        """An answer from the host (at response_downloaded) ends its outage, unless it is one more failure."""
+        if response.status not in self.retry_http_codes:
+            self._answered(request)
+
+    def holds(self, request) -> bool:
+        """Whether a request about to be sent is held back: its host has an outage and it is not the probe. Requests
+        queued in the host's download slot before the outage began are held here, not sent to a host that is down."""
+        return not request.meta.get(PROBE) and _host(request) in self.outages
 
     async def process_request(self, request, spider=None):
         request.meta.pop(PROBE, None)  # a retry's copy of a probe is not one yet
@@ -82,7 +103,6 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
     def process_response(self, request, response, spider=None):
         if response.status not in self.retry_http_codes:
-            self._answered(request)
             return response
         asked = retry_after(response.headers.get("Retry-After", b"").decode("latin-1"), time.time())
         outage = self._failed(request, asked)
@@ -91,6 +111,11 @@ class BackoffRetryMiddleware(RetryMiddleware):
         return self._retry_during(request, response_status_message(response.status), outage) or response
 
     def process_exception(self, request, exception, spider=None):
+        if isinstance(exception, HeldBack):
+            self._count("held_back")
+            held = request.copy()
+            held.dont_filter = True  # back through the scheduler, not a duplicate; it waits in process_request
+            return held
         if not isinstance(exception, OUTAGE_ERRORS):
             if request.meta.pop(PROBE, False) and (outage := self.outages.get(_host(request))):
                 self._set(_host(request), outage.released(self.clock()))
