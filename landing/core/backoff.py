@@ -58,8 +58,8 @@ class Schedule:
 class Outage:
     """A host failing since `since` with no answer in between: no request before `until`, then one probe at a time.
 
-    `urls` holds up to two of the failed requests' URLs: two different ones make the outage `widespread` (the host
-    fails whatever is asked), which one page that always fails, on a host asked nothing else, cannot tell apart.
+    `urls` holds up to two URLs whose failure said the host is down (no connection, 502, 503, 504), not that one page
+    is broken (a 500): two different ones make the outage `widespread`, the host failing whatever is asked.
     """
 
     since: float
@@ -69,18 +69,18 @@ class Outage:
     probe: bool = False  # a probe is in flight (until then `until` is when it counts as lost)
 
     @classmethod
-    def begin(cls, url: str, now: float, draw: float, schedule: Schedule) -> "Outage":
-        """The outage a host's first failure since it last answered begins."""
-        return cls(since=now, until=now + schedule.pause(1, draw), urls=frozenset((url,)))
+    def begin(cls, url: str, now: float, draw: float, schedule: Schedule, down: bool = True) -> "Outage":
+        """The outage a host's first failure since it last answered begins; `down`: the failure says the host is."""
+        return cls(since=now, until=now + schedule.pause(1, draw), urls=frozenset((url,) if down else ()))
 
     @property
     def widespread(self) -> bool:
         return len(self.urls) > 1
 
-    def failed(self, url: str, now: float, draw: float, schedule: Schedule, probe: bool) -> "Outage":
+    def failed(self, url: str, now: float, draw: float, schedule: Schedule, probe: bool, down: bool = True) -> "Outage":
         """The outage after another failure. The probe's failure doubles the pause; a request sent before the outage
         began, still in flight, changes only what has failed."""
-        urls = self.urls if self.widespread else self.urls | {url}
+        urls = self.urls if self.widespread or not down else self.urls | {url}
         if not probe:
             return replace(self, urls=urls)
         streak = self.streak + 1

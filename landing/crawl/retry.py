@@ -35,6 +35,9 @@ OUTAGE_ERRORS = (
     tx.ConnectionDone,
     tx.TimeoutError,
 )
+# Answers that say the server is unavailable (a gateway's, a maintenance page's), not what one page is: with the
+# failures above, they are what makes an outage widespread. A 500 is a page's own error; 408 and 429 are about pace.
+DOWN_STATUSES = frozenset((502, 503, 504, 522, 524))
 
 
 class HeldBack(Exception):
@@ -48,7 +51,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
     Requests that were already waiting in the host's download slot are held back by the download handler (holds),
     so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
-    RETRY_TIMES; while its host fails every URL asked (an outage, not one broken page) it
+    RETRY_TIMES; while its host fails every URL asked (no connection, 502-504: an outage, not one broken page) it
     is retried for up to LANDING_OUTAGE_MAX seconds of the outage. A Retry-After pauses the host as long, up to
     LANDING_RETRY_AFTER_MAX. Scrapy's own retries went at once: an outage spent every try within a second.
     """
@@ -105,7 +108,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if response.status not in self.retry_http_codes:
             return response
         asked = retry_after(response.headers.get("Retry-After", b"").decode("latin-1"), time.time())
-        outage = self._failed(request, asked)
+        outage = self._failed(request, asked, down=response.status in DOWN_STATUSES)
         if request.meta.get("dont_retry"):
             return response
         return self._retry_during(request, response_status_message(response.status), outage) or response
@@ -125,15 +128,16 @@ class BackoffRetryMiddleware(RetryMiddleware):
             return None
         return self._retry_during(request, exception, outage)
 
-    def _failed(self, request, asked: float | None = None) -> Outage:
-        """The host's outage once this request failed (the first failure begins one); `asked`: Retry-After's seconds."""
+    def _failed(self, request, asked: float | None = None, down: bool = True) -> Outage:
+        """The host's outage once this request failed (the first failure begins one); `asked`: Retry-After's seconds;
+        `down`: whether the failure says the host is down (landing.core.backoff.Outage)."""
         host, now, draw, probe = _host(request), self.clock(), next(self.draws), request.meta.pop(PROBE, False)
         outage = self.outages.get(host)
         if outage is None:
-            outage = Outage.begin(request.url, now, draw, self.schedule)
+            outage = Outage.begin(request.url, now, draw, self.schedule, down)
             self._count("outages")
         else:
-            outage = outage.failed(request.url, now, draw, self.schedule, probe)
+            outage = outage.failed(request.url, now, draw, self.schedule, probe, down)
         if asked:
             outage = outage.asked(now, min(asked, self.retry_after_max))
         self._set(host, outage)

@@ -74,3 +74,9 @@ def test_a_widespread_outage_is_retried_past_the_tries_until_outage_max():
     outage = Outage.begin("https://a.example/1", now=0.0, draw=1.0, schedule=SCHEDULE)
     outage = outage.failed("https://a.example/2", now=0.0, draw=1.0, schedule=SCHEDULE, probe=False)
     assert (SCHEDULE.retries(9, 2, outage, now=299.0), SCHEDULE.retries(9, 2, outage, now=300.0)) == (True, False)
+
+
+def test_failures_that_do_not_say_the_host_is_down_never_make_the_outage_widespread():
+    outage = Outage.begin("https://a.example/1", now=0.0, draw=1.0, schedule=SCHEDULE, down=False)
+    outage = outage.failed("https://a.example/2", now=0.1, draw=1.0, schedule=SCHEDULE, probe=False, down=False)
+    assert (outage.widespread, outage.until) == (False, 1.0)

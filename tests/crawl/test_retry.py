@@ -207,3 +207,10 @@ def test_a_widespread_outage_longer_than_outage_max_gives_its_requests_up(clock)
     clock.now += 120
     result, response = answer(made, retry_times=PROJECT["RETRY_TIMES"])
     assert result is response
+
+
+def test_pages_answering_500_are_broken_pages_not_an_outage_and_are_given_up_after_retry_times(clock):
+    made = middleware(clock)
+    answer(made, url=PAGE + "?a", status=500)
+    result, response = answer(made, status=500, retry_times=PROJECT["RETRY_TIMES"])
+    assert result is response

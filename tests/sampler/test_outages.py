@@ -8,7 +8,6 @@ idle while it waits (a probe every few seconds): about 65 s of wall, a second or
 import json
 import re
 import sqlite3
-import subprocess
 
 import pytest
 
