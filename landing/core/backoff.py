@@ -78,11 +78,13 @@ class Outage:
         return len(self.urls) > 1
 
     def failed(self, url: str, now: float, draw: float, schedule: Schedule, probe: bool, down: bool = True) -> "Outage":
-        """The outage after another failure. The probe's failure doubles the pause; a request sent before the outage
-        began, still in flight, changes only what has failed."""
+        """The outage after another failure. The probe's failure doubles the pause when it says the host is down; a
+        request sent before the outage began, still in flight, changes only what has failed."""
         urls = self.urls if self.widespread or not down else self.urls | {url}
         if not probe:
             return replace(self, urls=urls)
+        if not down:  # one page's error, however long the host asked to be left alone: no longer a pause
+            return replace(self, until=now + schedule.pause(1, draw), probe=False, urls=urls)
         streak = self.streak + 1
         return Outage(self.since, now + schedule.pause(streak, draw), streak, urls)
 

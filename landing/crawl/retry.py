@@ -22,6 +22,7 @@ from landing.core.retry import retry_after
 
 KEPT = 10_000  # outages held before those long past are forgotten
 PROBE = "landing_backoff_probe"  # Request.meta: this request went out as its failing host's probe
+WAIT_UNTIL = "landing_backoff_until"  # Request.meta: a page's retry waits until then (the middleware's clock)
 # The failures that say a host is not there now: no connection, a connection lost, no answer in time; a proxy that
 # cannot reach it (TunnelError: the sandbox's 502 to CONNECT). A name that does not resolve is not an outage.
 OUTAGE_ERRORS = (
@@ -45,9 +46,10 @@ class HeldBack(Exception):
 
 
 class BackoffRetryMiddleware(RetryMiddleware):
-    """Scrapy's RetryMiddleware, with retries that wait per host: a host whose request fails (OUTAGE_ERRORS, or a
-    RETRY_HTTP_CODES answer) pauses, all its requests held here until the pause ends, then one goes as a probe and
-    the others wait for its answer. An answer ends the outage; a failed probe doubles the pause (Schedule).
+    """Scrapy's RetryMiddleware, with retries that wait per host: a host whose request fails (OUTAGE_ERRORS, a
+    DOWN_STATUSES answer, or any RETRY_HTTP_CODES answer with a Retry-After) pauses, all its requests held here until
+    the pause ends, then one goes as a probe and the others wait for its answer. An answer ends the outage; a failed
+    probe doubles the pause (Schedule). Another retried answer (a 500) delays its own retry alone, as long.
 
     Requests that were already waiting in the host's download slot are held back by the download handler (holds),
     so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
@@ -60,7 +62,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         super().__init__(settings)
         self.schedule, self.retry_after_max, self.clock = schedule, retry_after_max, clock
         # A probe that neither answers nor fails within this (lost on its way) lets another go.
-        self.hold = 2 * settings.getfloat("DOWNLOAD_TIMEOUT") + schedule.cap
+        self.hold = 2 * settings.getfloat("DOWNLOAD_TIMEOUT")
         self.draws = draws(seed)
         self.outages: dict[str, Outage] = {}  # host -> its outage, only while it has one
         self.changes: dict[str, asyncio.Event] = {}  # host -> set when its outage changes, for the requests waiting
@@ -90,6 +92,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
     async def process_request(self, request, spider=None):
         request.meta.pop(PROBE, None)  # a retry's copy of a probe is not one yet
+        if (wait := request.meta.pop(WAIT_UNTIL, 0.0) - self.clock()) > 0:
+            await asyncio.sleep(wait)
         host = _host(request)
         while (outage := self.outages.get(host)) is not None:
             now = self.clock()
@@ -108,10 +112,19 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if response.status not in self.retry_http_codes:
             return response
         asked = retry_after(response.headers.get("Retry-After", b"").decode("latin-1"), time.time())
-        outage = self._failed(request, asked, down=response.status in DOWN_STATUSES)
+        down = response.status in DOWN_STATUSES
+        # One page's error (500, 408, a 429 that names no wait): its own retry waits, not the host's other requests.
+        if down or asked:
+            outage = self._failed(request, asked, down)
+        else:
+            outage = None
+            self._answered(request)  # the host answers: whatever its outage was, a probe of it has its answer
         if request.meta.get("dont_retry"):
             return response
-        return self._retry_during(request, response_status_message(response.status), outage) or response
+        retry = self._retry_during(request, response_status_message(response.status), outage)
+        if retry is not None and outage is None:
+            retry.meta[WAIT_UNTIL] = self.clock() + self.schedule.pause(retry.meta["retry_times"], next(self.draws))
+        return retry or response
 
     def process_exception(self, request, exception, spider=None):
         if isinstance(exception, HeldBack):
@@ -160,12 +173,12 @@ class BackoffRetryMiddleware(RetryMiddleware):
         if change := self.changes.pop(host, None):
             change.set()
 
-    def _retry_during(self, request, reason, outage: Outage):
+    def _retry_during(self, request, reason, outage: Outage | None):
         """The retry of a request that failed on a host in `outage`: within RETRY_TIMES, or beyond while the outage
         is widespread and younger than LANDING_OUTAGE_MAX; None once given up."""
         tries = request.meta.get("retry_times", 0)
         allowed = request.meta.get("max_retry_times", self.max_retry_times)
-        if tries >= allowed and self.schedule.retries(tries, allowed, outage, self.clock()):
+        if tries >= allowed and outage is not None and self.schedule.retries(tries, allowed, outage, self.clock()):
             self._count("outage_retries")
             allowed = tries + 1
         return get_retry_request(

@@ -16,7 +16,7 @@ from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedE
 from scrapy.http import HtmlResponse, Request
 
 from landing.crawl import retry as retry_module
-from landing.crawl.retry import PROBE, BackoffRetryMiddleware, HeldBack
+from landing.crawl.retry import PROBE, WAIT_UNTIL, BackoffRetryMiddleware, HeldBack
 from tests.crawl.project import PROJECT, crawler
 
 NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=UTC)
@@ -214,3 +214,19 @@ def test_pages_answering_500_are_broken_pages_not_an_outage_and_are_given_up_aft
     answer(made, url=PAGE + "?a", status=500)
     result, response = answer(made, status=500, retry_times=PROJECT["RETRY_TIMES"])
     assert result is response
+
+
+def test_a_500_delays_its_own_retry_and_pauses_no_host(clock):
+    made = middleware(clock)
+    result, _ = answer(made, status=500)
+    assert (result.meta[WAIT_UNTIL] - clock.now, made.outages) == (1.0, {})
+
+
+def test_a_probe_answered_500_ends_the_outage_the_host_answers(clock):
+    made = middleware(clock)
+    answer(made)
+    clock.now += 1.0
+    probe = Request(PAGE + "?broken")
+    asyncio.run(made.process_request(probe))
+    made.process_response(probe, HtmlResponse(probe.url, status=500, request=probe))
+    assert made.outages == {}
