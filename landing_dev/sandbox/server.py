@@ -237,8 +237,12 @@ class RunningSandbox:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def take_down(self, host: str, seconds: float, how: str = "refused") -> None:
-        """SandboxServer.take_down, from the thread that drives the sandbox."""
-        self.loop.call_soon_threadsafe(self.server.take_down, host, seconds, how)
+        """SandboxServer.take_down, from the thread that drives the sandbox; in effect once this returns."""
+
+        async def down():
+            self.server.take_down(host, seconds, how)
+
+        asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
 
     def close(self):
         asyncio.run_coroutine_threadsafe(self._close(), self.loop).result(10)
