@@ -17,7 +17,6 @@ from twisted.internet.ssl import optionsForClientTLS
 from twisted.web.client import HTTPConnectionPool
 
 from landing import config
-from landing.crawl.retry import HeldBack
 from landing.crawl.stopping import StoppableDownloads
 
 
@@ -124,8 +123,9 @@ class HttpHandler(StoppableDownloads, HTTP11DownloadHandler):
         self.watch_stopping(crawler)
 
     async def download_request(self, request):
-        # A host backing off (landing.crawl.retry) gets its probe only, not the requests queued in its slot before.
+        # A host backing off (landing.crawl.retry) gets its probe only: the requests queued in its slot before its
+        # outage began wait here, holding the host's concurrency, not sent and not counted again.
         backoff = getattr(self.crawler, "landing_backoff", None)
         if backoff is not None and backoff.holds(request):
-            raise HeldBack(request.url)
+            await backoff.turn(request)
         return await super().download_request(request)

@@ -19,6 +19,8 @@ from twisted.internet import error as tx
 from landing import config
 from landing.core.backoff import Outage, Schedule, draws
 from landing.core.retry import retry_after
+from landing.crawl.signals import crawl_stopping
+from landing.crawl.stopping import Stopped
 
 KEPT = 10_000  # outages held before those long past are forgotten
 PROBE = "landing_backoff_probe"  # Request.meta: this request went out as its failing host's probe
@@ -41,18 +43,14 @@ OUTAGE_ERRORS = (
 DOWN_STATUSES = frozenset((502, 503, 504, 522, 524))
 
 
-class HeldBack(Exception):
-    """A request the download handler did not send: its host is pausing. It goes back to wait for its turn."""
-
-
 class BackoffRetryMiddleware(RetryMiddleware):
     """Scrapy's RetryMiddleware, with retries that wait per host: a host whose request fails (OUTAGE_ERRORS, a
     DOWN_STATUSES answer, or any RETRY_HTTP_CODES answer with a Retry-After) pauses, all its requests held here until
     the pause ends, then one goes as a probe and the others wait for its answer. An answer ends the outage; a failed
     probe doubles the pause (Schedule). Another retried answer (a 500) delays its own retry alone, as long.
 
-    Requests that were already waiting in the host's download slot are held back by the download handler (holds),
-    so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
+    Requests that were already queued in the host's download slot wait their turn in the download handler (holds,
+    turn), so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
     RETRY_TIMES; while its host fails every URL asked (no connection, 502-504: an outage, not one broken page) it
     is retried for up to LANDING_OUTAGE_MAX seconds of the outage. A Retry-After pauses the host as long, up to
     LANDING_RETRY_AFTER_MAX. Scrapy's own retries went at once: an outage spent every try within a second.
@@ -66,6 +64,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         self.draws = draws(seed)
         self.outages: dict[str, Outage] = {}  # host -> its outage, only while it has one
         self.changes: dict[str, asyncio.Event] = {}  # host -> set when its outage changes, for the requests waiting
+        self.stopping = False
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -74,7 +73,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
             crawler.settings, Schedule(cap=cfg.backoff_max, outage_max=cfg.outage_max), cfg.retry_after_max
         )
         middleware.crawler = crawler
-        crawler.landing_backoff = middleware  # the download handler asks it which requests to hold back (holds)
+        crawler.landing_backoff = middleware  # the download handler asks it which requests wait (holds, turn)
+        crawler.signals.connect(middleware.stop, signal=crawl_stopping)
         # Every answer, seen as it arrives: the redirect middlewares turn a 3xx into its next hop before
         # process_response here would see it, and a resolver's answers are nearly all redirects.
         crawler.signals.connect(middleware.downloaded, signal=signals.response_downloaded)
@@ -86,16 +86,29 @@ class BackoffRetryMiddleware(RetryMiddleware):
             self._answered(request)
 
     def holds(self, request) -> bool:
-        """Whether a request about to be sent is held back: its host has an outage and it is not the probe. Requests
-        queued in the host's download slot before the outage began are held here, not sent to a host that is down."""
+        """Whether a request about to be sent must wait its turn: its host has an outage and it is not the probe.
+        Requests queued in the host's download slot before the outage began wait then, not sent to a host down."""
         return not request.meta.get(PROBE) and _host(request) in self.outages
+
+    def stop(self) -> None:
+        """At crawl_stopping: every request waiting for a host's turn ends in Stopped (left to the next crawl)."""
+        self.stopping = True
+        for change in self.changes.values():
+            change.set()
+        self.changes.clear()
 
     async def process_request(self, request, spider=None):
         request.meta.pop(PROBE, None)  # a retry's copy of a probe is not one yet
         if (wait := request.meta.pop(WAIT_UNTIL, 0.0) - self.clock()) > 0:
             await asyncio.sleep(wait)
+        await self.turn(request)
+
+    async def turn(self, request) -> None:
+        """Wait until the request's host has no outage, or its pause is over and this request goes as its probe."""
         host = _host(request)
         while (outage := self.outages.get(host)) is not None:
+            if self.stopping:
+                raise Stopped(request.url)
             now = self.clock()
             if not (wait := outage.wait(now)):
                 self._set(host, outage.probing(now, self.hold))
@@ -127,11 +140,6 @@ class BackoffRetryMiddleware(RetryMiddleware):
         return retry or response
 
     def process_exception(self, request, exception, spider=None):
-        if isinstance(exception, HeldBack):
-            self._count("held_back")
-            held = request.copy()
-            held.dont_filter = True  # back through the scheduler, not a duplicate; it waits in process_request
-            return held
         if not isinstance(exception, OUTAGE_ERRORS):
             if request.meta.pop(PROBE, False) and (outage := self.outages.get(_host(request))):
                 self._set(_host(request), outage.released(self.clock()))

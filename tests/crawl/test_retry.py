@@ -16,7 +16,8 @@ from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedE
 from scrapy.http import HtmlResponse, Request
 
 from landing.crawl import retry as retry_module
-from landing.crawl.retry import PROBE, WAIT_UNTIL, BackoffRetryMiddleware, HeldBack
+from landing.crawl.retry import PROBE, WAIT_UNTIL, BackoffRetryMiddleware
+from landing.crawl.stopping import Stopped
 from tests.crawl.project import PROJECT, crawler
 
 NOW = datetime(2024, 5, 6, 12, 0, 0, tzinfo=UTC)
@@ -181,17 +182,35 @@ def test_a_request_sent_before_the_pause_that_fails_within_it_does_not_lengthen_
     assert pause(made, clock) == 0.5
 
 
-def test_a_request_queued_for_a_pausing_host_is_held_back_and_requeued_without_a_try_spent(clock):
+def test_a_request_queued_for_a_pausing_host_waits_its_turn_before_it_is_sent(clock):
+    made = middleware(clock)
+    queued = Request(PAGE + "?queued")
+    asyncio.run(made.process_request(queued))  # it passed before the host failed
+    answer(made)
+
+    async def run():
+        waiting = asyncio.ensure_future(made.turn(queued))
+        await asyncio.sleep(0)
+        paused = waiting.done()
+        made.downloaded(HtmlResponse(PAGE, status=200), Request(PAGE))
+        await waiting
+        return paused
+
+    assert (made.holds(queued), asyncio.run(run()), made.holds(queued)) == (True, False, False)
+
+
+def test_a_stopping_crawl_ends_the_requests_waiting_for_a_hosts_turn(clock):
     made = middleware(clock)
     answer(made)
-    queued = Request(PAGE + "?queued", meta={"retry_times": 1})
-    result = made.process_exception(queued, HeldBack(queued.url))
-    assert (made.holds(queued), result.url, result.meta["retry_times"], result.dont_filter) == (
-        True,
-        queued.url,
-        1,
-        True,
-    )
+
+    async def run():
+        waiting = asyncio.ensure_future(made.process_request(Request(PAGE + "?waiting")))
+        await asyncio.sleep(0)
+        made.stop()
+        with pytest.raises(Stopped):
+            await waiting
+
+    asyncio.run(run())
 
 
 def test_a_widespread_outage_is_outlived_past_retry_times(clock):
