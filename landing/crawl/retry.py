@@ -101,16 +101,20 @@ class BackoffRetryMiddleware(RetryMiddleware):
         request.meta.pop(PROBE, None)  # a retry's copy of a probe is not one yet
         if (wait := request.meta.pop(WAIT_UNTIL, 0.0) - self.clock()) > 0:
             await asyncio.sleep(wait)
-        await self.turn(request)
+        await self.turn(request, probe=False)
 
-    async def turn(self, request) -> None:
-        """Wait until the request's host has no outage, or its pause is over and this request goes as its probe."""
+    async def turn(self, request, probe: bool = True) -> None:
+        """Wait until the request's host has no outage, or its pause is over (and, with `probe`, this request goes as
+        its probe). Only the download handler takes the probe: a request past the download slot, so that requests
+        waiting there for a probe never keep it out of the slot."""
         host = _host(request)
         while (outage := self.outages.get(host)) is not None:
             if self.stopping:
                 raise Stopped(request.url)
             now = self.clock()
             if not (wait := outage.wait(now)):
+                if not probe:
+                    return
                 self._set(host, outage.probing(now, self.hold))
                 request.meta[PROBE] = True
                 self._count("probes")

@@ -148,14 +148,15 @@ def test_a_failing_host_holds_no_request_to_another_host(clock):
 
 
 def test_after_the_pause_one_request_goes_as_the_probe_and_the_others_wait_for_it(clock):
+    """The download handler's turn: the probe is taken past the download slot, never by a request before it."""
     made = middleware(clock)
     answer(made)
     clock.now += 1.0
 
     async def run():
         probe, other = Request(PAGE + "?probe"), Request(PAGE + "?other")
-        await made.process_request(probe)
-        waiting = asyncio.ensure_future(made.process_request(other))
+        await made.turn(probe)  # as the download handler asks
+        waiting = asyncio.ensure_future(made.turn(other))
         await asyncio.sleep(0)
         done = waiting.done()
         waiting.cancel()
@@ -169,7 +170,7 @@ def test_a_failed_probe_doubles_the_pause(clock):
     answer(made)
     clock.now += 1.0
     probe = Request(PAGE)
-    asyncio.run(made.process_request(probe))
+    asyncio.run(made.turn(probe))
     made.process_exception(probe, DownloadConnectionRefusedError("refused"))
     assert pause(made, clock) == 2.0
 
@@ -246,6 +247,15 @@ def test_a_probe_answered_500_ends_the_outage_the_host_answers(clock):
     answer(made)
     clock.now += 1.0
     probe = Request(PAGE + "?broken")
-    asyncio.run(made.process_request(probe))
+    asyncio.run(made.turn(probe))
     made.process_response(probe, HtmlResponse(probe.url, status=500, request=probe))
     assert made.outages == {}
+
+
+def test_a_request_before_the_download_slot_goes_on_once_the_pause_is_over_without_taking_the_probe(clock):
+    made = middleware(clock)
+    answer(made)
+    clock.now += 1.0
+    request = Request(PAGE + "?next")
+    asyncio.run(made.process_request(request))
+    assert (PROBE in request.meta, made.outages["pub.example"].probe) == (False, False)
