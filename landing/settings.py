@@ -164,9 +164,8 @@ LANDING_KEEPALIVE = 60.0
 LANDING_IDLE_CONNECTIONS = 128
 # LANDING_ROBOTS_CACHE: parsed robots.txt files kept, for the most recently met hosts (Scrapy keeps every one).
 LANDING_ROBOTS_CACHE = 5000
-# A host down (no connection, 502-504) pauses 0.5-1 s, doubled per failed probe up to LANDING_BACKOFF_MAX s, or as
-# Retry-After asks up to LANDING_RETRY_AFTER_MAX; failing every URL, retried LANDING_OUTAGE_MAX s (crawl.md "Retries").
-LANDING_RETRY_AFTER_MAX, LANDING_BACKOFF_MAX, LANDING_OUTAGE_MAX = 60.0, 60.0, 300.0
+# Seconds (crawl.md "Retries"): a failing host's longest pause; longest Retry-After obeyed; a down host's retries.
+LANDING_BACKOFF_MAX, LANDING_RETRY_AFTER_MAX, LANDING_OUTAGE_MAX = 60.0, 60.0, 300.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
 LANDING_EXPORT_ON_CLOSE = True
 # LANDING_EXPORT_REPORT: draw the report directory (report/index.html, a page per member and domain) beside each
