@@ -100,6 +100,8 @@ class Config:
     idle_connections: int
     robots_cache: int
     retry_after_max: float
+    backoff_max: float
+    outage_max: float
     export_on_close: bool
     export_report: bool
     progress_interval: float

@@ -23,6 +23,8 @@ NUMBERS = {
     "LANDING_SAMPLE_MAX": (int, 1),
     "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
     "LANDING_RETRY_AFTER_MAX": (float, 0),
+    "LANDING_BACKOFF_MAX": (float, 1),
+    "LANDING_OUTAGE_MAX": (float, 0),
     "LANDING_PROGRESS_INTERVAL": (float, 0),
     "LANDING_DOCS_RETRIES": (int, 0),
     "LANDING_DOCS_OUTAGE_MAX": (float, 0),

@@ -163,8 +163,8 @@ LANDING_KEEPALIVE = 60.0
 LANDING_IDLE_CONNECTIONS = 128
 # LANDING_ROBOTS_CACHE: parsed robots.txt files kept, for the most recently met hosts (Scrapy keeps every one).
 LANDING_ROBOTS_CACHE = 5000
-# LANDING_RETRY_AFTER_MAX: the longest a Retry-After header may make one retry wait, in seconds.
-LANDING_RETRY_AFTER_MAX = 60.0
+# Seconds (crawl.md "Retries"): a failing host's longest pause; longest Retry-After obeyed; a down host's retries.
+LANDING_BACKOFF_MAX, LANDING_RETRY_AFTER_MAX, LANDING_OUTAGE_MAX = 60.0, 60.0, 300.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
 LANDING_EXPORT_ON_CLOSE = True
 # LANDING_EXPORT_REPORT: draw the report directory (report/index.html, a page per member and domain) beside each
@@ -312,7 +312,7 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.cookies.CookiesMiddleware": None,
     "landing.crawl.cookies.ChainCookiesMiddleware": 700,  # where CookiesMiddleware was: one jar per DOI chain
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
-    "landing.crawl.retry.RetryAfterMiddleware": 550,  # where RetryMiddleware was
+    "landing.crawl.retry.BackoffRetryMiddleware": 550,  # where RetryMiddleware was
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "landing.crawl.redirects.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,

@@ -121,3 +121,11 @@ class HttpHandler(StoppableDownloads, HTTP11DownloadHandler):
         cap_pool(self, crawler)
         one_tls_context(self, config.of(crawler).verified_hosts)
         self.watch_stopping(crawler)
+
+    async def download_request(self, request):
+        # A host backing off (landing.crawl.retry) gets its probe only: the requests queued in its slot before its
+        # outage began wait here, holding the host's concurrency, not sent and not counted again.
+        backoff = getattr(self.crawler, "landing_backoff", None)
+        if backoff is not None and backoff.holds(request):
+            await backoff.turn(request)
+        return await super().download_request(request)

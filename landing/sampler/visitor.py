@@ -2,7 +2,9 @@
 page, with the HTTP client or Chromium (landing/browser/driver.py). Each visit ends in a Visit for the pipelines."""
 
 import json
+from urllib.parse import urlsplit
 
+import redis
 import scrapy
 from scrapy.spidermiddlewares.httperror import HttpError
 
@@ -14,9 +16,12 @@ from landing.core.doi import resolver_path
 from landing.core.page import Page
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
+from landing.crawl.retry import OUTAGE_ERRORS
 from landing.crawl.sent import SENT
 from landing.crawl.signals import chain_ended
 from landing.crawl.stopping import Stopped
+from landing.sampler import frontier_redis
+from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import LEASE
 from landing.sampler.items import Visit
 
@@ -226,6 +231,11 @@ class Visitor:
             return  # the crawl is stopping: no snapshot, no visit record, so the next crawl visits the DOI
         request = failure.request
         response = getattr(failure.value, "response", None) if failure.check(HttpError) else None
+        if urlsplit(request.url).hostname in self.resolver_hosts and (
+            failure.check(*OUTAGE_ERRORS) or (response is not None and _unavailable(response.status))
+        ):
+            self._deferred(request.meta)  # the resolver was down past LANDING_OUTAGE_MAX: no fault of the publisher's
+            return
         if response is not None:  # a 4xx or 5xx that Scrapy's HttpErrorMiddleware turned into a failure
             page = Page(response.body, headers(response).get("content-type"))
             yield from self._and_maybe_browser(self._page(response, page, "http-4xx"), request.meta, request.priority)
@@ -236,6 +246,18 @@ class Visitor:
         chain.append({"url": request.url, "status": None})
         visit = self._snapshot(meta, chain, request.url, error=error, detail=failure.getErrorMessage()[:500])
         yield from self._and_maybe_browser(visit, meta, request.priority)
+
+    def _deferred(self, meta) -> None:
+        """Leave a DOI's visit to a later walk of the run: it leaves the frontier with no visit recorded, so the
+        planner's walk for DOIs without a visit (landing.sampler.planner.FullRun.until_visited) queues it again."""
+        self.crawler.stats.inc_value("landing/visit/deferred")
+        if not meta.get(LEASE):
+            Frontier.of(self.crawler).leave()
+            return
+        try:  # out of the shared frontier: the leader's walk finds it without a visit, as it finds a lost one
+            frontier_redis.ack(self.crawler, meta)
+        except redis.RedisError:
+            pass  # its lease runs out, and another worker visits it
 
     def _page(self, response, page, default=None):
         meta, found = response.meta, headers(response)
@@ -288,6 +310,11 @@ class Visitor:
 def _carried(meta: dict) -> dict:
     """What every request of a DOI's visit carries on: its pid, its visit record's name, and its lease, if shared."""
     return {key: meta[key] for key in ("pid", "visit", LEASE) if key in meta}
+
+
+def _unavailable(status: int) -> bool:
+    """A status that says the server cannot answer now (5xx, 429), not what the DOI's page is."""
+    return status >= 500 or status == 429
 
 
 def _length(found: dict) -> int:

@@ -13,14 +13,15 @@ import ssl
 import sys
 import tempfile
 import threading
+import time
 from http import HTTPStatus
 from pathlib import Path
 
 import h11
 
 from landing import clock
-from landing_dev.sandbox.evolving import Evolution
-from landing_dev.sandbox.http import Reply, Request
+from landing_dev.sandbox.evolving import REFUSED, Evolution
+from landing_dev.sandbox.http import Reply, Request, html_reply
 from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
 
@@ -75,6 +76,17 @@ class SandboxServer:
         self._tmp = tempfile.TemporaryDirectory(prefix="landing-sandbox-")
         self.tls = _certificate(Path(self._tmp.name))
         self.requests = 0
+        self.outages: dict[str, tuple[float, str]] = {}  # host -> (until, on this process's monotonic clock; how)
+
+    def take_down(self, host: str, seconds: float, how: str = "refused") -> None:
+        """Take `host` down for `seconds` of real time from now, whatever the world's clock: `refused`, a connection
+        the proxy cannot make (CONNECT answered 502), or `503`. An evolving world's "down" events follow its clock."""
+        self.outages[host.lower()] = (time.monotonic() + seconds, how)
+
+    def _down(self, host: str) -> str | None:
+        """How `host` is down now (take_down), or None."""
+        until, how = self.outages.get(host.lower(), (0.0, None))
+        return how if time.monotonic() < until else None
 
     async def start(self, host="127.0.0.1", port=0):
         self.server = await asyncio.start_server(self._connection, host, port, limit=MAX_HEADER)
@@ -112,7 +124,10 @@ class SandboxServer:
             method = event.method.decode("ascii")
             target = event.target.decode("latin-1")
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in event.headers}
-            if method == "CONNECT" and self.state.evolution and self.state.evolution.refuses(target.rsplit(":", 1)[0]):
+            refused = method == "CONNECT" and self._down(target.rsplit(":", 1)[0]) == "refused"
+            if refused or (
+                method == "CONNECT" and self.state.evolution and self.state.evolution.refuses(target.rsplit(":", 1)[0])
+            ):
                 writer.write(conn.send(h11.Response(status_code=502, headers=[("Content-Length", "0")])))
                 writer.write(conn.send(h11.EndOfMessage()))
                 await writer.drain()
@@ -136,7 +151,13 @@ class SandboxServer:
         if self.watch:
             self.watch(request)
         try:
-            reply = respond(self.world, request, self.state)
+            down = self._down(request.host)
+            if down:
+                reply = (
+                    REFUSED if down == "refused" else html_reply(503, "Service unavailable", "Down for maintenance.")
+                )
+            else:
+                reply = respond(self.world, request, self.state)
         except Exception as error:  # one bad route must not take the server down
             print(f"sandbox: error answering {request.url}: {error!r}", file=sys.stderr)
             reply = Reply(500, [("Content-Type", "text/plain")], b"sandbox error\n")
@@ -214,6 +235,14 @@ class RunningSandbox:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+    def take_down(self, host: str, seconds: float, how: str = "refused") -> None:
+        """SandboxServer.take_down, from the thread that drives the sandbox; in effect once this returns."""
+
+        async def down():
+            self.server.take_down(host, seconds, how)
+
+        asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
 
     def close(self):
         asyncio.run_coroutine_threadsafe(self._close(), self.loop).result(10)

@@ -3,7 +3,9 @@
 import asyncio
 
 import pytest
+from scrapy.exceptions import DownloadConnectionRefusedError
 from scrapy.http import HtmlResponse, Request
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import TimeoutError as DownloadTimeout
 from twisted.python.failure import Failure
@@ -11,6 +13,7 @@ from twisted.python.failure import Failure
 from landing import settings as project_settings
 from landing.browser.driver import Navigation
 from landing.core import analysis
+from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, Visit
 from landing.sampler.pipelines import AnalysisPipeline
 from landing.sampler.spider import DoiSamplerSpider
@@ -108,3 +111,33 @@ def test_a_browser_visit_that_timed_out_on_a_page_declared_over_the_limit_is_too
     failure.request = Request(URL, meta=meta)
     visit = asyncio.run(spider.visitor.browser_failed(failure))
     assert visit.snapshot["snapshot/error"] == error
+
+
+def _failed_at(spider, url, error):
+    failure = Failure(error)
+    failure.request = Request(url, meta={"pid": PID, "visit": ("r", 0, 0)})
+    frontier = Frontier.of(spider.crawler)
+    frontier.size = 1  # the DOI's place in the frontier
+    return list(spider.visitor.visit_failed(failure)), frontier
+
+
+def test_a_doi_whose_resolver_stayed_down_is_left_unrecorded_for_a_later_walk(tmp_path):
+    spider = _spider(tmp_path, "http")
+    visits, frontier = _failed_at(spider, f"https://doi.org/{DOI}", DownloadConnectionRefusedError("refused"))
+    assert (visits, frontier.size, spider.crawler.stats.get_value("landing/visit/deferred")) == ([], 0, 1)
+
+
+def test_a_doi_whose_resolver_answered_503_to_the_last_try_is_left_for_a_later_walk(tmp_path):
+    spider = _spider(tmp_path, "http")
+    request = Request(f"https://doi.org/{DOI}", meta={"pid": PID, "visit": ("r", 0, 0)})
+    visits, frontier = _failed_at(
+        spider, request.url, HttpError(HtmlResponse(request.url, status=503, request=request))
+    )
+    assert (visits, frontier.size) == ([], 0)
+
+
+def test_a_publisher_that_refused_the_connection_is_recorded_as_a_connection_failure(tmp_path):
+    spider = _spider(tmp_path, "http")
+    visits, frontier = _failed_at(spider, URL, DownloadConnectionRefusedError("refused"))
+    assert [visit.snapshot["snapshot/error"] for visit in visits] == ["connection"]
+    assert frontier.size == 1  # it leaves once its snapshot is stored
