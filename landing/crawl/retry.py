@@ -41,6 +41,7 @@ OUTAGE_ERRORS = (
 # Answers that say the server is unavailable (a gateway's, a maintenance page's), not what one page is: with the
 # failures above, they are what makes an outage widespread. A 500 is a page's own error; 408 and 429 are about pace.
 DOWN_STATUSES = frozenset((502, 503, 504, 522, 524))
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class BackoffRetryMiddleware(RetryMiddleware):
@@ -208,4 +209,6 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
 
 def _host(request) -> str:
-    return urlsplit(request.url).hostname or ""
+    """The server a request goes to: its host and port (two servers of one host fail apart)."""
+    parts = urlsplit(request.url)
+    return f"{parts.hostname or ''}:{parts.port or DEFAULT_PORTS.get(parts.scheme, 0)}"

@@ -181,7 +181,13 @@ class ResidentSpider(scrapy.Spider):
     crawler's engine for as long as the crawler runs."""
 
     name = "resident"
-    custom_settings = {"ITEM_PIPELINES": {}, "LANDING_PROGRESS_INTERVAL": 0}
+    # A client waits for the answer: a host that is down fails it after RETRY_TIMES, not after an outage's minutes.
+    custom_settings = {
+        "ITEM_PIPELINES": {},
+        "LANDING_PROGRESS_INTERVAL": 0,
+        "LANDING_OUTAGE_MAX": 0,
+        "LANDING_BACKOFF_MAX": 2,
+    }
 
     def __init__(self, holder: ArtifactHolder | None = None, answers=None, opened=None, **kwargs):
         """holder: the artifact (default: LANDING_ARTIFACTS_DIR's latest, if any); answers: the result cache (default:

@@ -20,8 +20,16 @@ INPUTS = "matcher-inputs"
 
 class MatcherSpider(scrapy.Spider):
     name = "matcher"
-    # The sampler's pipelines and progress lines are not the matcher's; its output is the JSON it prints.
-    custom_settings = {"ITEM_PIPELINES": {}, "LANDING_PROGRESS_INTERVAL": 0, "LOG_LEVEL": "WARNING"}
+    # The sampler's pipelines and progress lines are not the matcher's; its output is the JSON it prints. An input
+    # waits for an answer: a host that is down fails it after RETRY_TIMES, paused at most 2 s apart, never after an
+    # outage's minutes.
+    custom_settings = {
+        "ITEM_PIPELINES": {},
+        "LANDING_PROGRESS_INTERVAL": 0,
+        "LOG_LEVEL": "WARNING",
+        "LANDING_OUTAGE_MAX": 0,
+        "LANDING_BACKOFF_MAX": 2,
+    }
 
     @classmethod
     def update_settings(cls, settings):

@@ -52,7 +52,7 @@ def answer(middleware, url=PAGE, status=503, retry_after=None, **meta):
     return middleware.process_response(request, response), response
 
 
-def pause(middleware, clock, host="pub.example"):
+def pause(middleware, clock, host="pub.example:443"):
     return middleware.outages[host].until - clock.now
 
 
@@ -258,4 +258,4 @@ def test_a_request_before_the_download_slot_goes_on_once_the_pause_is_over_witho
     clock.now += 1.0
     request = Request(PAGE + "?next")
     asyncio.run(made.process_request(request))
-    assert (PROBE in request.meta, made.outages["pub.example"].probe) == (False, False)
+    assert (PROBE in request.meta, made.outages["pub.example:443"].probe) == (False, False)
