@@ -48,7 +48,6 @@ PRELOAD = (
     "tldextract",
     "itemadapter",
     "prometheus_client",
-    "scipy.stats",  # landing.core.proportions, at every export: about three CPU-seconds
 )
 MESSAGE = 1 << 20  # the largest request (arguments and environment) or answer, in bytes
 

@@ -1,11 +1,16 @@
 """Shares of a sample and how far to trust them: Wilson intervals and a one-sided test of a fall between two
-samples, from SciPy. Counts in, numbers out.
+samples. Counts in, numbers out.
 
-SciPy's statistics take about three seconds to import, so each function imports them when first called: the crawl
-and the service, which never compare shares, do not pay for them.
+The test of a fall is SciPy's (Fisher's exact test). SciPy's statistics take about three CPU-seconds to import, in
+every process that exports (each export runs in a child process of its own), where nearly every export draws an
+interval and few test a fall: so `fell` imports SciPy when first called, and the two closed forms, Wilson's score
+interval and the chance that independent draws all miss, are written here with the standard library's normal
+quantile (`statistics.NormalDist`). tests/core/test_proportions.py checks both against SciPy's own.
 """
 
 from functools import lru_cache
+from math import sqrt
+from statistics import NormalDist
 
 LEVEL = 0.95  # the confidence of every interval the project shows
 ALARM = 0.001  # the chance, per version, that noise alone raises any alarm among all the tests of a kind
@@ -22,12 +27,11 @@ def interval(hits: int, of: int, level: float = LEVEL) -> tuple[float, float]:
     """
     if of <= 0:
         return (0.0, 1.0)
-    from scipy.stats import binomtest
-
-    # The interval does not depend on the test's p; at the sample's own share SciPy skips the two-sided p-value's
-    # search, which is most of binomtest's cost
-    found = binomtest(hits, of, p=hits / of).proportion_ci(confidence_level=level, method="wilson")
-    return (max(0.0, float(found.low)), min(1.0, float(found.high)))
+    z = NormalDist().inv_cdf(0.5 + level / 2)
+    share, spread = hits / of, z * z / of
+    middle = (share + spread / 2) / (1 + spread)
+    half = z * sqrt(share * (1 - share) / of + spread / (4 * of)) / (1 + spread)
+    return (max(0.0, middle - half), min(1.0, middle + half))
 
 
 def fell(before_hits: int, before_of: int, now_hits: int, now_of: int) -> float:
@@ -56,9 +60,7 @@ def missed(share: float, draws: int) -> float:
     >>> missed(0.0, 10)
     1.0
     """
-    from scipy.stats import binom
-
-    return float(binom.pmf(0, max(draws, 0), min(max(share, 0.0), 1.0)))
+    return (1.0 - min(max(share, 0.0), 1.0)) ** max(draws, 0)
 
 
 def beyond_noise(p_value: float, tests: int, level: float = ALARM) -> bool:
