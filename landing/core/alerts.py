@@ -26,6 +26,8 @@ HOW = {
     "http-4xx": "make the DOI's URL answer with the landing page",
     "not-html": "make the DOI's URL answer with an HTML landing page",
 }
+# What a publisher whose site moved should make sure of: old links keep working, and the DOIs lead to the new site.
+MOVED = "Keep each old address redirecting to its new landing page, and register the DOIs' new URLs."
 AGENT = "landing"  # named when the caller does not give the crawler's USER_AGENT
 LISTED = 5  # items of one kind named in a summary; the rest are counted
 CSV_FIELDS = ("member", "name", "subject", "body")
@@ -315,7 +317,7 @@ def summary(
     since = f"since version {previous}" if previous else "since the previous version"
     if worse["moved"]:
         named = [f"{m['prefix']} from {', '.join(m['from'])} to {', '.join(m['to'])}" for m in worse["moved"]]
-        parts.append(f"Moved {since}: {_some(named)}.")
+        parts.append(f"Moved {since}: {_some(named)}. {MOVED}")
     if worse["new-failures"]:
         named = [f"{f['class']} on {f['domain']} ({f['dois']:,})" for f in worse["new-failures"]]
         parts.append(f"New failures {since}: {_some(named)}.")

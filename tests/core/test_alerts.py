@@ -277,7 +277,8 @@ def test_an_alert_names_the_member_its_versions_and_says_it_all_in_one_paragraph
         "10.1/r at https://a.example/r (robots). Pages lack a DOI meta tag on a.example (2 of 10). Add to each landing page "
         'its DOI\'s tag, e.g. <meta name="citation_doi" content="10.1/b"> to https://a.example/b. Meta tags state '
         "another DOI, or several, on a.example (1 of 10, e.g. 10.1/x): each page's should state its own. Moved since "
-        "version v1: 10.1 from old.example to a.example. New failures since version v1: robots on a.example (1). The "
+        "version v1: 10.1 from old.example to a.example. Keep each old address redirecting to its new landing page, and "
+        "register the DOIs' new URLs. New failures since version v1: robots on a.example (1). The "
         "share of correct pages went from 100.0% (95% interval 72.2–100.0%, of 10 read) to 66.7% (95% interval "
         "35.4–87.9%, of 9 read) since version v1: too few DOIs to tell whether it fell (at least 20 read each time).",
     }

@@ -117,6 +117,7 @@ def test_scrapy_report_member_prints_the_move_and_the_members_page(crawled):
     assert out.splitlines() == [
         f"Crossref member 1 (Moving Press), version {version}:",
         f"Crossref member 1 (Moving Press): of 6 DOIs sampled, 6 landing pages read, 6 with a correct DOI meta tag: "
-        f"100.0% (95% interval 61.0–100.0%, of 6 read). Moved since version {_versions(artifacts)[0].name}: 10.99010 from {OLD} to {NEW}.",
+        f"100.0% (95% interval 61.0–100.0%, of 6 read). Moved since version {_versions(artifacts)[0].name}: 10.99010 from {OLD} to {NEW}. "
+        "Keep each old address redirecting to its new landing page, and register the DOIs' new URLs.",
         f"page: {artifacts / 'report' / 'members' / 'crossref-1.html'}",
     ]
