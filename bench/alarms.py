@@ -93,7 +93,7 @@ def caused(alert: dict, event: dict) -> tuple[bool, bool]:
     said = " ".join(_texts(alert)).lower()
     if event["kind"] == "move":
         return mentions(alert.get("worse"), event["to"]), re.search(
-            r"(?<![\w-])redirect(s|ion)?(?![\w-])", said
+            r"(?<![\w-])redirect(s|ing|ion)?(?![\w-])", said
         ) is not None
     domain = event.get("domain") or event["host"]
     named = mentions((alert.get("fix") or {}).get("domains-missing-doi"), domain) or mentions(
@@ -174,19 +174,21 @@ def status_said(line: str) -> str:
 
 def changed_pairs(changes: dict | None, expected: set[str]) -> dict[str, int]:
     """The pairs a version's changes.json lists, by how they changed (appeared, disappeared, unseen: one of each a
-    pair at most, in that order), those of the `expected` prefixes (a planted event's) counted apart.
+    pair at most, in that order), those of the `expected` prefixes (a planted event's) counted apart, and those the
+    file marks as no news (`"news": false`: likely sampling, landing.core.changes) apart as `sampling`.
 
     >>> rows = [{"prefix": "10.1", "domain": "a", "appeared": ["good"]}, {"prefix": "10.2", "domain": "b",
-    ...         "appeared": [], "disappeared": [], "unseen-since": "2030-01-01T00:00:00Z"}]
+    ...         "appeared": [], "disappeared": [], "unseen-since": "2030-01-01T00:00:00Z"},
+    ...         {"prefix": "10.3", "domain": "c", "unseen-since": "2030-01-01T00:00:00Z", "news": False}]
     >>> changed_pairs({"pairs": rows}, {"10.2"}), changed_pairs(None, set())
-    ({'appeared': 1, 'expected': 1}, {})
+    ({'appeared': 1, 'expected': 1, 'sampling': 1}, {})
     """
     found: dict[str, int] = {}
     for row in (changes or {}).get("pairs") or []:
         if not isinstance(row, dict):
             continue
         kind = "appeared" if row.get("appeared") else "disappeared" if row.get("disappeared") else "unseen"
-        kind = "expected" if row.get("prefix") in expected else kind
+        kind = "expected" if row.get("prefix") in expected else "sampling" if row.get("news") is False else kind
         found[kind] = found.get(kind, 0) + 1
     return found
 
@@ -277,7 +279,7 @@ def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict
                 kinds[k] = kinds.get(k, 0) + n
         expected = {p for e, _ in targets if when >= moment(e["at"]) for p in e.get("prefixes", [])}
         pairs = changed_pairs(_changes(path / "changes.json"), expected)
-        changed = sum(n for k, n in pairs.items() if k != "expected")
+        changed = sum(n for k, n in pairs.items() if k not in ("expected", "sampling"))
         figures["versions"] += 1
         figures["alarmed"] += bool(noise)
         figures["members"] += len(noise)
