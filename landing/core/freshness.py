@@ -15,15 +15,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from landing.core.artifacts import current
 from landing.core.sampling import sample_size
-
-NEW = "new"  # the listing names the prefix under an owner it was not known under (set by the listing's diff)
-DOMAIN_CHANGED = "domain-changed"  # a visit reached a domain no earlier visit of the prefix reached
-FAILING = "failing"  # most of the latest visits failed, most earlier ones did not
-META_TAGS_CHANGED = "meta-tags-changed"  # the prefix's usual meta-tag correctness is no longer the same
-SIGNALS = (NEW, DOMAIN_CHANGED, FAILING, META_TAGS_CHANGED)
-NO_SIGNALS: frozenset[str] = frozenset()
+from landing.core.signals import (  # noqa: F401 (signals and its values are read here too)
+    DOMAIN_CHANGED,
+    FAILING,
+    META_TAGS_CHANGED,
+    NEW,
+    NO_SIGNALS,
+    SHARE_FELL,
+    SIGNALS,
+    signals,
+)
 
 NEVER_SAMPLED, SIGNALLED, STALE = "never-sampled", "signalled", "stale"  # why a prefix was picked, in priority order
 SAMPLE_REQUESTS = 1  # the API query that draws one prefix's sample (Crossref or DataCite, [crawl.md "Sampling"])
@@ -236,36 +238,6 @@ def plan(
     return Plan(tuple(picks), used, min(0.0, remaining), full / target, keeps, keeps <= target)
 
 
-def signals(earlier: Iterable[dict], latest: Iterable[dict]) -> frozenset[str]:
-    """What a prefix's latest sample shows against its earlier visits (analysis documents; a DOI visited by both
-    drivers counts once, as in reports). Nothing when there is nothing earlier to compare with.
-
-    >>> def visit(doi, domain, error=None, correctness="ok"):
-    ...     return {"pid/doi": doi, "snapshot/final-url-domain": domain, "snapshot/error": error,
-    ...             "snapshot/timestamp": "2026-11-01T00:00:00Z", "analysis/meta-tag-correctness": correctness}
-    >>> before = [visit("10.1/a", "old.example"), visit("10.1/b", "old.example")]
-    >>> sorted(signals(before, [visit("10.1/c", "new.example", correctness="missing")]))
-    ['domain-changed', 'meta-tags-changed']
-    >>> sorted(signals(before, [visit("10.1/c", "old.example", error="http-5xx", correctness=None)]))
-    ['failing']
-    >>> signals(before, [visit("10.1/c", "old.example")]), signals([], before)
-    (frozenset(), frozenset())
-    """
-    old, new = _per_doi(earlier), _per_doi(latest)
-    if not old or not new:
-        return frozenset()
-    found = set()
-    known = {doc.get("snapshot/final-url-domain") for doc in old} - {None}
-    if known and any(doc.get("snapshot/final-url-domain") not in known | {None} for doc in new):
-        found.add(DOMAIN_CHANGED)
-    if _mostly_failed(new) and not _mostly_failed(old):
-        found.add(FAILING)
-    habit_before, habit_now = _habit(old), _habit(new)
-    if habit_before and habit_now and habit_before != habit_now:
-        found.add(META_TAGS_CHANGED)
-    return frozenset(found)
-
-
 def ages(prefixes: Iterable[Prefix], now: datetime) -> dict:
     """Days since each sampled prefix was last sampled, as an operator reads them: p50, p95 and max (nearest rank;
     None when nothing was sampled), and how many prefixes were never sampled.
@@ -291,21 +263,6 @@ def ages(prefixes: Iterable[Prefix], now: datetime) -> dict:
 
 def _stalest(found: Iterable[Prefix]) -> list[Prefix]:
     return sorted(found, key=lambda p: (p.sampled, p.ra, p.prefix))
-
-
-def _per_doi(docs: Iterable[dict]) -> list[dict]:
-    return list(current(sorted(docs, key=lambda doc: doc.get("pid/doi") or "")))
-
-
-def _mostly_failed(docs: Sequence[dict]) -> bool:
-    return sum(doc.get("snapshot/error") is not None for doc in docs) * 2 > len(docs)
-
-
-def _habit(docs: Sequence[dict]) -> str | None:
-    """The most common meta-tag correctness of the pages reached (ties: the first in name order)."""
-    counts = Counter(doc.get("analysis/meta-tag-correctness") for doc in docs if doc.get("snapshot/error") is None)
-    counts.pop(None, None)
-    return min(counts, key=lambda value: (-counts[value], value)) if counts else None
 
 
 def _utc(moment: datetime) -> datetime:

@@ -13,12 +13,14 @@ from landing.core.freshness import (
     FAILING,
     META_TAGS_CHANGED,
     NEVER_SAMPLED,
+    SHARE_FELL,
     SIGNALLED,
     STALE,
     Budget,
     Policy,
     Prefix,
     ages,
+    depth,
     plan,
     request_cost,
     signals,
@@ -156,6 +158,26 @@ def test_a_sample_mostly_failing_where_it_mostly_reached_pages_signals_failing()
 
 def test_a_prefix_whose_usual_meta_tag_correctness_changed_signals_it():
     assert signals(EARLIER, [_visit("10.1/c", "old.example", correctness="incorrect")]) == {META_TAGS_CHANGED}
+
+
+def test_a_share_of_correct_pages_fallen_on_too_few_pages_to_tell_signals_a_deeper_sample():
+    latest = [_visit(f"10.1/n{n}", "old.example") for n in range(8)] + [
+        _visit("10.1/m", "old.example", correctness="missing")
+    ]
+    assert signals(EARLIER, latest) == {SHARE_FELL}
+
+
+def test_a_share_of_correct_pages_fallen_on_enough_pages_is_the_alerts_to_judge_not_a_signal():
+    latest = [_visit(f"10.1/n{n}", "old.example") for n in range(18)] + [
+        _visit(f"10.1/m{n}", "old.example", correctness="missing") for n in range(2)
+    ]
+    assert signals(EARLIER, latest) == frozenset()
+
+
+def test_a_signalled_share_fall_samples_the_prefix_deeper():
+    policy = Policy(refresh_days=30, recheck_days=1, sample_min=10, sample_max=100, changed_dois=30)
+    fallen = Prefix("crossref", "340", "10.1371", 300_000, signals=frozenset({SHARE_FELL}))
+    assert depth(fallen, 20_000_000, policy) == 30
 
 
 def test_a_doi_that_needed_the_browser_and_reached_its_page_is_not_a_failure():
