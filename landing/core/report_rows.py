@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 
 from landing.core.artifacts import CORRECTNESS
 from landing.core.failures import CLASSES
+from landing.core.proportions import interval
 from landing.core.report import share
 
 # One palette for correctness (with "failed": a visit that read no page), another for failure classes; no colour
@@ -260,6 +261,18 @@ def percent(value: float | None) -> str:
     ('97.3%', '–', '100.0%')
     """
     return "–" if value is None else f"{value * 100:.1f}%"
+
+
+def estimate(hits: int, of: int) -> str:
+    """A share with its sample and 95% Wilson interval, as a page says it.
+
+    >>> estimate(12, 14), estimate(0, 0)
+    ('85.7% of 14 (95% interval 60.1–96.0%)', '– of 0')
+    """
+    if not of:
+        return "– of 0"
+    low, high = interval(hits, of)
+    return f"{percent(hits / of)} of {of:,} (95% interval {percent(low)[:-1]}–{percent(high)})"
 
 
 def parts_alt(what: str, parts: list[tuple[str, int]]) -> str:

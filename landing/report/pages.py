@@ -13,9 +13,9 @@ from landing.core.report_rows import (
     counted,
     domain_member_rows,
     domain_row,
+    estimate,
     example_row,
     member_prefix_rows,
-    percent,
 )
 from landing.core.slugs import slug
 from landing.report.html import page, section, text
@@ -25,9 +25,10 @@ from landing.report.tables import Tables
 
 def _said(obj: dict, what: str) -> str:
     row = counted(obj)
+    ok = obj["correctness"].get("ok", 0)
     return (
         f"<p>{row['dois']:,} DOIs {what}: {row['read']:,} pages read, {row['failed']:,} visits failed; ok"
-        f" {percent(row['ok-of-dois'])} of DOIs, {percent(row['ok-share'])} of pages read.</p>"
+        f" {estimate(ok, row['dois'])} DOIs, {estimate(ok, row['read'])} pages read.</p>"
         + correctness_bar(
             f"Meta-tag correctness of the {row['dois']:,} DOIs {what}", {**obj["correctness"], "failed": row["failed"]}
         )

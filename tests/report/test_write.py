@@ -286,3 +286,8 @@ def test_a_members_page_shows_it_beside_the_median_member_of_its_agency(artifact
         ["ok % of DOIs", "80.0%", "57.1%"],
         ["ok % of read", "80.0%", "68.6%"],
     ]
+
+
+def test_a_members_page_gives_each_share_with_its_sample_and_95_percent_interval(artifacts):
+    html = (artifacts / "report" / "members" / "crossref-101.html").read_text("utf-8")
+    assert "ok 80.0% of 10 (95% interval 49.0–94.3%) DOIs, 80.0% of 10 (95% interval 49.0–94.3%) pages read." in html
