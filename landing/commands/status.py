@@ -76,12 +76,14 @@ def _line(cfg) -> tuple[str | None, bool]:
 
 def latest_version(directory) -> status.Version | None:
     """The latest version under the artifacts directory, with the count of pairs its changes.json lists as news
-    (landing.core.changes; None when that file is missing or unreadable: the line says less, never fails)."""
+    (landing.core.changes; None for a first version, which has nothing to change from, and when that file is
+    missing or unreadable: the line says less, never fails)."""
     found = files.versions(directory)
     if not found:
         return None
     try:
-        changed = len(news(json.loads((found[-1] / files.CHANGES).read_text("utf-8"))))
+        changes = json.loads((found[-1] / files.CHANGES).read_text("utf-8"))
+        changed = None if "from" in changes and changes["from"] is None else len(news(changes))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         changed = None
     return status.Version(found[-1].name, changed)

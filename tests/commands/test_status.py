@@ -83,7 +83,7 @@ def test_a_healthy_continuous_run_is_one_line_and_exit_0(tmp_path):
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
         "continuous run continuous: 21 prefixes, age p50 3 d p95 5.7 d max 6 d (refresh 7 d), 1 never sampled; "
-        "last version 20261126T010000Z (3 h ago, 1 pair changed); budget 25% of today's (125,000 requests); "
+        "last version 20261126T010000Z (3 h ago); budget 25% of today's (125,000 requests); "
         "health OK\n"
     )
 
@@ -144,3 +144,11 @@ def test_the_pairs_changed_are_only_those_its_changes_json_marks_as_news(tmp_pat
     pairs = [{"prefix": "10.1", "news": True}, {"prefix": "10.2", "news": False}, {"prefix": "10.3", "news": False}]
     (version / "changes.json").write_text(json.dumps({"pairs": pairs}))
     assert latest_version(tmp_path).changed == 1
+
+
+def test_a_first_version_counts_no_pair_changed_having_nothing_to_change_from(tmp_path):
+    version = tmp_path / "versions" / "20261126T010000Z"
+    version.mkdir(parents=True)
+    pairs = [{"prefix": "10.1", "appeared": ["good"], "news": True}]
+    (version / "changes.json").write_text(json.dumps({"from": None, "to": version.name, "pairs": pairs}))
+    assert latest_version(tmp_path).changed is None
