@@ -1,11 +1,11 @@
 """Shares of a sample and how far to trust them: Wilson intervals and a one-sided test of a fall between two
 samples. Counts in, numbers out.
 
-The test of a fall is SciPy's (Fisher's exact test). SciPy's statistics take about three CPU-seconds to import, in
-every process that exports (each export runs in a child process of its own), where nearly every export draws an
-interval and few test a fall: so `fell` imports SciPy when first called, and the two closed forms, Wilson's score
-interval and the chance that independent draws all miss, are written here with the standard library's normal
-quantile (`statistics.NormalDist`). tests/core/test_proportions.py checks both against SciPy's own.
+The test of a fall is SciPy's (Fisher's exact test). SciPy's statistics are slow to import (bench/README.md "Figures
+behind choices"), in every process that exports (each export runs in a child process of its own), where nearly every
+export draws an interval and few test a fall: so `fell` imports SciPy when first called, and the two closed forms,
+Wilson's score interval and the chance that independent draws all miss, are written here with the standard library's
+normal quantile (`statistics.NormalDist`). tests/core/test_proportions.py checks both against SciPy's own.
 """
 
 from functools import lru_cache
