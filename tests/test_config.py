@@ -6,66 +6,15 @@ import os
 import socket
 
 import pytest
-from scrapy.settings import Settings
 
 from landing import config
 from landing import settings as project_settings
 from landing.config import SettingsError, choice, number, problems, sources
-
-
-def _settings(tmp_path, **overrides):
-    settings = Settings()
-    settings.setmodule(project_settings)
-    settings.setdict(
-        {
-            "LANDING_DOCS": f"sqlite:///{tmp_path}/x.db",
-            "LANDING_BLOBS": f"file://{tmp_path}/b",
-            "LANDING_ARTIFACTS_DIR": str(tmp_path / "a"),
-            "LANDING_UNWRITTEN_DIR": str(tmp_path / "u"),
-            **overrides,
-        }
-    )
-    return settings
+from tests.configuring import settings_under as _settings
 
 
 def test_the_defaults_have_no_problems(tmp_path):
     assert problems(_settings(tmp_path)) == []
-
-
-def test_a_setting_name_that_is_no_setting_is_a_problem_naming_the_nearest(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_SAMPEL_MIN="1")) == [
-        "LANDING_SAMPEL_MIN is no setting: did you mean LANDING_SAMPLE_MIN?"
-    ]
-
-
-def test_an_artifacts_directory_a_crawl_never_writes_to_is_not_checked(tmp_path):
-    (tmp_path / "f").write_text("")
-    unused = _settings(tmp_path, LANDING_ARTIFACTS_DIR=str(tmp_path / "f" / "a"), LANDING_EXPORT_ON_CLOSE=False)
-    assert problems(unused) == []
-
-
-def test_a_near_miss_of_a_credential_in_the_environment_is_a_problem(tmp_path, monkeypatch):
-    monkeypatch.setenv("LANDING_DOCS_PASWORD", "x")
-    monkeypatch.setenv("LANDING_TEST_EUID", "1000")  # a tool's variable, near no setting: left alone
-    assert problems(_settings(tmp_path)) == [
-        "LANDING_DOCS_PASWORD (in the environment) is no setting: did you mean LANDING_DOCS_PASSWORD?"
-    ]
-
-
-def test_every_output_directory_that_cannot_be_written_is_a_problem(tmp_path):
-    # Tests run as root, whom permission bits do not stop: a directory under a regular file cannot be made by anyone.
-    (tmp_path / "f").write_text("")
-    found = problems(
-        _settings(
-            tmp_path,
-            LANDING_ARTIFACTS_DIR=str(tmp_path / "f" / "a"),
-            LANDING_UNWRITTEN_DIR=str(tmp_path / "f"),
-        )
-    )
-    assert found == [
-        f"LANDING_ARTIFACTS_DIR: cannot write in '{tmp_path}/f/a' (Not a directory)",
-        f"LANDING_UNWRITTEN_DIR: cannot write in '{tmp_path}/f' (a file is in its place)",
-    ]
 
 
 def test_an_empty_source_list_is_a_problem(tmp_path):
