@@ -5,6 +5,7 @@ import os
 import re
 import sqlite3
 import subprocess
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -44,6 +45,15 @@ def stored(db, kind) -> dict[str, dict]:
     except sqlite3.OperationalError:  # not created yet
         return {}
     return {doc_id: json.loads(doc) for doc_id, doc in rows}
+
+
+def wait_for(what: str, check, seconds: float):
+    """check()'s first true value, looked for every 100 ms; the test fails after `seconds` of waiting."""
+    deadline = time.monotonic() + seconds
+    while not (found := check()):
+        assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
+        time.sleep(0.1)
+    return found
 
 
 def continuous_state(db) -> dict:

@@ -20,7 +20,7 @@ from landing.core.runs import sample_id
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests import forked
-from tests.sampler.crawling import PROJECT, Stores, continuous_state, stored
+from tests.sampler.crawling import PROJECT, Stores, continuous_state, stored, wait_for
 
 START = "2026-11-01T00:00:00Z"
 SPEED = 28800  # simulated seconds a real second: a day in 3 s
@@ -32,11 +32,7 @@ STALLED, STALLED_PREFIX = "records.fjord-yarrow-0.example", "10.81930/"  # a rep
 
 
 def _wait(what, check):
-    deadline = time.monotonic() + DEADLINE
-    while not (found := check()):
-        assert time.monotonic() < deadline, f"waited {DEADLINE} s for {what}"
-        time.sleep(0.1)
-    return found
+    return wait_for(what, check, DEADLINE)
 
 
 def _stalled(world: Path, into: Path) -> Path:

@@ -9,7 +9,7 @@ import time
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests import forked
-from tests.sampler.crawling import PROJECT, Stores, continuous_state
+from tests.sampler.crawling import PROJECT, Stores, continuous_state, wait_for
 
 START = "2026-11-01T00:00:00Z"
 SPEED = 60  # a simulated minute a real second: a slice (LANDING_PLAN_MINUTES=1) a second, a day in 24 minutes
@@ -17,11 +17,7 @@ DEADLINE = 120  # real seconds any wait may take before the test fails
 
 
 def _wait(what, check):
-    deadline = time.monotonic() + DEADLINE
-    while not (found := check()):
-        assert time.monotonic() < deadline, f"waited {DEADLINE} s for {what}"
-        time.sleep(0.1)
-    return found
+    return wait_for(what, check, DEADLINE)
 
 
 def _closed(db):
