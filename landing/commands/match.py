@@ -1,4 +1,4 @@
-"""`scrapy match URL... | -i FILE | --evaluate`: landing-page URLs to DOIs, one JSON line per input."""
+"""`scrapy match URL... | -i FILE | --evaluate [FILE]`: landing-page URLs to DOIs, one JSON line per input."""
 
 import contextlib
 import json
@@ -19,6 +19,7 @@ from landing.config import trusted
 from landing.core.decisions import Decisions
 from landing.core.evaluation import render_table, tabulate
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
+from landing.match.labelled import LabelledError, read_labelled
 from landing.match.spider import MatcherSpider
 
 
@@ -26,7 +27,7 @@ class Command(ScrapyCommand):
     requires_project = True
 
     def syntax(self):
-        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch | --fetch-all] [--evaluate]"
+        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch | --fetch-all] [--evaluate [FILE]]"
 
     def short_desc(self):
         return "Match landing-page URLs (or DOIs, PIIs) to DOIs, with method, verification and evidence"
@@ -50,8 +51,13 @@ class Command(ScrapyCommand):
         )
         parser.add_argument(
             "--evaluate",
-            action="store_true",
-            help="match every stored snapshot's final URL and tabulate right / wrong / no match",
+            nargs="?",
+            const=True,
+            default=None,
+            metavar="FILE",
+            help="tabulate right / wrong / no match per method and verification, on FILE's labelled inputs (URL/DOI "
+            "vectors as JSON lines, or a landing-page corpus' manifest.csv or folder) or, without FILE, on every "
+            "stored snapshot's final URL",
         )
 
     def process_options(self, args, opts):
@@ -70,8 +76,8 @@ class Command(ScrapyCommand):
         expected = None
         if opts.evaluate:
             if args or opts.input:
-                raise UsageError("--evaluate takes its inputs from the store: give no URLs and no -i")
-            expected = self._labelled()
+                raise UsageError("--evaluate takes its inputs from FILE or the store: give no URLs and no -i")
+            expected = self._stored() if opts.evaluate is True else self._from_file(opts.evaluate)
             inputs = [url for url, _ in expected]
         else:
             inputs = list(args) + (self._read(opts.input) if opts.input else [])
@@ -92,8 +98,15 @@ class Command(ScrapyCommand):
         if stop.signum is not None:
             self.exitcode = 128 + stop.signum  # as a shell reports a process a signal ended
         if expected is not None:
-            rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
-            print(render_table(rows))
+            scored = [(doi or "", printer.results.get(n)) for n, (_, doi) in enumerate(expected)]
+            for (text, doi), (_, got) in zip(expected, scored):
+                if got and got.get("doi") and got["doi"] != doi:  # a wrong DOI is the line to look at first
+                    print(
+                        f"match: wrong DOI: {text[:200]!r} expected {doi} got {got['doi']} "
+                        f"({got['method']}/{got['verification']})",
+                        file=sys.stderr,
+                    )
+            print(render_table(tabulate(scored)))
 
     def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
         path = opts.artifact or artifacts_dir / ARTIFACT
@@ -120,7 +133,17 @@ class Command(ScrapyCommand):
             )
         return inputs
 
-    def _labelled(self):
+    def _from_file(self, name):
+        """(input, expected DOI or None) of a labelled file; rows naming no input are said, not matched."""
+        try:
+            labelled = read_labelled(name)
+        except LabelledError as error:
+            raise UsageError(str(error), print_help=False) from None
+        if labelled.skipped:
+            print(f"match: {name}: {labelled.skipped:,} row(s) name no input: not matched", file=sys.stderr)
+        return list(labelled.pairs)
+
+    def _stored(self):
         """(final URL, DOI) of every stored snapshot that reached a page: the sampler's labelled data."""
         docs = docs_of(self.settings)
         with docs:

@@ -1,5 +1,5 @@
-"""A world serving a URL/DOI vectors file (../shared/corpus/url-doi-vectors/dev.jsonl's shape), for scoring the
-matcher on real inputs: bench/vectors.py.
+"""A world serving a URL/DOI vectors file (../shared/corpus/url-doi-vectors/dev.jsonl's shape), and a landing-page
+corpus' real pages when given one, for scoring the matcher on real inputs: bench/vectors.py.
 
 Every vector's DOI is registered (its PII and shortDOI too, when the input names one) with a title; each vector's
 URL serves a page whose DOI meta tag states the DOI, with the title; a vector without a DOI gets a page that
@@ -12,15 +12,22 @@ states none. Two shapes:
   same host whose meta tag names that DOI but whose title is another work's (a page naming another work of its
   prefix); its right answer is no DOI.
 
-Decoys in footers, DOIs hidden in scripts and pages without a title are not modelled.
+Decoys in footers, DOIs hidden in scripts and pages without a title are not modelled in the vectors' pages; the
+corpus' real pages have them all. With a corpus (../shared/corpus/landing-pages), each manifest row's page is served
+at its `page_url` from its file, read where it lies (it replaces a vector's page at the same URL: the real page is
+what that URL serves), and each DOI of the manifest is registered with that URL as its resource URL, and with no
+title: no registry's title is at hand, and the page's own citation_title would hand the registered-title check a
+free pass. A row without a page URL (or captured at the resolver) gets a page of its own under corpus.example.
 """
 
+import csv
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from landing.core import matching
 from landing.core.doi import RESOLVER_HOSTS, prefix
+from landing_dev.sandbox.corpus import _SERVICE_HOSTS
 
 HOME = "https://vector-landing.example"
 
@@ -47,6 +54,14 @@ def title(doi: str) -> str:
     return f"Findings on {doi.split('/', 1)[1]} from the registry of {prefix(doi)}"
 
 
+def _stated(records: dict, doi: str | None) -> str | None:
+    """The title a vector's page states: its DOI's registered one, or a title of its own for a corpus DOI (which
+    has none registered)."""
+    if not doi:
+        return None
+    return records[doi]["title"] if doi in records and records[doi].get("title") else f"A page of {doi}"
+
+
 def _page(doi: str | None, stated: str | None) -> str:
     meta = f'<meta name="citation_doi" content="{doi}">' if doi else ""
     if stated:
@@ -65,12 +80,37 @@ def _elsewhere(row: dict, url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/article-abstract{parts.path or '/'}"
 
 
-def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
-    """Write world.json, dois.jsonl and routes.jsonl for these vectors into outdir; the rows to score (the
-    vectors, then the shape's traps, each with `doi` None)."""
+def corpus_pages(corpus_dir) -> list[dict]:
+    """A landing-page corpus' manifest rows as pages: doi (None for a page of no DOI), url, file; rows with a page
+    URL first, so that a DOI captured twice is registered where a page URL names it."""
+    corpus_dir = Path(corpus_dir).resolve()
+    with (corpus_dir / "manifest.csv").open(newline="", encoding="utf-8") as manifest:
+        rows = list(csv.DictReader(manifest))
+    pages = []
+    for row in sorted(rows, key=lambda r: not (r.get("page_url") or "").strip()):
+        url = (row.get("page_url") or "").strip()
+        if not url or urlsplit(url).hostname in _SERVICE_HOSTS:  # captured at the resolver itself
+            url = f"https://corpus.example/{Path(row['file']).stem}"
+        doi = (row.get("doi") or "").strip().lower() or None
+        pages.append({"doi": doi, "url": url, "file": str(corpus_dir / row["file"])})
+    return pages
+
+
+def _add_corpus(corpus_dir, records: dict, files: dict) -> None:
+    """The corpus' pages into `files` (URL: file), their DOIs into `records`, registered at the page, untitled."""
+    for page in corpus_pages(corpus_dir):
+        files.setdefault(page["url"], page["file"])
+        if page["doi"] and not records.get(page["doi"], {}).get("corpus"):
+            record = records.setdefault(page["doi"], {"doi": page["doi"], "ra": "crossref"})
+            record.update(member=prefix(page["doi"]), url=page["url"], title=None, corpus=True)
+
+
+def build(rows: list[dict], outdir, shape: str = "friendly", corpus=None) -> list[dict]:
+    """Write world.json, dois.jsonl and routes.jsonl for these vectors (and a corpus folder's pages, when given) into
+    outdir; the rows to score (the vectors, then the shape's traps, each with `doi` None)."""
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    records, routes, traps = {}, {}, []
+    records, routes, traps, files = {}, {}, [], {}
     for row in rows:
         doi, url = (row.get("doi") or "").lower() or None, _landing(row["url"])
         if url:
@@ -91,6 +131,8 @@ def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
             record["short"] = literal[1]
         if row.get("kind") == "pii" and (pii := matching.pii(row["url"])):
             record["pii"] = pii
+    if corpus:
+        _add_corpus(corpus, records, files)
     for record in records.values():
         record["url"] = record["url"] or f"{HOME}/{record['doi']}"
         routes.setdefault(record["url"], record["doi"])
@@ -103,9 +145,12 @@ def build(rows: list[dict], outdir, shape: str = "friendly") -> list[dict]:
             }
         )
     )
-    (outdir / "dois.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records.values()))
-    pages = {u: (d if isinstance(d, tuple) else (d, title(d) if d else None)) for u, d in routes.items()}
+    (outdir / "dois.jsonl").write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k != "corpus"}) + "\n" for r in records.values())
+    )
+    pages = {u: (d if isinstance(d, tuple) else (d, _stated(records, d))) for u, d in routes.items() if u not in files}
     (outdir / "routes.jsonl").write_text(
         "".join(json.dumps({"url": u, "body": _page(*d)}) + "\n" for u, d in pages.items())
+        + "".join(json.dumps({"url": u, "body_file": f}) + "\n" for u, f in files.items())
     )
     return rows + traps
