@@ -1,13 +1,19 @@
-"""Score `scrapy match` on a URL/DOI vectors file through a sandbox serving them: right / wrong / none per kind,
-and right / wrong per method x verification.
+"""Score `scrapy match` on the real inputs: a URL/DOI vectors file and a landing-page corpus, through a sandbox
+serving both, verified against an artifact the sampler made of that world: right / wrong / none per kind, and
+`scrapy match --evaluate FILE`'s tables (per method x verification, per verification level) for each.
 
-    .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--shape friendly]
-                                      [--no-fetch] [--json] [--service]
+    .venv/bin/python -m bench.vectors [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl]
+        [--corpus ../shared/corpus/landing-pages | none] [--shape friendly|elsewhere]
+        [--no-fetch | --fetch-all] [--no-artifact] [--json] [--service]
 
-The world is landing_dev/sandbox/vectors.py's, no artifact: with `--shape friendly` each vector's DOI resolves to
-the page at its URL, which states it (the page-only rows measure plumbing); with `--shape elsewhere` each
-page-only vector's DOI resolves to another page (of the same host, or a publisher's for an aggregator's record),
-and a trap beside each (kind `page-trap`) names that DOI on another work's page. A wrong DOI anywhere is a bug.
+The world is landing_dev/sandbox/vectors.py's: with `--shape friendly` each vector's DOI resolves to the page at its
+URL, which states it (the page-only rows measure plumbing); with `--shape elsewhere` each page-only vector's DOI
+resolves to another page (of the same host, or a publisher's for an aggregator's record), and a trap beside each
+(kind `page-trap`) names that DOI on another work's page. The corpus' real pages are served at their page URLs, their
+DOIs registered there, untitled. `scrapy crawl doi_sampler` (default settings, the http/browser choice included)
+crawls that world first, and its artifact is the one the matcher verifies against, under the default fetch policy
+(`--fetch-all`: every URL fetched; `--no-artifact`: no crawl, no artifact, as a plumbing check). A wrong DOI at
+`confirmed-domain-prefix` or stronger is a bug: each is printed with its checks and evidence.
 With `--service` the same inputs are also POSTed to `scrapy serve` on the same world and settings, and each answer
 is compared with `scrapy match`'s, the attempts' request counts set aside (they depend on what a cache held).
 """
@@ -24,10 +30,14 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-from landing.core.evaluation import render_table, tabulate
-from landing_dev.runner import PROJECT, scrapy_command
+from landing.core.matching import VERIFICATIONS
+from landing.match.labelled import read_labelled
+from landing_dev.runner import PROJECT, Stores, crawl, scrapy_command
 from landing_dev.sandbox.server import RunningSandbox
 from landing_dev.sandbox.vectors import build, read_vectors
+
+CORPUS = PROJECT.parent / "shared" / "corpus" / "landing-pages"
+STRONG = VERIFICATIONS[: VERIFICATIONS.index("confirmed-domain-prefix") + 1]  # a consumer's confirmed levels
 
 
 def comparable(answer: dict) -> dict:
@@ -39,7 +49,7 @@ def comparable(answer: dict) -> dict:
     return found
 
 
-def over_http(inputs: Path, settings: list[str], log: Path, no_fetch: bool) -> list[dict]:
+def over_http(inputs: Path, settings: list[str], log: Path, fetch: str | None) -> list[dict]:
     """The inputs' answers from `scrapy serve` on the same settings, POSTed as JSON lines, in input order."""
     serve = subprocess.Popen(
         scrapy_command("serve", "--port", 0) + settings,
@@ -54,7 +64,7 @@ def over_http(inputs: Path, settings: list[str], log: Path, no_fetch: bool) -> l
                 sys.exit(f"`scrapy serve` did not start:\n{log.read_text()[-3000:]}")
             time.sleep(0.1)
         lines = inputs.read_text(encoding="utf-8").splitlines()
-        body = "".join(json.dumps({"q": q, "fetch": "none"} if no_fetch else q) + "\n" for q in lines)
+        body = "".join(json.dumps({"q": q, "fetch": fetch} if fetch else q) + "\n" for q in lines)
         request = urllib.request.Request(found.group(1) + "/match", data=body.encode(), method="POST")
         with urllib.request.urlopen(request, timeout=1800) as response:
             return [json.loads(line) for line in response.read().decode().splitlines()]
@@ -63,10 +73,41 @@ def over_http(inputs: Path, settings: list[str], log: Path, no_fetch: bool) -> l
         serve.wait(60)
 
 
+def artifact_crawl(proxy: str, root: Path) -> Path:
+    """The sampler's crawl of the served world, with the default settings; its artifacts folder. Says how much of
+    the world it sampled: every DOI of so small a world (an owner under LANDING_SAMPLE_MIN DOIs gives them all)."""
+    stores = Stores.under(root)
+    root.mkdir(parents=True, exist_ok=True)
+    code, seconds, log = crawl(proxy, stores, root / "crawl.log", {"LANDING_MAILTO": "bench@example.org"})
+    if code != 0:
+        sys.exit(f"the sampler's crawl failed ({code}):\n{log[-3000:]}")
+    last = [line for line in log.splitlines() if "progress:" in line][-1:]
+    print(
+        f"artifact: `scrapy crawl doi_sampler` in {seconds:.0f} s; {last[0].split('progress: ', 1)[1] if last else '?'}"
+    )
+    return stores.artifacts
+
+
+def evaluated(labelled: Path, settings: list[str], options: list[str]) -> str:
+    """`scrapy match --evaluate FILE`'s tables, and its lines about wrong DOIs and rows skipped."""
+    command = scrapy_command("match", "--evaluate", labelled, *options) + settings
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        sys.exit(f"scrapy match --evaluate {labelled} failed:\n{done.stderr[-3000:]}")
+    said = [line for line in done.stderr.splitlines() if line.startswith("match: ") and "inputs" not in line]
+    return "\n".join([*said, done.stdout.strip()])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl")
+    )
+    parser.add_argument(
+        "--corpus",
+        default=str(CORPUS) if CORPUS.is_dir() else "none",
+        help=f"a landing-page corpus folder whose pages join the world and are scored (default: {CORPUS} when "
+        "present; none: the vectors only)",
     )
     parser.add_argument(
         "--shape",
@@ -74,44 +115,67 @@ def main():
         default="friendly",
         help="where page-only vectors' DOIs resolve (friendly: to the vector's URL)",
     )
-    parser.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
+    fetching = parser.add_mutually_exclusive_group()
+    fetching.add_argument("--no-fetch", action="store_true", help="match without fetching pages")
+    fetching.add_argument(
+        "--fetch-all", action="store_true", help="fetch every URL, not only on the artifact's domains"
+    )
+    parser.add_argument(
+        "--no-artifact", action="store_true", help="no crawl: match without an artifact (domain verifications off)"
+    )
     parser.add_argument("--json", action="store_true", help="print only {kind: {right, wrong, none}} as JSON")
     parser.add_argument(
         "--service", action="store_true", help="also POST the inputs to `scrapy serve` and compare its answers"
     )
     args = parser.parse_args()
+    corpus = None if args.corpus == "none" else Path(args.corpus)
+    options = ["--no-fetch"] if args.no_fetch else ["--fetch-all"] if args.fetch_all else []
     rows = read_vectors(args.vectors)
     with tempfile.TemporaryDirectory() as tmp:
-        world, inputs = Path(tmp) / "world", Path(tmp) / "inputs.txt"
-        rows = build(rows, world, args.shape)
+        world, inputs, labelled = Path(tmp) / "world", Path(tmp) / "inputs.txt", Path(tmp) / "vectors.jsonl"
+        rows = build(rows, world, args.shape, corpus)
+        labelled.write_text("".join(json.dumps({"url": r["url"], "doi": r.get("doi")}) + "\n" for r in rows))
+        pages = list(read_labelled(corpus).pairs) if corpus else []
+        kinds = [row.get("kind", "?") for row in rows] + ["corpus-page" if d else "corpus-no-doi" for _, d in pages]
+        expected = [(row.get("doi") or "").lower() or None for row in rows] + [d for _, d in pages]
+        texts = [row["url"] for row in rows] + [page for page, _ in pages]
         # One input per line: a vector whose text holds a line break would be two inputs.
-        inputs.write_text("".join(" ".join(row["url"].split()) + "\n" for row in rows), encoding="utf-8")
+        inputs.write_text("".join(" ".join(text.split()) + "\n" for text in texts), encoding="utf-8")
         sandbox = RunningSandbox(world)
         try:
-            settings = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={tmp}"]
+            artifacts = Path(tmp) if args.no_artifact else artifact_crawl(sandbox.proxy, Path(tmp) / "store")
+            settings = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={artifacts}"]
             settings += ["-s", "TELNETCONSOLE_ENABLED=False"]
-            command = scrapy_command("match", "-i", inputs) + settings + (["--no-fetch"] if args.no_fetch else [])
+            command = scrapy_command("match", "-i", inputs) + settings + options
             done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=1800)
+            if done.returncode != 0:
+                sys.exit(f"scrapy match failed:\n{done.stderr[-3000:]}")
+            tables = {}
+            if not args.json:
+                tables["vectors"] = evaluated(labelled, settings, options)
+                if corpus:
+                    tables["corpus"] = evaluated(corpus, settings, options)
             served = None
-            if args.service and done.returncode == 0:
-                served = over_http(inputs, settings, Path(tmp) / "serve.log", args.no_fetch)
+            if args.service:
+                fetch = "none" if args.no_fetch else "all" if args.fetch_all else None
+                served = over_http(inputs, settings, Path(tmp) / "serve.log", fetch)
         finally:
             sandbox.close()
-    if done.returncode != 0:
-        sys.exit(f"scrapy match failed:\n{done.stderr[-3000:]}")
     results = [json.loads(line) for line in done.stdout.splitlines()]
-    if len(results) != len(rows):
-        sys.exit(f"{len(rows)} vectors, {len(results)} results:\n{done.stderr[-3000:]}")
+    if len(results) != len(texts):
+        sys.exit(f"{len(texts)} inputs, {len(results)} results:\n{done.stderr[-3000:]}")
     tally = {}
-    for row, result in zip(rows, results):
-        expected, got = (row.get("doi") or "").lower() or None, result["doi"]
-        outcome = "right" if got == expected else ("none" if got is None else "wrong")
-        tally.setdefault(row.get("kind", "?"), Counter())[outcome] += 1
+    for text, kind, doi, result in zip(texts, kinds, expected, results):
+        got = result["doi"]
+        outcome = "right" if got == doi else ("none" if got is None else "wrong")
+        tally.setdefault(kind, Counter())[outcome] += 1
         if outcome != "right" and not args.json:
             print(
-                f"{outcome:5} {row.get('kind', '?'):11} {row['url'][:90]!r} expected {expected} got {got}"
-                f" ({result['method']}/{result['verification']})"
+                f"{outcome:5} {kind:13} {text[:90]!r} expected {doi} got {got}"
+                f" ({result['method']}/{result['verification']} {result.get('checks', [])})"
             )
+            if outcome == "wrong" and result["verification"] in STRONG:
+                print(f"      a wrong DOI at a confirmed level: evidence {json.dumps(result['evidence'])}")
     if served is not None:
         differ = [n for n, (a, b) in enumerate(zip(results, served)) if comparable(a) != comparable(b)]
         print(
@@ -119,22 +183,20 @@ def main():
         )
         for n in differ:
             print(
-                f"  differs: {rows[n]['url'][:90]!r}\n    match: {comparable(results[n])}\n    serve: {comparable(served[n])}"
+                f"  differs: {texts[n][:90]!r}\n    match: {comparable(results[n])}\n    serve: {comparable(served[n])}"
             )
     if args.json:
         print(json.dumps({kind: dict(counts) for kind, counts in tally.items()}))
         return
-    print(f"\n{'kind':12} {'vectors':>7} {'right':>6} {'wrong':>6} {'none':>5}  share right")
+    print(f"\n{'kind':14} {'inputs':>6} {'right':>6} {'wrong':>6} {'none':>5}  share right")
     for kind, counts in sorted(tally.items()):
         total = sum(counts.values())
         print(
-            f"{kind:12} {total:7} {counts['right']:6} {counts['wrong']:6} {counts['none']:5}  "
+            f"{kind:14} {total:6} {counts['right']:6} {counts['wrong']:6} {counts['none']:5}  "
             f"{counts['right'] / total:.1%}"
         )
-    print()
-    print(
-        render_table(tabulate((row.get("doi") or "", result) for row, result in zip(rows, results) if row.get("doi")))
-    )
+    for name, table in tables.items():
+        print(f"\n`scrapy match --evaluate` on the {name}:\n{table}")
 
 
 if __name__ == "__main__":

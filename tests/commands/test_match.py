@@ -90,3 +90,19 @@ def test_fetch_all_fetches_every_url_of_free_text_for_the_run():
 def test_fetch_all_with_no_fetch_is_a_usage_error_in_words():
     with pytest.raises(UsageError, match="--fetch-all and --no-fetch contradict each other"):
         _options("--fetch-all", "--no-fetch")
+
+
+def test_evaluate_alone_scores_the_store_and_with_a_file_scores_the_file():
+    command, parser = Command(), argparse.ArgumentParser()
+    command.settings = Settings()
+    command.add_options(parser)
+    assert (parser.parse_args(["--evaluate"]).evaluate, parser.parse_args(["--evaluate", "dev.jsonl"]).evaluate) == (
+        True,
+        "dev.jsonl",
+    )
+
+
+def test_a_labelled_file_that_cannot_be_read_is_a_usage_error_naming_it(tmp_path):
+    (tmp_path / "dev.jsonl").write_text("not json\n")
+    with pytest.raises(UsageError, match="dev.jsonl:1: not JSON"):
+        Command()._from_file(str(tmp_path / "dev.jsonl"))

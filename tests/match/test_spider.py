@@ -104,10 +104,15 @@ def cases(match_world):
 ODD = ["http://", "https://[::1", "not a url at all", "ftp://example.org/10.1234/x", "https://exa mple.example/a"]
 
 
+LABELLED = ["url", "meta", "recognised-domain", "unknown-doi"]  # cases scored by `--evaluate FILE`
+
+
 @pytest.fixture(scope="module")
-def runs(match_crawl, match_sandbox, cases, request):
+def runs(match_crawl, match_sandbox, cases, request, tmp_path_factory):
     """The module's `scrapy match` runs on the match world's crawl, at once (tests.sampler.crawling.at_once)."""
     stores, _ = match_crawl
+    labelled = tmp_path_factory.mktemp("labelled") / "labelled.jsonl"
+    labelled.write_text("".join(json.dumps({"url": cases[n][0], "doi": cases[n][1]}) + "\n" for n in LABELLED))
 
     def match(*args):
         return lambda: lambda: stores.scrapy("match", *args, overrides=["-s", f"LANDING_SANDBOX={match_sandbox.proxy}"])
@@ -116,6 +121,7 @@ def runs(match_crawl, match_sandbox, cases, request):
         "match_run": match(*[case[0] for case in cases.values()], *ODD),
         "unfetched": match("--no-fetch", cases["url"][0], cases["meta"][0]),
         "evaluated": match("--evaluate"),
+        "evaluated_file": match("--evaluate", str(labelled)),
     }
     with at_once(request, prepared) as started:
         yield started
@@ -291,6 +297,19 @@ def test_evaluate_matches_no_wrong_doi_at_checked_url(evaluated):
         verification, wrong = row[2].strip(), int(row[4].strip().replace(",", ""))
         if verification.startswith("checked-url"):
             assert wrong == 0, row
+
+
+def test_evaluate_file_scores_its_labelled_inputs_per_method_and_verification(runs, cases):
+    done = runs["evaluated_file"].result()
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {tuple(cell.strip() for cell in line.split("|")[1:5]) for line in done.stdout.splitlines()}
+    assert {
+        ("landing-page-url", "checked-url-exact", "1", "0"),
+        ("landing-page-meta-tag", "checked-url-exact", "1", "0"),
+        ("landing-page-url", "recognised-domain", "1", "0"),
+        ("all", "", "3", "0"),
+    } <= rows
+    assert "| no match | | | | 25.0% (1) |" in done.stdout
 
 
 def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_run, cases):
