@@ -17,7 +17,7 @@ from landing import clock
 from landing.commands.stores import config_of, docs_of
 from landing.config import trusted
 from landing.core.decisions import Decisions
-from landing.core.evaluation import render_table, tabulate
+from landing.core.evaluation import render_levels, render_table, tabulate
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.labelled import LabelledError, read_labelled
 from landing.match.spider import MatcherSpider
@@ -98,15 +98,20 @@ class Command(ScrapyCommand):
         if stop.signum is not None:
             self.exitcode = 128 + stop.signum  # as a shell reports a process a signal ended
         if expected is not None:
-            scored = [(doi or "", printer.results.get(n)) for n, (_, doi) in enumerate(expected)]
+            scored = [(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)]
             for (text, doi), (_, got) in zip(expected, scored):
-                if got and got.get("doi") and got["doi"] != doi:  # a wrong DOI is the line to look at first
+                if (
+                    got and got.get("doi") and got["doi"] != (doi or "").lower()
+                ):  # a wrong DOI is the line to look at first
                     print(
                         f"match: wrong DOI: {text[:200]!r} expected {doi} got {got['doi']} "
-                        f"({got['method']}/{got['verification']})",
+                        f"({got['method']}/{got['verification']} {got.get('checks', [])})",
                         file=sys.stderr,
                     )
-            print(render_table(tabulate(scored)))
+            rows = tabulate(scored)
+            print(render_table(rows))
+            print()
+            print(render_levels(rows))
 
     def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
         path = opts.artifact or artifacts_dir / ARTIFACT
