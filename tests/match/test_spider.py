@@ -6,6 +6,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from landing.core.doi import find_dois
+from landing.core.matching import VERIFICATIONS
 from landing_dev.sandbox.http import Request
 from landing_dev.sandbox.platforms import PLACEHOLDER_DOI
 from landing_dev.sandbox.web import State, respond
@@ -306,17 +307,16 @@ def test_evaluate_matches_no_wrong_doi_at_checked_url(evaluated):
             assert wrong == 0, row
 
 
-def test_evaluate_file_scores_its_labelled_inputs_per_method_and_verification(runs, cases):
+def test_evaluate_file_scores_its_labelled_inputs_per_verification_level(runs):
     done = runs["evaluated_file"].result()
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = {tuple(cell.strip() for cell in line.split("|")[1:5]) for line in done.stdout.splitlines()}
-    assert {
-        ("landing-page-url", "checked-url-exact", "1", "0"),
-        ("landing-page-meta-tag", "checked-url-exact", "1", "0"),
-        ("landing-page-url", "recognised-domain", "1", "0"),
-        ("all", "", "3", "0"),
-    } <= rows
-    assert "| no match | | | | 25.0% (1) |" in done.stdout
+    cells = [[cell.strip() for cell in line.split("|")[1:-1]] for line in done.stdout.splitlines()]
+    levels = {row[0]: tuple(row[1:3]) for row in cells if row and row[0] in VERIFICATIONS}
+    assert levels == {v: ("0", "0") for v in VERIFICATIONS} | {
+        "checked-url-exact": ("2", "0"),
+        "recognised-domain": ("1", "0"),
+    }
+    assert ["no match", "", "", "", "", "1 inputs"] in cells
 
 
 def test_odd_inputs_each_get_a_null_answer_and_none_is_lost(match_run, cases):
