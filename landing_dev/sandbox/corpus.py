@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from landing_dev.sandbox import crossref, datacite, resolver
 
-_SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)
+SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)  # no landing page lives there
 
 MEMBER_BASE = 990000  # Crossref-style numeric ids for the corpus' prefixes, far from generated ones
 
@@ -29,7 +29,7 @@ def corpus_entries(corpus_dir) -> list[dict]:
                 continue
             seen.add(doi.lower())
             url = (row.get("page_url") or "").strip()
-            if not url or urlsplit(url).hostname in _SERVICE_HOSTS:  # captured at the resolver itself
+            if not url or urlsplit(url).hostname in SERVICE_HOSTS:  # captured at the resolver itself
                 url = f"https://corpus.example/{Path(row['file']).stem}"
             entries.append(
                 {
