@@ -80,8 +80,8 @@ def _options(*argv):
     return command.settings
 
 
-def test_fetch_all_fetches_every_url_of_free_text_for_the_run():
-    assert (_options("--fetch-all")["LANDING_MATCH_FETCH_TEXT"], _options()["LANDING_MATCH_FETCH_TEXT"]) == (
+def test_fetch_all_lifts_the_domain_gate_for_the_run():
+    assert (_options("--fetch-all")["LANDING_MATCH_FETCH"], _options()["LANDING_MATCH_FETCH"]) == (
         "all",
         "known",
     )

@@ -117,7 +117,7 @@ def test_a_fetch_policy_not_none_known_or_all_is_refused(artifact):
 
 def test_each_fetch_policy_sets_whether_and_which_pages_are_fetched(artifact):
     matcher = matcher_of(artifact, Table({}))
-    assert [(s.fetch, s.fetch_text) for s in map(matcher.setup, ("none", "known", "all"))] == [
+    assert [(s.fetch, s.fetch_policy) for s in map(matcher.setup, ("none", "known", "all"))] == [
         (False, "known"),
         (True, "known"),
         (True, "all"),
