@@ -241,6 +241,14 @@ def test_an_artifact_appearing_where_there_was_none_is_loaded(tmp_path):
     assert (run(holder.check()), holder.version, holder.warning) == (True, NEW.version, None)
 
 
+def test_a_missing_artifact_is_warned_of_saying_no_url_is_fetched_unless_the_policy_is_all(tmp_path):
+    holder = ArtifactHolder(tmp_path / "nothing.json", required=False)
+    assert holder.warning.endswith(
+        ": domain-prefix verifications are off, and no URL is fetched unless the fetch policy is all "
+        "(LANDING_MATCH_FETCH=all, scrapy match --fetch-all, the service's fetch=all)"
+    )
+
+
 def test_a_required_artifact_that_is_missing_is_an_error_naming_it(tmp_path):
     with pytest.raises(ArtifactError, match="no artifact at .*nothing.json"):
         ArtifactHolder(tmp_path / "nothing.json", required=True)
