@@ -17,7 +17,7 @@ from landing import clock
 from landing.commands.stores import config_of, docs_of
 from landing.config import trusted
 from landing.core.decisions import Decisions
-from landing.core.evaluation import render_table, tabulate
+from landing.core.evaluation import render_levels, render_table, tabulate
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.spider import MatcherSpider
 
@@ -93,6 +93,8 @@ class Command(ScrapyCommand):
         if expected is not None:
             rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
             print(render_table(rows))
+            print()
+            print(render_levels(rows))
 
     def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
         path = opts.artifact or artifacts_dir / ARTIFACT

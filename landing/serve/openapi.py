@@ -1,7 +1,7 @@
 """The service's OpenAPI 3.0 description (GET /openapi.json), built from the same names the code answers with: the
 methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the limits set."""
 
-from landing.core.matching import METHODS, VERIFICATIONS
+from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
 from landing.match.resident import FETCHES
 
 NDJSON = "application/x-ndjson"
@@ -32,12 +32,17 @@ def _schemas() -> dict:
             "type": "object",
             "description": "Exactly the object `scrapy match` prints for the input (docs/data-model.md), without "
             '"number". The evidence names the artifact version a match was decided with (step "artifact").',
-            "required": ["input", "doi", "method", "verification", "url", "subj_id", "evidence"],
+            "required": ["input", "doi", "method", "verification", "checks", "url", "subj_id", "evidence"],
             "properties": {
                 "input": {"type": "string"},
                 "doi": nullable,
                 "method": {"type": "string", "nullable": True, "enum": [*METHODS, None]},
                 "verification": {"type": "string", "nullable": True, "enum": [*VERIFICATIONS, None]},
+                "checks": {
+                    "type": "array",
+                    "description": 'The finer evidence behind the verification (docs/matching.md "Verification").',
+                    "items": {"type": "string", "enum": list(CHECKS)},
+                },
                 "url": nullable,
                 "subj_id": nullable,
                 "evidence": {"type": "array", "items": {"$ref": "#/components/schemas/Attempt"}},
