@@ -46,8 +46,7 @@ class Command(ScrapyCommand):
         parser.add_argument(
             "--fetch-all",
             action="store_true",
-            help="in free text, fetch every URL, not only those on domains the artifact knows "
-            "(LANDING_MATCH_FETCH_TEXT=all)",
+            help="fetch every URL, not only those on a domain the artifact lists (LANDING_MATCH_FETCH=all)",
         )
         parser.add_argument(
             "--evaluate",
@@ -65,7 +64,7 @@ class Command(ScrapyCommand):
         if opts.fetch_all:
             if opts.no_fetch:
                 raise UsageError("--fetch-all and --no-fetch contradict each other: give one", print_help=False)
-            self.settings.set("LANDING_MATCH_FETCH_TEXT", "all", priority="cmdline")
+            self.settings.set("LANDING_MATCH_FETCH", "all", priority="cmdline")
 
     def run(self, args, opts):
         cfg = config_of(self.settings)  # a bad setting is a usage error, named

@@ -84,9 +84,9 @@ Question = Exists | Alias | Pii | Resolve | Titles | Fetch
 Steps = Generator[Question, tuple, Result]
 
 
-# Which URLs of free text are fetched (Setup.fetch_text): those on domains the artifact knows, as the Percolator
-# fetches, or all of them.
-FETCH_TEXT = ("known", "all")
+# Which URLs are fetched, alone or in free text (Setup.fetch_policy, LANDING_MATCH_FETCH): those on a domain the
+# artifact lists, as the Percolator fetches, or all of them.
+FETCH_POLICIES = ("known", "all")
 NOT_FETCHED = "not-fetched: domain not in the artifact"
 
 
@@ -97,7 +97,7 @@ class OverBudget(Exception):
 @dataclass(frozen=True)
 class Setup:
     """What every input of a run is matched with: the artifact's decisions, the resolver's hosts, whether pages
-    may be fetched (and which URLs of free text: FETCH_TEXT), and the LANDING_MATCH_* caps on one input's pieces,
+    may be fetched (and which URLs: FETCH_POLICIES), and the LANDING_MATCH_* caps on one input's pieces,
     candidates, requests and evidence."""
 
     decisions: Decisions
@@ -108,11 +108,11 @@ class Setup:
     text_candidates: int
     requests: int
     evidence: int
-    fetch_text: str = "known"
+    fetch_policy: str = "known"
 
     def __post_init__(self):
-        if self.fetch_text not in FETCH_TEXT:
-            raise ValueError(f"fetch_text={self.fetch_text!r}: use {' or '.join(FETCH_TEXT)}")
+        if self.fetch_policy not in FETCH_POLICIES:
+            raise ValueError(f"fetch_policy={self.fetch_policy!r}: use {' or '.join(FETCH_POLICIES)}")
 
 
 class Matching:
@@ -169,7 +169,7 @@ class Matching:
         matches, more = [], len(found) > cap
         for piece in found[:cap]:
             try:
-                result = yield from self._one(piece, [], free=True)
+                result = yield from self._one(piece, [])
             except OverBudget as error:  # the matches found so far stand; the rest of the text is not read
                 evidence.append(attempt("request-cap", None, str(error), 0))
                 break
@@ -181,8 +181,8 @@ class Matching:
         lead = matches[0] if matches else Result(text)
         return replace(lead, input=text, evidence=tuple(evidence), matches=tuple(matches))
 
-    def _one(self, text: str, evidence: list[dict], free: bool = False):
-        """One URL, DOI or PII; `free`: a piece of free text, whose URL is fetched as Setup.fetch_text says."""
+    def _one(self, text: str, evidence: list[dict]):
+        """One URL, DOI or PII (alone, or a piece of free text); a URL is fetched as Setup.fetch_policy says."""
         url = as_url(text)
         if url is not None and (why := malformed(url)):
             # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
@@ -209,7 +209,7 @@ class Matching:
                 return Result(text, dois[0], "pii", "lookup", evidence=tuple(evidence))
         if url is None or self._on_resolver(url):
             return Result(text, evidence=tuple(evidence))
-        fetch = self.setup.fetch and (not free or self._fetched(url))
+        fetch = self.setup.fetch and self._fetched(url)
         matched = yield from self._url(url, evidence, fetch)
         if matched:
             return matched
@@ -223,9 +223,10 @@ class Matching:
         return urlsplit(url).hostname in self.setup.resolver_hosts
 
     def _fetched(self, url: str) -> bool:
-        """Whether a URL of free text is fetched (its page, its DOIs resolved): on a domain the artifact knows, as
-        the Percolator's filter has it, or any with fetch_text "all"; others are matched from the string alone."""
-        return self.setup.fetch_text == "all" or domain(url) in self.setup.decisions.domains
+        """Whether a URL is fetched (its page, its DOIs resolved): its host is a domain the artifact lists, as the
+        Percolator's filter has it (the exact host: a subdomain is another domain), or fetch_policy is "all"; others
+        are matched from the string alone."""
+        return self.setup.fetch_policy == "all" or domain(url) in self.setup.decisions.domains
 
     def _literal(self, text: str, found: tuple[str, str], evidence: list[dict]):
         """The input as one DOI or shortDOI, when the registry knows it; else None."""

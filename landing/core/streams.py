@@ -3,7 +3,7 @@ error result it gets instead, and the artifact version an answer names."""
 
 from dataclasses import dataclass
 
-# How much an input may be fetched: none (the string alone), known (free text's URLs on the artifact's domains), all.
+# How much an input may be fetched: none (the string alone), known (URLs on the artifact's domains), all.
 FETCH = ("none", "known", "all")
 
 

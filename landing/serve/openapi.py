@@ -78,14 +78,15 @@ def _schemas() -> dict:
 
 
 def document(version: str, fetch_default: str, max_body: int, max_input: int, client_concurrency: int) -> dict:
-    """The OpenAPI document; `version`: the API's, the fetch default (LANDING_MATCH_FETCH_TEXT) and the limits: the
+    """The OpenAPI document; `version`: the API's, the fetch default (LANDING_MATCH_FETCH) and the limits: the
     service's settings."""
     fetch = {
         "name": "fetch",
         "in": "query",
         "required": False,
-        "description": "none: no page fetched, no DOI resolved; known: in free text only URLs on domains the "
-        "artifact knows are fetched; all: every URL is. The default: LANDING_MATCH_FETCH_TEXT.",
+        "description": "none: no page fetched, no DOI resolved; known: only URLs (alone or in free text) whose host "
+        "the artifact lists are fetched, others get the evidence record not-fetched; all: every URL is. The default: "
+        "LANDING_MATCH_FETCH.",
         "schema": {"type": "string", "enum": list(FETCHES), "default": fetch_default},
     }
     limits = {

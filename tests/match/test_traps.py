@@ -101,6 +101,7 @@ def matched(tmp_path_factory):
             "match",
             "--artifact",
             str(artifact),
+            "--fetch-all",  # the mirror's and the aggregator's hosts are not the artifact's: their pages are read too
             *[u for u, _, _ in routes if "abstract" not in u],
             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"],
         )
