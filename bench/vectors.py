@@ -73,7 +73,7 @@ def over_http(inputs: Path, settings: list[str], log: Path, fetch: str | None) -
         serve.wait(60)
 
 
-def artifact_crawl(proxy: str, root: Path) -> Path:
+def artifact_crawl(proxy: str, root: Path, quiet: bool = False) -> Path:
     """The sampler's crawl of the served world, with the default settings; its artifacts folder. Says how much of
     the world it sampled: every DOI of so small a world (an owner under LANDING_SAMPLE_MIN DOIs gives them all)."""
     stores = Stores.under(root)
@@ -83,7 +83,8 @@ def artifact_crawl(proxy: str, root: Path) -> Path:
         sys.exit(f"the sampler's crawl failed ({code}):\n{log[-3000:]}")
     last = [line for line in log.splitlines() if "progress:" in line][-1:]
     print(
-        f"artifact: `scrapy crawl doi_sampler` in {seconds:.0f} s; {last[0].split('progress: ', 1)[1] if last else '?'}"
+        f"artifact: `scrapy crawl doi_sampler` in {seconds:.0f} s; {last[0].split('progress: ', 1)[1] if last else '?'}",
+        file=sys.stderr if quiet else sys.stdout,  # --json prints its JSON alone
     )
     return stores.artifacts
 
@@ -143,7 +144,7 @@ def main():
         inputs.write_text("".join(" ".join(text.split()) + "\n" for text in texts), encoding="utf-8")
         sandbox = RunningSandbox(world)
         try:
-            artifacts = Path(tmp) if args.no_artifact else artifact_crawl(sandbox.proxy, Path(tmp) / "store")
+            artifacts = Path(tmp) if args.no_artifact else artifact_crawl(sandbox.proxy, Path(tmp) / "store", args.json)
             settings = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={artifacts}"]
             settings += ["-s", "TELNETCONSOLE_ENABLED=False"]
             command = scrapy_command("match", "-i", inputs) + settings + options
