@@ -30,6 +30,7 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
+from landing.core.cascade import NOT_FETCHED
 from landing.core.matching import VERIFICATIONS
 from landing.match.labelled import read_labelled
 from landing_dev.runner import PROJECT, Stores, crawl, scrapy_command
@@ -189,6 +190,8 @@ def main():
     if args.json:
         print(json.dumps({kind: dict(counts) for kind, counts in tally.items()}))
         return
+    gated = sum(any(a["outcome"] == NOT_FETCHED for a in result["evidence"]) for result in results)
+    print(f"\nthe domain gate kept {gated} of {len(results)} inputs from a fetch ({NOT_FETCHED!r})")
     print(f"\n{'kind':14} {'inputs':>6} {'right':>6} {'wrong':>6} {'none':>5}  share right")
     for kind, counts in sorted(tally.items()):
         total = sum(counts.values())
