@@ -190,8 +190,11 @@ def main():
     if args.json:
         print(json.dumps({kind: dict(counts) for kind, counts in tally.items()}))
         return
+    levels = Counter(m["verification"] for r in results for m in [r, *r.get("matches", [])] if m["verification"])
+    strays = {v: n for v, n in levels.items() if v not in VERIFICATIONS}
+    print(f"\nverification values outside the seven: {strays or 'none'}")
     gated = sum(any(a["outcome"] == NOT_FETCHED for a in result["evidence"]) for result in results)
-    print(f"\nthe domain gate kept {gated} of {len(results)} inputs from a fetch ({NOT_FETCHED!r})")
+    print(f"the domain gate kept {gated} of {len(results)} inputs from a fetch ({NOT_FETCHED!r})")
     print(f"\n{'kind':14} {'inputs':>6} {'right':>6} {'wrong':>6} {'none':>5}  share right")
     for kind, counts in sorted(tally.items()):
         total = sum(counts.values())
