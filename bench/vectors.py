@@ -76,7 +76,7 @@ def over_http(inputs: Path, settings: list[str], log: Path, fetch: str | None) -
 
 def artifact_crawl(proxy: str, root: Path, quiet: bool = False) -> Path:
     """The sampler's crawl of the served world, with the default settings; its artifacts folder. Says how much of
-    the world it sampled: every DOI of so small a world (an owner under LANDING_SAMPLE_MIN DOIs gives them all)."""
+    the world it sampled: every DOI of so small a world (its largest owner has fewer than LANDING_SAMPLE_MAX)."""
     stores = Stores.under(root)
     root.mkdir(parents=True, exist_ok=True)
     code, seconds, log = crawl(proxy, stores, root / "crawl.log", {"LANDING_MAILTO": "bench@example.org"})
