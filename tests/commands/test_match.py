@@ -90,3 +90,21 @@ def test_fetch_all_fetches_every_url_of_free_text_for_the_run():
 def test_fetch_all_with_no_fetch_is_a_usage_error_in_words():
     with pytest.raises(UsageError, match="--fetch-all and --no-fetch contradict each other"):
         _options("--fetch-all", "--no-fetch")
+
+
+def test_a_citing_page_without_format_event_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--subj names the citing page of Events: give --format event"):
+        _options("--subj", "https://blog.example.org/post")
+
+
+def test_a_citing_page_that_is_not_an_http_url_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--subj='blog.example.org/post': give the citing page's http"):
+        _options("--format", "event", "--subj", "blog.example.org/post")
+
+
+def test_the_printer_prints_each_result_as_its_shape_says_in_input_order(capsys):
+    printer = _Printer(2, shape=lambda result: {"shaped": result["input"]})
+    for number in (1, 0):
+        printer.scraped({"number": number, "input": str(number)})
+    printer.finish()
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [{"shaped": "0"}, {"shaped": "1"}]
