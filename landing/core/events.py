@@ -31,6 +31,30 @@ def citing_page(url: str) -> str:
     return strip_tracking(url)
 
 
+def unshaped(form, subj) -> str | None:
+    """Why a result cannot be given in format `form` about the citing page `subj` (None: none named), as the service
+    and the stream consumer say it; None when it can.
+
+    >>> unshaped("event", "https://blog.example.org/1") is None
+    True
+    >>> unshaped("flat", "https://blog.example.org/1")
+    'subj names the citing page of Events: give format=event'
+    >>> unshaped("xml", None)
+    "format='xml': use flat or event"
+    """
+    if form not in FORMATS:
+        return f"format={form!r}: use {' or '.join(FORMATS)}"
+    if subj is None:
+        return None
+    if form != "event":
+        return "subj names the citing page of Events: give format=event"
+    try:
+        citing_page(subj if isinstance(subj, str) else "")
+    except ValueError:
+        return f"subj={subj!r}: give the citing page's http(s) URL"
+    return None
+
+
 def event_line(result: dict, subj: str | None = None) -> dict:
     """The line for one input's result (a result's JSON, landing.core.results): its Events, one per DOI found in text
     order (none without one), each about `subj`, the citing page (None: not given); the evidence record beside them.

@@ -3,7 +3,7 @@ error result it gets instead, and the artifact version an answer names."""
 
 from dataclasses import dataclass
 
-from landing.core.events import FORMATS, citing_page
+from landing.core.events import unshaped
 
 # How much an input may be fetched: none (the string alone), known (free text's URLs on the artifact's domains), all.
 FETCH = ("none", "known", "all")
@@ -56,15 +56,9 @@ def read_entry(fields: dict, max_input: int) -> StreamInput | dict:
         shown = fetch if isinstance(fetch, str) else repr(fetch)[2:-1]
         return error(f"fetch={shown!r}: use none, known or all", 400)
     form, subj = _text(named.get("format", "flat")), _text(named.get("subj"))
-    if form not in FORMATS:
-        return error(f"format={form!r}: use {' or '.join(FORMATS)}", 400)
-    if subj is not None:
-        if form != "event":
-            return error("subj names the citing page of Events: give format=event", 400)
-        try:
-            citing_page(subj if isinstance(subj, str) else "")
-        except ValueError:
-            return error(f"subj={subj!r}: give the citing page's http(s) URL", 400)
+    refused = unshaped(form, subj)
+    if refused is not None:
+        return error(refused, 400)
     return StreamInput(text, fetch, form, subj)
 
 

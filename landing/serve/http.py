@@ -14,7 +14,7 @@ from collections import Counter, deque
 from aiohttp import web
 from yarl import URL
 
-from landing.core.events import FORMATS, citing_page, event_line
+from landing.core.events import event_line, unshaped
 from landing.match.resident import FETCHES, MatcherClosed
 from landing.serve.fast import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
@@ -39,21 +39,6 @@ def _dumps(value) -> str:
 
 def _unknown_fetch(asked: str) -> str:
     return f"fetch={asked!r}: use {', '.join(FETCHES)}"
-
-
-def _unshaped(form, subj) -> str | None:
-    """Why an answer cannot take format=form about the citing page subj (None: not given); None when it can."""
-    if form not in FORMATS:
-        return f"format={form!r}: use {', '.join(FORMATS)}"
-    if subj is None:
-        return None
-    if form != "event":
-        return "subj names the citing page of Events: give format=event"
-    try:
-        citing_page(subj if isinstance(subj, str) else "")
-    except ValueError:
-        return f"subj={subj!r}: give the citing page's http(s) URL"
-    return None
 
 
 def _error_body(status: int, message: str) -> bytes:
@@ -245,9 +230,9 @@ class Service:
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
         if fetch is None:
             return 400, _error_body(400, _unknown_fetch(asked))
-        unshaped = _unshaped(form, subj)
-        if unshaped is not None:
-            return 400, _error_body(400, unshaped)
+        refused = unshaped(form, subj)
+        if refused is not None:
+            return 400, _error_body(400, refused)
         if len(q) > self.cfg.serve_max_input:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
@@ -271,8 +256,9 @@ class Service:
         if default is None:
             return error(400, _unknown_fetch(request.query["fetch"]))
         shaping = (request.query.get("format", "flat"), request.query.get("subj"))
-        if _unshaped(*shaping) is not None:
-            return error(400, _unshaped(*shaping))
+        refused = unshaped(*shaping)
+        if refused is not None:
+            return error(400, refused)
         limit = self.cfg.serve_max_body
         if (request.content_length or 0) > limit:
             return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
@@ -330,9 +316,9 @@ class Service:
             return {"error": f'line {number}: give a string, or {{"q": string}}', "status": 400, "line": number}
         if fetch not in FETCHES:
             return {"error": f"line {number}: fetch={fetch!r}: use {', '.join(FETCHES)}", "status": 400, "line": number}
-        unshaped = _unshaped(form, subj)
-        if unshaped is not None:
-            return {"error": f"line {number}: {unshaped}", "status": 400, "line": number}
+        refused = unshaped(form, subj)
+        if refused is not None:
+            return {"error": f"line {number}: {refused}", "status": 400, "line": number}
         if len(q) > self.cfg.serve_max_input:
             why = f"line {number}: {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return {"error": why, "status": 413, "line": number}
