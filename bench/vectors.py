@@ -4,10 +4,11 @@ and right / wrong per method x verification.
     .venv/bin/python bench/vectors.py [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl] [--shape friendly]
                                       [--no-fetch] [--json] [--service]
 
-The world is landing_dev/sandbox/vectors.py's, no artifact: with `--shape friendly` each vector's DOI resolves to
-the page at its URL, which states it (the page-only rows measure plumbing); with `--shape elsewhere` each
-page-only vector's DOI resolves to another page (of the same host, or a publisher's for an aggregator's record),
-and a trap beside each (kind `page-trap`) names that DOI on another work's page. A wrong DOI anywhere is a bug.
+The world is landing_dev/sandbox/vectors.py's, no artifact, so every URL is fetched (LANDING_MATCH_FETCH=all): with
+`--shape friendly` each vector's DOI resolves to the page at its URL, which states it (the page-only rows measure
+plumbing); with `--shape elsewhere` each page-only vector's DOI resolves to another page (of the same host, or a
+publisher's for an aggregator's record), and a trap beside each (kind `page-trap`) names that DOI on another work's
+page. A wrong DOI anywhere is a bug.
 With `--service` the same inputs are also POSTed to `scrapy serve` on the same world and settings, and each answer
 is compared with `scrapy match`'s, the attempts' request counts set aside (they depend on what a cache held).
 """
@@ -90,6 +91,8 @@ def main():
         try:
             settings = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", f"LANDING_ARTIFACTS_DIR={tmp}"]
             settings += ["-s", "TELNETCONSOLE_ENABLED=False"]
+            # No artifact lists the world's hosts: every URL is fetched (`scrapy match --fetch-all`, the service's too).
+            settings += ["-s", "LANDING_MATCH_FETCH=all"]
             command = scrapy_command("match", "-i", inputs) + settings + (["--no-fetch"] if args.no_fetch else [])
             done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=1800)
             served = None

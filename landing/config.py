@@ -113,7 +113,7 @@ class Config:
     match_evidence: int
     match_deadline: float
     match_seen_within: float
-    match_fetch_text: str  # which URLs of free text are fetched: landing.core.cascade.FETCH_TEXT
+    match_fetch: str  # which URLs are fetched: landing.core.cascade.FETCH_POLICIES
     match_redis: str | None = field(repr=False)
     match_cache_hours: float
     match_cache_entries: int

@@ -16,7 +16,7 @@ CHOICES = {
     "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
     "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
     "LANDING_DRIVER": ("http", "browser", "auto"),
-    "LANDING_MATCH_FETCH_TEXT": ("known", "all"),
+    "LANDING_MATCH_FETCH": ("known", "all"),
 }
 NUMBERS = {
     "LANDING_SAMPLE_MIN": (int, 1),

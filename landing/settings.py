@@ -246,10 +246,10 @@ LANDING_MATCH_DEADLINE = 600.0
 # LANDING_MATCH_SEEN_WITHIN: days; when above 0, the matcher ignores the artifact's domain-prefix pairs last seen
 # longer ago (the artifacts are additive: a site that moved keeps its old pair). Pairs without a date are kept.
 LANDING_MATCH_SEEN_WITHIN = 0
-# LANDING_MATCH_FETCH_TEXT: which URLs of free text (a post, a paragraph) are fetched, their DOIs resolved: known,
-# those on a domain the artifact names, as the Percolator does (others are matched from the string alone, and the
-# evidence says so); all, every one. A single URL is fetched whatever its domain. `scrapy match --fetch-all`: all.
-LANDING_MATCH_FETCH_TEXT = "known"
+# LANDING_MATCH_FETCH: which URLs, alone or in free text, are fetched (their DOIs resolved): known, those whose host
+# the artifact lists, as the Percolator does (others are matched from the string alone, the evidence says
+# `not-fetched`; no artifact: none); all, every one (`scrapy match --fetch-all`; the service's `fetch=all`).
+LANDING_MATCH_FETCH = "known"
 # LANDING_MATCH_REDIS: a redis:// URL shared by matchers (processes, hosts): Handle API, registry and resolver answers
 # and finished results are kept there for LANDING_MATCH_CACHE_HOURS, so N instances do not ask doi.org or the APIs
 # again, and the resolver's rate (LANDING_RESOLVER_RATE) is booked there, held by all of them together. Page bodies

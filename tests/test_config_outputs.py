@@ -10,6 +10,12 @@ def test_a_setting_name_that_is_no_setting_is_a_problem_naming_the_nearest(tmp_p
     ]
 
 
+def test_the_fetch_settings_former_name_is_a_problem_naming_its_new_one(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_MATCH_FETCH_TEXT="all")) == [
+        "LANDING_MATCH_FETCH_TEXT is no setting: did you mean LANDING_MATCH_FETCH?"
+    ]
+
+
 def test_an_artifacts_directory_a_crawl_never_writes_to_is_not_checked(tmp_path):
     (tmp_path / "f").write_text("")
     unused = _settings(tmp_path, LANDING_ARTIFACTS_DIR=str(tmp_path / "f" / "a"), LANDING_EXPORT_ON_CLOSE=False)

@@ -17,7 +17,7 @@ from landing import clock
 from landing.commands.stores import config_of, docs_of
 from landing.config import trusted
 from landing.core.decisions import Decisions
-from landing.core.evaluation import render_table, tabulate
+from landing.core.evaluation import render_levels, render_table, tabulate
 from landing.core.events import FORMATS, citing_page, event_line
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.spider import MatcherSpider
@@ -49,8 +49,7 @@ class Command(ScrapyCommand):
         parser.add_argument(
             "--fetch-all",
             action="store_true",
-            help="in free text, fetch every URL, not only those on domains the artifact knows "
-            "(LANDING_MATCH_FETCH_TEXT=all)",
+            help="fetch every URL, not only those on a domain the artifact lists (LANDING_MATCH_FETCH=all)",
         )
         parser.add_argument(
             "--format",
@@ -70,7 +69,7 @@ class Command(ScrapyCommand):
         if opts.fetch_all:
             if opts.no_fetch:
                 raise UsageError("--fetch-all and --no-fetch contradict each other: give one", print_help=False)
-            self.settings.set("LANDING_MATCH_FETCH_TEXT", "all", priority="cmdline")
+            self.settings.set("LANDING_MATCH_FETCH", "all", priority="cmdline")
         if opts.subj is not None:
             if opts.format != "event":
                 raise UsageError("--subj names the citing page of Events: give --format event", print_help=False)
@@ -113,6 +112,8 @@ class Command(ScrapyCommand):
         if expected is not None:
             rows = tabulate([(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)])
             print(render_table(rows))
+            print()
+            print(render_levels(rows))
 
     def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
         path = opts.artifact or artifacts_dir / ARTIFACT

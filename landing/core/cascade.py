@@ -28,12 +28,13 @@ from landing.core.matching import (
     pii_variants,
     rank_meta_dois,
     rank_text_dois,
+    stronger,
     url_candidates,
     url_states,
 )
 from landing.core.results import LookupFailed, Result
 from landing.core.titles import distinctive, same_work
-from landing.core.urls import domain, same_basic, same_exact, subject_url
+from landing.core.urls import domain, one_canonical, same_basic, subject_url
 
 
 # --- the questions: each answered as (value, requests made) -------------------------------------------------
@@ -83,9 +84,9 @@ Question = Exists | Alias | Pii | Resolve | Titles | Fetch
 Steps = Generator[Question, tuple, Result]
 
 
-# Which URLs of free text are fetched (Setup.fetch_text): those on domains the artifact knows, as the Percolator
-# fetches, or all of them.
-FETCH_TEXT = ("known", "all")
+# Which URLs are fetched, alone or in free text (Setup.fetch_policy, LANDING_MATCH_FETCH): those on a domain the
+# artifact lists, as the Percolator fetches, or all of them.
+FETCH_POLICIES = ("known", "all")
 NOT_FETCHED = "not-fetched: domain not in the artifact"
 
 
@@ -96,7 +97,7 @@ class OverBudget(Exception):
 @dataclass(frozen=True)
 class Setup:
     """What every input of a run is matched with: the artifact's decisions, the resolver's hosts, whether pages
-    may be fetched (and which URLs of free text: FETCH_TEXT), and the LANDING_MATCH_* caps on one input's pieces,
+    may be fetched (and which URLs: FETCH_POLICIES), and the LANDING_MATCH_* caps on one input's pieces,
     candidates, requests and evidence."""
 
     decisions: Decisions
@@ -107,11 +108,11 @@ class Setup:
     text_candidates: int
     requests: int
     evidence: int
-    fetch_text: str = "known"
+    fetch_policy: str = "known"
 
     def __post_init__(self):
-        if self.fetch_text not in FETCH_TEXT:
-            raise ValueError(f"fetch_text={self.fetch_text!r}: use {' or '.join(FETCH_TEXT)}")
+        if self.fetch_policy not in FETCH_POLICIES:
+            raise ValueError(f"fetch_policy={self.fetch_policy!r}: use {' or '.join(FETCH_POLICIES)}")
 
 
 class Matching:
@@ -168,7 +169,7 @@ class Matching:
         matches, more = [], len(found) > cap
         for piece in found[:cap]:
             try:
-                result = yield from self._one(piece, [], free=True)
+                result = yield from self._one(piece, [])
             except OverBudget as error:  # the matches found so far stand; the rest of the text is not read
                 evidence.append(attempt("request-cap", None, str(error), 0))
                 break
@@ -180,8 +181,8 @@ class Matching:
         lead = matches[0] if matches else Result(text)
         return replace(lead, input=text, evidence=tuple(evidence), matches=tuple(matches))
 
-    def _one(self, text: str, evidence: list[dict], free: bool = False):
-        """One URL, DOI or PII; `free`: a piece of free text, whose URL is fetched as Setup.fetch_text says."""
+    def _one(self, text: str, evidence: list[dict]):
+        """One URL, DOI or PII (alone, or a piece of free text); a URL is fetched as Setup.fetch_policy says."""
         url = as_url(text)
         if url is not None and (why := malformed(url)):
             # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
@@ -208,7 +209,7 @@ class Matching:
                 return Result(text, dois[0], "pii", "lookup", evidence=tuple(evidence))
         if url is None or self._on_resolver(url):
             return Result(text, evidence=tuple(evidence))
-        fetch = self.setup.fetch and (not free or self._fetched(url))
+        fetch = self.setup.fetch and self._fetched(url)
         matched = yield from self._url(url, evidence, fetch)
         if matched:
             return matched
@@ -222,9 +223,10 @@ class Matching:
         return urlsplit(url).hostname in self.setup.resolver_hosts
 
     def _fetched(self, url: str) -> bool:
-        """Whether a URL of free text is fetched (its page, its DOIs resolved): on a domain the artifact knows, as
-        the Percolator's filter has it, or any with fetch_text "all"; others are matched from the string alone."""
-        return self.setup.fetch_text == "all" or domain(url) in self.setup.decisions.domains
+        """Whether a URL is fetched (its page, its DOIs resolved): its host is a domain the artifact lists, as the
+        Percolator's filter has it (the exact host: a subdomain is another domain), or fetch_policy is "all"; others
+        are matched from the string alone."""
+        return self.setup.fetch_policy == "all" or domain(url) in self.setup.decisions.domains
 
     def _literal(self, text: str, found: tuple[str, str], evidence: list[dict]):
         """The input as one DOI or shortDOI, when the registry knows it; else None."""
@@ -248,41 +250,53 @@ class Matching:
                 continue
             verification = None
             if fetch:
-                verification, elsewhere = yield from self._checked(candidate, [text], evidence, "landing-page-url")
+                verification, _, elsewhere = yield from self._checked(candidate, text, (), evidence, "landing-page-url")
                 if elsewhere and not verification and names_below(candidate, text):
                     # The site puts the DOI's own page elsewhere, and the URL names something inside it (a book's
                     # chapter): the domain's record cannot vouch for the container's DOI. Read the page.
                     evidence.append(attempt("landing-page-url", candidate, "names-below-the-doi", 0))
                     return None
-            verification = verification or domain_verification(
-                self.setup.decisions, domain(text), prefix(candidate), allow_domain_only=True
-            )
+            verification = verification or self._vouched(prefix(candidate), [text])
             evidence.append(attempt("landing-page-url", candidate, verification or "unverified", 0))
             if verification:  # the page itself was not fetched: its subject is the input, tracking removed
                 subject = subject_url(text, text, [])
-                return Result(text, candidate, "landing-page-url", verification, None, subject, tuple(evidence))
+                method = "landing-page-url"
+                return Result(text, candidate, method, verification, subj_id=subject, evidence=tuple(evidence))
             return None  # the URL's own DOI exists but nothing vouches for it here: read the page instead
         return None
 
-    def _checked(self, doi: str, urls: list[str], evidence: list[dict], step: str):
-        """(checked-url-exact / -basic or None, whether resolving the DOI reached another page of urls' hosts)."""
+    def _vouched(self, doi_prefix: str, urls: list) -> str | None:
+        """The best level the artifact's record of the urls' domains (the input's, the page's) gives the prefix."""
+        best = None
+        for url in filter(None, urls):
+            level = domain_verification(self.setup.decisions, domain(url), doi_prefix, allow_domain_only=True)
+            best = level if stronger(level, best) else best
+        return best
+
+    def _checked(self, doi: str, url: str, page: tuple, evidence: list[dict], step: str):
+        """(checked-url-exact / -basic or None, the checks behind a basic one, whether resolving the DOI reached another
+        page of the same hosts). Exact: the DOI led to precisely the input URL, as the seeds define it; basic: to almost
+        the input, or to the page the input led to (`page`: its (URL, check) pairs, its final URL and canonical link)."""
         resolved, requests = yield from self._ask(Resolve(doi))
-        outcome, elsewhere = None, False
+        outcome, checks, elsewhere = None, (), False
         final = resolved.final_url
         if final and not resolved.error:
-            if any(same_exact(final, u) for u in urls):
+            if final == url:
                 outcome = "checked-url-exact"
-            elif any(same_basic(final, u) for u in urls):
+            elif same_basic(final, url):
                 outcome = "checked-url-basic"
+            elif found := next((check for other, check in page if same_basic(final, other)), None):
+                outcome, checks = "checked-url-basic", (found,)
             else:
-                elsewhere = 200 <= (resolved.status or 0) < 300 and domain(final) in {domain(u) for u in urls}
+                hosts = {domain(url)} | {domain(other) for other, _ in page}
+                elsewhere = 200 <= (resolved.status or 0) < 300 and domain(final) in hosts
         evidence.append(attempt(step, doi, f"resolves to {final or resolved.error}", requests))
-        return outcome, elsewhere
+        return outcome, checks, elsewhere
 
     def _titled(self, doi: str, titles: list, evidence: list[dict], step: str):
-        """registered-title when the page states the DOI's registered title (`titles`: the page's distinctive ones,
-        the only ones that can match), else None (a registry that did not answer included: it costs this check, not
-        the input's other chances)."""
+        """ "matches" or "differs": whether the page states the DOI's registered title (`titles`: the page's distinctive
+        ones, the only ones that can match); None when no title was compared (a registry that did not answer costs this
+        check, not the input's other chances)."""
         if not titles:  # no title of the page could match: spare the registry
             return None
         try:
@@ -295,7 +309,7 @@ class Matching:
             return None
         same = same_work(*registered, titles)
         evidence.append(attempt(step, doi, "title matches" if same else "title differs", requests))
-        return "registered-title" if same else None
+        return "matches" if same else "differs"
 
     def _page(self, text: str, evidence: list[dict]):
         """landing-page-meta-tag, then landing-page-page-text, on the fetched page."""
@@ -310,37 +324,60 @@ class Matching:
             return Result(text, url=page.final_url, evidence=tuple(evidence))
         read = read_page(page.body, page.headers.get("content-type"))
         subject = subject_url(text, page.final_url, read["canonicals"])
-        # The page's one canonical link is its own word for its URL: a DOI resolving there, or stated in it, is
-        # the page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
-        here, urls = domain(page.final_url), list(dict.fromkeys([text, page.final_url, subject]))
+        # The page's own word for its URL (its final URL, its one canonical link): a DOI resolving there is the
+        # page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
+        canonical = one_canonical(page.final_url, read["canonicals"])
+        own = ((page.final_url, "resolves-to-final-url"), (canonical, "resolves-to-canonical-url"))
+        own = tuple((url, check) for url, check in own if url and url != text)
+        urls = list(dict.fromkeys([text, page.final_url, subject]))
         titles = [title for title in read["titles"] if distinctive(title)]  # judged once, for every candidate
-        decisions = self.setup.decisions
-        for doi in rank_meta_dois(read["meta-tags"]):
-            exists, requests = yield from self._ask(Exists(doi))
-            if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
-                evidence.append(attempt("landing-page-meta-tag", doi, "not-found", requests))
-                continue
-            verification, elsewhere = yield from self._checked(doi, urls, evidence, "landing-page-meta-tag")
-            if not verification and any(url_states(doi, u) for u in urls):
-                verification = "stated-in-url"  # the page states it twice: in its meta tag and in its URL
-            if not verification and not elsewhere:  # the site itself putting the DOI elsewhere outweighs its record
-                verification = domain_verification(decisions, here, prefix(doi), allow_domain_only=False)
-            verification = verification or (yield from self._titled(doi, titles, evidence, "landing-page-meta-tag"))
-            if not verification and elsewhere:  # a page naming another work of its site's prefix
-                evidence.append(attempt("landing-page-meta-tag", doi, "another-page-of-this-site", 0))
-                continue
-            evidence.append(attempt("landing-page-meta-tag", doi, verification or "unverified", 0))
-            if verification:
-                method = "landing-page-meta-tag"
-                return Result(text, doi, method, verification, page.final_url, subject, tuple(evidence))
-        known = prefixes_on(decisions, here)
+        best = None
+        for doi in rank_meta_dois(read["meta-tags"])[: self.setup.candidates]:
+            found = yield from self._meta_tag(doi, text, own, urls, titles, evidence)
+            if found and (best is None or stronger(found[1], best[1])):
+                best = found
+            if best and best[1] == "checked-url-exact":  # nothing is better
+                break
+        if best:
+            doi, verification, checks = best
+            method = "landing-page-meta-tag"
+            return Result(text, doi, method, verification, checks, page.final_url, subject, tuple(evidence))
+        known = prefixes_on(self.setup.decisions, domain(page.final_url))
         for doi in rank_text_dois(find_dois(read["text"]), known, self.setup.text_candidates):
-            verification, _ = yield from self._checked(doi, urls, evidence, "landing-page-page-text")
-            verification = verification or (yield from self._titled(doi, titles, evidence, "landing-page-page-text"))
-            if verification:  # no domain fallback: reference lists are full of other works' DOIs
+            step = "landing-page-page-text"
+            verification, checks, _ = yield from self._checked(doi, text, own, evidence, step)
+            if not verification and (yield from self._titled(doi, titles, evidence, step)) == "matches":
+                # No domain record alone: reference lists are full of other works' DOIs. The title is the page's.
+                verification, checks = self._vouched(prefix(doi), urls), ("registered-title",)
+            if verification:
                 method = "landing-page-page-text"
-                return Result(text, doi, method, verification, page.final_url, subject, tuple(evidence))
+                return Result(text, doi, method, verification, checks, page.final_url, subject, tuple(evidence))
         return Result(text, url=page.final_url, subj_id=subject, evidence=tuple(evidence))
+
+    def _meta_tag(self, doi: str, text: str, own: tuple, urls: list, titles: list, evidence: list[dict]):
+        """(doi, verification, checks) for a DOI the page's meta tags state, or None: checked by resolving it, else
+        vouched for by the artifact's record of the domain, as the Percolator does, with the checks that back it."""
+        step = "landing-page-meta-tag"
+        exists, requests = yield from self._ask(Exists(doi))
+        if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
+            evidence.append(attempt(step, doi, "not-found", requests))
+            return None
+        verification, checks, elsewhere = yield from self._checked(doi, text, own, evidence, step)
+        if not verification:
+            checks = ("stated-in-url",) if any(url_states(doi, u) for u in urls) else ()
+            verification = self._vouched(prefix(doi), urls)
+            title = None
+            if verification and not checks and (elsewhere or verification != "confirmed-domain-prefix"):
+                title = yield from self._titled(doi, titles, evidence, step)
+                checks = ("registered-title",) if title == "matches" else ()
+            if elsewhere and not checks:  # a page naming another work of its site's prefix: its record cannot vouch
+                evidence.append(attempt(step, doi, "another-page-of-this-site", 0))
+                return None
+            if title == "differs":  # the page is about another work than the one its tag names: no domain vouches
+                evidence.append(attempt(step, doi, "another-work-by-its-title", 0))
+                return None
+        evidence.append(attempt(step, doi, " + ".join([verification or "unverified", *checks]), 0))
+        return (doi, verification, checks) if verification else None
 
 
 def drive(matching: Matching, ask: Callable[[Question], tuple]) -> Result:

@@ -15,19 +15,33 @@ from landing.core.cuts import names_below as names_below
 from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression, unwrap
 from landing.core.hostnames import valid_hostname
 
-# How a DOI was found, cheapest first, and how it was checked, best first (DESIGN.md).
+# How a DOI was found, cheapest first, and how it was checked, best first: the seeds' seven values, exactly, so a
+# consumer filtering on them meets no other (DESIGN.md; docs/matching.md "Verification").
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 VERIFICATIONS = (
     "literal",
     "lookup",
     "checked-url-exact",
     "checked-url-basic",
-    "stated-in-url",
-    "registered-title",
     "confirmed-domain-prefix",
     "recognised-domain-prefix",
     "recognised-domain",
 )
+# The project's finer evidence, beside the verification (a result's `checks`): the DOI resolves to the page the input
+# led to (its final URL, or its one canonical link) rather than to the input itself; the page's URL names the DOI;
+# the page states the DOI's registered title.
+CHECKS = ("resolves-to-final-url", "resolves-to-canonical-url", "stated-in-url", "registered-title")
+
+
+def stronger(a: str | None, b: str | None) -> bool:
+    """Whether verification a is better than b (None: no verification at all).
+
+    >>> stronger("checked-url-basic", "confirmed-domain-prefix"), stronger(None, "recognised-domain")
+    (True, False)
+    """
+    rank = lambda v: VERIFICATIONS.index(v) if v else len(VERIFICATIONS)  # noqa: E731
+    return rank(a) < rank(b)
+
 
 # --- the input as written ----------------------------------------------------------------------------------
 # Markdown and LaTeX escape punctuation with a backslash (`\_` in BibTeX); no DOI holds a backslash.

@@ -3,7 +3,7 @@ Result of one input, whose JSON is the line `scrapy match` prints (docs/data-mod
 
 from dataclasses import dataclass
 
-from landing.core.matching import METHODS, VERIFICATIONS
+from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
 
 
 class LookupFailed(Exception):
@@ -26,8 +26,9 @@ class Fetched:
 
 @dataclass(frozen=True)
 class Result:
-    """One input's answer: the DOI, how it was found (method) and checked (verification), the page's final URL and
-    subject, every attempt as evidence, and for free text every piece's match (None: the input was one piece).
+    """One input's answer: the DOI, how it was found (method) and checked (verification, one of the seeds' seven; the
+    finer checks beside it), the page's final URL and subject, every attempt as evidence, and for free text every
+    piece's match (None: the input was one piece).
 
     >>> Result("10.1234/x", "10.1234/x", "doi-literal", "literal").to_json()["verification"]
     'literal'
@@ -42,6 +43,7 @@ landing-page-page-text
     doi: str | None = None
     method: str | None = None
     verification: str | None = None
+    checks: tuple[str, ...] = ()
     url: str | None = None
     subj_id: str | None = None
     evidence: tuple[dict, ...] = ()
@@ -52,6 +54,8 @@ landing-page-page-text
             raise ValueError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
         if self.verification is not None and self.verification not in VERIFICATIONS:
             raise ValueError(f"unknown verification {self.verification!r}; known: {', '.join(VERIFICATIONS)}")
+        if unknown := [check for check in self.checks if check not in CHECKS]:
+            raise ValueError(f"unknown check {unknown[0]!r}; known: {', '.join(CHECKS)}")
 
     def to_json(self) -> dict:
         """The output object, keys in the documented order; `matches` only for free text."""
@@ -60,6 +64,7 @@ landing-page-page-text
             "doi": self.doi,
             "method": self.method,
             "verification": self.verification,
+            "checks": list(self.checks),
             "url": self.url,
             "subj_id": self.subj_id,
             "evidence": list(self.evidence),

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from landing.core.events import unshaped
 
-# How much an input may be fetched: none (the string alone), known (free text's URLs on the artifact's domains), all.
+# How much an input may be fetched: none (the string alone), known (URLs on the artifact's domains), all.
 FETCH = ("none", "known", "all")
 
 

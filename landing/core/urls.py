@@ -137,15 +137,6 @@ def _same(key, a: str, b: str) -> bool:
         return False
 
 
-def same_exact(a: str, b: str) -> bool:
-    """Whether two URLs name exactly the same resource (see exact_key).
-
-    >>> same_exact("https://example.org/a?x=1&y=2", "https://example.org/a?y=2&x=1")
-    False
-    """
-    return _same(exact_key, a, b)
-
-
 def same_basic(a: str, b: str) -> bool:
     """Whether two URLs share host and path, loosely (see basic_key); both hosts are compared.
 
@@ -153,6 +144,25 @@ def same_basic(a: str, b: str) -> bool:
     True
     """
     return _same(basic_key, a, b)
+
+
+def one_canonical(base: str | None, canonicals: list[str]) -> str | None:
+    """The page's one http(s) canonical link, resolved against its URL; None when it has none or several that differ.
+
+    >>> one_canonical("https://www.nature.com/articles/nature12373?x=1", ["/articles/nature12373", " "])
+    'https://www.nature.com/articles/nature12373'
+    """
+    distinct = {}
+    for canonical in map(str.strip, canonicals):
+        resolved = urljoin(base or "", canonical)
+        # A blank href resolves to the page itself, which says nothing; other schemes are not web pages.
+        if canonical and urlsplit(resolved).scheme in _DEFAULT_PORTS:
+            try:
+                distinct.setdefault(exact_key(resolved), resolved)
+            except ValueError:  # a bad port: no canonical at all
+                continue
+    # Two different canonicals contradict each other: trust neither.
+    return next(iter(distinct.values())) if len(distinct) == 1 else None
 
 
 def subject_url(visited: str, final: str | None, canonicals: list[str]) -> str:
@@ -163,16 +173,4 @@ def subject_url(visited: str, final: str | None, canonicals: list[str]) -> str:
     ...             ["/articles/nature12373"])
     'https://www.nature.com/articles/nature12373'
     """
-    base = final or visited
-    distinct = {}
-    for canonical in map(str.strip, canonicals):
-        resolved = urljoin(base, canonical)
-        # A blank href resolves to the page itself, which says nothing; other schemes are not web pages.
-        if canonical and urlsplit(resolved).scheme in _DEFAULT_PORTS:
-            try:
-                distinct.setdefault(exact_key(resolved), resolved)
-            except ValueError:  # a bad port: no canonical at all
-                continue
-    if len(distinct) == 1:  # two different canonicals contradict each other: trust neither
-        return next(iter(distinct.values()))
-    return strip_tracking(final) if final else visited
+    return one_canonical(final or visited, canonicals) or (strip_tracking(final) if final else visited)

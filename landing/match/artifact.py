@@ -25,7 +25,9 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
         if required:
             raise ArtifactError(f"no artifact at {path}")
         return Decisions(), (
-            f"no artifact at {path} (run the sampler first, or pass --artifact); domain-prefix verifications are off"
+            f"no artifact at {path} (run the sampler first, or pass --artifact): domain-prefix verifications are off, "
+            "and no URL is fetched unless the fetch policy is all (LANDING_MATCH_FETCH=all, scrapy match --fetch-all, "
+            "the service's fetch=all)"
         )
     try:
         return Decisions.read(path.read_text(encoding="utf-8")), None

@@ -26,7 +26,7 @@ from landing.match.artifact import ARTIFACT, ArtifactHolder
 from landing.match.lookups import Lookups
 from landing.match.shared import SharedAnswers, answers_of
 
-FETCHES = ("none", "known", "all")  # none: no page fetched, no DOI resolved; known, all: Setup.fetch_text
+FETCHES = ("none", "known", "all")  # none: no page fetched, no DOI resolved; known, all: Setup.fetch_policy
 # A result that stopped says nothing lasting about its input: asked again, it may be answered.
 STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
 
@@ -99,7 +99,7 @@ class Matcher:
             self._decisions, self._setups = decisions, {}
         found = self._setups.get(fetch)
         if found is None:
-            policy = {"fetch": fetch != "none", "fetch_text": "all" if fetch == "all" else "known"}
+            policy = {"fetch": fetch != "none", "fetch_policy": "all" if fetch == "all" else "known"}
             found = self._setups[fetch] = replace(self.base, decisions=decisions, **policy)
         return found
 

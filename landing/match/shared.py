@@ -92,7 +92,9 @@ def question_key(namespace: str, key: tuple) -> str:
 
 def result_key(namespace: str, version: str, fetch: str, text: str) -> str:
     """A result's Redis key: the artifact version and fetch policy it was matched with, and the input's hash."""
-    return f"{namespace}:r:{version or 'none'}:{fetch}:{_sha256(text)}"
+    # `r2`: results since verification holds only the seeds' seven, the finer checks beside it; an older process's
+    # results are never served as today's.
+    return f"{namespace}:r2:{version or 'none'}:{fetch}:{_sha256(text)}"
 
 
 def _sha256(text: str) -> str:

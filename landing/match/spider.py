@@ -55,7 +55,7 @@ class MatcherSpider(scrapy.Spider):
             decisions=spider.decisions,
             resolver_hosts=cfg.resolver_hosts,
             fetch=spider.fetch,
-            fetch_text=cfg.match_fetch_text,
+            fetch_policy=cfg.match_fetch,
             pieces=cfg.match_pieces,
             candidates=cfg.match_candidates,
             text_candidates=cfg.match_text_candidates,

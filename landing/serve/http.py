@@ -69,7 +69,7 @@ class Service:
         self.idle.set()
         self.metrics = ServiceMetrics(self, holder)
         self.openapi = _dumps(
-            document("1", cfg.match_fetch_text, cfg.serve_max_body, cfg.serve_max_input, cfg.serve_client_concurrency)
+            document("1", cfg.match_fetch, cfg.serve_max_body, cfg.serve_max_input, cfg.serve_client_concurrency)
         ).encode()
         # aiohttp's own body limit is the service's (POST bodies are read by the handler, which applies it too).
         self.app = web.Application(middlewares=[self._around], client_max_size=cfg.serve_max_body)
@@ -216,7 +216,7 @@ class Service:
 
     def _fetch(self, asked: str | None) -> str | None:
         """The fetch policy of `fetch=asked` (None: not given, the settings' as `scrapy match`'s); None if unknown."""
-        fetch = self.cfg.match_fetch_text if asked is None else asked
+        fetch = self.cfg.match_fetch if asked is None else asked
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):

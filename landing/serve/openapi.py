@@ -3,7 +3,7 @@ methods and verifications of landing.core.matching, the fetch policies of the re
 the limits set."""
 
 from landing.core.events import FORMATS
-from landing.core.matching import METHODS, VERIFICATIONS
+from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
 from landing.match.resident import FETCHES
 
 NDJSON = "application/x-ndjson"
@@ -34,12 +34,17 @@ def _schemas() -> dict:
             "type": "object",
             "description": "Exactly the object `scrapy match` prints for the input (docs/data-model.md), without "
             '"number". The evidence names the artifact version a match was decided with (step "artifact").',
-            "required": ["input", "doi", "method", "verification", "url", "subj_id", "evidence"],
+            "required": ["input", "doi", "method", "verification", "checks", "url", "subj_id", "evidence"],
             "properties": {
                 "input": {"type": "string"},
                 "doi": nullable,
                 "method": {"type": "string", "nullable": True, "enum": [*METHODS, None]},
                 "verification": {"type": "string", "nullable": True, "enum": [*VERIFICATIONS, None]},
+                "checks": {
+                    "type": "array",
+                    "description": 'The finer evidence behind the verification (docs/matching.md "Verification").',
+                    "items": {"type": "string", "enum": list(CHECKS)},
+                },
                 "url": nullable,
                 "subj_id": nullable,
                 "evidence": {"type": "array", "items": {"$ref": "#/components/schemas/Attempt"}},
@@ -65,9 +70,18 @@ def _schemas() -> dict:
                     "properties": {
                         "matches": {
                             "type": "array",
-                            "description": "One per Event, in order: obj_id, checks, landing_page_url, "
-                            "landing_page_id.",
-                            "items": {"type": "object"},
+                            "description": "One per Event, in order: the match's checks and the landing page's own "
+                            "final URL and subject URL (the flat result's url and subj_id).",
+                            "items": {
+                                "type": "object",
+                                "required": ["obj_id", "checks", "landing_page_url", "landing_page_id"],
+                                "properties": {
+                                    "obj_id": {"type": "string"},
+                                    "checks": {"type": "array", "items": {"type": "string", "enum": list(CHECKS)}},
+                                    "landing_page_url": nullable,
+                                    "landing_page_id": nullable,
+                                },
+                            },
                         },
                         "attempts": {"type": "array", "items": {"$ref": "#/components/schemas/Attempt"}},
                     },
@@ -119,14 +133,15 @@ def _schemas() -> dict:
 
 
 def document(version: str, fetch_default: str, max_body: int, max_input: int, client_concurrency: int) -> dict:
-    """The OpenAPI document; `version`: the API's, the fetch default (LANDING_MATCH_FETCH_TEXT) and the limits: the
+    """The OpenAPI document; `version`: the API's, the fetch default (LANDING_MATCH_FETCH) and the limits: the
     service's settings."""
     fetch = {
         "name": "fetch",
         "in": "query",
         "required": False,
-        "description": "none: no page fetched, no DOI resolved; known: in free text only URLs on domains the "
-        "artifact knows are fetched; all: every URL is. The default: LANDING_MATCH_FETCH_TEXT.",
+        "description": "none: no page fetched, no DOI resolved; known: only URLs (alone or in free text) whose host "
+        "the artifact lists are fetched, others get the evidence record not-fetched; all: every URL is. The default: "
+        "LANDING_MATCH_FETCH.",
         "schema": {"type": "string", "enum": list(FETCHES), "default": fetch_default},
     }
     shaping = [

@@ -9,7 +9,11 @@ from scrapy.settings import Settings
 
 import landing.settings
 from landing.commands.match import Command, _Printer, read_inputs
+from landing.core.cascade import NOT_FETCHED
+from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
+
+GATED = "https://unlisted.example/paper/1"  # a page on a host the artifact does not list
 
 
 def test_a_bad_setting_is_named_with_exit_code_2_and_no_traceback(tmp_path):
@@ -80,8 +84,8 @@ def _options(*argv):
     return command.settings
 
 
-def test_fetch_all_fetches_every_url_of_free_text_for_the_run():
-    assert (_options("--fetch-all")["LANDING_MATCH_FETCH_TEXT"], _options()["LANDING_MATCH_FETCH_TEXT"]) == (
+def test_fetch_all_lifts_the_domain_gate_for_the_run():
+    assert (_options("--fetch-all")["LANDING_MATCH_FETCH"], _options()["LANDING_MATCH_FETCH"]) == (
         "all",
         "known",
     )
@@ -108,3 +112,47 @@ def test_the_printer_prints_each_result_as_its_shape_says_in_input_order(capsys)
         printer.scraped({"number": number, "input": str(number)})
     printer.finish()
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [{"shaped": "0"}, {"shaped": "1"}]
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory):
+    """`scrapy match GATED` with an artifact that lists another host, through a sandbox of its own, under the default
+    policy and then with --fetch-all: {"known" | "all": (its result, the sandbox's request log lines of that run)}."""
+    world = tmp_path_factory.mktemp("gate")
+    member = {"id": "1", "primary-name": "Gate Press", "prefixes": ["10.99005"]}
+    (world / "world.json").write_text(json.dumps({"format": "landing-sandbox/1", "members": [member]}))
+    (world / "dois.jsonl").write_text("")
+    (world / "routes.jsonl").write_text(json.dumps({"url": GATED, "body": "<html><title>A post</title></html>"}) + "\n")
+    artifact = world / "decisions.json"
+    cell = {"domain-recognised": True, "domain-confirmed": True}
+    artifact.write_text(json.dumps({"domains-prefixes": {"listed.example": {"10.99005": cell}}}))
+    requests = []
+    sandbox = RunningSandbox(world, log=requests.append)
+    runs = {}
+    try:
+        for policy, options in (("known", []), ("all", ["--fetch-all"])):
+            start = len(requests)
+            # No robots.txt: the page is the one request --fetch-all makes, with no host's pause before it.
+            overrides = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", "ROBOTSTXT_OBEY=False"]
+            done = Stores(tmp_path_factory.mktemp(policy)).scrapy(
+                "match", "--artifact", str(artifact), *options, GATED, overrides=overrides
+            )
+            assert done.returncode == 0, done.stderr[-3000:]
+            runs[policy] = (json.loads(done.stdout), requests[start:])
+    finally:
+        sandbox.close()
+    return runs
+
+
+def test_a_url_on_a_host_the_artifact_does_not_list_makes_no_request_and_its_evidence_says_so(gate):
+    result, requests = gate["known"]
+    assert (requests, result["doi"], result["evidence"]) == (
+        [],
+        None,
+        [{"step": "fetch", "candidate": GATED, "outcome": NOT_FETCHED, "requests": 0}],
+    )
+
+
+def test_fetch_all_fetches_the_same_url(gate):
+    result, requests = gate["all"]
+    assert (requests, result["evidence"][-1]["outcome"]) == ([f"GET {GATED} -> 200"], f"200 {GATED}")

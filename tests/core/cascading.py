@@ -21,6 +21,7 @@ SETUP = Setup(
     text_candidates=20,
     requests=200,
     evidence=100,
+    fetch_policy="all",  # the cascade's own tests fetch any URL; the domain gate's are test_cascade_fetch.py
 )
 
 

@@ -28,6 +28,7 @@ def test_a_doi_the_handle_api_knows_is_matched_literally_with_its_evidence_and_t
         "doi": DOI,
         "method": "doi-literal",
         "verification": "literal",
+        "checks": [],
         "url": None,
         "subj_id": None,
         "evidence": [attempt("doi-literal", DOI, "exists", 1), attempt("artifact", None, "none", 0)],
@@ -69,13 +70,17 @@ def test_a_pii_that_two_dois_hold_is_nomatched():
 
 # --- landing-page-url -----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "resolved, verification",
-    [(IN_URL, "checked-url-exact"), (IN_URL.replace("https:", "http:") + "/", "checked-url-basic")],
+    "url, resolved, verification",
+    [
+        (IN_URL, IN_URL, "checked-url-exact"),
+        (IN_URL, IN_URL.replace("https:", "http:") + "/", "checked-url-basic"),
+        (IN_URL + "?utm_source=x", IN_URL, "checked-url-basic"),  # the seed: precisely the same URL, or basic
+    ],
 )
-def test_a_doi_in_the_url_that_resolves_back_to_it_is_checked(resolved, verification):
+def test_a_doi_in_the_url_that_resolves_back_to_it_is_checked(url, resolved, verification):
     answers = {Exists(DOI + "?utm_source=x"): (False, 1), Exists(DOI): (True, 1), Resolve(DOI): resolves(resolved)}
-    result, _ = matched(IN_URL + "?utm_source=x", answers)
-    assert found(result) == (DOI, "landing-page-url", verification)
+    result, _ = matched(url, answers)
+    assert (found(result), result["checks"]) == ((DOI, "landing-page-url", verification), [])
     assert (result["url"], result["subj_id"]) == (None, IN_URL)  # its subject: the input, tracking removed
 
 
@@ -130,17 +135,32 @@ def test_a_meta_tag_doi_resolving_to_the_page_is_checked_url_exact_with_the_page
     ]
 
 
-def test_a_meta_tag_doi_the_pages_url_states_too_is_stated_in_url():
+def test_a_meta_tag_doi_the_pages_url_states_too_is_vouched_by_the_domain_with_the_check_stated_in_url():
     url, doi = "http://papers.sae.example/2013-01-9096/", "10.4271/2013-01-9096"
     answers = {
         Fetch(url): page(url, meta_doi=doi),
         Exists(doi): (True, 1),
         Resolve(doi): resolves("https://x.example/"),
     }
-    assert found(matched(url, answers)[0]) == (doi, "landing-page-meta-tag", "stated-in-url")
+    result, _ = matched(url, answers, decisions=decided("papers.sae.example", "10.9999", "domain-recognised"))
+    assert (found(result), result["checks"]) == ((doi, "landing-page-meta-tag", "recognised-domain"), ["stated-in-url"])
 
 
-def test_a_meta_tag_doi_resolving_to_another_site_is_vouched_for_by_a_confirmed_domain_prefix_only():
+def test_a_meta_tag_doi_on_a_domain_the_artifact_does_not_list_has_no_verification_and_no_match():
+    url, doi = "http://papers.sae.example/2013-01-9096/", "10.4271/2013-01-9096"
+    answers = {
+        Fetch(url): page(url, meta_doi=doi),
+        Exists(doi): (True, 1),
+        Resolve(doi): resolves("https://x.example/"),
+    }
+    result, _ = matched(url, answers)
+    assert (found(result), outcomes(result)[-1]) == (
+        (None, None, None),
+        ("landing-page-meta-tag", doi, "unverified + stated-in-url"),
+    )
+
+
+def test_a_meta_tag_doi_resolving_to_another_site_is_vouched_for_by_the_domains_record_as_the_percolators():
     answers = {
         Fetch(ARTICLE): page(ARTICLE, meta_doi=DOI),
         Exists(DOI): (True, 1),
@@ -153,10 +173,14 @@ def test_a_meta_tag_doi_resolving_to_another_site_is_vouched_for_by_a_confirmed_
         "confirmed-domain-prefix",
     )
     domain_only = decided("journal.example", "10.9999", "domain-recognised")
-    assert found(matched(ARTICLE, answers, decisions=domain_only)[0]) == (None, None, None)
+    assert found(matched(ARTICLE, answers, decisions=domain_only)[0]) == (
+        DOI,
+        "landing-page-meta-tag",
+        "recognised-domain",
+    )
 
 
-def test_a_meta_tag_doi_resolving_to_another_page_of_the_site_is_matched_by_its_registered_title_not_the_domain():
+def test_a_meta_tag_doi_resolving_to_another_page_of_the_site_is_vouched_by_the_domain_only_with_its_registered_title():
     answers = {
         Fetch(ARTICLE): page(ARTICLE, meta_doi=DOI),
         Exists(DOI): (True, 1),
@@ -164,7 +188,10 @@ def test_a_meta_tag_doi_resolving_to_another_page_of_the_site_is_matched_by_its_
         Titles(DOI): (([TITLE], []), 1),
     }
     result, _ = matched(ARTICLE, answers, decisions=CONFIRMED)
-    assert found(result) == (DOI, "landing-page-meta-tag", "registered-title")
+    assert (found(result), result["checks"]) == (
+        (DOI, "landing-page-meta-tag", "confirmed-domain-prefix"),
+        ["registered-title"],
+    )
     assert ("landing-page-meta-tag", DOI, "title matches") in outcomes(result)
 
 
@@ -196,12 +223,12 @@ def test_a_title_lookup_that_fails_costs_only_the_title_check():
         Resolve(DOI): resolves("https://x.example/"),
         Titles(DOI): LookupFailed("Crossref: 503 for 10.1234/abc"),
     }
-    result, _ = matched(ARTICLE, answers)
-    assert outcomes(result)[-2:] == [
+    result, _ = matched(ARTICLE, answers, decisions=decided("journal.example", "10.1234", "domain-recognised"))
+    assert outcomes(result)[-3:-1] == [
         ("landing-page-meta-tag", DOI, "title lookup failed: Crossref: 503 for 10.1234/abc"),
-        ("landing-page-meta-tag", DOI, "unverified"),
+        ("landing-page-meta-tag", DOI, "recognised-domain-prefix"),
     ]
-    assert found(result) == (None, None, None)
+    assert (found(result), result["checks"]) == ((DOI, "landing-page-meta-tag", "recognised-domain-prefix"), [])
 
 
 # --- landing-page-page-text -----------------------------------------------------------------------------------
@@ -251,3 +278,32 @@ def test_a_url_longer_than_any_server_takes_is_never_fetched():
 def test_a_malformed_url_asks_nothing():
     result, asked = matched("http://a..b.example/10.1234/abc", {})
     assert (asked, outcomes(result)) == ([], [("malformed-url", "http://a..b.example/10.1234/abc", "invalid host")])
+
+
+def test_a_meta_tag_doi_whose_registered_title_the_page_contradicts_is_no_match_below_confirmed():
+    answers = {
+        Fetch(ARTICLE): page(ARTICLE, meta_doi=DOI),
+        Exists(DOI): (True, 1),
+        Resolve(DOI): resolves("https://x.example/"),
+        Titles(DOI): ((["Lichen on basalt coastal cliffs of the far north"], []), 1),
+    }
+    result, _ = matched(ARTICLE, answers, decisions=decided("journal.example", "10.1234", "domain-recognised"))
+    assert (found(result), outcomes(result)[-2:]) == (
+        (None, None, None),
+        [("landing-page-meta-tag", DOI, "title differs"), ("landing-page-meta-tag", DOI, "another-work-by-its-title")],
+    )
+
+
+def test_of_several_meta_tag_dois_the_best_verified_wins_not_the_first():
+    other = "10.1234/other"
+    fetched, requests = page(ARTICLE, meta_doi=other)
+    fetched.body = fetched.body.replace(b"</head>", f'<meta name="dc.identifier" content="doi:{DOI}"></head>'.encode())
+    answers = {
+        Fetch(ARTICLE): (fetched, requests),
+        Exists(other): (True, 1),
+        Resolve(other): resolves("https://x.example/"),
+        Exists(DOI): (True, 1),
+        Resolve(DOI): resolves(ARTICLE),
+    }
+    result, _ = matched(ARTICLE, answers, decisions=CONFIRMED)
+    assert found(result) == (DOI, "landing-page-meta-tag", "checked-url-exact")

@@ -59,7 +59,7 @@ def test_free_text_matches_each_piece_the_first_leads_and_only_the_lead_names_th
         [attempt("doi-literal", "10.1234/b", "exists", 1)],
     ]
     assert outcomes(result)[-1] == ("artifact", None, CONFIRMED.version)
-    assert list(result) == ["input", "doi", "method", "verification", "url", "subj_id", "evidence", "matches"]
+    assert list(result) == ["input", "doi", "method", "verification", "checks", "url", "subj_id", "evidence", "matches"]
 
 
 def test_free_text_past_its_pieces_cap_says_so_and_matches_the_first():

@@ -2,13 +2,14 @@
 JSON Schema the line validates against."""
 
 import json
+from dataclasses import replace
 from importlib.resources import files
 
 import jsonschema
 import pytest
 
 from landing.core.events import citing_page, event_line
-from landing.core.matching import METHODS, VERIFICATIONS, attempt
+from landing.core.matching import CHECKS, METHODS, VERIFICATIONS, attempt
 from landing.core.results import Result
 
 DOI = "10.1371/journal.pone.0160617"
@@ -22,9 +23,14 @@ def valid(line: dict) -> dict:
     return line
 
 
-def test_the_schemas_methods_and_verifications_are_exactly_the_matchers_in_order():
+def test_the_schemas_methods_verifications_and_checks_are_exactly_the_matchers_in_order():
     obj = SCHEMA["$defs"]["event"]["properties"]["obj"]["properties"]
-    assert (tuple(obj["method"]["enum"]), tuple(obj["verification"]["enum"])) == (METHODS, VERIFICATIONS)
+    checks = SCHEMA["$defs"]["evidence"]["properties"]["matches"]["items"]["properties"]["checks"]["items"]["enum"]
+    assert (tuple(obj["method"]["enum"]), tuple(obj["verification"]["enum"]), tuple(checks)) == (
+        METHODS,
+        VERIFICATIONS,
+        CHECKS,
+    )
 
 
 def test_the_schema_is_a_valid_draft_2020_12_schema():
@@ -57,8 +63,10 @@ def test_a_pii_gives_an_event_whose_url_is_its_pid_as_the_percolators_do():
 
 def test_a_landing_page_gives_an_event_whose_url_is_the_page_as_cited_tracking_and_all():
     cited = PAGE + "&utm_source=twitter"
-    result = Result(cited, DOI, "landing-page-url", "checked-url-basic", "https://journals.plos.org/x", PAGE).to_json()
-    line = valid(event_line({**result, "checks": ["stated-in-url"]}))
+    found = Result(
+        cited, DOI, "landing-page-url", "checked-url-basic", ("stated-in-url",), "https://journals.plos.org/x", PAGE
+    )
+    line = valid(event_line(found.to_json()))
     assert line["events"][0]["obj"] == {
         "pid": PID,
         "url": cited,
@@ -84,11 +92,11 @@ def test_a_page_cited_without_its_scheme_gives_obj_url_as_the_matcher_read_it():
 
 def test_free_text_gives_one_event_per_match_in_text_order_each_with_its_record_and_every_attempt_once():
     other = "10.5678/cd"
-    first = Result(PAGE, DOI, "landing-page-meta-tag", "confirmed-domain-prefix", PAGE, PAGE)
+    first = Result(PAGE, DOI, "landing-page-meta-tag", "confirmed-domain-prefix", url=PAGE, subj_id=PAGE)
     second = Result(other, other, "doi-literal", "literal")
     attempts = (attempt("fetch", PAGE, f"200 {PAGE}", 1), attempt("doi-literal", other, "exists", 1))
     text = f"Read {PAGE} and {other}"
-    result = Result(text, DOI, first.method, first.verification, PAGE, PAGE, attempts, (first, second)).to_json()
+    result = replace(first, input=text, evidence=attempts, matches=(first, second)).to_json()
     line = valid(event_line(result))
     assert [(e["obj_id"], e["obj"]["url"]) for e in line["events"]] == [
         (PID, PAGE),

@@ -321,14 +321,12 @@ def test_methods_are_the_design_names_cheapest_first():
     assert METHODS == ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 
 
-def test_verifications_are_the_design_names_best_first_with_issue_15s_stated_in_url_and_registered_title():
+def test_verifications_are_exactly_the_seeds_seven_best_first():
     assert VERIFICATIONS == (
         "literal",
         "lookup",
         "checked-url-exact",
         "checked-url-basic",
-        "stated-in-url",
-        "registered-title",
         "confirmed-domain-prefix",
         "recognised-domain-prefix",
         "recognised-domain",

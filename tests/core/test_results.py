@@ -10,11 +10,12 @@ DOI = "10.1371/journal.pone.0160617"
 
 def test_a_results_json_has_exactly_the_output_keys_in_order():
     evidence = (attempt("doi-literal", DOI, "exists", 1),)
-    assert list(Result(DOI, DOI, "doi-literal", "literal", None, None, evidence).to_json().items()) == [
+    assert list(Result(DOI, DOI, "doi-literal", "literal", evidence=evidence).to_json().items()) == [
         ("input", DOI),
         ("doi", DOI),
         ("method", "doi-literal"),
         ("verification", "literal"),
+        ("checks", []),
         ("url", None),
         ("subj_id", None),
         ("evidence", list(evidence)),
@@ -27,6 +28,7 @@ def test_a_result_without_a_match_has_null_doi_method_and_verification():
         "doi": None,
         "method": None,
         "verification": None,
+        "checks": [],
         "url": None,
         "subj_id": None,
         "evidence": [],
@@ -48,3 +50,13 @@ def test_a_result_rejects_an_unknown_method():
 def test_a_result_rejects_an_unknown_verification():
     with pytest.raises(ValueError, match="unknown verification 'unrecognised-domain'"):
         Result("x", DOI, "landing-page-url", "unrecognised-domain")
+
+
+def test_a_result_rejects_a_former_verification_that_is_now_a_check():
+    with pytest.raises(ValueError, match="unknown verification 'stated-in-url'"):
+        Result("x", DOI, "landing-page-meta-tag", "stated-in-url")
+
+
+def test_a_result_rejects_an_unknown_check():
+    with pytest.raises(ValueError, match="unknown check 'looks-right'"):
+        Result("x", DOI, "landing-page-meta-tag", "recognised-domain", ("stated-in-url", "looks-right"))

@@ -10,12 +10,19 @@ from landing.core.urls import (
     exact_key,
     is_tracking,
     same_basic,
-    same_exact,
     strip_tracking,
     subject_url,
 )
 
 ARTICLE = "https://journals.plos.org/plosone/article"
+
+
+def same_exact(a: str, b: str) -> bool:
+    """Whether two URLs share an exact key (how a page's canonical links are told apart); False for a bad port."""
+    try:
+        return exact_key(a) == exact_key(b)
+    except ValueError:
+        return False
 
 
 # Tracking parameters

@@ -30,8 +30,8 @@ def _page(truth, skip=()):
 
 @pytest.fixture(scope="module")
 def inputs(match_world):
-    """A page to fetch, a DOI literal, an unknown DOI, no URL at all, and free text holding a page's URL (fetched with
-    fetch "all" only: no artifact knows its domain) and a DOI."""
+    """A page to fetch, a DOI literal, an unknown DOI, no URL at all, and free text holding a page's URL and a DOI;
+    the pages are fetched with fetch "all" only: no artifact knows their domains."""
     truth = truth_of(match_world)
     doi, url = _page(truth)
     other, other_url = _page(truth, skip={doi})

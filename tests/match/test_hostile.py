@@ -39,7 +39,11 @@ def refused(tmp_path_factory):
             "ftp://127.0.0.1/pub/10.1234/abcde",
         ]
         done = Stores(tmp_path_factory.mktemp("refused")).scrapy(
-            "match", *inputs, overrides=["-s", "RETRY_TIMES=0", "-s", "TELNETCONSOLE_ENABLED=False"], timeout=120
+            "match",
+            "--fetch-all",  # no artifact names these hosts: asked to fetch them anyway, the guard must refuse
+            *inputs,
+            overrides=["-s", "RETRY_TIMES=0", "-s", "TELNETCONSOLE_ENABLED=False"],
+            timeout=120,
         )
         return inputs, _lines(done), list(hits)
 
@@ -130,7 +134,7 @@ def pages(tmp_path_factory):
             "match",
             "-i",
             str(source),
-            "--fetch-all",  # no artifact names hostile.example: the line of free text naming its page is fetched
+            "--fetch-all",  # no artifact names hostile.example: its pages are fetched all the same
             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False"],
             timeout=300,
         )

@@ -56,7 +56,9 @@ def _match(tmp_path, sandbox, *inputs, settings=()):
 def test_a_url_naming_no_host_is_answered_malformed_with_no_request_and_no_error_on_the_terminal(tmp_path, sandbox):
     overrides = ["-s", f"LANDING_SANDBOX={sandbox.proxy}", "-s", "TELNETCONSOLE_ENABLED=False"]
     long = "https://limits.example/" + "a" * 9_000
-    done = Stores(tmp_path).scrapy("match", "https://", "http://[::1/x", long, overrides=overrides, timeout=120)
+    # --fetch-all: no artifact names limits.example, and the long URL is refused only when a fetch is asked for.
+    inputs = ["https://", "http://[::1/x", long]
+    done = Stores(tmp_path).scrapy("match", "--fetch-all", *inputs, overrides=overrides, timeout=120)
     results = _lines(done)
     assert [r["evidence"] for r in results] == [
         [{"step": "malformed-url", "candidate": "https://", "outcome": "no host", "requests": 0}],

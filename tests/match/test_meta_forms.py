@@ -59,7 +59,9 @@ def test_every_meta_name_and_value_form_is_matched_by_checking_the_url(meta_worl
     sandbox = RunningSandbox(directory)
     try:
         inputs = [f"{HOST}/item/{n}" for n in range(len(tags))]
-        done = Stores(tmp_path).scrapy("match", *inputs, overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
+        # --fetch-all: no artifact names the host, and only its pages say which DOI they are about.
+        overrides = ["-s", f"LANDING_SANDBOX={sandbox.proxy}"]
+        done = Stores(tmp_path).scrapy("match", "--fetch-all", *inputs, overrides=overrides)
     finally:
         sandbox.close()
     assert done.returncode == 0, done.stderr[-2000:]
@@ -89,7 +91,8 @@ def test_a_sici_doi_in_a_landing_page_url_is_found_and_checked_exactly(tmp_path)
     (world / "routes.jsonl").write_text(json.dumps({"url": SICI_URL, "page": {"title": "SICI", "seed": 1}}) + "\n")
     sandbox = RunningSandbox(world)
     try:
-        done = Stores(tmp_path).scrapy("match", SICI_URL, overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
+        overrides = ["-s", f"LANDING_SANDBOX={sandbox.proxy}"]  # --fetch-all: no artifact names the host
+        done = Stores(tmp_path).scrapy("match", "--fetch-all", SICI_URL, overrides=overrides)
     finally:
         sandbox.close()
     got = json.loads(done.stdout)

@@ -117,7 +117,7 @@ def test_a_fetch_policy_not_none_known_or_all_is_refused(artifact):
 
 def test_each_fetch_policy_sets_whether_and_which_pages_are_fetched(artifact):
     matcher = matcher_of(artifact, Table({}))
-    assert [(s.fetch, s.fetch_text) for s in map(matcher.setup, ("none", "known", "all"))] == [
+    assert [(s.fetch, s.fetch_policy) for s in map(matcher.setup, ("none", "known", "all"))] == [
         (False, "known"),
         (True, "known"),
         (True, "all"),
@@ -239,6 +239,14 @@ def test_an_artifact_appearing_where_there_was_none_is_loaded(tmp_path):
     assert (holder.version, "no artifact at" in holder.warning) == ("", True)
     write(path, NEW)
     assert (run(holder.check()), holder.version, holder.warning) == (True, NEW.version, None)
+
+
+def test_a_missing_artifact_is_warned_of_saying_no_url_is_fetched_unless_the_policy_is_all(tmp_path):
+    holder = ArtifactHolder(tmp_path / "nothing.json", required=False)
+    assert holder.warning.endswith(
+        ": domain-prefix verifications are off, and no URL is fetched unless the fetch policy is all "
+        "(LANDING_MATCH_FETCH=all, scrapy match --fetch-all, the service's fetch=all)"
+    )
 
 
 def test_a_required_artifact_that_is_missing_is_an_error_naming_it(tmp_path):

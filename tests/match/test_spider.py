@@ -186,10 +186,15 @@ def test_a_pii_in_the_url_is_looked_up(matched, cases):
     assert (got["doi"], got["method"], got["verification"]) == (cases["pii"][1], "pii", "lookup")
 
 
-@pytest.mark.parametrize("name", ["url", "url-fragment", "url-tracking"])
-def test_a_landing_page_url_holding_its_doi_is_checked_exactly(matched, cases, name):
+@pytest.mark.parametrize(
+    "name, verification",
+    [("url", "checked-url-exact"), ("url-fragment", "checked-url-basic"), ("url-tracking", "checked-url-basic")],
+)
+def test_a_landing_page_url_holding_its_doi_is_checked_exactly_only_when_it_is_precisely_where_it_resolves(
+    matched, cases, name, verification
+):
     got = matched[name]
-    assert (got["doi"], got["method"], got["verification"]) == (cases[name][1], "landing-page-url", "checked-url-exact")
+    assert (got["doi"], got["method"], got["verification"]) == (cases[name][1], "landing-page-url", verification)
 
 
 @pytest.mark.parametrize("name", ["url-abstract", "url-pdf", "url-jsessionid", "url-encoded"])
@@ -268,7 +273,9 @@ def test_every_result_records_its_attempts_as_evidence(matched, cases):
     assert set(matched) == set(cases)
     for got in matched.values():
         free_text = {"matches"} if " " in got["input"] else set()  # a sentence, say
-        assert set(got) == {"input", "doi", "method", "verification", "url", "subj_id", "evidence"} | free_text
+        assert (
+            set(got) == {"input", "doi", "method", "verification", "checks", "url", "subj_id", "evidence"} | free_text
+        )
         assert got["evidence"], got["input"]
         for attempt in got["evidence"]:
             assert set(attempt) == {"step", "candidate", "outcome", "requests"}

@@ -26,6 +26,15 @@ DOIS = {
     "10.99001/e": f"{SITE}/journals/x/article-abstract/77",
     "10.99001/g": f"{SITE}/journals/x/article/g",
 }
+# The site confirmed for its prefix; the mirror and the aggregator known for another prefix only (`recognised-domain`).
+_OTHER = {"10.99002": {"domain-recognised": True, "domain-confirmed": False}}
+ARTIFACT = {
+    "domains-prefixes": {
+        "traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}},
+        "mirror.example": _OTHER,
+        "aggregator.example": _OTHER,
+    }
+}
 # A legacy URL served without a redirect, its canonical link the URL its DOI resolves to.
 CANONICAL = {f"{SITE}/content/5/1/legacy-g": "/journals/x/article/g"}
 
@@ -84,11 +93,7 @@ def matched(tmp_path_factory):
         "".join(json.dumps({"url": u, "body": _page(d, w, CANONICAL.get(u))}) + "\n" for u, d, w in routes)
     )
     artifact = world / "decisions.json"
-    artifact.write_text(
-        json.dumps(
-            {"domains-prefixes": {"traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}
-        )
-    )
+    artifact.write_text(json.dumps(ARTIFACT))
     sandbox = RunningSandbox(world)
     try:
         stores = Stores(tmp_path_factory.mktemp("stores"))
@@ -96,6 +101,7 @@ def matched(tmp_path_factory):
             "match",
             "--artifact",
             str(artifact),
+            "--fetch-all",  # the mirror's and the aggregator's hosts are not the artifact's: their pages are read too
             *[u for u, _, _ in routes if "abstract" not in u],
             overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"],
         )
@@ -105,12 +111,13 @@ def matched(tmp_path_factory):
     return {line["input"].rsplit("/", 1)[1]: line for line in map(json.loads, done.stdout.splitlines())}
 
 
-def test_a_mirror_whose_url_states_its_meta_tags_doi_is_matched_stated_in_url(matched):
+def test_a_mirror_whose_url_states_its_meta_tags_doi_is_matched_by_its_domain_with_the_check_stated_in_url(matched):
     got = matched["2020.12345"]
-    assert (got["doi"], got["method"], got["verification"]) == (
+    assert (got["doi"], got["method"], got["verification"], got["checks"]) == (
         "10.99001/2020.12345",
         "landing-page-meta-tag",
-        "stated-in-url",
+        "recognised-domain",
+        ["stated-in-url"],
     )
 
 
@@ -144,11 +151,7 @@ def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
 def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
     from landing.core.decisions import Decisions
 
-    version = Decisions.read(
-        json.dumps(
-            {"domains-prefixes": {"traps.example": {"10.99001": {"domain-recognised": True, "domain-confirmed": True}}}}
-        )
-    ).version
+    version = Decisions.read(json.dumps(ARTIFACT)).version
     assert matched["b"]["evidence"][-1] == {"step": "artifact", "candidate": None, "outcome": version, "requests": 0}
     assert version.startswith("sha256:") and len(version) == len("sha256:") + 16
     assert all(e["step"] != "artifact" for e in matched["a"]["evidence"])  # no match, nothing decided
@@ -156,21 +159,26 @@ def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
 
 def test_a_full_text_whose_doi_resolves_to_its_abstract_on_the_same_site_is_matched_by_its_title(matched):
     got = matched["77"]
-    assert (got["doi"], got["method"], got["verification"]) == (
+    assert (got["doi"], got["method"], got["verification"], got["checks"]) == (
         "10.99001/e",
         "landing-page-meta-tag",
-        "registered-title",
+        "confirmed-domain-prefix",
+        ["registered-title"],
     )
     assert ["landing-page-meta-tag", "10.99001/e", "title matches"] in attempts(got)
 
 
 def test_an_aggregators_record_stating_the_works_title_is_matched_by_it(matched):
-    assert (matched["9"]["doi"], matched["9"]["verification"]) == ("10.99001/c", "registered-title")
+    got = matched["9"]
+    assert (got["doi"], got["verification"], got["checks"]) == ("10.99001/c", "recognised-domain", ["registered-title"])
 
 
 def test_an_aggregators_page_naming_a_doi_under_another_works_title_gets_none(matched):
     assert matched["10"]["doi"] is None
-    assert ["landing-page-meta-tag", "10.99001/c", "title differs"] in attempts(matched["10"])
+    assert attempts(matched["10"])[-2:] == [
+        ["landing-page-meta-tag", "10.99001/c", "title differs"],
+        ["landing-page-meta-tag", "10.99001/c", "another-work-by-its-title"],
+    ]
 
 
 def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_none(matched):
@@ -183,8 +191,9 @@ def test_a_page_whose_title_could_be_many_works_costs_no_title_lookup_and_gets_n
 
 def test_a_legacy_url_whose_canonical_link_is_where_its_doi_resolves_is_matched_checked(matched):
     got = matched["legacy-g"]
-    assert (got["doi"], got["verification"], got["subj_id"]) == (
+    assert (got["doi"], got["verification"], got["checks"], got["subj_id"]) == (
         "10.99001/g",
-        "checked-url-exact",
+        "checked-url-basic",
+        ["resolves-to-canonical-url"],
         f"{SITE}/journals/x/article/g",
     )

@@ -19,6 +19,7 @@ from openapi_spec_validator import validate
 from prometheus_client.parser import text_string_to_metric_families
 
 from landing.core.artifacts import DECISIONS_JSON
+from landing.core.cascade import NOT_FETCHED
 from landing.core.decisions import Decisions
 from landing.core.events import event_line
 from landing_dev.sandbox.server import RunningSandbox
@@ -28,6 +29,7 @@ from tests.serve.serving import Served, get, match, posted, request, wait_until
 CITING = "https://blog.example.org/post/7?utm_source=rss"  # a citing page, for Event-shaped answers
 SLOW_MS = 1000  # a slow page's delay: long enough to act while its input is answered, short for the suite
 MAX_INPUT, MAX_BODY, PER_CLIENT = 5000, 100_000, 2
+UNLISTED = "https://unlisted.example/post/1"  # a page the sandbox serves on a host the artifact does not list
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +62,18 @@ def picked(match_world) -> dict:
 
 @pytest.fixture(scope="module")
 def sandbox(match_world, picked, tmp_path_factory):
-    """The match world with the picked slow pages answering after SLOW_MS."""
+    """The match world with the picked slow pages answering after SLOW_MS, and UNLISTED; `requests` lists every
+    request it answered ("GET url -> status")."""
     world = tmp_path_factory.mktemp("slow-match") / "world"
     shutil.copytree(match_world, world)
     routes = [json.loads(line) for line in (world / "routes.jsonl").read_text().splitlines()]
     slowed = [{**r, "delay_ms": SLOW_MS} if r["url"] in picked["slow"] else r for r in routes]
     assert sum(r != s for r, s in zip(routes, slowed, strict=True)) == len(picked["slow"]) == 4
+    slowed.append({"url": UNLISTED, "body": "<html><title>A post</title></html>"})
     (world / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in slowed))
-    running = RunningSandbox(world)
+    requests = []
+    running = RunningSandbox(world, log=requests.append)
+    running.requests = requests
     yield running
     running.close()
 
@@ -291,6 +297,20 @@ def test_a_new_artifact_version_is_picked_up_with_no_failed_request_while_a_clie
         {new},
     )
     assert get(f"{url}/healthz")[1]["artifact"] == new
+
+
+def test_a_url_on_a_host_the_artifact_does_not_list_is_fetched_only_when_asked_fetch_all(url, sandbox):
+    def unlisted_requests():
+        return [line for line in sandbox.requests if "unlisted.example" in line]
+
+    status, body = match(url, UNLISTED)
+    assert (status, unlisted_requests(), body["evidence"]) == (
+        200,
+        [],
+        [{"step": "fetch", "candidate": UNLISTED, "outcome": NOT_FETCHED, "requests": 0}],
+    )
+    status, _ = match(url, UNLISTED, "all")  # answered once the page came, which the sandbox logs before sending it
+    assert (status, f"GET {UNLISTED} -> 200" in unlisted_requests()) == (200, True)
 
 
 def test_sigterm_stops_new_connections_lets_a_request_in_flight_finish_and_exits_0(service, url, picked):
