@@ -1,8 +1,8 @@
 """Packaging for Scrapyd: `scrapyd-deploy` builds the project's egg from this file (docs/scrapyd.md).
 
 The egg carries the code only; its dependencies are installed in Scrapyd's environment
-(`pip install -r requirements.txt`). Every file under landing/ is a .py module today; a data file that code
-reads at run time must be added as package_data (tests/test_scrapyd.py checks the egg holds them all).
+(`pip install -r requirements.txt`). A file under landing/ that is not a .py module (the Event JSON Schema) is
+package_data, so that the egg and an installed package carry it (tests/test_scrapyd.py checks the egg holds them all).
 landing_dev/ (the sandbox, the demo, the crawl runner, the local S3 server) is for development: find_packages leaves
 it out, and its `scrapy sandbox` command is registered by landing_dev-0.dist-info/, which only the checkout has.
 """
@@ -13,6 +13,7 @@ setup(
     name="landing",
     version="0.1",
     packages=find_packages(include=["landing", "landing.*"]),
+    package_data={"landing": ["schemas/*.json"]},
     entry_points={"scrapy": ["settings = landing.settings"]},
     python_requires=">=3.11",
 )

@@ -18,6 +18,7 @@ from landing.commands.stores import config_of, docs_of
 from landing.config import trusted
 from landing.core.decisions import Decisions
 from landing.core.evaluation import render_levels, render_table, tabulate
+from landing.core.events import FORMATS, citing_page, event_line
 from landing.match.api import ARTIFACT, ArtifactError, load_artifact
 from landing.match.labelled import LabelledError, read_labelled
 from landing.match.spider import MatcherSpider
@@ -27,7 +28,10 @@ class Command(ScrapyCommand):
     requires_project = True
 
     def syntax(self):
-        return "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch | --fetch-all] [--evaluate [FILE]]"
+        return (
+            "[URL ...] [-i FILE|-] [--artifact PATH] [--no-fetch | --fetch-all] [--format event [--subj URL]] "
+            "[--evaluate [FILE]]"
+        )
 
     def short_desc(self):
         return "Match landing-page URLs (or DOIs, PIIs) to DOIs, with method, verification and evidence"
@@ -49,6 +53,13 @@ class Command(ScrapyCommand):
             help="fetch every URL, not only those on a domain the artifact lists (LANDING_MATCH_FETCH=all)",
         )
         parser.add_argument(
+            "--format",
+            choices=FORMATS,
+            default="flat",
+            help="flat: one result a line (default); event: each line's Events, as Event Data consumers read them",
+        )
+        parser.add_argument("--subj", metavar="URL", help="with --format event: the citing page of every input")
+        parser.add_argument(
             "--evaluate",
             nargs="?",
             const=True,
@@ -65,6 +76,13 @@ class Command(ScrapyCommand):
             if opts.no_fetch:
                 raise UsageError("--fetch-all and --no-fetch contradict each other: give one", print_help=False)
             self.settings.set("LANDING_MATCH_FETCH", "all", priority="cmdline")
+        if opts.subj is not None:
+            if opts.format != "event":
+                raise UsageError("--subj names the citing page of Events: give --format event", print_help=False)
+            try:
+                citing_page(opts.subj)
+            except ValueError as bad:
+                raise UsageError(f"--{bad}", print_help=False) from None
 
     def run(self, args, opts):
         cfg = config_of(self.settings)  # a bad setting is a usage error, named
@@ -82,7 +100,8 @@ class Command(ScrapyCommand):
             inputs = list(args) + (self._read(opts.input) if opts.input else [])
             if not inputs:
                 raise UsageError("give URLs, or -i FILE (one per line, - for stdin)")
-        printer = _Printer(len(inputs), quiet=opts.evaluate)
+        shape = (lambda result: event_line(result, opts.subj)) if opts.format == "event" else None
+        printer = _Printer(len(inputs), quiet=opts.evaluate, shape=shape)
         crawler = self.crawler_process.create_crawler(MatcherSpider)
         crawler.signals.connect(printer.scraped, signal=signals.item_scraped)
         self.crawler_process.crawl(crawler, inputs=inputs, decisions=decisions, fetch=not opts.no_fetch)
@@ -197,10 +216,11 @@ class _Stop:
 
 class _Printer:
     """Prints results as JSON lines in input order, as soon as every earlier input is done; forgets what it printed
-    (an evaluation keeps every result, to score them)."""
+    (an evaluation keeps every result, to score them). shape: what a result is printed as (None: itself)."""
 
-    def __init__(self, total, quiet=False):
+    def __init__(self, total, quiet=False, shape=None):
         self.total, self.quiet, self.results, self.next, self.done = total, quiet, {}, 0, 0
+        self.shape = shape or (lambda result: result)
         self.started = self.shown = time.monotonic()
 
     def scraped(self, item, response=None, spider=None):
@@ -209,7 +229,7 @@ class _Printer:
         self.done += 1
         while self.next in self.results:
             if not self.quiet:
-                print(json.dumps(self.results.pop(self.next), ensure_ascii=False), flush=True)
+                print(json.dumps(self.shape(self.results.pop(self.next)), ensure_ascii=False), flush=True)
             self.next += 1
         now = time.monotonic()
         if now - self.shown >= 5:
@@ -225,7 +245,7 @@ class _Printer:
         stopped: the signal's name when one stopped the run."""
         if not self.quiet:
             for number in sorted(n for n in self.results if n >= self.next):
-                print(json.dumps(self.results.pop(number), ensure_ascii=False), flush=True)
+                print(json.dumps(self.shape(self.results.pop(number)), ensure_ascii=False), flush=True)
         seconds = time.monotonic() - self.started
         missing = self.total - self.done
         why = f"stopped by {stopped}" if stopped else "lost (see the log)"

@@ -14,6 +14,7 @@ from collections import Counter, deque
 from aiohttp import web
 from yarl import URL
 
+from landing.core.events import event_line, unshaped
 from landing.match.resident import FETCHES, MatcherClosed
 from landing.serve.fast import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
@@ -42,6 +43,11 @@ def _unknown_fetch(asked: str) -> str:
 
 def _error_body(status: int, message: str) -> bytes:
     return _dumps({"error": message, "status": status}).encode()
+
+
+def _asked(query) -> tuple:
+    """A GET /match query's q, fetch, format and citing page (subj); None where not given, format flat."""
+    return query.get("q"), query.get("fetch"), query.get("format", "flat"), query.get("subj")
 
 
 class Service:
@@ -176,7 +182,7 @@ class Service:
                 # The query as aiohttp's parser reads a request target (aiohttp/_http_parser.pyx).
                 text = target.decode("utf-8", "surrogateescape").partition("#")[0]
                 query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
-                status, body = await self._answer(query.get("q"), query.get("fetch"))
+                status, body = await self._answer(*_asked(query))
             except Exception as failed:  # as _counted says it
                 self.logger.exception("GET /match failed")
                 status = 500
@@ -214,16 +220,19 @@ class Service:
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):
-        status, body = await self._answer(request.query.get("q"), request.query.get("fetch"))
+        status, body = await self._answer(*_asked(request.query))
         return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
 
-    async def _answer(self, q: str | None, asked: str | None) -> tuple[int, bytes]:
-        """(status, JSON body) of GET /match?q=q&fetch=asked (None: not given)."""
+    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None) -> tuple[int, bytes]:
+        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given)."""
         fetch = self._fetch(asked)
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
         if fetch is None:
             return 400, _error_body(400, _unknown_fetch(asked))
+        refused = unshaped(form, subj)
+        if refused is not None:
+            return 400, _error_body(400, refused)
         if len(q) > self.cfg.serve_max_input:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
@@ -231,6 +240,8 @@ class Service:
             result = await self.matcher.match(q, fetch)
         except MatcherClosed:
             return 503, _error_body(503, "the service is stopping")
+        if form == "event":  # built anew: the encoded results are the flat ones
+            return 200, _dumps(event_line(result, subj)).encode()
         held = self.encoded.get(id(result))
         if held is not None and held[0] is result:
             return 200, held[1]
@@ -244,6 +255,10 @@ class Service:
         default = self._fetch(request.query.get("fetch"))
         if default is None:
             return error(400, _unknown_fetch(request.query["fetch"]))
+        shaping = (request.query.get("format", "flat"), request.query.get("subj"))
+        refused = unshaped(*shaping)
+        if refused is not None:
+            return error(400, refused)
         limit = self.cfg.serve_max_body
         if (request.content_length or 0) > limit:
             return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
@@ -260,13 +275,13 @@ class Service:
         window: deque = deque()  # answers started, in input order; at most serve_request_concurrency at once
         waiting = iter(lines)
         try:
-            self._start(window, waiting, default)
+            self._start(window, waiting, default, shaping)
             while window:
                 ready = [await window[0]]
                 window.popleft()
                 while window and window[0].done():  # those after it already answered go out with it, in one write
                     ready.append(window.popleft().result())
-                self._start(window, waiting, default)
+                self._start(window, waiting, default, shaping)
                 await response.write("".join(_dumps(found) + "\n" for found in ready).encode())
             await response.write_eof()
         except ConnectionError:  # the client went away: its answers still running are not wanted
@@ -276,36 +291,42 @@ class Service:
                 pending.cancel()
         return response
 
-    def _start(self, window: deque, waiting, default: str) -> None:
+    def _start(self, window: deque, waiting, default: str, shaping: tuple) -> None:
         """Start the next lines' answers, up to serve_request_concurrency in the window."""
         while len(window) < self.cfg.serve_request_concurrency:
             following = next(waiting, None)
             if following is None:
                 return
-            window.append(asyncio.ensure_future(self._line(*following, default)))
+            window.append(asyncio.ensure_future(self._line(*following, default, shaping)))
 
-    async def _line(self, number: int, line: bytes, default: str) -> dict:
-        """A POST line's result, or its error object (with the line's number)."""
+    async def _line(self, number: int, line: bytes, default: str, shaping: tuple) -> dict:
+        """A POST line's result, or its error object (with the line's number); shaping: the request's format and
+        citing page, which a line's own `format` and `subj` replace."""
         try:
             value = json.loads(line)
         except ValueError as bad:
             return {"error": f"line {number}: not JSON ({bad})", "status": 400, "line": number}
-        fetch = default
+        fetch, (form, subj) = default, shaping
         if isinstance(value, dict):
             q, fetch = value.get("q"), value.get("fetch", default)
+            form, subj = value.get("format", form), value.get("subj", subj)
         else:
             q = value
         if not isinstance(q, str) or not q.strip():
             return {"error": f'line {number}: give a string, or {{"q": string}}', "status": 400, "line": number}
         if fetch not in FETCHES:
             return {"error": f"line {number}: fetch={fetch!r}: use {', '.join(FETCHES)}", "status": 400, "line": number}
+        refused = unshaped(form, subj)
+        if refused is not None:
+            return {"error": f"line {number}: {refused}", "status": 400, "line": number}
         if len(q) > self.cfg.serve_max_input:
             why = f"line {number}: {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return {"error": why, "status": 413, "line": number}
         try:
-            return await self.matcher.match(q, fetch)
+            result = await self.matcher.match(q, fetch)
         except MatcherClosed:
             return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
+        return event_line(result, subj) if form == "event" else result
 
     async def healthz(self, request):
         stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}

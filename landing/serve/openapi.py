@@ -1,6 +1,8 @@
 """The service's OpenAPI 3.0 description (GET /openapi.json), built from the same names the code answers with: the
-methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the limits set."""
+methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the output formats,
+the limits set."""
 
+from landing.core.events import FORMATS
 from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
 from landing.match.resident import FETCHES
 
@@ -53,6 +55,59 @@ def _schemas() -> dict:
                 },
             },
         },
+        "EventLine": {
+            "type": "object",
+            "description": "format=event: the input, its Events (one per DOI found, in text order; none without a "
+            "DOI) and the evidence record beside them; landing/schemas/event.schema.json is its JSON Schema "
+            '(docs/matching.md "Event-shaped output").',
+            "required": ["input", "events", "evidence"],
+            "properties": {
+                "input": {"type": "string"},
+                "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}},
+                "evidence": {
+                    "type": "object",
+                    "required": ["matches", "attempts"],
+                    "properties": {
+                        "matches": {
+                            "type": "array",
+                            "description": "One per Event, in order: the match's checks and the landing page's own "
+                            "final URL and subject URL (the flat result's url and subj_id).",
+                            "items": {
+                                "type": "object",
+                                "required": ["obj_id", "checks", "landing_page_url", "landing_page_id"],
+                                "properties": {
+                                    "obj_id": {"type": "string"},
+                                    "checks": {"type": "array", "items": {"type": "string", "enum": list(CHECKS)}},
+                                    "landing_page_url": nullable,
+                                    "landing_page_id": nullable,
+                                },
+                            },
+                        },
+                        "attempts": {"type": "array", "items": {"$ref": "#/components/schemas/Attempt"}},
+                    },
+                },
+            },
+        },
+        "Event": {
+            "type": "object",
+            "description": "The Event fields the matcher knows; subj and subj_id come from the citing page (subj).",
+            "required": ["subj_id", "obj_id", "obj"],
+            "properties": {
+                "subj_id": nullable,
+                "obj_id": {"type": "string", "description": "https://doi.org/ and the DOI."},
+                "subj": {"type": "object", "properties": {"pid": {"type": "string"}, "url": {"type": "string"}}},
+                "obj": {
+                    "type": "object",
+                    "required": ["pid", "url", "method", "verification"],
+                    "properties": {
+                        "pid": {"type": "string"},
+                        "url": {"type": "string", "description": "The URL as cited; the pid when a DOI or PII was."},
+                        "method": {"type": "string", "enum": list(METHODS)},
+                        "verification": {"type": "string", "enum": list(VERIFICATIONS)},
+                    },
+                },
+            },
+        },
         "Error": {
             "type": "object",
             "required": ["error", "status"],
@@ -89,8 +144,28 @@ def document(version: str, fetch_default: str, max_body: int, max_input: int, cl
         "LANDING_MATCH_FETCH.",
         "schema": {"type": "string", "enum": list(FETCHES), "default": fetch_default},
     }
+    shaping = [
+        {
+            "name": "format",
+            "in": "query",
+            "required": False,
+            "description": "flat: the Result; event: an EventLine, the Events an Event Data consumer reads.",
+            "schema": {"type": "string", "enum": list(FORMATS), "default": "flat"},
+        },
+        {
+            "name": "subj",
+            "in": "query",
+            "required": False,
+            "description": "format=event only: the citing page (an http(s) URL), the Events' subject.",
+            "schema": {"type": "string"},
+        },
+    ]
+    answer = {"oneOf": [{"$ref": "#/components/schemas/Result"}, {"$ref": "#/components/schemas/EventLine"}]}
     limits = {
-        "400": _error("No q, a fetch policy not one of none, known, all, or a body that is not JSON lines."),
+        "400": _error(
+            "No q, a fetch policy not one of none, known, all, a format not flat or event, a subj that is not an "
+            "http(s) URL or without format=event, or a body that is not JSON lines."
+        ),
         "413": _error(f"A body over {max_body:,} bytes or an input over {max_input:,} characters."),
         "429": _error(f"The client (its address) has {client_concurrency} requests in flight already."),
         "503": _error("The service is starting or draining (stopping)."),
@@ -116,22 +191,24 @@ def document(version: str, fetch_default: str, max_body: int, max_input: int, cl
                             "schema": {"type": "string", "maxLength": max_input},
                         },
                         fetch,
+                        *shaping,
                     ],
                     "responses": {
                         "200": {
-                            "description": "The input's result.",
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Result"}}},
+                            "description": "The input's result, in the format asked for.",
+                            "content": {"application/json": {"schema": answer}},
                         },
                         **limits,
                     },
                 },
                 "post": {
                     "summary": "Match many inputs: JSON lines in, NDJSON out, in input order, streamed",
-                    "parameters": [fetch],
+                    "parameters": [fetch, *shaping],
                     "requestBody": {
                         "required": True,
                         "description": 'One JSON value a line: a string (the input), or {"q": string, "fetch": '
-                        "string}; blank lines are skipped.",
+                        'string, "format": string, "subj": string} (the query\'s are the defaults); blank lines are '
+                        "skipped.",
                         "content": {NDJSON: {"schema": {"type": "string"}}},
                     },
                     "responses": {
@@ -143,6 +220,7 @@ def document(version: str, fetch_default: str, max_body: int, max_input: int, cl
                                     "schema": {
                                         "oneOf": [
                                             {"$ref": "#/components/schemas/Result"},
+                                            {"$ref": "#/components/schemas/EventLine"},
                                             {"$ref": "#/components/schemas/Error"},
                                         ]
                                     }

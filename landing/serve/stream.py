@@ -18,6 +18,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 from redis.retry import Retry
 
+from landing.core.events import event_line
 from landing.core.streams import error, read_entry, result_version
 
 # Write the result and acknowledge the input, only while the input is still pending for this consumer: an entry
@@ -288,7 +289,7 @@ class StreamConsumer:
             self.logger.exception("entry %s of %s: the answer failed", entry_id, self.stream_in)
             return error("the matcher failed on this input", 500)
         self.stats["answered"] += 1
-        return result
+        return event_line(result, read.subj) if read.format == "event" else result
 
     async def _renewing(self) -> None:
         """Keep the entries in progress from being claimed, while this consumer lives."""

@@ -112,6 +112,24 @@ def test_a_labelled_file_that_cannot_be_read_is_a_usage_error_naming_it(tmp_path
         Command()._from_file(str(tmp_path / "dev.jsonl"))
 
 
+def test_a_citing_page_without_format_event_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--subj names the citing page of Events: give --format event"):
+        _options("--subj", "https://blog.example.org/post")
+
+
+def test_a_citing_page_that_is_not_an_http_url_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--subj='blog.example.org/post': give the citing page's http"):
+        _options("--format", "event", "--subj", "blog.example.org/post")
+
+
+def test_the_printer_prints_each_result_as_its_shape_says_in_input_order(capsys):
+    printer = _Printer(2, shape=lambda result: {"shaped": result["input"]})
+    for number in (1, 0):
+        printer.scraped({"number": number, "input": str(number)})
+    printer.finish()
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [{"shaped": "0"}, {"shaped": "1"}]
+
+
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory):
     """`scrapy match GATED` with an artifact that lists another host, through a sandbox of its own, under the default

@@ -30,3 +30,17 @@ def test_the_version_of_free_text_is_the_first_matched_piece():
         ],
     }
     assert result_version(result) == "v2"
+
+
+def test_a_format_that_is_neither_flat_nor_event_gets_an_error_naming_both():
+    assert read_entry({b"q": b"10.1234/x", b"format": b"xml"}, 100) == {
+        "error": "format='xml': use flat or event",
+        "status": 400,
+    }
+
+
+def test_a_citing_page_that_is_not_an_http_url_gets_an_error_naming_it():
+    assert read_entry({b"q": b"10.1234/x", b"format": b"event", b"subj": b"blog.example.org"}, 100) == {
+        "error": "subj='blog.example.org': give the citing page's http(s) URL",
+        "status": 400,
+    }

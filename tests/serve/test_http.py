@@ -10,8 +10,10 @@ import signal
 import threading
 import urllib.error
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlsplit
+from importlib.resources import files
+from urllib.parse import quote, urlsplit
 
+import jsonschema
 import pytest
 from openapi_spec_validator import validate
 from prometheus_client.parser import text_string_to_metric_families
@@ -19,10 +21,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from landing.core.artifacts import DECISIONS_JSON
 from landing.core.cascade import NOT_FETCHED
 from landing.core.decisions import Decisions
+from landing.core.events import event_line
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import truth_of
 from tests.serve.serving import Served, get, match, posted, request, wait_until
 
+CITING = "https://blog.example.org/post/7?utm_source=rss"  # a citing page, for Event-shaped answers
 SLOW_MS = 1000  # a slow page's delay: long enough to act while its input is answered, short for the suite
 MAX_INPUT, MAX_BODY, PER_CLIENT = 5000, 100_000, 2
 UNLISTED = "https://unlisted.example/post/1"  # a page the sandbox serves on a host the artifact does not list
@@ -127,6 +131,51 @@ def test_get_answers_are_exactly_what_scrapy_match_prints_for_the_same_inputs(pr
     assert [match(url, q) for q in picked["inputs"]] == [(200, line) for line in printed]
 
 
+@pytest.fixture(scope="module")
+def printed_events(match_crawl, sandbox, artifact, picked, tmp_path_factory):
+    """`scrapy match -i --format event --subj CITING` on the picked inputs: its lines."""
+    stores, _ = match_crawl
+    inputs = tmp_path_factory.mktemp("event-inputs") / "inputs.txt"
+    inputs.write_text("".join(q + "\n" for q in picked["inputs"]))
+    argv = ["-i", str(inputs), "--artifact", str(artifact), "--format", "event", "--subj", CITING]
+    done = stores.scrapy("match", *argv, overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def _event_lines_valid(lines: list[dict]) -> bool:
+    schema = json.loads((files("landing") / "schemas" / "event.schema.json").read_text(encoding="utf-8"))
+    for line in lines:
+        jsonschema.Draft202012Validator(schema).validate(line)  # raises, naming what is wrong
+    return True
+
+
+def test_scrapy_match_format_event_prints_the_events_of_each_flat_line_valid_against_the_schema(
+    printed, printed_events
+):
+    assert _event_lines_valid(printed_events)
+    assert [len(line["events"]) for line in printed_events] == [1, 1, 1, 2, 0, 0]
+    assert printed_events == [event_line(line, CITING) for line in printed]
+
+
+def test_get_and_post_with_format_event_answer_the_events_of_the_flat_answers_valid_against_the_schema(
+    url, printed, picked
+):
+    shaped = f"format=event&subj={quote(CITING, safe='')}"
+    gets = [get(f"{url}/match?q={quote(q, safe='')}&{shaped}")[1] for q in picked["inputs"]]
+    posts = posted(url, picked["inputs"], path=f"/match?{shaped}").rest()
+    expected = [event_line(line, CITING) for line in printed]
+    assert (_event_lines_valid(gets), gets, posts) == (True, expected, expected)
+
+
+def test_a_post_lines_own_format_and_subj_replace_the_requests(url, printed, picked):
+    first, second = picked["inputs"][:2]
+    lines = [{"q": first, "format": "event", "subj": CITING}, second, {"q": second, "format": "event", "subj": "x"}]
+    answer = posted(url, lines).rest()
+    assert answer[:2] == [event_line(printed[0], CITING), printed[1]]
+    assert (answer[2]["status"], answer[2]["line"]) == (400, 3)
+
+
 def test_post_answers_every_line_in_input_order_each_written_as_soon_as_it_and_those_before_are_ready(url, picked):
     doi, slow = picked["doi"], picked["slow"][0]
     answer = posted(url, [f"doi:{doi}", {"q": slow}, {"q": doi, "fetch": "none"}])
@@ -153,8 +202,12 @@ def test_post_answers_each_bad_line_with_an_error_naming_it_and_the_others_with_
         ("GET", "/match?q=", None, 400),
         ("GET", "/match?q=10.1234/x&fetch=some", None, 400),
         ("GET", f"/match?q={'x' * (MAX_INPUT + 1)}", None, 413),
+        ("GET", "/match?q=10.1234/x&format=xml", None, 400),
+        ("GET", "/match?q=10.1234/x&subj=https://blog.example.org/", None, 400),  # a citing page needs format=event
+        ("GET", "/match?q=10.1234/x&format=event&subj=blog.example.org", None, 400),
         ("POST", "/match", b"", 400),
         ("POST", "/match?fetch=some", b'"10.1234/x"\n', 400),
+        ("POST", "/match?format=event&subj=nope", b'"10.1234/x"\n', 400),
         ("POST", "/match", b'"' + b"x" * MAX_BODY + b'"\n', 413),
         ("GET", "/nothing/here", None, 404),
         ("DELETE", "/match", None, 405),

@@ -5,6 +5,7 @@ import asyncio
 import logging
 import signal
 
+from landing.core.events import event_line
 from landing.serve.stream import client_for
 from tests.redis_server import redis_process
 from tests.serve.streaming import (
@@ -94,6 +95,32 @@ def test_an_output_entry_names_the_artifact_version_its_match_used(redis_server)
         await answered_all(client, "versioned", [consumer(client, "a", matched, "versioned")], 1)
         [(_, fields)] = await client.xrange("versioned:out")
         assert fields[b"version"] == b"20261126T0400Z"
+        await client.aclose()
+
+    run(scenario())
+
+
+def test_an_entry_asking_for_events_gets_its_results_events_about_its_citing_page_and_the_version(redis_server):
+    result = {
+        "input": "10.1234/0",
+        "doi": "10.1234/0",
+        "method": "doi-literal",
+        "verification": "literal",
+        "url": None,
+        "subj_id": None,
+        "evidence": [{"step": "artifact", "candidate": None, "outcome": "20261126T0400Z", "requests": 0}],
+    }
+
+    async def matched(text, fetch):
+        return result
+
+    async def scenario():
+        client = client_for(redis_server)
+        cited = "https://blog.example.org/7?utm_source=rss"
+        entry = (await client.xadd("events", {"q": "10.1234/0", "format": "event", "subj": cited})).decode()
+        found = await answered_all(client, "events", [consumer(client, "a", matched, "events")], 1)
+        [(_, fields)] = await client.xrange("events:out")
+        assert (found[entry], fields[b"version"]) == ([event_line(result, cited)], b"20261126T0400Z")
         await client.aclose()
 
     run(scenario())
