@@ -17,7 +17,9 @@ corpus' real pages have them all. With a corpus (../shared/corpus/landing-pages)
 at its `page_url` from its file, read where it lies (it replaces a vector's page at the same URL: the real page is
 what that URL serves), and each DOI of the manifest is registered with that URL as its resource URL, and with no
 title: no registry's title is at hand, and the page's own citation_title would hand the registered-title check a
-free pass. A row without a page URL (or captured at the resolver) gets a page of its own under corpus.example.
+free pass. A row without a page URL (or captured at the resolver) gets a page of its own under corpus.example. With
+the shape `elsewhere` each corpus DOI resolves to another path of its page's host (`/article-abstract/...`), which
+serves the same page: the matcher must then vouch for the page's DOI without the resolver leading back to it.
 """
 
 import csv
@@ -96,13 +98,19 @@ def corpus_pages(corpus_dir) -> list[dict]:
     return pages
 
 
-def _add_corpus(corpus_dir, records: dict, files: dict) -> None:
-    """The corpus' pages into `files` (URL: file), their DOIs into `records`, registered at the page, untitled."""
+def _add_corpus(corpus_dir, records: dict, files: dict, shape: str) -> None:
+    """The corpus' pages into `files` (URL: file), their DOIs into `records`, untitled: registered at the page, or
+    with the shape `elsewhere` at another path of its host serving the same page (an abstract beside a full text)."""
     for page in corpus_pages(corpus_dir):
         files.setdefault(page["url"], page["file"])
         if page["doi"] and not records.get(page["doi"], {}).get("corpus"):
+            url = page["url"]
+            if shape == "elsewhere":
+                parts = urlsplit(url)
+                url = f"{parts.scheme}://{parts.netloc}/article-abstract{parts.path or '/'}"
+                files.setdefault(url, page["file"])
             record = records.setdefault(page["doi"], {"doi": page["doi"], "ra": "crossref"})
-            record.update(member=prefix(page["doi"]), url=page["url"], title=None, corpus=True)
+            record.update(member=prefix(page["doi"]), url=url, title=None, corpus=True)
 
 
 def build(rows: list[dict], outdir, shape: str = "friendly", corpus=None) -> list[dict]:
@@ -132,7 +140,7 @@ def build(rows: list[dict], outdir, shape: str = "friendly", corpus=None) -> lis
         if row.get("kind") == "pii" and (pii := matching.pii(row["url"])):
             record["pii"] = pii
     if corpus:
-        _add_corpus(corpus, records, files)
+        _add_corpus(corpus, records, files, shape)
     for record in records.values():
         record["url"] = record["url"] or f"{HOME}/{record['doi']}"
         routes.setdefault(record["url"], record["doi"])
