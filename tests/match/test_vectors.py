@@ -47,8 +47,8 @@ def test_no_doi_vector_gets_a_doi(elsewhere):
 
 
 def test_page_only_vectors_whose_doi_resolves_to_another_page_are_right_where_the_artifact_vouches(elsewhere):
-    # Of 106, the 15 without a DOI are records (aggregators', repositories') whose DOI resolves to a publisher's
-    # domain: their own domain is not in the artifact, so their meta tag has no level among the seven (issue 43).
+    # Of 106, the 15 without a DOI are pages whose DOI resolves to another domain and whose own domain the artifact
+    # does not list (14 aggregators' and repositories' records, www.nap.edu): no level among the seven (issue 43).
     counts = elsewhere["page-only"]
     assert (counts.get("wrong", 0), counts.get("right", 0) >= 90) == (0, True)
 
