@@ -76,6 +76,8 @@ class Command(ScrapyCommand):
             if opts.no_fetch:
                 raise UsageError("--fetch-all and --no-fetch contradict each other: give one", print_help=False)
             self.settings.set("LANDING_MATCH_FETCH", "all", priority="cmdline")
+        if opts.evaluate is not None and opts.format == "event":
+            raise UsageError("--evaluate prints a table, not results: give no --format event", print_help=False)
         if opts.subj is not None:
             if opts.format != "event":
                 raise UsageError("--subj names the citing page of Events: give --format event", print_help=False)

@@ -117,6 +117,11 @@ def test_a_citing_page_without_format_event_is_a_usage_error_in_words():
         _options("--subj", "https://blog.example.org/post")
 
 
+def test_an_evaluation_asked_for_events_is_a_usage_error_in_words():
+    with pytest.raises(UsageError, match="--evaluate prints a table, not results: give no --format event"):
+        _options("--evaluate", "--format", "event")
+
+
 def test_a_citing_page_that_is_not_an_http_url_is_a_usage_error_in_words():
     with pytest.raises(UsageError, match="--subj='blog.example.org/post': give the citing page's http"):
         _options("--format", "event", "--subj", "blog.example.org/post")
