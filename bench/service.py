@@ -44,9 +44,10 @@ from bench.cgroups import cpu_cap
 from bench.limits import page_limits
 from bench.service_client import _text
 from landing import settings as defaults
-from landing.core.cascade import Exists, Matching, Setup, drive
+from landing.core.cascade import Matching, Setup, drive
 from landing.core.decisions import Decisions
 from landing.core.doi import RESOLVER_HOSTS, resolver_path
+from landing.core.questions import Exists
 from landing_dev import runner
 from landing_dev.sandbox.generator import generate
 

@@ -32,55 +32,11 @@ from landing.core.matching import (
     url_candidates,
     url_states,
 )
+from landing.core.questions import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.results import LookupFailed, Result
 from landing.core.titles import distinctive, same_work
 from landing.core.urls import domain, one_canonical, same_basic, subject_url
 
-
-# --- the questions: each answered as (value, requests made) -------------------------------------------------
-@dataclass(frozen=True)
-class Exists:
-    """Does the Handle API know this DOI? bool."""
-
-    doi: str
-
-
-@dataclass(frozen=True)
-class Alias:
-    """Which DOI does this shortDOI (`10/<code>`) stand for? The DOI, or None."""
-
-    short: str
-
-
-@dataclass(frozen=True)
-class Pii:
-    """Which DOIs did Crossref record with one of these written forms of a PII? A sorted list."""
-
-    variants: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Resolve:
-    """Where does resolving this DOI lead? A Fetched without body or headers."""
-
-    doi: str
-
-
-@dataclass(frozen=True)
-class Titles:
-    """The DOI's registered (titles, subtitles), or None when no registry with titles holds it."""
-
-    doi: str
-
-
-@dataclass(frozen=True)
-class Fetch:
-    """The page at this URL, redirects followed: a Fetched (its requests: the hops)."""
-
-    url: str
-
-
-Question = Exists | Alias | Pii | Resolve | Titles | Fetch
 Steps = Generator[Question, tuple, Result]
 
 
@@ -330,10 +286,11 @@ class Matching:
         own = ((page.final_url, "resolves-to-final-url"), (canonical, "resolves-to-canonical-url"))
         own = tuple((url, check) for url, check in own if url and url != text)
         urls = list(dict.fromkeys([text, page.final_url, subject]))
+        served = [text, page.final_url]  # the domains vouching: asked for and served from, never a canonical's host
         titles = [title for title in read["titles"] if distinctive(title)]  # judged once, for every candidate
         best = None
         for doi in rank_meta_dois(read["meta-tags"])[: self.setup.candidates]:
-            found = yield from self._meta_tag(doi, text, own, urls, titles, evidence)
+            found = yield from self._meta_tag(doi, text, (own, urls, served, titles), evidence)
             if found and (best is None or stronger(found[1], best[1])):
                 best = found
             if best and best[1] == "checked-url-exact":  # nothing is better
@@ -348,15 +305,17 @@ class Matching:
             verification, checks, _ = yield from self._checked(doi, text, own, evidence, step)
             if not verification and (yield from self._titled(doi, titles, evidence, step)) == "matches":
                 # No domain record alone: reference lists are full of other works' DOIs. The title is the page's.
-                verification, checks = self._vouched(prefix(doi), urls), ("registered-title",)
+                verification, checks = self._vouched(prefix(doi), served), ("registered-title",)
             if verification:
                 method = "landing-page-page-text"
                 return Result(text, doi, method, verification, checks, page.final_url, subject, tuple(evidence))
         return Result(text, url=page.final_url, subj_id=subject, evidence=tuple(evidence))
 
-    def _meta_tag(self, doi: str, text: str, own: tuple, urls: list, titles: list, evidence: list[dict]):
+    def _meta_tag(self, doi: str, text: str, read: tuple, evidence: list[dict]):
         """(doi, verification, checks) for a DOI the page's meta tags state, or None: checked by resolving it, else
-        vouched for by the artifact's record of the domain, as the Percolator does, with the checks that back it."""
+        vouched for by the artifact's record of the domain, as the Percolator does, with the checks that back it.
+        `read`: the page's own URLs with their checks, the URLs that may state the DOI, the domains, its titles."""
+        own, urls, served, titles = read
         step = "landing-page-meta-tag"
         exists, requests = yield from self._ask(Exists(doi))
         if not exists:  # a DOI the registry does not know is never the answer, whatever the domain's record
@@ -365,7 +324,7 @@ class Matching:
         verification, checks, elsewhere = yield from self._checked(doi, text, own, evidence, step)
         if not verification:
             checks = ("stated-in-url",) if any(url_states(doi, u) for u in urls) else ()
-            verification = self._vouched(prefix(doi), urls)
+            verification = self._vouched(prefix(doi), served)
             title = None
             if verification and not checks and (elsewhere or verification != "confirmed-domain-prefix"):
                 title = yield from self._titled(doi, titles, evidence, step)

@@ -12,8 +12,8 @@ from urllib.parse import quote
 import scrapy
 
 from landing import config
-from landing.core.cascade import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.doi import normalise, resolver_path
+from landing.core.questions import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.results import Fetched, LookupFailed
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers

@@ -2,8 +2,8 @@
 
 import pytest
 
-from landing.core.cascade import Alias, Exists, Fetch, Pii, Resolve, Titles
 from landing.core.matching import attempt
+from landing.core.questions import Alias, Exists, Fetch, Pii, Resolve, Titles
 from landing.core.results import LookupFailed
 from tests.core.cascading import (
     ARTICLE,

@@ -5,7 +5,8 @@ from functools import partial
 
 import pytest
 
-from landing.core.cascade import NOT_FETCHED, Exists, Fetch, Resolve, Setup
+from landing.core.cascade import NOT_FETCHED, Setup
+from landing.core.questions import Exists, Fetch, Resolve
 from tests.core.cascading import ARTICLE, CONFIRMED, DOI, SETUP, found, outcomes, page, resolves
 from tests.core.cascading import matched as any_policy
 

@@ -5,8 +5,9 @@ import asyncio
 
 import pytest
 
-from landing.core.cascade import Exists, Fetch, Matching, Resolve, drive, drive_async
+from landing.core.cascade import Matching, drive, drive_async
 from landing.core.matching import attempt
+from landing.core.questions import Exists, Fetch, Resolve
 from landing.core.results import LookupFailed
 from tests.core.cascading import (
     ARTICLE,

@@ -2,8 +2,8 @@
 
 import json
 
-from landing.core.cascade import Exists, Fetch, Pii, Resolve, Titles
 from landing.core.decisions import Decisions
+from landing.core.questions import Exists, Fetch, Pii, Resolve, Titles
 from tests.core.cascading import TITLE, found, matched, page, resolves
 
 NATURE = "https://www.nature.com/articles/nature12373"

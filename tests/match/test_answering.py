@@ -5,8 +5,9 @@ import logging
 
 import pytest
 
-from landing.core.cascade import Exists, Matching, drive
+from landing.core.cascade import Matching, drive
 from landing.core.matching import attempt
+from landing.core.questions import Exists
 from landing.core.results import LookupFailed
 from landing.match.answering import bounded, short
 from tests.core.cascading import DOI, SETUP

@@ -10,8 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from landing.core.cascade import Exists, Fetch, Matching, drive
+from landing.core.cascade import Matching, drive
 from landing.core.decisions import Decisions
+from landing.core.questions import Exists, Fetch
 from landing.core.results import LookupFailed
 from landing.match.artifact import ArtifactError, ArtifactHolder
 from landing.match.resident import Matcher, MatcherClosed, stopped
