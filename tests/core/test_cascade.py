@@ -307,3 +307,12 @@ def test_of_several_meta_tag_dois_the_best_verified_wins_not_the_first():
     }
     result, _ = matched(ARTICLE, answers, decisions=CONFIRMED)
     assert found(result) == (DOI, "landing-page-meta-tag", "checked-url-exact")
+
+
+def test_a_canonical_link_to_a_confirmed_domain_lends_the_page_no_domain_level():
+    url = "https://mirror.example/copy/77"
+    fetched, requests = page(url, meta_doi=DOI)
+    fetched.body = fetched.body.replace(b"</head>", f'<link rel="canonical" href="{ARTICLE}"></head>'.encode())
+    answers = {Fetch(url): (fetched, requests), Exists(DOI): (True, 1), Resolve(DOI): resolves("https://x.example/")}
+    result, _ = matched(url, answers, decisions=CONFIRMED)
+    assert (found(result), outcomes(result)[-1]) == ((None, None, None), ("landing-page-meta-tag", DOI, "unverified"))
