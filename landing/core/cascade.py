@@ -34,7 +34,7 @@ from landing.core.matching import (
 )
 from landing.core.questions import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
 from landing.core.results import LookupFailed, Result
-from landing.core.titles import distinctive, same_work
+from landing.core.titles import distinctive, same_work, words
 from landing.core.urls import domain, one_canonical, same_basic, subject_url
 
 Steps = Generator[Question, tuple, Result]
@@ -260,8 +260,11 @@ class Matching:
         except LookupFailed as error:
             evidence.append(attempt(step, doi, f"title lookup failed: {error}", 0))
             return None
-        if registered is None:
+        if registered is None or not registered[0]:  # no record, or one without a title: nothing to compare
             evidence.append(attempt(step, doi, "no registered title", requests))
+            return None
+        if not any(distinctive(words(title)) for title in registered[0]):  # "Editorial": many works' title
+            evidence.append(attempt(step, doi, "registered title too short to tell", requests))
             return None
         same = same_work(*registered, titles)
         evidence.append(attempt(step, doi, "title matches" if same else "title differs", requests))

@@ -316,3 +316,31 @@ def test_a_canonical_link_to_a_confirmed_domain_lends_the_page_no_domain_level()
     answers = {Fetch(url): (fetched, requests), Exists(DOI): (True, 1), Resolve(DOI): resolves("https://x.example/")}
     result, _ = matched(url, answers, decisions=CONFIRMED)
     assert (found(result), outcomes(result)[-1]) == ((None, None, None), ("landing-page-meta-tag", DOI, "unverified"))
+
+
+def test_a_registered_record_without_a_title_is_no_title_and_no_evidence_against_the_doi():
+    answers = {
+        Fetch(ARTICLE): page(ARTICLE, meta_doi=DOI),
+        Exists(DOI): (True, 1),
+        Resolve(DOI): resolves("https://x.example/"),
+        Titles(DOI): (([], []), 1),
+    }
+    result, _ = matched(ARTICLE, answers, decisions=decided("journal.example", "10.1234", "domain-recognised"))
+    assert (found(result), outcomes(result)[-3]) == (
+        (DOI, "landing-page-meta-tag", "recognised-domain-prefix"),
+        ("landing-page-meta-tag", DOI, "no registered title"),
+    )
+
+
+def test_a_registered_title_too_short_to_name_one_work_is_no_evidence_against_the_doi():
+    answers = {
+        Fetch(ARTICLE): page(ARTICLE, meta_doi=DOI),
+        Exists(DOI): (True, 1),
+        Resolve(DOI): resolves("https://x.example/"),
+        Titles(DOI): ((["Editorial"], []), 1),
+    }
+    result, _ = matched(ARTICLE, answers, decisions=decided("journal.example", "10.1234", "domain-recognised"))
+    assert (found(result), outcomes(result)[-3]) == (
+        (DOI, "landing-page-meta-tag", "recognised-domain-prefix"),
+        ("landing-page-meta-tag", DOI, "registered title too short to tell"),
+    )
