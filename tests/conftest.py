@@ -169,7 +169,7 @@ CRAWLS = set(CRAWLING)
 # `--durations=0` and CPU per group, bench/README.md "The suite's time"); each group keeps its own order.
 LONGEST = (
     "crawls",
-    "tests/sampler/test_outages.py",  # a minute's outage waited out: idle, so its worker's core serves the others
+    "tests/sampler/test_outages.py",  # an outage waited out: idle, so its worker's core serves the others
     "tests/sampler/test_crawl_to_elastic.py",
     "tests/test_demo.py",
     "tests/sampler/test_shared_outages.py",
