@@ -173,7 +173,8 @@ settings = {name: getattr(project, name) for name in dir(project) if name.isuppe
 # The guard would refuse 127.0.0.1, and AutoThrottle would space the requests to it by a second.
 settings.update(ITEM_PIPELINES={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False, LANDING_ADDRESS_GUARD=False,
                 AUTOTHROTTLE_ENABLED=False, LANDING_PROGRESS_INTERVAL=0,
-                LANDING_OUTAGE_MAX=0, LANDING_BACKOFF_MAX=2)  # as the matcher's spiders: an input fails after RETRY_TIMES
+                # As the matcher's spiders, an input fails after RETRY_TIMES; their pauses (BACKOFF_MAX 2) halved.
+                LANDING_OUTAGE_MAX=0, LANDING_BACKOFF_MAX=1)
 process = AsyncCrawlerProcess(settings)
 crawler = process.create_crawler(Probe)
 process.crawl(crawler)
