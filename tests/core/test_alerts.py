@@ -3,8 +3,6 @@
 import csv
 import io
 
-import numpy
-
 from landing.core.alerts import MIN_READ, alert, comparable, csv_rows, moves, share_drop
 
 AGENT = "landing/0.1 (sampler)"
@@ -217,9 +215,16 @@ def test_a_fall_on_fewer_pages_than_the_minimum_is_said_to_be_too_few_to_tell_an
     )
 
 
+def _rng(seed):
+    """numpy's generator, numpy imported by the worker that runs these tests, not by every worker's collection."""
+    import numpy
+
+    return numpy.random.default_rng(seed)
+
+
 def _versions(shares, reads, days, seed):
     """Members' figures over `days` versions, each a fresh binomial sample of its unchanging share."""
-    rng = numpy.random.default_rng(seed)
+    rng = _rng(seed)
     return [
         [
             _member([_domain("a.example", ok=int(ok), missing=int(n - ok))])
@@ -247,13 +252,13 @@ def _falls(days, fallen=None):
 
 
 def test_thirty_versions_of_300_unchanged_members_raise_no_share_drop():
-    rng = numpy.random.default_rng(42)
+    rng = _rng(42)
     shares, reads = rng.uniform(0.5, 1.0, 300), rng.integers(10, 60, 300)
     assert _falls(_versions(shares, reads, 30, 7)) == []
 
 
 def test_a_member_whose_share_falls_from_above_half_to_a_fifth_of_40_pages_is_alerted_in_that_version_only():
-    rng = numpy.random.default_rng(42)
+    rng = _rng(42)
     shares, reads = rng.uniform(0.5, 1.0, 300), rng.integers(10, 60, 300)
     shares[7], reads[7] = 0.9, 40
     assert _falls(_versions(shares, reads, 30, 7), fallen=7) == [(15, 7)]
