@@ -7,6 +7,11 @@ from functools import partial
 
 import pytest
 
+# Scrapy builds deprecated classes as it imports its TLS modules, each call reading every frame on the stack with its
+# source (inspect.stack()): imported here, first, that stack is short and few modules are loaded; imported under a
+# test module's collection it cost each worker about a CPU-second.
+import scrapy.core.downloader.contextfactory  # noqa: F401
+
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
 from tests.redis_server import running_redis
