@@ -129,34 +129,31 @@ def test_confirmed_domain_prefix_a_meta_tag_on_a_domain_confirmed_for_the_prefix
     assert verified(result) == (doi, "landing-page-meta-tag", "confirmed-domain-prefix", [])
 
 
-def test_recognised_domain_prefix_a_meta_tag_on_a_domain_recognised_for_the_prefix():
+def on_pmc(prefix: str, registered=None) -> dict:
+    """PubMed Central's copy stating PMC_DOI in its meta tag, which resolves to Springer's page; the artifact lists
+    www.ncbi.nlm.nih.gov as recognised for `prefix`; `registered`: the DOI's registered titles (None: no record)."""
     answers = {
         Fetch(PMC): page(PMC, meta_doi=PMC_DOI),
         Exists(PMC_DOI): (True, 1),
         Resolve(PMC_DOI): resolves(SPRINGER),
-        Titles(PMC_DOI): (None, 1),
+        Titles(PMC_DOI): (registered, 1),
     }
-    result, _ = matched(PMC, answers, decisions=artifact(("www.ncbi.nlm.nih.gov", "10.1007", "recognised")))
-    assert verified(result) == (PMC_DOI, "landing-page-meta-tag", "recognised-domain-prefix", [])
+    result, _ = matched(PMC, answers, decisions=artifact(("www.ncbi.nlm.nih.gov", prefix, "recognised")))
+    return result
+
+
+def test_recognised_domain_prefix_a_meta_tag_on_a_domain_recognised_for_the_prefix():
+    assert verified(on_pmc("10.1007")) == (PMC_DOI, "landing-page-meta-tag", "recognised-domain-prefix", [])
 
 
 def test_recognised_domain_a_meta_tag_on_a_domain_the_artifact_lists_for_other_prefixes_only():
-    answers = {
-        Fetch(PMC): page(PMC, meta_doi=PMC_DOI),
-        Exists(PMC_DOI): (True, 1),
-        Resolve(PMC_DOI): resolves(SPRINGER),
-        Titles(PMC_DOI): (None, 1),
-    }
-    result, _ = matched(PMC, answers, decisions=artifact(("www.ncbi.nlm.nih.gov", "10.1093", "recognised")))
-    assert verified(result) == (PMC_DOI, "landing-page-meta-tag", "recognised-domain", [])
+    assert verified(on_pmc("10.1093")) == (PMC_DOI, "landing-page-meta-tag", "recognised-domain", [])
 
 
 def test_registered_title_is_a_check_beside_the_domains_level():
-    answers = {
-        Fetch(PMC): page(PMC, meta_doi=PMC_DOI),
-        Exists(PMC_DOI): (True, 1),
-        Resolve(PMC_DOI): resolves(SPRINGER),
-        Titles(PMC_DOI): (([TITLE], []), 1),
-    }
-    result, _ = matched(PMC, answers, decisions=artifact(("www.ncbi.nlm.nih.gov", "10.1007", "recognised")))
-    assert verified(result) == (PMC_DOI, "landing-page-meta-tag", "recognised-domain-prefix", ["registered-title"])
+    assert verified(on_pmc("10.1007", ([TITLE], []))) == (
+        PMC_DOI,
+        "landing-page-meta-tag",
+        "recognised-domain-prefix",
+        ["registered-title"],
+    )
