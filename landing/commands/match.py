@@ -120,9 +120,8 @@ class Command(ScrapyCommand):
         if expected is not None:
             scored = [(doi, printer.results.get(n)) for n, (_, doi) in enumerate(expected)]
             for (text, doi), (_, got) in zip(expected, scored):
-                if (
-                    got and got.get("doi") and got["doi"] != (doi or "").lower()
-                ):  # a wrong DOI is the line to look at first
+                wrong = got and got.get("doi") and got["doi"] != (doi or "").lower()
+                if wrong:  # a wrong DOI is the line to look at first
                     print(
                         f"match: wrong DOI: {text[:200]!r} expected {doi} got {got['doi']} "
                         f"({got['method']}/{got['verification']} {got.get('checks', [])})",
