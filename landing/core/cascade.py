@@ -282,10 +282,10 @@ class Matching:
         if failure:
             return Result(text, url=page.final_url, evidence=tuple(evidence))
         read = read_page(page.body, page.headers.get("content-type"))
-        subject = subject_url(text, page.final_url, read["canonicals"])
         # The page's own word for its URL (its final URL, its one canonical link): a DOI resolving there is the
         # page's (a legacy URL served without a redirect, a full text whose canonical is its abstract).
         canonical = one_canonical(page.final_url, read["canonicals"])
+        subject = canonical or subject_url(text, page.final_url, [])  # the subject rule, the canonical read once
         own = ((page.final_url, "resolves-to-final-url"), (canonical, "resolves-to-canonical-url"))
         own = tuple((url, check) for url, check in own if url and url != text)
         urls = list(dict.fromkeys([text, page.final_url, subject]))
