@@ -10,9 +10,18 @@ from urllib.parse import urlsplit
 
 from landing_dev.sandbox import crossref, datacite, resolver
 
-SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)  # no landing page lives there
+_SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)  # no landing page lives there
 
 MEMBER_BASE = 990000  # Crossref-style numeric ids for the corpus' prefixes, far from generated ones
+
+
+def page_url(row: dict) -> str:
+    """Where a manifest row's page is served: its page URL, or one of its own under corpus.example when it has none
+    or was captured at the resolver or a registry, where no landing page lives."""
+    url = (row.get("page_url") or "").strip()
+    if not url or urlsplit(url).hostname in _SERVICE_HOSTS:
+        url = f"https://corpus.example/{Path(row['file']).stem}"
+    return url
 
 
 def corpus_entries(corpus_dir) -> list[dict]:
@@ -28,13 +37,10 @@ def corpus_entries(corpus_dir) -> list[dict]:
             if not doi or doi.lower() in seen:
                 continue
             seen.add(doi.lower())
-            url = (row.get("page_url") or "").strip()
-            if not url or urlsplit(url).hostname in SERVICE_HOSTS:  # captured at the resolver itself
-                url = f"https://corpus.example/{Path(row['file']).stem}"
             entries.append(
                 {
                     "doi": doi,
-                    "url": url,
+                    "url": page_url(row),
                     "file": str(corpus_dir / row["file"]),
                     "manifest": {k: row.get(k) for k in ("doi_in_meta", "doi_in_links", "doi_in_text")},
                 }

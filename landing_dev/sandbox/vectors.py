@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from landing.core import matching
 from landing.core.doi import RESOLVER_HOSTS, prefix
-from landing_dev.sandbox.corpus import SERVICE_HOSTS
+from landing_dev.sandbox.corpus import page_url
 
 HOME = "https://vector-landing.example"
 
@@ -90,11 +90,8 @@ def corpus_pages(corpus_dir) -> list[dict]:
         rows = list(csv.DictReader(manifest))
     pages = []
     for row in sorted(rows, key=lambda r: not (r.get("page_url") or "").strip()):
-        url = (row.get("page_url") or "").strip()
-        if not url or urlsplit(url).hostname in SERVICE_HOSTS:  # captured at the resolver itself
-            url = f"https://corpus.example/{Path(row['file']).stem}"
         doi = (row.get("doi") or "").strip().lower() or None
-        pages.append({"doi": doi, "url": url, "file": str(corpus_dir / row["file"])})
+        pages.append({"doi": doi, "url": page_url(row), "file": str(corpus_dir / row["file"])})
     return pages
 
 
