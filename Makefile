@@ -53,11 +53,12 @@ $(REDIS):
 
 # The suite runs on every core (pytest-xdist), with one worker more than cores: its tests wait on the processes and
 # servers they start about a fifth of the time, and a spare worker fills those waits. tests/conftest.py groups it so
-# that a module's fixtures and each shared crawl are set up once, and hands out the longest groups first.
+# that a module's fixtures and each shared crawl are set up once, and hands out the longest groups first. Doctests are
+# collected from every package: importing a module starts nothing, and the tests import nearly all of them anyway.
 test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL) $(REDIS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder --doctest-modules landing/core tests
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadgroup --no-loadscope-reorder --doctest-modules landing landing_dev bench tests
 
 # The main job on the bundled offline sandbox: generate a world, serve it, crawl it into data/demo/ (its own store:
 # scrapy crawl's default one, data/landing.db and data/blobs, is never touched), summarise, say what to run next.
