@@ -1,7 +1,6 @@
 """The settings check names every problem and accepts the project's defaults."""
 
 import dataclasses
-import doctest
 import os
 import socket
 
@@ -262,10 +261,6 @@ def test_a_missing_mailto_is_warned_of_only_when_crossref_is_asked_on_the_real_w
 
 def test_the_user_agent_names_the_crawler_and_no_address_the_project_does_not_own(tmp_path):
     assert _settings(tmp_path).get("USER_AGENT") == "landing/0.1 (scholarly landing-page sampler)"
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(config).attempted and doctest.testmod(config).failed == 0
 
 
 def test_config_of_a_crawler_is_checked_once_and_the_same_object_after(tmp_path):

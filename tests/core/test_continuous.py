@@ -1,7 +1,6 @@
 """Continuous sampling's decisions (landing/core/continuous.py): the listing's diff, picks as samples, a prefix's
 record after its visits, and the schedule in the state document (exports, the day's budget, the carry)."""
 
-import doctest
 from datetime import timedelta
 
 from landing.core import continuous
@@ -33,10 +32,6 @@ def _visit(doi, domain, at, error=None):
         "snapshot/timestamp": at,
         "analysis/meta-tag-correctness": None if error else "ok",
     }
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(continuous).failed == 0
 
 
 def test_an_owners_count_is_divided_among_its_prefixes_the_remainder_to_the_first():

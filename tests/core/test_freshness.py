@@ -1,4 +1,3 @@
-import doctest
 import functools
 import math
 import random
@@ -7,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from landing.core import freshness
 from landing.core.freshness import (
     DOMAIN_CHANGED,
     FAILING,
@@ -41,11 +39,6 @@ def _prefix(name, dois=50, days_ago=None, signals=frozenset()):
 def _one_pick_budget(cost):
     """A budget whose hourly share is exactly one pick of this cost."""
     return Budget(requests_per_day=cost * 24, requests_per_doi=3)
-
-
-def test_the_doctests_hold():
-    found = doctest.testmod(freshness)
-    assert found.attempted > 0 and found.failed == 0
 
 
 def test_a_never_sampled_prefix_is_picked_before_a_stale_one():

@@ -1,13 +1,7 @@
 """landing.core.names: owners' names as kept, keyed per kind of document, shown, and the latest of each owner's."""
 
-import doctest
-
 from landing.core import names
 from landing.core.names import UNKNOWN, Latest, Names, keyed, labelled, read
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(names).failed == 0
 
 
 def test_names_keyed_for_a_kind_read_back_as_the_same_names():

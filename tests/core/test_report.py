@@ -1,6 +1,3 @@
-import doctest
-
-from landing.core import report
 from landing.core.report import TOP, WORST, figures, run_details, trend_point
 from landing.core.report_rows import counted
 
@@ -138,7 +135,3 @@ def test_the_run_details_are_the_latest_runs():
         "dois-planned": 40,
     }
     assert run_details([]) is None
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(report).failed == 0

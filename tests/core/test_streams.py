@@ -1,13 +1,6 @@
 """An input entry read into what it asks, or the error result it gets; the artifact version a result names."""
 
-import doctest
-
-from landing.core import streams
 from landing.core.streams import StreamInput, read_entry, result_version
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(streams).failed == 0
 
 
 def test_a_fetch_that_is_not_utf8_is_named_in_its_error():

@@ -1,11 +1,9 @@
 """landing.match.labelled: the labelled inputs `scrapy match --evaluate FILE` reads, and the files it refuses."""
 
-import doctest
 import json
 
 import pytest
 
-from landing.match import labelled
 from landing.match.labelled import Labelled, LabelledError, read_labelled
 
 MANIFEST = (
@@ -78,7 +76,3 @@ def test_a_file_not_in_utf8_is_an_error_not_a_traceback(tmp_path):
 def test_a_folder_without_a_manifest_is_an_error_naming_the_manifest(tmp_path):
     with pytest.raises(LabelledError, match="manifest.csv: no such file"):
         read_labelled(tmp_path)
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(labelled).attempted and doctest.testmod(labelled).failed == 0

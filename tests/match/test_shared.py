@@ -2,7 +2,6 @@
 for every instance (SharedAnswers), with a TTL; a Redis that fails is a miss, never an error."""
 
 import asyncio
-import doctest
 import itertools
 import logging
 import uuid
@@ -13,7 +12,6 @@ from scrapy.settings import Settings
 
 import landing.settings as project_settings
 from landing.config import of_settings
-from landing.match import shared as shared_module
 from landing.match.shared import (
     PAUSE_SECONDS,
     LocalAnswers,
@@ -45,10 +43,6 @@ def namespace() -> str:
 
 def run(coroutine):
     return asyncio.run(coroutine)
-
-
-def test_the_doctests_hold():
-    assert doctest.testmod(shared_module).attempted and doctest.testmod(shared_module).failed == 0
 
 
 # --- Recent: the in-process LRU ------------------------------------------------------------------------------
