@@ -10,15 +10,15 @@ from landing.core.titles import TITLE_META_NAMES, stated
 # The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are ../shared/corpus pages.
 DOI_META_NAMES = frozenset(
     {
-        "citation_doi",  # Highwire / Google Scholar tag, the most common (36 pages; 041 writes doi:10.x)
-        "dc.identifier",  # Dublin Core, any case (39 pages: bare, doi:10.x or a DOI URL)
+        "citation_doi",  # Highwire / Google Scholar tag, the most common (041 writes doi:10.x)
+        "dc.identifier",  # Dublin Core, any case (bare, doi:10.x or a DOI URL)
         "dc.identifier.doi",  # OJS (001, 037)
         "dc:identifier",  # Dublin Core, colon spelling (Thieme 056)
         "dc.source",  # Atypon writes the DOI URL here (005, 012, 023, 024, 030, 061)
         "prism.doi",  # PRISM (Springer, BMC, Nature: 006, 028, 029, 036)
         "prism:doi",  # PRISM, colon spelling (Thieme 056)
         "publication_doi",  # Atypon (SAGE 051, ACM 060, PsychiatryOnline 061)
-        "doi",  # Springer, BMC, Nature (4 pages); D-Lib writes <meta id="DOI"> (039)
+        "doi",  # Springer, BMC, Nature; D-Lib writes <meta id="DOI"> (039)
         "bepress_citation_doi",  # bepress Digital Commons' copy of citation_doi (none in the corpus)
         "wkhealth_doi",  # Wolters Kluwer / LWW (058)
         "dcterms.identifier",  # DCMI Terms spelling of dc.identifier (none in the corpus; common extractors read it)
@@ -83,8 +83,8 @@ def parse(body: bytes, content_type: str | None):
         return etree.fromstring(text.encode("utf-8", "replace"), _UTF8_PARSER)
 
 
-# Real pages carry a handful of DOI meta tags (the corpus: at most 5); a page of 20,000 made an analysis document
-# of 789 KB. Past this many, the rest are not read.
+# Real pages carry a handful of DOI meta tags; a hostile page of thousands would make a huge analysis document
+# (bench/README.md "Figures behind choices in the code"). Past this many, the rest are not read.
 MAX_META_TAGS = 100
 
 
@@ -107,7 +107,7 @@ def visible_text(root) -> str:
 
 
 # The text in one pass in C (libxslt): the loop it replaces, which wrote a line break into every block's text and
-# tail from Python, took about three times as long (bench/README.md "Figures behind choices in the code"). The whole
+# tail from Python, was slower (bench/README.md "Figures behind choices in the code"). The whole
 # document is read, as a browser does: content after </html> (Cambridge Core's dialogs) ends up beside the root, not
 # in it.
 _BREAK = "<xsl:text>&#10;</xsl:text>"

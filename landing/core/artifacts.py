@@ -29,7 +29,7 @@ FOUND_KEYS = ("analysis/doi-in-meta-tags", "analysis/doi-in-text", "analysis/doi
 GOOD, BAD, _CONFIRMED = 1, 2, 4  # a report key's flags for a related key
 # The Percolator's `prefix,domain,ra`. A header is tolerated on input only: render writes none.
 _HEADER = ("prefix", "domain", "ra")
-_DATED = 5  # this project's versions of 2026-11 wrote first-seen and last-seen after the three: still read
+_DATED = 5  # this project's early versions wrote first-seen and last-seen after the three: still read
 # Every key a report document has (`Tally.report`, `Aggregate.reports`), spelled here once: the stores map them.
 REPORT_KEYS = (
     "report/kind",
@@ -110,9 +110,9 @@ def ended_on(doc: dict) -> str | None:
 class Tally:
     """Counts and related keys for one report key; sized by distinct pairs, not by docs."""
 
-    # A full run holds one per prefix, domain and member (~130,000) while the crawl closes. Each related key is one
-    # dict entry with its flags (three sets were ~650 bytes a tally before any key), and the dicts stay empty,
-    # so unallocated, until used: less than half the memory a tally took before (bench/README.md).
+    # A full run holds one per prefix, domain and member while the crawl closes. Each related key is one dict entry
+    # with its flags rather than a member of three sets, and the dicts stay empty, so unallocated, until used
+    # (bench/README.md "Figures behind choices in the code").
     __slots__ = ("dois", "correctness", "errors", "related")
 
     def __init__(self):

@@ -25,7 +25,7 @@ class Decisions:
     prefixes: frozenset = frozenset()
     recognised: frozenset = frozenset()
     confirmed: frozenset = frozenset()
-    # domain -> its prefixes, so a lookup does not scan every pair (the original artifact was ~3 MB).
+    # domain -> its prefixes, so a lookup does not scan every pair.
     by_domain: MappingProxyType = field(default_factory=lambda: _EMPTY, compare=False, repr=False)
     # "sha256:" and the artifact's first 16 hex digits: the version a match names; "" without an artifact.
     version: str = field(default="", compare=False)

@@ -52,7 +52,7 @@ _COOKIE_NOTICE = re.compile(
 )
 # Byte-level tests that rule a page out before it is parsed (most pages, on every visit): no script element, no
 # `location` word. A UTF-16 page (a BOM, or NUL bytes) cannot be ruled out on its bytes, so it is always parsed. Words are
-# looked for in a lower-cased copy, several times faster than a case-blind regex over a page that lacks the word
+# looked for in a lower-cased copy, faster than a case-blind regex over a page that lacks the word
 # (bench/README.md "Figures behind choices in the code").
 _SCRIPT = b"<script"
 _LOCATION = b"location"

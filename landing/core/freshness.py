@@ -33,7 +33,7 @@ DAY = timedelta(days=1)
 STAMP = "%Y-%m-%dT%H:%M:%SZ"  # stored timestamps (landing.clock.FORMAT)
 
 
-@dataclass(frozen=True, slots=True)  # slots: continuous mode keeps one per known prefix (67,033 at the full scale)
+@dataclass(frozen=True, slots=True)  # slots: continuous mode keeps one per known prefix
 class Prefix:
     """A known prefix: who owns it, how many DOIs it has, when it was last sampled (None: never), and the
     signals of its last visits (`SIGNALS`)."""
@@ -199,7 +199,7 @@ def plan(
     end = now + slice
     largest = max((p.dois for p in known), default=0)
     per_doi = budget.requests_per_doi
-    # Sized once per distinct DOI count: a plan covers every known prefix each slice (67,033 at the full scale).
+    # Sized once per distinct DOI count: a plan covers every known prefix each slice.
     counts = Counter(p.dois for p in known)
     full = sum(
         n * request_cost(sample_size(dois, largest, policy.sample_min, policy.sample_max), per_doi)
@@ -326,8 +326,8 @@ def prefix_doc(prefix: Prefix, listed: str, changed: str | None = None, panel: S
 def prefix_of(doc: dict) -> Prefix:
     """The Prefix a `prefix` document holds (`prefix_doc`'s inverse)."""
     sampled, found = doc.get("prefix/sampled"), doc.get("prefix/signals")
-    # Interned, and one empty set for all: continuous mode keeps a Prefix per known prefix (an empty frozenset
-    # is 216 bytes, a new one each call).
+    # Interned, and one empty set for all: continuous mode keeps a Prefix per known prefix (a new empty frozenset
+    # each call would be one more object per prefix).
     return Prefix(
         sys.intern(doc["prefix/ra"]),
         sys.intern(doc["prefix/owner"]),
@@ -344,5 +344,5 @@ def moment(stamp: str) -> datetime:
     >>> moment("2026-11-26T01:00:00Z")
     datetime.datetime(2026, 11, 26, 1, 0, tzinfo=datetime.timezone.utc)
     """
-    # fromisoformat, not strptime: a plan reads one per known prefix each slice, and strptime costs 30 times as much.
+    # fromisoformat, not strptime: a plan reads one per known prefix each slice, and strptime costs far more.
     return _utc(datetime.fromisoformat(stamp))

@@ -53,7 +53,7 @@ _EXAMPLE_KEYS = ("doi", "url", "domain", "error", "correctness", "meta-tags", "d
 
 def example(doc: dict) -> tuple:
     """What a reader needs to see of one DOI's visit (where it ended, how, what its page stated), as a tuple of
-    `_EXAMPLE_KEYS`' values: a member keeps up to ten while the analyses stream by, and a dict costs three times more."""
+    `_EXAMPLE_KEYS`' values: a member keeps up to ten while the analyses stream by, and a tuple is smaller."""
     urls = doc.get("snapshot/urls") or []
     return (
         doc.get("pid/doi"),

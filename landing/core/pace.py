@@ -1,8 +1,9 @@
 """A rate as turns booked on a clock: at most `rate` a second on average, a short burst allowed after a pause.
 
 Scrapy's slot delay sends one request per delay, and a busy event loop wakes a timer only once per turn, so a
-10 ms delay gave about 25 requests a second. Booking turns against the clock (the generic cell rate algorithm)
-lets a late wake-up take the turns it is owed, so the rate holds however long the loop's turns are.
+short delay gave a fraction of the rate it stood for (bench/README.md "Figures behind choices in the code").
+Booking turns against the clock (the generic cell rate algorithm) lets a late wake-up take the turns it is owed,
+so the rate holds however long the loop's turns are.
 
 >>> pace = Pace(rate=10, burst=2)
 >>> [round(pace.book(0.0), 2) for _ in range(4)]

@@ -34,9 +34,10 @@ def service_slots(settings) -> dict:
 def sandbox_pace(settings) -> None:
     """Under a sandbox, publisher hosts start at no delay unless AUTOTHROTTLE_START_DELAY was set on purpose.
 
-    A sandbox is one local process: its sites have no one to be polite to, and at a 1 s start a 30-site world spent
-    100 s on 650 DOIs waiting out AutoThrottle. Concurrency per host and AutoThrottle itself stay as configured;
-    benchmarks that model the real web's pace set the start delay explicitly (bench/limits.py, bench/fullrun.py).
+    A sandbox is one local process: its sites have no one to be polite to, and at AutoThrottle's start delay a small
+    world's crawl spent most of its time waiting (bench/README.md "Figures behind choices in the code").
+    Concurrency per host and AutoThrottle itself stay as configured; benchmarks that model the real web's pace set
+    the start delay explicitly (bench/limits.py, bench/fullrun.py).
     """
     chosen = settings.getpriority("AUTOTHROTTLE_START_DELAY") > SETTINGS_PRIORITIES["project"]
     if config.of_settings(settings).sandbox and not chosen:

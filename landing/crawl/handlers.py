@@ -79,10 +79,11 @@ def one_tls_context(handler, verified: frozenset = frozenset()) -> None:
     hosts in `verified` (landing.crawl.endpoints.verified_hosts) get Twisted's verifying options, as with
     DOWNLOAD_VERIFY_CERTIFICATES: a failed check ends the request.
 
-    Scrapy's policy builds new certificate options, so a new OpenSSL context, for each connection: about 6% of
-    the crawl's CPU in a profile at 200 ms. A context is safe to share (Twisted sets ALPN per connection), and
-    the options are the same for every host. And with DOWNLOAD_VERIFY_CERTIFICATES off (the default) Scrapy
-    still has OpenSSL verify every chain and checks each leaf's names, only to log a warning: another ~3%.
+    Scrapy's policy builds new certificate options, so a new OpenSSL context, for each connection, which showed
+    in a profile of the crawl's CPU (bench/README.md "Figures behind choices in the code"). A context is safe to
+    share (Twisted sets ALPN per connection), and the options are the same for every host. And with
+    DOWNLOAD_VERIFY_CERTIFICATES off (the default) Scrapy still has OpenSSL verify every chain and checks each
+    leaf's names, only to log a warning, which showed too.
     With verification on, Scrapy's own path is kept, untouched.
     """
     factory = handler._contextFactory

@@ -8,7 +8,8 @@ from scrapy.utils.log import get_scrapy_root_handler
 
 class LevelGate:
     """Scrapy's root handler drops records below LOG_LEVEL but leaves the root logger at NOTSET, so each redirect's
-    and each response's debug line was still made into a record first: 1.2% of a crawl's CPU (py-spy)."""
+    and each response's debug line was still made into a record first, which showed in a profile of a crawl's CPU
+    (bench/README.md "Figures behind choices in the code")."""
 
     def __init__(self):
         self.before = None

@@ -12,7 +12,7 @@ class _Hop:
 
     Scrapy's downloader writes each request's slot into its meta (`download_slot`), and a redirect copies the meta:
     every publisher hop of a DOI's chain ran in the resolver's slot (32 at once, no AutoThrottle), never its own
-    host's. Measured on a 1,000-host world, publishers met 6 to 10 requests at once where 4 is the limit. A hop to
+    host's, so publishers met more requests at once than their limit (bench/README.md). A hop to
     another host now starts without a slot, so Scrapy gives it that host's. (RefererMiddleware is off, settings.py:
     a browser following a DOI from its address bar sends no Referer; Scrapy's redirect middlewares warned of that
     at every start.)

@@ -7,8 +7,8 @@ class ServiceSlotsMiddleware:
     """Keep AutoThrottle off the download slots named in DOWNLOAD_SLOTS (the resolver, the APIs).
 
     AutoThrottle sets a slot's delay from its latency. On a slot shared by every DOI, the latency of a busy
-    moment raised the delay, which made the queue longer and the latency worse: 10,000 matcher inputs
-    crawled along at a few requests a second. Those services get a fixed concurrency instead. Decided on
+    moment raised the delay, which made the queue longer and the latency worse: a long matcher input
+    crawled along far below the services' limits. Those services get a fixed concurrency instead. Decided on
     every hop, because a redirect copies the meta flag onto the publisher's hops, which must stay throttled.
     """
 

@@ -5,7 +5,7 @@ from scrapy.statscollectors import MemoryStatsCollector
 
 class Stats(MemoryStatsCollector):
     """MemoryStatsCollector less its `__getattribute__`, which wraps every attribute read to warn about a `spider`
-    argument (deprecated in 2.14; nothing here passes one). Every request reads stats many times over: in a py-spy
-    profile of a 1,000-host crawl at 0 ms, the shim was 2% of the crawler's CPU."""
+    argument (deprecated in 2.14; nothing here passes one). Every request reads stats many times over, so the shim
+    showed in a profile of the crawler's CPU (bench/README.md "Figures behind choices in the code")."""
 
     __getattribute__ = object.__getattribute__

@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 # question a connection attempt (and, across a network, its timeout).
 PAUSE_SECONDS = 5.0
 WARN_EVERY = 60.0
-TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (a local answer takes under 1 ms)
+TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (a local answer takes far less)
 
 
 class Recent:

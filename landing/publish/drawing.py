@@ -84,10 +84,10 @@ def draw_at(out, version: Path | None, found: dict, changes: dict | None, points
 def thin_older(artifacts_dir, version: Path, index_of: Callable[[Path], tuple]) -> list[str]:
     """Redraw the report of every version before `version` that still has member and domain pages as an index
     only (`index_of(older)`: its figures, changes and trend points); the names thinned. A full run's pages are
-    ~430,000 files (2 GB on disk): every version keeping them would fill the disk, and the latest version's pages
-    (with each member's trend over the kept versions) are the ones read. The old pages are moved to a
-    `.removing-` folder in one rename, then deleted by a detached process (deleting them can take minutes, which
-    the export that waits for this one must not); one left behind, `scrapy prune` removes."""
+    hundreds of thousands of files (docs/report.md): every version keeping them would fill the disk, and
+    the latest version's pages (with each member's trend over the kept versions) are the ones read. The old pages
+    are moved to a `.removing-` folder in one rename, then deleted by a detached process (deleting them can take
+    minutes, which the export that waits for this one must not); one left behind, `scrapy prune` removes."""
     thinned = []
     for older in files.versions(artifacts_dir):
         if older == version:

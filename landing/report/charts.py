@@ -1,7 +1,7 @@
 """Charts as SVG text, shown as data: images with alt text that says what they show, with the numbers.
 
-Built as text, not by matplotlib: a full run draws ~20,000 member pages, and a bar or a line is a few elements;
-text costs microseconds a chart where matplotlib costs tens of milliseconds (and ~70 MB loaded).
+Built as text, not by matplotlib: a full run draws a page per member, and a bar or a line is a few elements;
+text costs a small fraction of matplotlib's time a chart, and loads no plotting library.
 """
 
 import base64

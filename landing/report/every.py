@@ -3,8 +3,8 @@ index, and a find box over every name, written as the rows stream by.
 
 `<kind>.html` is the hub: the find box, and the list of table pages with the first and last key on each;
 `<kind>-<n>.html` holds `PAGE` rows as a sortable, filterable table; `<kind>-find.js` holds [key, name, page] of
-every row for the find box. A page stays small whatever the run's size: a 20,000-member run is 40 table pages and
-a find file of ~1.2 MB that only the hub loads, never the index.
+every row for the find box. A page stays small whatever the run's size: a run of every member is a few dozen table
+pages and one find file that only the hub loads, never the index.
 """
 
 import json

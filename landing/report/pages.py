@@ -1,5 +1,5 @@
 """A member's page and a domain's page, drawn from one Contract 2 object each (members.jsonl.gz, domains.jsonl.gz):
-text only, so that ~20,000 of them draw in seconds."""
+text only, so that a full run's thousands of them draw in seconds."""
 
 from html import escape
 

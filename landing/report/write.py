@@ -79,8 +79,8 @@ def replaceable(out: Path) -> None:
 
 def point(source: Path, out: Path) -> Path:
     """Make `out` a symbolic link to a drawn report directory, swapped in with one rename (atomic: a reader opens the
-    old report or the new one). A link, not a copy: a full run's directory holds ~500,000 files, and copying and
-    then deleting the old copy cost more than drawing it."""
+    old report or the new one). A link, not a copy: a full run's directory holds hundreds of thousands of files,
+    and copying and then deleting the old copy cost more than drawing it."""
     out = Path(out)
     if out.is_dir() and not out.is_symlink():  # a copy an earlier version of this code left: moved aside once
         replaceable(out)

@@ -18,7 +18,7 @@ class ContinuousLedger:
     def __init__(self, ledger: Ledger):
         self.ledger, self.docs = ledger, ledger.docs
         # Every known prefix by id, read once and then kept as this ledger writes them: a slice plans over all of
-        # them, and reading 67,033 documents back each slice took seconds (docs/continuous.md "What a slice costs").
+        # them, and reading every prefix document back each slice was slow (docs/continuous.md "What a slice costs").
         self.known: dict[str, Prefix] | None = None
 
     def open(self, now: str) -> tuple[dict, dict, bool]:

@@ -48,7 +48,7 @@ class Samples:
         """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
         leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
         Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
-        (12% of the leader's time in a profile)."""
+        (bench/README.md "Figures behind choices in the code")."""
         sample = await self._sampled(response)
         if sample is None:
             return
