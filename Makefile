@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 WORKERS := $(shell echo $$(( $$(nproc) + 1 )))
 # uv installs the pinned tree (parallel downloads, no resolver work to redo): a fresh .venv in seconds, where pip
-# took minutes. pip installs uv itself, pinned here.
+# took minutes. pip installs uv itself, pinned here. The development tools (landing_dev/ and `scrapy sandbox`) are a
+# distribution of their own, landing-dev (dev/pyproject.toml), installed editable beside the pinned tree; the project
+# itself is not installed: Scrapy finds it beside scrapy.cfg, and the Scrapyd egg (setup.py) holds it alone.
 UV := uv==0.13.9
 # Bytecode is written by the first process that imports a module, for what is imported: compiling every installed
 # file at install cost a fresh clone's `make test` 18 to 40 s, where writing it lazily costs a few. Where
@@ -15,10 +17,10 @@ unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: test demo demo-s3 sandbox-demo bench clean
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt dev/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check $(UV)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -r requirements.txt -e ./dev
 	touch $(STAMP)
 
 # The browser driver's Chromium is Debian's (`playwright install` downloads are not used). Installed when missing;

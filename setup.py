@@ -4,7 +4,8 @@ The egg carries the code only; its dependencies are installed in Scrapyd's envir
 (`pip install -r requirements.txt`). A file under landing/ that is not a .py module (the Event JSON Schema) is
 package_data, so that the egg and an installed package carry it (tests/test_scrapyd.py checks the egg holds them all).
 landing_dev/ (the sandbox, the demo, the crawl runner, the local S3 server) is for development: find_packages leaves
-it out, and its `scrapy sandbox` command is registered by landing_dev-0.dist-info/, which only the checkout has.
+it out; it and its `scrapy sandbox` command are the distribution landing-dev (dev/pyproject.toml), which `make`
+installs editable into .venv and a Scrapyd node never installs.
 """
 
 from setuptools import find_packages, setup

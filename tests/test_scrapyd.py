@@ -3,6 +3,8 @@
 Scrapyd runs from the .venv (so its jobs import the same dependencies) in a temporary directory with its own
 scrapyd.conf. The egg is built by `scrapyd-deploy` from a temporary copy of the project (landing/, landing_dev/, setup.py,
 pyproject.toml and the repo's scrapy.cfg with a [deploy:test] target added), so the build leaves nothing in the repo.
+The .venv also holds the development tools (landing-dev, dev/pyproject.toml), which a node does not: what a node's
+jobs know is asked of Scrapyd's runner in the .venv less that distribution.
 """
 
 import configparser
@@ -24,12 +26,12 @@ import pytest
 from landing.core.sampling import budget, sample_size
 from landing.settings import LANDING_SAMPLE_MIN_PER_PREFIX
 from landing.stores import open_docs
+from tests.installed import DEV, node_packages
 from tests.sampler.crawling import PROJECT, truth_of
 
 BIN = Path(sys.executable).parent
 SAMPLE_MIN, SAMPLE_MAX = 2, 10
 ARTIFACTS = ("prefixes-domains.csv", "prefixes-domains-bad.csv", "domain-decision-structure.json")
-DEV_COMMANDS = "landing_dev-0.dist-info"  # `scrapy sandbox`, registered from the checkout only
 
 
 def _free_port() -> int:
@@ -151,8 +153,8 @@ def scrapyd(tmp_path_factory):
 def deployed(scrapyd, tmp_path_factory):
     """The project deployed with `scrapyd-deploy test` from a copy; (the egg Scrapyd stored, deploy output)."""
     copy = tmp_path_factory.mktemp("project")
-    # The checkout a user deploys from has both packages, and the entry points that register landing_dev's commands.
-    for package in ("landing", "landing_dev", DEV_COMMANDS):
+    # The checkout a user deploys from has both packages.
+    for package in ("landing", DEV):
         shutil.copytree(PROJECT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in ("setup.py", "pyproject.toml"):  # pyproject.toml holds tool configuration only: the build is setup.py's
         shutil.copy(PROJECT / name, copy)
@@ -202,19 +204,21 @@ def test_the_egg_carries_no_sandbox_command_and_registers_no_command(deployed):
     with zipfile.ZipFile(egg) as archive:
         names = set(archive.namelist())
         entry_points = archive.read("EGG-INFO/entry_points.txt").decode()
-    assert [name for name in names if "sandbox" in name or DEV_COMMANDS in name] == []
+    assert [name for name in names if "sandbox" in name or DEV in name] == []
     assert "scrapy.commands" not in entry_points
 
 
 def test_scrapyds_runner_knows_no_sandbox_command(scrapyd, deployed):
-    # The runner Scrapyd starts each job with: the egg activated, then Scrapy's command line.
+    # The runner Scrapyd starts each job with: the egg activated, then Scrapy's command line; run with the node's
+    # packages only (-S: not the .venv's site-packages; PYTHONPATH: the node's).
+    node = {**node_packages(scrapyd.root), "SCRAPY_PROJECT": "landing"}
     done = subprocess.run(
-        [sys.executable, "-m", "scrapyd.runner", "sandbox", "generate", "world", "--dois", "5"],
+        [sys.executable, "-S", "-m", "scrapyd.runner", "sandbox", "generate", "world", "--dois", "5"],
         cwd=scrapyd.root,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**_env(scrapyd.root / "home"), "SCRAPY_PROJECT": "landing"},
+        env={**_env(scrapyd.root / "home"), **node},
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Unknown command: sandbox" in done.stdout, done.stdout + done.stderr

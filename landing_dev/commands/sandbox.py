@@ -1,6 +1,6 @@
 """`scrapy sandbox generate|serve|truth|evolve`: make, serve, check and evolve an offline scholarly web (docs/sandbox.md).
 
-Registered from the checkout only (landing_dev-0.dist-info's entry point). Scrapy loads every registered command's
+Registered by the landing-dev distribution's entry point (dev/pyproject.toml). Scrapy loads every registered command's
 class before running any command, so the sandbox's modules are imported only when this one runs.
 """
 

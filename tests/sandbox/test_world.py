@@ -13,6 +13,7 @@ from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.owners import PREFIX_MOST, more_prefixes
 from landing_dev.sandbox.world import FORMAT, World, WorldError
 from tests import forked
+from tests.installed import node_packages
 from tests.sandbox.client import get
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -242,9 +243,10 @@ def test_cli_bad_usage_exits_nonzero_with_a_clear_message_and_no_traceback(tmp_p
 
 def test_cli_sandbox_is_a_command_where_landing_dev_is_and_only_there(tmp_path):
     (tmp_path / "landing").symlink_to(PROJECT / "landing")  # the project's package alone, as a Scrapyd egg has it
-    alone = {**os.environ, "PYTHONPATH": str(tmp_path), "SCRAPY_SETTINGS_MODULE": "landing.settings"}
+    node = node_packages(tmp_path)["PYTHONPATH"]  # the .venv's packages less landing-dev, as a node has them
+    alone = {**os.environ, "PYTHONPATH": f"{tmp_path}:{node}", "SCRAPY_SETTINGS_MODULE": "landing.settings"}
     without = subprocess.run(
-        [sys.executable, "-m", "scrapy"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=alone
+        [sys.executable, "-S", "-m", "scrapy"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=alone
     )
     commands = [line.split()[0] for line in scrapy().stdout.splitlines() if line.startswith("  ") and line.strip()]
     assert "sandbox" in commands and "match" in commands
