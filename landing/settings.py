@@ -391,7 +391,7 @@ DOWNLOAD_SLOTS = {
     "api.crossref.org": {"concurrency": 4, "delay": 0},
     "api.datacite.org": {"concurrency": 4, "delay": 0},
 }
-# One item at a time per response: DESIGN.md measured the default (100) costing throughput for nothing.
+# One item at a time per response: the default costs throughput for nothing (docs/design.md "Facts measured here").
 CONCURRENT_ITEMS = 1
 LOG_LEVEL = "INFO"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"

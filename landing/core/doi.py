@@ -9,7 +9,7 @@ RESOLVER_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
 RESOLVER_HOST = "(?:" + "|".join(map(re.escape, sorted(RESOLVER_HOSTS))) + ")"
 _RESOLVER_URL = re.compile(rf"https?://{RESOLVER_HOST}/", re.IGNORECASE)
 
-# Best first, as DESIGN.md ranks them.
+# Best first, as docs/design.md ranks them.
 EXPRESSIONS = ("https-doi", "https-dx-doi", "http-doi", "http-dx-doi", "doi-scheme", "non-url")
 
 _RESOLVER_PREFIXES = {
@@ -78,7 +78,7 @@ def express(doi: str, expression: str, encoded: bool = False) -> str:
 
 
 def best_expression(found) -> str | None:
-    """The best of several expressions (DESIGN.md order), or None if there are none.
+    """The best of several expressions (docs/design.md order), or None if there are none.
 
     >>> best_expression(["non-url", "http-dx-doi", "doi-scheme"])
     'http-dx-doi'

@@ -16,7 +16,7 @@ from landing.core.doi import RESOLVER_HOST, normalise, prefix, split_expression,
 from landing.core.hostnames import valid_hostname
 
 # How a DOI was found, cheapest first, and how it was checked, best first: the seeds' seven values, exactly, so a
-# consumer filtering on them meets no other (DESIGN.md; docs/matching.md "Verification").
+# consumer filtering on them meets no other (docs/design.md; docs/matching.md "Verification").
 METHODS = ("doi-literal", "pii", "landing-page-url", "landing-page-meta-tag", "landing-page-page-text")
 VERIFICATIONS = (
     "literal",

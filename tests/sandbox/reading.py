@@ -15,7 +15,7 @@ import lxml.html
 
 from landing_dev.sandbox.analysis_truth import DOI_META_NAMES
 
-# Best first (DESIGN.md); each with the start it writes before the bare DOI.
+# Best first (docs/design.md); each with the start it writes before the bare DOI.
 EXPRESSIONS = (
     ("https-doi", "https://doi.org/"),
     ("https-dx-doi", "https://dx.doi.org/"),
