@@ -2,8 +2,8 @@
 serving both, verified against an artifact the sampler made of that world: right / wrong / none per kind, and
 `scrapy match --evaluate FILE`'s tables (per method x verification, per verification level) for each.
 
-    .venv/bin/python -m bench.vectors [--vectors ../shared/corpus/url-doi-vectors/dev.jsonl]
-        [--corpus ../shared/corpus/landing-pages | none] [--shape friendly|elsewhere]
+    .venv/bin/python -m bench.vectors [--vectors CORPUS/url-doi-vectors/dev.jsonl]
+        [--corpus CORPUS/landing-pages | none] [--shape friendly|elsewhere]
         [--no-fetch | --fetch-all] [--no-artifact] [--json] [--service]
 
 The world is landing_dev/sandbox/vectors.py's: with `--shape friendly` each vector's DOI resolves to the page at its
@@ -34,10 +34,11 @@ from landing.core.cascade import NOT_FETCHED
 from landing.core.matching import VERIFICATIONS
 from landing.match.labelled import read_labelled
 from landing_dev.runner import PROJECT, Stores, crawl, scrapy_command
+from landing_dev.sandbox.corpus import FOLDER
 from landing_dev.sandbox.server import RunningSandbox
 from landing_dev.sandbox.vectors import build, read_vectors
 
-CORPUS = PROJECT.parent / "shared" / "corpus" / "landing-pages"
+CORPUS = FOLDER / "landing-pages"
 STRONG = VERIFICATIONS[: VERIFICATIONS.index("confirmed-domain-prefix") + 1]  # a consumer's confirmed levels
 
 
@@ -102,9 +103,7 @@ def evaluated(labelled: Path, settings: list[str], options: list[str]) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--vectors", default=str(PROJECT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl")
-    )
+    parser.add_argument("--vectors", default=str(FOLDER / "url-doi-vectors" / "dev.jsonl"))
     parser.add_argument(
         "--corpus",
         default=str(CORPUS) if CORPUS.is_dir() else "none",

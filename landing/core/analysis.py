@@ -7,7 +7,7 @@ from landing.core.doi import best_expression, find_expressions, normalise, split
 from landing.core.titles import TITLE_META_NAMES, stated
 
 # Meta names (compared lower-case) whose content states the page's own DOI, with the evidence for each.
-# The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are ../shared/corpus pages.
+# The first eleven are the sandbox's (sandbox/analysis_truth.py); numbers are the corpus's pages (docs/testing.md).
 DOI_META_NAMES = frozenset(
     {
         "citation_doi",  # Highwire / Google Scholar tag, the most common (041 writes doi:10.x)

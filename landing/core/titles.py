@@ -9,8 +9,8 @@ import html
 import re
 import unicodedata
 
-# Meta tags that carry the work's own title (../shared/corpus: citation_title 37 pages, og:title 38, dc.title 26,
-# twitter:title 12); citation_journal_title and the like name the container, never the work.
+# Meta tags that carry the work's own title (the corpus's pages write og:title, citation_title, dc.title and
+# twitter:title most); citation_journal_title and the like name the container, never the work.
 TITLE_META_NAMES = frozenset(
     {
         "citation_title",

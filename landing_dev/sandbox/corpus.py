@@ -1,10 +1,11 @@
 """Real captured landing pages as part of a world: routes whose body is the page file, read at serve time.
 
-The pages stay where they are (../shared/corpus is third-party material and never enters the repo): a world
-refers to them by absolute path.
+The pages stay where they are (the corpus is third-party material and never enters the repo): a world refers to
+them by absolute path.
 """
 
 import csv
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -13,6 +14,9 @@ from landing_dev.sandbox import crossref, datacite, resolver
 _SERVICE_HOSTS = set(resolver.HOSTS + crossref.HOSTS + datacite.HOSTS)  # no landing page lives there
 
 MEMBER_BASE = 990000  # Crossref-style numeric ids for the corpus' prefixes, far from generated ones
+# The corpus the tests and benchmarks read when it is there (landing-pages/, url-doi-vectors/): LANDING_TEST_CORPUS
+# names its folder, else the build machine's place for it (docs/testing.md "The corpus").
+FOLDER = Path(os.environ.get("LANDING_TEST_CORPUS") or Path(__file__).resolve().parents[3] / "shared" / "corpus")
 
 
 def page_url(row: dict) -> str:

@@ -1,6 +1,6 @@
 """Publisher platforms: how a site names its DOIs, where its landing pages live, which meta tags it writes.
 
-Modelled on the habits of the real pages in ../shared/corpus (names, value forms, links, text) and on
+Modelled on the habits of the real pages of the corpus (names, value forms, links, text; docs/testing.md) and on
 the URL shapes of the real platforms they come from.
 """
 

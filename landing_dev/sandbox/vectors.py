@@ -1,4 +1,4 @@
-"""A world serving a URL/DOI vectors file (../shared/corpus/url-doi-vectors/dev.jsonl's shape), and a landing-page
+"""A world serving a URL/DOI vectors file (the corpus's url-doi-vectors/dev.jsonl's shape), and a landing-page
 corpus' real pages when given one, for scoring the matcher on real inputs: bench/vectors.py.
 
 Every vector's DOI is registered (its PII and shortDOI too, when the input names one) with a title; each vector's
@@ -13,7 +13,7 @@ states none. Two shapes:
   prefix); its right answer is no DOI.
 
 Decoys in footers, DOIs hidden in scripts and pages without a title are not modelled in the vectors' pages; the
-corpus' real pages have them all. With a corpus (../shared/corpus/landing-pages), each manifest row's page is served
+corpus' real pages have them all. With a corpus (its landing-pages/ folder), each manifest row's page is served
 at its `page_url` from its file, read where it lies (it replaces a vector's page at the same URL: the real page is
 what that URL serves), and each DOI of the manifest is registered with that URL as its resource URL, and with no
 title: no registry's title is at hand, and the page's own citation_title would hand the registered-title check a

@@ -1,4 +1,5 @@
-"""analyse() on the real landing pages of ../shared/corpus against the manifest's doi_in_meta/links/text columns.
+"""analyse() on the corpus's real landing pages (docs/testing.md "The corpus") against the manifest's
+doi_in_meta/links/text columns.
 
 The manifest's columns are looser than the analysis: doi_in_meta is "any meta content contains the DOI" (description,
 og:url ... too) and doi_in_links is "any <a>/<link>/<area> href contains the DOI, on any host"; the analysis counts only
@@ -13,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from landing.core.page import Page
+from landing_dev.sandbox.corpus import FOLDER
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
+CORPUS = FOLDER / "landing-pages"
 if not (CORPUS / "manifest.csv").is_file():
     pytest.skip(
         f"no landing-page corpus at {CORPUS} (third-party pages, kept outside the repo)", allow_module_level=True

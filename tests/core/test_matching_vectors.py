@@ -1,4 +1,4 @@
-"""The matcher's string rules on real inputs: ../shared/corpus/url-doi-vectors/dev.jsonl, pairs other projects'
+"""The matcher's string rules on real inputs: the corpus's url-doi-vectors/dev.jsonl, pairs other projects'
 test suites assert. Where the DOI is in the string itself, it must be among the input's candidates, and no other
 DOI of the vectors (standing in for the registry) may come before it, so the first one the registry knows is it.
 
@@ -7,13 +7,13 @@ work's) are the sandbox's to check, not this file's.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 
 from landing.core import matching
+from landing_dev.sandbox.corpus import FOLDER
 
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"
+VECTORS = FOLDER / "url-doi-vectors" / "dev.jsonl"
 if not VECTORS.is_file():
     pytest.skip(
         f"no URL/DOI vectors at {VECTORS} (third-party test data, kept outside the repo)", allow_module_level=True

@@ -1,13 +1,12 @@
 """A page's stated title against a DOI's registered one (landing.core.titles)."""
 
-from pathlib import Path
-
 import pytest
 
 from landing.core.analysis import read_page
 from landing.core.titles import same_work, stated, words
+from landing_dev.sandbox.corpus import FOLDER
 
-PAGES = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages" / "pages"
+PAGES = FOLDER / "landing-pages" / "pages"
 
 
 def test_words_drop_markup_entities_accents_case_and_punctuation():

@@ -1,4 +1,4 @@
-"""`scrapy match` on the real inputs of ../shared/corpus/url-doi-vectors/dev.jsonl, through the world
+"""`scrapy match` on the real inputs of the corpus's url-doi-vectors/dev.jsonl, through the world
 bench/vectors.py builds for them (shape `elsewhere`: page-only vectors' DOIs resolve to another page), verified against
 the artifact the sampler's crawl of that world exports, under the default fetch policy: no wrong DOI at all, every
 vector whose DOI is in its string right, and the page-only vectors right where the artifact can vouch for them."""
@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from landing_dev.sandbox.corpus import FOLDER
+
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = ROOT.parent / "shared" / "corpus" / "url-doi-vectors" / "dev.jsonl"
+VECTORS = FOLDER / "url-doi-vectors" / "dev.jsonl"
 if not VECTORS.is_file():
     pytest.skip(f"no URL/DOI vectors at {VECTORS}", allow_module_level=True)
 STRING_KINDS = ("doi-text", "doi-url", "url-path", "url-junk", "url-query", "url-encoded", "sici", "pii")

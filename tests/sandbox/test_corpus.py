@@ -1,16 +1,17 @@
-"""Real captured pages served from ../shared/corpus, read where they lie."""
+"""Real captured pages served from the corpus (docs/testing.md "The corpus"), read where they lie."""
 
 import json
 from pathlib import Path
 
 import pytest
 
+from landing_dev.sandbox.corpus import FOLDER
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.http import Request
 from landing_dev.sandbox.web import State, respond
 from landing_dev.sandbox.world import World
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "landing-pages"
+CORPUS = FOLDER / "landing-pages"
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no landing-page corpus at {CORPUS}")
 
 
