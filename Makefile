@@ -80,4 +80,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.sandbox_scale
 
 clean:
-	rm -rf $(VENV) data .pytest_cache
+	rm -rf $(VENV) data .pytest_cache dev/*.egg-info
