@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from landing.core.artifacts import current
+from landing.core.current_analysis import current
 from landing.core.documents import snapshot_id
 
 _VERSION = re.compile(r"(\d{8}T\d{6}Z)(?:-(\d+))?")

@@ -4,17 +4,9 @@ import json
 
 import pytest
 
-from landing.core.artifacts import (
-    BAD_CSV,
-    DECISIONS_JSON,
-    GOOD_CSV,
-    Aggregate,
-    Artifacts,
-    diff,
-    merge,
-    parse,
-    render,
-)
+from landing.core.aggregation import Aggregate
+from landing.core.artifact_format import BAD_CSV, DECISIONS_JSON, GOOD_CSV, parse, render
+from landing.core.artifact_sets import Artifacts, diff, merge
 from landing.core.decisions import Decisions
 from tests.core.aggregating import aggregate, doc
 
@@ -246,7 +238,7 @@ def _analysis(doi, driver, day, error=None):
 
 
 def test_current_keeps_one_analysis_per_doi_the_latest_that_reached_a_page():
-    from landing.core.artifacts import current
+    from landing.core.current_analysis import current
 
     stream = [
         _analysis("10.1/a", "browser", 21),
@@ -266,7 +258,7 @@ def test_current_keeps_one_analysis_per_doi_the_latest_that_reached_a_page():
 
 
 def test_an_excluded_domain_is_kept_as_followed_but_never_good_recognised_or_confirmed():
-    from landing.core.artifacts import excluding
+    from landing.core.artifact_sets import excluding
 
     a = excluding(
         aggregate([doc(domain="www.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")]),
@@ -297,7 +289,7 @@ def test_a_prefix_keeps_its_first_non_empty_ra_from_analyses_listings_and_merged
 
 
 def test_excluded_artifacts_vouch_for_the_same_pairs_as_the_matcher_trusts_in_their_export():
-    from landing.core.artifacts import excluding
+    from landing.core.artifact_sets import excluding
     from landing.core.decisions import excluding as trusted
 
     a = aggregate([doc(domain="m.youtube.com", meta="non-url", correctness="ok"), doc(doi="10.1371/b")])

@@ -7,16 +7,9 @@ import json
 
 import pytest
 
-from landing.core.artifacts import (
-    BAD_CSV,
-    DECISIONS_JSON,
-    GOOD_CSV,
-    SEEN_CSV,
-    ArtifactError,
-    merge,
-    parse,
-    render,
-)
+from landing.core.artifact_format import BAD_CSV, DECISIONS_JSON, GOOD_CSV, ArtifactError, parse, render
+from landing.core.artifact_sets import merge
+from landing.core.seen import SEEN_CSV
 from tests.core.aggregating import aggregate, doc, reports
 
 DAY1, DAY2, DAY3 = "2026-01-02T12:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T12:00:00Z"
