@@ -1,5 +1,5 @@
 """Analysis documents as the pipeline stores them, and what the one accumulator makes of them
-(tests/core/test_artifacts*.py, tests/core/test_changes.py)."""
+(tests/core/test_aggregation*.py, test_artifact_*.py, test_changes.py)."""
 
 from landing.core.aggregation import Aggregate
 from landing.core.artifact_sets import Artifacts

@@ -1,4 +1,4 @@
-"""landing.core.artifacts: the owners' names on the report documents (member and prefix kinds), from named analyses
+"""landing.core.aggregation: the owners' names on the report documents (member and prefix kinds), from named analyses
 and from analyses stored before names were kept."""
 
 from landing.core.names import Names, keyed

@@ -1,4 +1,4 @@
-"""landing.core.artifacts: the report documents per prefix, domain and member, from the same accumulator as the
+"""landing.core.aggregation: the report documents per prefix, domain and member, from the same accumulator as the
 artifacts."""
 
 from collections.abc import Iterator
