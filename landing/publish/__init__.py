@@ -46,7 +46,8 @@ def publish(
     previous = files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
     version = files.export(artifacts_dir, fresh, exclusions=exclusions)
-    beside = write_beside(artifacts_dir, version, aggregate, agent)  # before drawing: the report's pages read these
+    # Before drawing: the report's pages read these files.
+    beside = write_beside(artifacts_dir, version, aggregate, agent)
     del aggregate
     found = {**found, "run": run_details(docs.scan("run"))}  # the report's run details
     drawn = draw_beside(artifacts_dir, version, found) if report else None

@@ -30,17 +30,17 @@ def _lines(objects) -> str:
 
 
 @pytest.mark.parametrize("name", FILENAMES)
-def test_the_fixed_stream_renders_each_artifact_file_as_before(name):
+def test_a_fixed_stream_of_analyses_renders_each_artifact_file_byte_for_byte(name):
     assert render(_aggregated().artifacts())[name] == (EXPECTED / name).read_text("utf-8")
 
 
-def test_the_fixed_stream_makes_the_report_documents_as_before():
+def test_a_fixed_stream_of_analyses_makes_the_report_documents_byte_for_byte():
     assert _lines(_aggregated().reports()) == (EXPECTED / "reports.jsonl").read_text("utf-8")
 
 
-def test_the_fixed_stream_makes_the_members_objects_as_before():
+def test_a_fixed_stream_of_analyses_makes_the_members_lines_byte_for_byte():
     assert _lines(member_figures.members(_aggregated())) == (EXPECTED / "members.jsonl").read_text("utf-8")
 
 
-def test_the_fixed_stream_makes_the_domains_objects_as_before():
+def test_a_fixed_stream_of_analyses_makes_the_domains_lines_byte_for_byte():
     assert _lines(member_figures.domains(_aggregated())) == (EXPECTED / "domains.jsonl").read_text("utf-8")
