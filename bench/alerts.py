@@ -1,6 +1,6 @@
-"""What the report's data beside a version and the publisher alerts cost at full shape: the time the member figures
-add to the rebuild's one pass, the memory they hold, the time and size of members.jsonl.gz, domains.jsonl.gz and the
-alerts written against a previous version.
+"""What the report's data beside a version and the publisher alerts cost at full shape: the time of the rebuild's one
+pass (the Aggregate counts the reports, the artifacts and the member figures at once), the memory it holds, the time
+and size of members.jsonl.gz, domains.jsonl.gz and the alerts written against a previous version.
 
     .venv/bin/python -m bench.alerts [--members 20000] [--dois 500000] [--seed 1]
 
@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 
 from landing.artifacts import files
-from landing.core.artifacts import Aggregate
-from landing.core.member_figures import MemberFigures
+from landing.core.aggregation import Aggregate
 from landing.publish.beside import ALERTS, ALERTS_CSV, DOMAINS, MEMBERS, write_beside
 
 CLASSES = ("timeout", "http-4xx", "http-5xx", "robots", "not-html", "dns")
@@ -68,30 +67,21 @@ def analyses(args, moved: bool):
 
 
 def one_version(args, artifacts: Path, moved: bool) -> None:
-    aggregate, members, plain = Aggregate(), MemberFigures(), Aggregate()
     docs = list(analyses(args, moved))
     start_rss, started = _rss_mib(), time.process_time()
-    for doc in docs:
-        plain.add(doc)
-    alone, plain_held = time.process_time() - started, _rss_mib() - start_rss
-    before = _rss_mib()
-    started = time.process_time()
+    aggregate = Aggregate()
     for doc in docs:
         aggregate.add(doc)
-        members.add(doc)
-    both = time.process_time() - started
-    held = _rss_mib() - before
-    del plain
+    took, held = time.process_time() - started, _rss_mib() - start_rss
     version = files.export(artifacts, aggregate.artifacts())
     started = time.process_time()
-    written = write_beside(artifacts, version, members)
+    written = write_beside(artifacts, version, aggregate)
     wrote = time.process_time() - started
     sizes = {name: (version / name).stat().st_size / 2**20 for name in (MEMBERS, DOMAINS, ALERTS, ALERTS_CSV)}
     print(
-        f"{'second' if moved else 'first'} version: {len(docs):,} analyses, {written}; the pass {alone:.1f} CPU s "
-        f"alone, {both:.1f} s with the member figures (+{both - alone:.1f} s); RSS held: the Aggregate "
-        f"~{plain_held:.0f} MiB, the member figures ~{held - plain_held:.0f} MiB more; files written in {wrote:.1f} s; "
-        + ", ".join(f"{name} {size:.1f} MiB" for name, size in sizes.items())
+        f"{'second' if moved else 'first'} version: {len(docs):,} analyses, {written}; the pass {took:.1f} CPU s "
+        f"(reports, artifacts and member figures at once); RSS the Aggregate holds ~{held:.0f} MiB; files written "
+        f"in {wrote:.1f} s; " + ", ".join(f"{name} {size:.1f} MiB" for name, size in sizes.items())
     )
 
 

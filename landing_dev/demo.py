@@ -19,7 +19,7 @@ import boto3
 from landing import settings as project_settings
 from landing.artifacts.files import line_counts
 from landing.config import chromium_usable
-from landing.core.artifacts import current
+from landing.core.current_analysis import current
 from landing.core.failures import BROWSER_CLASSES
 from landing.stores import open_docs
 from landing.stores.files import FileBlobStore

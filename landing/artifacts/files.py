@@ -13,18 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from landing import clock
-from landing.core.artifacts import (
-    BAD_CSV,
-    DECISIONS_JSON,
-    FILENAMES,
-    GOOD_CSV,
-    ArtifactError,
-    Artifacts,
-    excluding,
-    merge,
-    parse,
-    render,
-)
+from landing.core.artifact_format import BAD_CSV, DECISIONS_JSON, FILENAMES, GOOD_CSV, ArtifactError, parse, render
+from landing.core.artifact_sets import Artifacts, excluding, merge
 from landing.core.changes import changes
 from landing.core.labels import printable
 

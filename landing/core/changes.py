@@ -15,7 +15,7 @@ of news; the diff lists everything, marked.
 
 from collections.abc import Iterable
 
-from landing.core.artifacts import Artifacts
+from landing.core.artifact_sets import Artifacts
 from landing.core.labels import printable
 from landing.core.names import labelled
 from landing.core.proportions import beyond_noise, missed

@@ -7,7 +7,7 @@ import heapq
 from collections.abc import Iterable
 from statistics import median
 
-from landing.core.artifacts import CORRECTNESS
+from landing.core.report_keys import CORRECTNESS
 
 TOP = 20  # rows of each table of the largest
 WORST = 50  # rows of each table of the worst (the full tables are written beside the index)

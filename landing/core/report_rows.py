@@ -6,10 +6,10 @@ are all written from these rows, so the three always agree.
 
 from collections.abc import Iterable, Iterator
 
-from landing.core.artifacts import CORRECTNESS
 from landing.core.failures import CLASSES
 from landing.core.proportions import interval
 from landing.core.report import share
+from landing.core.report_keys import CORRECTNESS
 
 # One palette for correctness (with "failed": a visit that read no page), another for failure classes; no colour
 # means two things anywhere in the report.

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from landing.core.artifacts import current
+from landing.core.current_analysis import current
 from landing.core.documents import snapshot_id
 
 _VERSION = re.compile(r"(\d{8}T\d{6}Z)(?:-(\d+))?")
@@ -87,7 +87,7 @@ def snapshots_to_drop(snapshots: Sequence[dict], keep_last: int) -> list[str]:
     """The ids of one DOI's snapshots (or analyses: they share ids) that need not be kept, oldest first.
 
     Kept: the last keep_last, each whose outcome differs from its driver's snapshot before it (a driver's first
-    starts its record), and the one reports count for the DOI (`landing.core.artifacts.current`).
+    starts its record), and the one reports count for the DOI (`landing.core.current_analysis.current`).
 
     >>> def snap(day, domain, error=None, correctness="ok"):
     ...     return {"pid/doi": "10.1/a", "snapshot/driver": "http", "snapshot/timestamp": f"2026-11-{day:02}T08:00:00Z",

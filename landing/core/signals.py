@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from landing.core.alerts import MIN_READ, SHARE_DROP
-from landing.core.artifacts import current
+from landing.core.current_analysis import current
 
 NEW = "new"  # the listing names the prefix under an owner it was not known under (set by the listing's diff)
 DOMAIN_CHANGED = "domain-changed"  # a visit reached a domain no earlier visit of the prefix reached

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from landing import clock
-from landing.core.artifacts import DECISIONS_JSON
+from landing.core.artifact_format import DECISIONS_JSON
 from landing.core.decisions import Decisions
 
 ARTIFACT = DECISIONS_JSON  # the one artifact the matcher reads

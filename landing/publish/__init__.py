@@ -2,7 +2,7 @@
 reports from the stored analyses, export a new artifact version, and draw its HTML report beside it.
 
 Beside each version: its figures (report.json), which its report and every later trend read; the report's data per
-member and domain and the publisher alerts (landing.publish.beside), from the same pass; and its report directory
+member and domain and the publisher alerts (landing.publish.beside), from the same aggregate; and its report directory
 (report/), drawn in a child process (`python -m landing.publish`) so that the crawl's memory never holds it.
 """
 
@@ -14,10 +14,12 @@ import sys
 from pathlib import Path
 
 from landing.artifacts import files
-from landing.core.artifacts import Aggregate, current, diff, report_id
+from landing.core.aggregation import Aggregate
+from landing.core.artifact_sets import diff
+from landing.core.current_analysis import current
 from landing.core.exclusions import DOMAINS
-from landing.core.member_figures import MemberFigures
 from landing.core.report import figures, run_details, trend_point
+from landing.core.report_keys import report_id
 from landing.publish.beside import write_beside
 from landing.publish.drawing import REPORT_DIR, draw_at, thin_older
 from landing.report.write import INDEX, point
@@ -40,13 +42,13 @@ def publish(
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
     followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
     summary. `agent`: the crawler's USER_AGENT, which the alerts name."""
-    members = MemberFigures()
-    aggregate, count, found, reports = rebuild(docs, progress, members)
+    aggregate, count, found, reports = rebuild(docs, progress)
     previous = files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
     version = files.export(artifacts_dir, fresh, exclusions=exclusions)
-    beside = write_beside(artifacts_dir, version, members, agent)  # before drawing: the report's pages read these files
-    del members
+    # Before drawing: the report's pages read these files.
+    beside = write_beside(artifacts_dir, version, aggregate, agent)
+    del aggregate
     found = {**found, "run": run_details(docs.scan("run"))}  # the report's run details
     drawn = draw_beside(artifacts_dir, version, found) if report else None
     return {
@@ -60,15 +62,13 @@ def publish(
     }
 
 
-def rebuild(docs, progress=None, members: MemberFigures | None = None) -> tuple[Aggregate, int, dict, int]:
+def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
     """Aggregate the store's analyses (one per DOI) and sampled prefixes, and replace its report documents with
-    the ones they imply: (aggregate, analyses, the report's figures, reports stored). `members`, when given, counts
-    the same analyses in the same pass (the report's data beside the version: landing.publish.beside)."""
+    the ones they imply: (aggregate, analyses, the report's figures, reports stored). The aggregate also holds the
+    report's data beside the version (landing.publish.beside), counted in the same pass."""
     aggregate, count = Aggregate(), 0
     for count, doc in enumerate(current(docs.scan("analysis")), 1):
         aggregate.add(doc)
-        if members is not None:
-            members.add(doc)
         if progress and count % 50000 == 0:
             progress(f"aggregated {count:,} analyses")
     for sample in docs.scan("sample"):  # every prefix of every sampled owner, whether a sampled DOI had it or not

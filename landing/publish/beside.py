@@ -1,6 +1,7 @@
 """The report's data beside a version (docs/artifacts.md "Beside each version"): members.jsonl.gz and
-domains.jsonl.gz from the figures gathered in the rebuild's one pass, then the publisher alerts, alerts.jsonl and
-alerts.csv, from the new members file and the previous version's, both read as streams sorted by member.
+domains.jsonl.gz from the rebuild's one aggregation (landing.core.member_figures), then the publisher alerts,
+alerts.jsonl and alerts.csv, from the new members file and the previous version's, both read as streams sorted by
+member.
 
 Each file is written to a temp file beside it and swapped in (os.replace), and the same store gives the same bytes.
 """
@@ -15,8 +16,9 @@ from pathlib import Path
 
 from landing import settings
 from landing.artifacts.files import CHANGES, CorruptArtifact, replacing, versions
+from landing.core import member_figures
+from landing.core.aggregation import Aggregate
 from landing.core.alerts import alert, comparable, csv_rows, moves
-from landing.core.member_figures import MemberFigures
 from landing.core.report_rows import by_member
 from landing.core.spreadsheet import writer
 
@@ -125,13 +127,14 @@ def previous_members(artifacts_dir, version: Path) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-def write_beside(artifacts_dir, version: Path, figures: MemberFigures, agent: str | None = None) -> dict:
-    """Write the report's data and the alerts beside a new version: {"members", "domains", "alerts"} counted.
-    `agent`: the USER_AGENT the alerts ask publishers to allow (the project's when None)."""
+def write_beside(artifacts_dir, version: Path, aggregate: Aggregate, agent: str | None = None) -> dict:
+    """Write the report's data (from the rebuild's aggregate) and the alerts beside a new version: {"members",
+    "domains", "alerts"} counted. `agent`: the USER_AGENT the alerts ask publishers to allow (the project's when
+    None)."""
     agent = agent or settings.USER_AGENT
     written = {
-        "members": write_jsonl_gz(version / MEMBERS, figures.members()),
-        "domains": write_jsonl_gz(version / DOMAINS, figures.domains()),
+        "members": write_jsonl_gz(version / MEMBERS, member_figures.members(aggregate)),
+        "domains": write_jsonl_gz(version / DOMAINS, member_figures.domains(aggregate)),
     }
     changes_path = version / CHANGES
     changes = json.loads(changes_path.read_text("utf-8")) if changes_path.is_file() else None

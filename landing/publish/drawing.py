@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from landing.artifacts import files
-from landing.core.artifacts import CORRECTNESS
+from landing.core.report_keys import CORRECTNESS
 from landing.publish.beside import ALERTS, DOMAINS, MEMBERS, read_jsonl_gz, read_jsonl_objects
 from landing.report.write import INDEX, draw
 

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit, urlunsplit
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError, helpers
 
 from landing import settings as defaults
-from landing.core.artifacts import REPORT_KEYS
 from landing.core.documents import ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS
+from landing.core.report_keys import REPORT_KEYS
 from landing.stores.base import DocStore
 from landing.stores.checks import StoreError
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from landing.artifacts.files import CHANGES, export, line_counts, load_latest
-from landing.core.artifacts import FILENAMES, Artifacts, merge, parse
+from landing.core.artifact_format import FILENAMES, parse
+from landing.core.artifact_sets import Artifacts, merge
 
 FIRST = Artifacts(
     good=frozenset({("10.1371", "journals.plos.org", "crossref")}),
@@ -86,7 +87,7 @@ def test_line_counts_of_an_empty_directory_are_zero(tmp_path):
 EXPORTER = """
 import sys
 from landing.artifacts.files import export
-from landing.core.artifacts import Artifacts
+from landing.core.artifact_sets import Artifacts
 directory, name = sys.argv[1], sys.argv[2]
 for k in range(15):
     export(directory, Artifacts(prefixes=frozenset({(f"10.{name}{k}", "crossref")})))

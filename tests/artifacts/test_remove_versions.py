@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from landing.artifacts import files
-from landing.core.artifacts import Artifacts
+from landing.core.artifact_sets import Artifacts
 
 FIRST = Artifacts(good=frozenset({("10.1", "a.example", "crossref")}), prefixes=frozenset({("10.1", "crossref")}))
 

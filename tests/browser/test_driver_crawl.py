@@ -10,7 +10,7 @@ from contextlib import closing
 
 import pytest
 
-from landing.core.artifacts import current
+from landing.core.current_analysis import current
 from landing.core.failures import BROWSER_CLASSES
 from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.generator import generate

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from landing.artifacts.files import export
-from landing.core.artifacts import Artifacts
+from landing.core.artifact_sets import Artifacts
 from landing.publish.beside import MEMBERS, write_jsonl_gz
 from tests.sampler.crawling import Stores
 

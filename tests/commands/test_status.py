@@ -13,7 +13,7 @@ from landing import clock
 from landing import settings as project
 from landing.artifacts.files import export
 from landing.commands.status import Command, latest_version
-from landing.core.artifacts import Artifacts
+from landing.core.artifact_sets import Artifacts
 from landing.core.freshness import Prefix, prefix_doc, prefix_id
 from landing.stores import open_docs
 from tests.sampler.crawling import Stores

@@ -1,7 +1,8 @@
 """Analysis documents as the pipeline stores them, and what the one accumulator makes of them
-(tests/core/test_artifacts*.py, tests/core/test_changes.py)."""
+(tests/core/test_aggregation*.py, test_artifact_*.py, test_changes.py)."""
 
-from landing.core.artifacts import Aggregate, Artifacts
+from landing.core.aggregation import Aggregate
+from landing.core.artifact_sets import Artifacts
 
 
 def aggregate(analyses) -> Artifacts:

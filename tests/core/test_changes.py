@@ -1,4 +1,4 @@
-from landing.core.artifacts import Artifacts, excluding, merge
+from landing.core.artifact_sets import Artifacts, excluding, merge
 from landing.core.changes import changes, prefix_owners, render_changes
 from tests.core.aggregating import aggregate
 

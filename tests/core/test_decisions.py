@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from landing.core.artifacts import DECISIONS_JSON, Artifacts, render
+from landing.core.artifact_format import DECISIONS_JSON, render
+from landing.core.artifact_sets import Artifacts
 from landing.core.decisions import Decisions, domain_verification, prefixes_on
 
 # The original service's shape (CrossRef/event-data-percolator resources/artifacts/domain-decision-structure.json):

@@ -1,9 +1,10 @@
-"""landing.core.member_figures: members.jsonl.gz's and domains.jsonl.gz's objects, counted as the report documents
-count them."""
+"""landing.core.member_figures: members.jsonl.gz's and domains.jsonl.gz's objects, read from the aggregate that makes
+the report documents, so counted as they count them."""
 
-from landing.core.artifacts import Aggregate
+from landing.core import member_figures
+from landing.core.aggregation import EXAMPLES, Aggregate
 from landing.core.failures import CLASSES
-from landing.core.member_figures import EXAMPLES, MEMBER_DOMAINS, MemberFigures
+from landing.core.member_figures import MEMBER_DOMAINS
 from tests.core.aggregating import doc
 
 
@@ -22,12 +23,25 @@ MIXED = [
 ]
 
 
+class _Figures:
+    """The member figures of one aggregate, read as often as a test asks."""
+
+    def __init__(self, aggregate: Aggregate):
+        self.aggregate = aggregate
+
+    def members(self):
+        return member_figures.members(self.aggregate)
+
+    def domains(self):
+        return member_figures.domains(self.aggregate)
+
+
 def _both(docs):
-    aggregate, figures = Aggregate(), MemberFigures()
+    """The report documents by key and the member figures of one aggregation of `docs`."""
+    aggregate = Aggregate()
     for d in docs:
         aggregate.add(d)
-        figures.add(d)
-    return {r["report/key"]: r for r in aggregate.reports()}, figures
+    return {r["report/key"]: r for r in aggregate.reports()}, _Figures(aggregate)
 
 
 def test_a_members_dois_correctness_errors_and_name_are_its_member_reports():

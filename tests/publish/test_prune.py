@@ -10,7 +10,7 @@ import pytest
 
 from landing.artifacts import files
 from landing.core import documents, runs
-from landing.core.artifacts import FILENAMES
+from landing.core.artifact_format import FILENAMES
 from landing.core.documents import content_hash
 from landing.publish import publish
 from landing.publish.prune import prune

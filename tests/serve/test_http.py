@@ -18,7 +18,7 @@ import pytest
 from openapi_spec_validator import validate
 from prometheus_client.parser import text_string_to_metric_families
 
-from landing.core.artifacts import DECISIONS_JSON
+from landing.core.artifact_format import DECISIONS_JSON
 from landing.core.cascade import NOT_FETCHED
 from landing.core.decisions import Decisions
 from landing.core.events import event_line

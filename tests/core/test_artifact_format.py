@@ -1,5 +1,6 @@
-"""landing.core.artifacts: the files' formats (three fields a list line, first and last seen in a file of their own),
-older versions read and merged, hosts that are no hostname kept out, corrupt files refused naming the file."""
+"""landing.core.artifact_format: the files' formats (three fields a list line, first and last seen in a file of their
+own, the decision structure), render and parse, older versions read and merged, hosts that are no hostname kept out,
+corrupt files refused naming the file."""
 
 import csv
 import io
@@ -7,16 +8,10 @@ import json
 
 import pytest
 
-from landing.core.artifacts import (
-    BAD_CSV,
-    DECISIONS_JSON,
-    GOOD_CSV,
-    SEEN_CSV,
-    ArtifactError,
-    merge,
-    parse,
-    render,
-)
+from landing.core.artifact_format import BAD_CSV, DECISIONS_JSON, GOOD_CSV, ArtifactError, parse, render
+from landing.core.artifact_sets import Artifacts, merge
+from landing.core.decisions import Decisions
+from landing.core.seen import SEEN_CSV
 from tests.core.aggregating import aggregate, doc, reports
 
 DAY1, DAY2, DAY3 = "2026-01-02T12:00:00Z", "2026-02-01T12:00:00Z", "2026-03-04T12:00:00Z"
@@ -174,3 +169,85 @@ def test_a_site_that_moved_keeps_its_old_pair_with_the_last_day_it_was_seen():
     assert merge(merged, aggregate([_on("2026-07-01T12:00:00Z", domain="new.example")])).seen >= {
         ("10.1371", "new.example", "2026-06-01T12:00:00Z", "2026-07-01T12:00:00Z")
     }
+
+
+def test_visit_ends_that_are_not_counts_are_refused_with_a_message():
+    cell = {"domain-recognised": True, "visits": {"page": "2"}}
+    text = json.dumps({"domains-prefixes": {"x.example": {"10.1": cell}}})
+    with pytest.raises(ValueError, match=r'\["visits"\] must map classes to counts'):
+        parse({DECISIONS_JSON: text})
+
+
+def test_every_known_prefix_is_written_with_an_empty_domain_when_it_has_no_good_domain():
+    a = aggregate(
+        [
+            doc(meta="non-url"),
+            doc(doi="10.5555/x", domain="blocked.example", error="timeout"),
+            doc(doi="10.9999/y", domain="nodoi.example"),
+        ]
+    )
+    assert render(a)[GOOD_CSV] == ("10.1371,journals.plos.org,crossref\n10.5555,,crossref\n10.9999,,crossref\n")
+    assert render(a)[BAD_CSV] == "10.5555,blocked.example,crossref\n10.9999,nodoi.example,crossref\n"
+
+
+def test_csv_fields_needing_quotes_are_quoted_and_parse_back():
+    a = Artifacts(good=frozenset({("10.1,x", "b.example", "crossref")}), prefixes=frozenset({("10.1,x", "crossref")}))
+    assert render(a)[GOOD_CSV] == '"10.1,x",b.example,crossref\n'
+    assert parse(render(a)) == a
+
+
+def test_decision_structure_lists_domains_prefixes_and_flags():
+    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain="other.example")])
+    assert json.loads(render(a)[DECISIONS_JSON]) == {
+        "domains": ["journals.plos.org", "other.example"],
+        "prefixes": ["10.1371", "10.5555"],
+        "domains-prefixes": {
+            "journals.plos.org": {
+                "10.1371": {"domain-recognised": True, "domain-confirmed": True, "visits": {"page": 1}}
+            },
+            "other.example": {"10.5555": {"domain-recognised": True, "domain-confirmed": False, "visits": {"page": 1}}},
+        },
+    }
+
+
+def test_render_is_deterministic_whatever_the_input_order():
+    docs = [doc(meta="non-url"), doc(doi="10.5555/x", domain="b.example"), doc(doi="10.2/y", domain="a.example")]
+    assert render(aggregate(docs)) == render(aggregate(reversed(docs)))
+
+
+def test_render_then_parse_round_trips_exactly():
+    a = aggregate(
+        [
+            doc(meta="non-url", correctness="ok"),
+            doc(doi="10.1371/b", domain="other.example"),
+            doc(doi="10.5281/z", domain="zenodo.org", links="https-doi", ra="datacite"),
+            doc(doi="10.5555/x", domain="blocked.example", error="js-required"),
+        ]
+    )
+    assert parse(render(a)) == a
+    assert render(parse(render(a))) == render(a)
+
+
+def test_parse_of_nothing_is_empty():
+    assert parse({}) == Artifacts()
+
+
+def test_parse_of_the_decision_structure_alone_gives_pairs_and_prefixes_without_ra():
+    a = aggregate([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain="other.example")])
+    only_json = parse({DECISIONS_JSON: render(a)[DECISIONS_JSON]})
+    assert only_json.recognised == a.recognised
+    assert only_json.confirmed == {("journals.plos.org", "10.1371")}
+    assert only_json.prefixes == {("10.1371", ""), ("10.5555", "")}
+    assert only_json.good == only_json.bad == frozenset()
+
+
+def test_parse_reads_the_decision_structure_as_the_matcher_does():
+    text = '{"domains-prefixes": {"A.example": {"10.1": {"domain-recognised": 1, "domain-confirmed": false}}}}'
+    assert parse({DECISIONS_JSON: text}).recognised == Decisions.read(text).recognised == {("a.example", "10.1")}
+    with pytest.raises(ValueError, match="must be true/false"):
+        parse({DECISIONS_JSON: '{"domains-prefixes": {"a.example": {"10.1": {"domain-recognised": "yes"}}}}'})
+
+
+def test_parse_skips_a_header_line():
+    text = "prefix,domain,ra\n10.1,a.example,crossref\n"
+    assert parse({GOOD_CSV: text}).good == {("10.1", "a.example", "crossref")}

@@ -1,8 +1,8 @@
-"""landing.core.artifacts: the owners' names on the report documents (member and prefix kinds), from named analyses
+"""landing.core.aggregation: the owners' names on the report documents (member and prefix kinds), from named analyses
 and from analyses stored before names were kept."""
 
-from landing.core.artifacts import report_id
 from landing.core.names import Names, keyed
+from landing.core.report_keys import report_id
 from tests.core.aggregating import doc, reports
 
 EARLY, LATE = "2026-11-01T00:00:00Z", "2026-11-09T00:00:00Z"

@@ -1,9 +1,10 @@
-"""landing.core.artifacts: the report documents per prefix, domain and member, from the same accumulator as the
+"""landing.core.aggregation: the report documents per prefix, domain and member, from the same accumulator as the
 artifacts."""
 
 from collections.abc import Iterator
 
-from landing.core.artifacts import Aggregate, report_id
+from landing.core.aggregation import Aggregate
+from landing.core.report_keys import report_id
 from tests.core.aggregating import aggregate, doc, reports
 
 
@@ -89,7 +90,7 @@ def test_an_aggregate_makes_its_reports_as_they_are_read():
 
 
 def test_every_report_document_has_exactly_the_report_keys_the_stores_map():
-    from landing.core.artifacts import REPORT_KEYS
+    from landing.core.report_keys import REPORT_KEYS
 
     made = reports([doc(meta="non-url", correctness="ok"), doc(doi="10.5555/x", domain=None, error="dns")])
     assert {key for report in made for key in report} == set(REPORT_KEYS)
