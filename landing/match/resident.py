@@ -19,14 +19,13 @@ from twisted.internet.defer import Deferred
 
 from landing import config
 from landing.config import trusted
-from landing.core.cascade import Matching, Setup
+from landing.core.cascade import Matching, Setup, fetching
 from landing.core.decisions import Decisions
 from landing.match.answering import bounded
 from landing.match.artifact import ARTIFACT, ArtifactHolder
 from landing.match.lookups import Lookups
 from landing.match.shared import SharedAnswers, answers_of
 
-FETCHES = ("none", "known", "all")  # none: no page fetched, no DOI resolved; known, all: Setup.fetch_policy
 # A result that stopped says nothing lasting about its input: asked again, it may be answered.
 STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
 
@@ -99,18 +98,15 @@ class Matcher:
             self._decisions, self._setups = decisions, {}
         found = self._setups.get(fetch)
         if found is None:
-            policy = {"fetch": fetch != "none", "fetch_policy": "all" if fetch == "all" else "known"}
-            found = self._setups[fetch] = replace(self.base, decisions=decisions, **policy)
+            found = self._setups[fetch] = fetching(replace(self.base, decisions=decisions), fetch)
         return found
 
     async def match(self, text: str, fetch: str = "known") -> dict:
         """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number");
         ValueError for a fetch policy not in FETCHES; MatcherClosed once the matcher is closed."""
-        if fetch not in FETCHES:
-            raise ValueError(f"fetch={fetch!r}: use {', '.join(FETCHES)}")
+        setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
         if self.closed:
             raise MatcherClosed("the matcher is closed")
-        setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
         version = setup.decisions.version
         self.current += 1
         try:

@@ -2,9 +2,9 @@
 methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the output formats,
 the limits set."""
 
+from landing.core.cascade import FETCHES
 from landing.core.events import FORMATS
 from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
-from landing.match.resident import FETCHES
 
 NDJSON = "application/x-ndjson"
 
