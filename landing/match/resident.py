@@ -24,7 +24,7 @@ from landing.core.decisions import Decisions
 from landing.match.answering import bounded
 from landing.match.artifact import ARTIFACT, ArtifactHolder
 from landing.match.lookups import Lookups
-from landing.match.shared import SharedAnswers, answers_of
+from landing.match.shared import answers_of
 
 # A result that stopped says nothing lasting about its input: asked again, it may be answered.
 STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
@@ -204,16 +204,7 @@ class ResidentSpider(scrapy.Spider):
     async def start(self):
         cfg = config.of(self.crawler)
         answers = self.answers if self.answers is not None else answers_of(cfg)
-        lookups = Lookups(
-            self.crawler.engine,
-            cfg.doi_resolver,
-            cfg.crossref_api,
-            cfg.datacite_api,
-            cfg.mailto,
-            shared=answers if isinstance(answers, SharedAnswers) else None,  # in-process answers: Lookups' own LRU
-            entries=cfg.match_cache_entries,
-            ttl_seconds=cfg.match_cache_hours * 3600,
-        )
+        lookups = Lookups.of(self.crawler, answers)
         if self.holder is None:
             self.holder = ArtifactHolder(
                 Path(cfg.artifacts_dir) / ARTIFACT, required=False, trust=lambda d: trusted(d, self.crawler.settings)
