@@ -35,6 +35,18 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
         raise ArtifactError(f"cannot use {path} as a {ARTIFACT}: {error}") from None
 
 
+class Held:
+    """An artifact's decisions held as they were read: what a run of `scrapy match` matches every input with."""
+
+    def __init__(self, decisions: Decisions):
+        self.decisions = decisions
+
+    @property
+    def version(self) -> str:
+        """The version answers name ("" without an artifact)."""
+        return self.decisions.version
+
+
 def _identity(path: Path):
     """What changes when the file is rewritten or replaced (os.replace: a new inode); None while it is missing."""
     try:

@@ -14,8 +14,8 @@ from landing.core.cascade import Matching, drive
 from landing.core.decisions import Decisions
 from landing.core.questions import Exists, Fetch
 from landing.core.results import LookupFailed
+from landing.match.answering import Matcher, MatcherClosed, stopped
 from landing.match.artifact import ArtifactError, ArtifactHolder
-from landing.match.resident import Matcher, MatcherClosed, stopped
 from landing.match.shared import LocalAnswers
 from tests import forked
 from tests.core.cascading import DOI, SETUP, decided, page
