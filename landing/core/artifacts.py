@@ -14,6 +14,7 @@ from landing.core.decisions import excluding as vouching
 from landing.core.doi import prefix as doi_prefix
 from landing.core.exclusions import excluded
 from landing.core.hostnames import valid_hostname
+from landing.core.labels import printable
 from landing.core.names import KEYS, Latest, keyed
 from landing.core.names import read as names_in
 from landing.core.seen import SEEN_CSV, SEEN_FIELDS, merged, span
@@ -50,10 +51,15 @@ REPORT_KEYS = (
 
 
 class ArtifactError(ValueError):
-    """An artifact file that cannot be read: its name and what is wrong with it, in one line."""
+    """An artifact that cannot be read: which (`name`: its file name or path) and what is wrong with it, in one
+    printable line, `name: what` unless `said` words it otherwise. The one error of every artifact reader.
 
-    def __init__(self, name: str, what: str):
-        super().__init__(f"{name}: {what}")
+    >>> str(ArtifactError("prefixes-domains.csv", "line 2: 2 fields")), str(ArtifactError("a.json", "gone", "no a"))
+    ('prefixes-domains.csv: line 2: 2 fields', 'no a')
+    """
+
+    def __init__(self, name, what: str, said: str | None = None):
+        super().__init__(printable(f"{name}: {what}" if said is None else said))
         self.name, self.what = name, what
 
 
