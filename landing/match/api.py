@@ -24,7 +24,7 @@ from landing import settings as project_settings
 from landing.config import trusted
 from landing.core.cascade import FETCH_POLICIES, FETCHES
 from landing.crawl.signals import crawl_stopping
-from landing.match.artifact import ARTIFACT, ArtifactError, load_artifact
+from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder, load_artifact
 from landing.match.reactor_thread import ReactorError, foreign_loop, running, usable
 from landing.match.spider import MatcherSpider
 
@@ -131,11 +131,12 @@ class _Crawl:
         cfg = config.of_settings(merged)
         if any(name in (settings or {}) for name in CLOCK):  # the caller's clock is left alone unless set here
             clock.set_clock(cfg.clock, cfg.clock_speed, cfg.clock_since)
-        decisions, warning = load_artifact(artifact or Path(cfg.artifacts_dir) / ARTIFACT, required=bool(artifact))
-        if warning and warning not in _warned:  # once a process: a program calling often is not flooded
-            _warned.add(warning)
-            logger.warning("match: %s", warning)
-        return cls(inputs, merged, trusted(decisions, merged), fetch=wanted != "none")
+        path = artifact or Path(cfg.artifacts_dir) / ARTIFACT
+        held = ArtifactHolder(path, required=bool(artifact), trust=lambda d: trusted(d, merged))
+        if held.warning and held.warning not in _warned:  # once a process: a program calling often is not flooded
+            _warned.add(held.warning)
+            logger.warning("match: %s", held.warning)
+        return cls(inputs, merged, held.decisions, fetch=wanted != "none")
 
     async def run(self) -> list[dict | None]:
         if not self.stopping:
