@@ -1,5 +1,5 @@
 """The service's OpenAPI 3.0 description (GET /openapi.json), built from the same names the code answers with: the
-methods and verifications of landing.core.matching, the fetch policies of the resident matcher, the output formats,
+methods and verifications of landing.core.matching, the fetch policies of landing.core.cascade, the output formats,
 the limits set."""
 
 from landing.core.cascade import FETCHES
