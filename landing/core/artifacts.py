@@ -51,12 +51,8 @@ REPORT_KEYS = (
 
 
 class ArtifactError(ValueError):
-    """An artifact that cannot be read: which (`name`: its file name or path) and what is wrong with it, in one
-    printable line, `name: what` unless `said` words it otherwise. The one error of every artifact reader.
-
-    >>> str(ArtifactError("prefixes-domains.csv", "line 2: 2 fields")), str(ArtifactError("a.json", "gone", "no a"))
-    ('prefixes-domains.csv: line 2: 2 fields', 'no a')
-    """
+    """An artifact that cannot be read, the one error of every artifact reader: which (`name`: its file name or path)
+    and what is wrong with it, in one printable line, `name: what` unless `said` words it otherwise."""
 
     def __init__(self, name, what: str, said: str | None = None):
         super().__init__(printable(f"{name}: {what}" if said is None else said))
