@@ -10,13 +10,14 @@ import re
 import socket
 
 from landing import clock
+from landing.core.cascade import FETCH_POLICIES
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 
 CHOICES = {
     "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
     "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
     "LANDING_DRIVER": ("http", "browser", "auto"),
-    "LANDING_MATCH_FETCH": ("known", "all"),
+    "LANDING_MATCH_FETCH": FETCH_POLICIES,
 }
 NUMBERS = {
     "LANDING_SAMPLE_MIN": (int, 1),

@@ -16,28 +16,20 @@ from landing import clock
 from landing.core.artifact_format import BAD_CSV, DECISIONS_JSON, FILENAMES, GOOD_CSV, ArtifactError, parse, render
 from landing.core.artifact_sets import Artifacts, excluding, merge
 from landing.core.changes import changes
-from landing.core.labels import printable
 
 ARTIFACT_MODE = 0o644
 REQUIRED = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)  # in every version ever exported
 CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
 
 
-class CorruptArtifact(ValueError):
-    """An artifact file that cannot be read: its path and what is wrong, in one printable line."""
-
-    def __init__(self, path: Path, what: str):
-        super().__init__(printable(f"{path}: {what}"))
-
-
 def text_of(path: Path) -> str:
-    """A file's UTF-8 text; CorruptArtifact naming it when it is not UTF-8 or cannot be read."""
+    """A file's UTF-8 text; ArtifactError naming it when it is not UTF-8 or cannot be read."""
     try:
         return path.read_text("utf-8")
     except UnicodeDecodeError as error:
-        raise CorruptArtifact(path, f"not UTF-8 ({error.reason} at byte {error.start})") from None
+        raise ArtifactError(path, f"not UTF-8 ({error.reason} at byte {error.start})") from None
     except OSError as error:
-        raise CorruptArtifact(path, f"cannot be read ({error.strerror or error})") from None
+        raise ArtifactError(path, f"cannot be read ({error.strerror or error})") from None
 
 
 def _read(directory: Path) -> dict[str, str]:
@@ -45,11 +37,11 @@ def _read(directory: Path) -> dict[str, str]:
 
 
 def _load(directory: Path) -> Artifacts:
-    """The artifacts of the files in `directory`; CorruptArtifact naming the first one that cannot be read."""
+    """The artifacts of the files in `directory`; ArtifactError naming the first one that cannot be read."""
     try:
         return parse(_read(directory))
     except ArtifactError as error:
-        raise CorruptArtifact(directory / error.name, error.what) from None
+        raise ArtifactError(directory / error.name, error.what) from None
 
 
 def _write_atomically(path: Path, text: str) -> None:
@@ -110,13 +102,13 @@ def versions(directory) -> list[Path]:
 
 
 def load_version(path) -> Artifacts:
-    """The artifacts of one version directory; CorruptArtifact when one of the files every version has is missing
+    """The artifacts of one version directory; ArtifactError when one of the files every version has is missing
     (read as empty, a version would seem to have lost every pair). The seen dates came later: older versions lack them.
     """
     path = Path(path)
     for name in REQUIRED:
         if not (path / name).is_file():
-            raise CorruptArtifact(path / name, "missing: this version cannot be read")
+            raise ArtifactError(path / name, "missing: this version cannot be read")
     return _load(path)
 
 

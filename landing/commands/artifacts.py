@@ -43,7 +43,7 @@ class Command(ScrapyCommand):
                 self._diff(args)
             else:
                 self._export(args)
-        except files.CorruptArtifact as error:
+        except files.ArtifactError as error:
             print(f"artifacts: {error}", file=sys.stderr)
             self.exitcode = 2
 

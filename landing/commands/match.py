@@ -19,7 +19,7 @@ from landing.config import trusted
 from landing.core.decisions import Decisions
 from landing.core.evaluation import render_levels, render_table, tabulate
 from landing.core.events import FORMATS, citing_page, event_line
-from landing.match.api import ARTIFACT, ArtifactError, load_artifact
+from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder
 from landing.match.labelled import LabelledError, read_labelled
 from landing.match.spider import MatcherSpider
 
@@ -134,13 +134,13 @@ class Command(ScrapyCommand):
 
     def _decisions(self, opts, artifacts_dir: Path) -> Decisions:
         path = opts.artifact or artifacts_dir / ARTIFACT
-        try:
-            decisions, warning = load_artifact(path, required=bool(opts.artifact))
+        try:  # config_of checked the settings that `trusted` reads
+            held = ArtifactHolder(path, required=bool(opts.artifact), trust=lambda d: trusted(d, self.settings))
         except ArtifactError as error:
             raise UsageError(str(error), print_help=False) from None
-        if warning:
-            print(f"match: {warning}", file=sys.stderr)
-        return trusted(decisions, self.settings)  # config_of checked the settings
+        if held.warning:
+            print(f"match: {held.warning}", file=sys.stderr)
+        return held.decisions
 
     def _read(self, name):
         try:

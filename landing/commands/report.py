@@ -7,7 +7,7 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from landing.artifacts.files import CorruptArtifact
+from landing.artifacts.files import ArtifactError
 from landing.commands.stores import config_of, docs_of
 from landing.core.alerts import who
 from landing.core.labels import printable
@@ -54,7 +54,7 @@ class Command(ScrapyCommand):
         docs = docs_of(self.settings)
         try:
             found = draw_from_store(docs, artifacts_dir, opts.output)
-        except (CorruptArtifact, NotAReport) as error:
+        except (ArtifactError, NotAReport) as error:
             print(f"report: {error}", file=sys.stderr)
             self.exitcode = 2
             return
@@ -72,7 +72,7 @@ def print_member(artifacts_dir: Path, ident: str) -> int:
     """Print a member's alert (or that it has nothing to fix) and where its page is; the exit status."""
     try:
         member, found, version, page = member_alert(artifacts_dir, ident)
-    except (MemberNotFound, CorruptArtifact) as error:
+    except (MemberNotFound, ArtifactError) as error:
         print(f"report: {printable(str(error))}", file=sys.stderr)
         return 2
     print(f"{who(member)}, version {version.name}:")

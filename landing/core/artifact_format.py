@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from landing.core.artifact_sets import Artifacts, decisions, one_ra_per_prefix
 from landing.core.decisions import Decisions
 from landing.core.hostnames import valid_hostname
+from landing.core.labels import printable
 from landing.core.seen import SEEN_CSV, SEEN_FIELDS, merged
 from landing.core.spreadsheet import writer
 
@@ -23,10 +24,11 @@ _DATED = 5  # older versions wrote first-seen and last-seen after the three fiel
 
 
 class ArtifactError(ValueError):
-    """An artifact file that cannot be read: its name and what is wrong with it, in one line."""
+    """An artifact that cannot be read, the one error of every artifact reader: which (`name`: its file name or path)
+    and what is wrong with it, in one printable line, `name: what` unless `said` words it otherwise."""
 
-    def __init__(self, name: str, what: str):
-        super().__init__(f"{name}: {what}")
+    def __init__(self, name, what: str, said: str | None = None):
+        super().__init__(printable(f"{name}: {what}" if said is None else said))
         self.name, self.what = name, what
 
 

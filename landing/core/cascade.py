@@ -40,9 +40,11 @@ from landing.core.urls import domain, one_canonical, same_basic, subject_url
 Steps = Generator[Question, tuple, Result]
 
 
-# Which URLs are fetched, alone or in free text (Setup.fetch_policy, LANDING_MATCH_FETCH): those on a domain the
-# artifact lists, as the Percolator fetches, or all of them.
-FETCH_POLICIES = ("known", "all")
+# How much an input may be fetched, as `scrapy match`, the API, the service and a stream entry ask: none (the string
+# alone: no page fetched, no DOI resolved), known (URLs on a domain the artifact lists, as the Percolator fetches) or
+# all. The last two are the policies of LANDING_MATCH_FETCH and Setup.fetch_policy: which URLs are fetched.
+FETCHES = ("none", "known", "all")
+FETCH_POLICIES = FETCHES[1:]
 NOT_FETCHED = "not-fetched: domain not in the artifact"
 
 
@@ -69,6 +71,21 @@ class Setup:
     def __post_init__(self):
         if self.fetch_policy not in FETCH_POLICIES:
             raise ValueError(f"fetch_policy={self.fetch_policy!r}: use {' or '.join(FETCH_POLICIES)}")
+
+
+def fetching(setup: Setup, fetch: str) -> Setup:
+    """The setup an input asking for `fetch` (one of FETCHES) is matched with.
+
+    >>> setup = Setup(Decisions(), frozenset(), True, 1, 1, 1, 1, 1, fetch_policy="all")
+    >>> [(s.fetch, s.fetch_policy) for s in (fetching(setup, f) for f in FETCHES)]
+    [(False, 'known'), (True, 'known'), (True, 'all')]
+    >>> fetching(setup, "some")
+    Traceback (most recent call last):
+    ValueError: fetch='some': use none, known, all
+    """
+    if fetch not in FETCHES:
+        raise ValueError(f"fetch={fetch!r}: use {', '.join(FETCHES)}")
+    return replace(setup, fetch=fetch != "none", fetch_policy="known" if fetch == "none" else fetch)
 
 
 class Matching:

@@ -1,10 +1,12 @@
-"""A mapping that keeps only its most recently used entries: the crawl's caches of hosts, robots.txt and answers."""
+"""A mapping that keeps only its most recently used entries: the crawl's caches of hosts and robots.txt, the
+matcher's answers and results."""
 
 from collections import OrderedDict
 
 
 class Recent(OrderedDict):
-    """Forgets its least recently used entries past `size`, except those `keep(value)` says are still needed.
+    """Forgets its least recently used entries past `size`, except those `keep(value)` says are still needed; with
+    `ttl`, each entry for `ttl` seconds of `clock()` after it was set.
 
     >>> recent = Recent(2)
     >>> recent["a"], recent["b"] = 1, 2
@@ -13,11 +15,18 @@ class Recent(OrderedDict):
     >>> recent["c"] = 3  # "b" is now the least recently used
     >>> list(recent)
     ['a', 'c']
+    >>> now = [0.0]
+    >>> lasting = Recent(2, ttl=10, clock=lambda: now[0])
+    >>> lasting["a"] = 1
+    >>> now[0] = 10.0
+    >>> "a" in lasting, len(lasting)
+    (False, 0)
     """
 
-    def __init__(self, size: int, keep=None):
+    def __init__(self, size: int, keep=None, ttl: float | None = None, clock=None):
         super().__init__()
-        self.size, self.keep = max(size, 1), keep
+        self.size, self.keep, self.ttl, self.clock = max(size, 1), keep, ttl, clock
+        self.expires: dict = {}  # key -> when it is forgotten, with a ttl
 
     def __reduce__(self):
         """Copied (a deep copy of the crawl's settings holds one) with its size, not as a plain OrderedDict would be.
@@ -29,9 +38,16 @@ class Recent(OrderedDict):
         >>> copied.size, dict(copied)
         (2, {'a': 1})
         """
-        return type(self), (self.size, self.keep), None, None, iter(self.items())
+        return type(self), (self.size, self.keep, self.ttl, self.clock), None, None, iter(self.items())
+
+    def __contains__(self, key) -> bool:
+        if self.ttl is not None and key in self.expires and self.clock() >= self.expires[key]:
+            del self[key]  # expired: as if never set
+        return super().__contains__(key)
 
     def __getitem__(self, key):
+        if self.ttl is not None and key not in self:
+            raise KeyError(key)
         value = super().__getitem__(key)
         self.move_to_end(key)
         return value
@@ -42,6 +58,8 @@ class Recent(OrderedDict):
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
         self.move_to_end(key)
+        if self.ttl is not None:
+            self.expires[key] = self.clock() + self.ttl
         if len(self) > self.size:
             # Keys only, read without __getitem__: reading through it would reorder the mapping mid-scan.
             old = next(
@@ -49,3 +67,7 @@ class Recent(OrderedDict):
             )
             if old is not None:
                 del self[old]
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self.expires.pop(key, None)

@@ -3,10 +3,8 @@ error result it gets instead, and the artifact version an answer names."""
 
 from dataclasses import dataclass
 
+from landing.core.cascade import FETCHES
 from landing.core.events import unshaped
-
-# How much an input may be fetched: none (the string alone), known (URLs on the artifact's domains), all.
-FETCH = ("none", "known", "all")
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,7 @@ def read_entry(fields: dict, max_input: int) -> StreamInput | dict:
     if len(text) > max_input:
         return error(f"q has {len(text)} characters: at most {max_input} are answered", 413)
     fetch = _text(named.get("fetch", "known"))
-    if fetch not in FETCH:
+    if fetch not in FETCHES:
         shown = fetch if isinstance(fetch, str) else repr(fetch)[2:-1]
         return error(f"fetch={shown!r}: use none, known or all", 400)
     form, subj = _text(named.get("format", "flat")), _text(named.get("subj"))

@@ -1,13 +1,21 @@
-"""One input's answer: the cascade driven with a question-answering function, within the input's deadline.
+"""The one driver of the cascade: a `Matcher` answers inputs a call each, with the Setup it builds from the settings,
+the artifact and the input's fetch policy, its questions answered by the crawler's engine (landing.match.lookups).
 
-`scrapy match` (MatcherSpider), the resident matcher and the service all answer through `bounded`: a deadline, a
-registry that did not answer, or an odd input each end that input's Result with its reason, never another input's.
+`scrapy match` (MatcherSpider, which the Python API runs) and the service (ResidentSpider: HTTP and streams) all
+answer through it, and so through `bounded`: a deadline, a registry that did not answer, or an odd input each end that
+input's Result with its reason, never another input's.
 """
 
 import asyncio
+from collections import Counter
+from dataclasses import replace
 
-from landing.core.cascade import Matching, drive_async
+from landing import config
+from landing.core.cascade import Matching, Setup, drive_async, fetching
+from landing.core.decisions import Decisions
 from landing.core.results import LookupFailed, Result
+from landing.match.cache import Layer
+from landing.match.lookups import Lookups
 
 
 def short(text: str) -> str:
@@ -44,3 +52,171 @@ async def bounded(matching: Matching, ask, deadline: float, logger, *, inflight:
     finally:
         if inflight is not None:
             inflight.discard(work)
+
+
+# A result that stopped says nothing lasting about its input: asked again, it may be answered.
+STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
+
+
+class MatcherClosed(RuntimeError):
+    """The matcher was closed (the service is stopping) before the input was answered."""
+
+
+def stopped(result: dict) -> bool:
+    """Whether a result's JSON is a stop (deadline, a registry that did not answer, an error, the request cap).
+
+    >>> stopped({"evidence": [{"step": "fetch"}, {"step": "deadline"}]}), stopped({"evidence": []})
+    (True, False)
+    """
+    evidence = result.get("evidence") or ()
+    return bool(evidence) and evidence[-1].get("step") in STOPS
+
+
+def base_setup(cfg: config.Config) -> Setup:
+    """The caps every input is matched with (LANDING_MATCH_*), before the artifact and the fetch policy."""
+    return Setup(
+        decisions=Decisions(),
+        resolver_hosts=cfg.resolver_hosts,
+        fetch=True,
+        pieces=cfg.match_pieces,
+        candidates=cfg.match_candidates,
+        text_candidates=cfg.match_text_candidates,
+        requests=cfg.match_requests,
+        evidence=cfg.match_evidence,
+    )
+
+
+class Matcher:
+    """Long-lived: answers inputs a call each, any number of calls at once (up to `concurrency` of them running the
+    cascade), with the artifact `holder` holds when the input starts, the caps and deadline of `scrapy match`."""
+
+    def __init__(
+        self,
+        holder,
+        base: Setup,
+        ask,
+        answers,
+        *,
+        deadline: float,
+        concurrency: int,
+        logger,
+        cancel=None,
+        results: Layer | None = None,
+    ):
+        """holder: the artifact's `decisions` and `version` (landing.match.artifact); ask: the cascade's questions
+        answered (Lookups.answer); answers: the caches (landing.match.shared's Answers); results: where results are
+        kept (default: answers.results); cancel(): cancels every question in flight (Lookups.cancel)."""
+        self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
+        self.results = answers.results if results is None else results
+        self.cancel = cancel
+        self.deadline, self.running = deadline, asyncio.Semaphore(concurrency)
+        self.inflight: set = set()
+        self.counts: Counter = Counter()  # inputs; by method, verification and stop; cache hits and misses
+        self.current = 0  # inputs being answered now
+        self.closed = False
+        self._setups: dict = {}
+        self._decisions = None
+
+    @property
+    def version(self) -> str:
+        """The artifact version answers name now ("" without an artifact)."""
+        return self.holder.version
+
+    def setup(self, fetch: str) -> Setup:
+        """The Setup an input starting now is matched with: the current artifact, the policy `fetch`."""
+        decisions = self.holder.decisions
+        if decisions is not self._decisions:  # a new version: Setups are rebuilt once, not per input
+            self._decisions, self._setups = decisions, {}
+        found = self._setups.get(fetch)
+        if found is None:
+            found = self._setups[fetch] = fetching(replace(self.base, decisions=decisions), fetch)
+        return found
+
+    async def match(self, text: str, fetch: str = "known") -> dict:
+        """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number");
+        ValueError for a fetch policy not in FETCHES; MatcherClosed once the matcher is closed."""
+        setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
+        if self.closed:
+            raise MatcherClosed("the matcher is closed")
+        version = setup.decisions.version
+        self.current += 1
+        try:
+            _, found = await self.results.get((version, fetch, text))
+            if found is not None:
+                self.counts["cache-hits"] += 1
+                self._count(found)
+                return found
+            self.counts["cache-misses"] += 1
+            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
+                if self.closed:  # stopped while this input waited for its turn
+                    raise MatcherClosed("the matcher was closed before the input's turn came")
+                result = await bounded(
+                    Matching(text, setup), self.ask, self.deadline, self.logger, inflight=self.inflight
+                )
+            if result is None:
+                raise MatcherClosed("the matcher was closed while the input was being answered")
+            found = result.to_json()
+            if not stopped(found):
+                await self.results.put((version, fetch, text), found)
+            self._count(found)
+            return found
+        finally:
+            self.current -= 1
+
+    def _count(self, result: dict) -> None:
+        self.counts["inputs"] += 1
+        self.counts[("answer", (result["method"] or "none", result["verification"] or "none"))] += 1
+        if stopped(result):
+            self.counts[("stopped", result["evidence"][-1]["step"])] += 1
+
+    def stats(self) -> dict:
+        """Counters for /metrics and /healthz: inputs, by_answer ((method, verification) -> inputs; "none" for no
+        match), stopped (why -> inputs), cache_hits, cache_misses, in_flight, version, and the answers cache's own
+        counters (`answers`)."""
+        by: dict = {}
+        for key, value in self.counts.items():
+            if isinstance(key, tuple):
+                by.setdefault(key[0], {})[key[1]] = value
+        return {
+            "inputs": self.counts["inputs"],
+            "by_answer": by.get("answer", {}),
+            "stopped": by.get("stopped", {}),
+            "cache_hits": self.counts["cache-hits"],
+            "cache_misses": self.counts["cache-misses"],
+            "in_flight": self.current,
+            "version": self.version,
+            "answers": dict(getattr(self.answers, "stats", {}) or {}),
+        }
+
+    def stop(self) -> None:
+        """Refuse new inputs and drop those in progress (each raises MatcherClosed), their questions and page fetches
+        cancelled rather than waited for."""
+        self.closed = True
+        for work in list(self.inflight):
+            work.cancel()
+        if self.cancel is not None:
+            self.cancel()
+
+    async def close(self) -> None:
+        """stop(), and close the caches."""
+        self.stop()
+        await self.answers.close()
+
+
+def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None) -> Matcher:
+    """The crawler's Matcher, as its LANDING_MATCH_* settings have it: its questions asked through the crawler's engine
+    and kept in `answers` (landing.match.shared.answers_of), the artifact `holder` holds, results kept in `results`
+    (default: answers.results)."""
+    cfg = config.of(crawler)
+    lookups = Lookups.of(crawler, answers)
+    return Matcher(
+        holder,
+        base_setup(cfg),
+        lookups.answer,
+        answers,
+        deadline=cfg.match_deadline,
+        concurrency=cfg.match_concurrency,
+        logger=logger,
+        cancel=lookups.cancel,
+        results=results,
+    )

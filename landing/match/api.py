@@ -22,14 +22,13 @@ from scrapy.settings import Settings
 from landing import clock, config
 from landing import settings as project_settings
 from landing.config import trusted
-from landing.core.cascade import FETCH_POLICIES
+from landing.core.cascade import FETCH_POLICIES, FETCHES
 from landing.crawl.signals import crawl_stopping
-from landing.match.artifact import ARTIFACT, ArtifactError, load_artifact
+from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder, load_artifact
 from landing.match.reactor_thread import ReactorError, foreign_loop, running, usable
 from landing.match.spider import MatcherSpider
 
 __all__ = ["ARTIFACT", "ArtifactError", "ReactorError", "amatch", "load_artifact", "match"]  # loaders: artifact.py
-FETCH = ("none", *FETCH_POLICIES)  # what may be fetched: nothing; which URLs (landing.core.cascade)
 CLOCK = ("LANDING_CLOCK", "LANDING_CLOCK_SPEED", "LANDING_CLOCK_SINCE")
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
@@ -81,7 +80,7 @@ async def amatch(inputs, settings: dict | None = None, artifact=None, fetch: boo
 
 def policy(fetch: bool | str) -> str | None:
     """The fetch policy a call asks for: None (True: LANDING_MATCH_FETCH decides, as for `scrapy match`), or
-    one of FETCH (False is "none").
+    one of FETCHES (False is "none").
 
     >>> policy(True), policy(False), policy("all")
     (None, 'none', 'all')
@@ -91,9 +90,9 @@ def policy(fetch: bool | str) -> str | None:
     """
     if fetch is True or fetch is False:
         return None if fetch else "none"
-    if fetch in FETCH:
+    if fetch in FETCHES:
         return fetch
-    raise ValueError(f"fetch={fetch!r}: use True, False, or one of {', '.join(FETCH)}")
+    raise ValueError(f"fetch={fetch!r}: use True, False, or one of {', '.join(FETCHES)}")
 
 
 def checked(inputs, fetch: bool | str) -> tuple[list[str], str | None]:
@@ -127,16 +126,17 @@ class _Crawl:
         merged = Settings()
         merged.setmodule(project_settings)
         merged.update(settings or {})
-        if wanted in ("known", "all"):
+        if wanted in FETCH_POLICIES:
             merged.set("LANDING_MATCH_FETCH", wanted)
         cfg = config.of_settings(merged)
         if any(name in (settings or {}) for name in CLOCK):  # the caller's clock is left alone unless set here
             clock.set_clock(cfg.clock, cfg.clock_speed, cfg.clock_since)
-        decisions, warning = load_artifact(artifact or Path(cfg.artifacts_dir) / ARTIFACT, required=bool(artifact))
-        if warning and warning not in _warned:  # once a process: a program calling often is not flooded
-            _warned.add(warning)
-            logger.warning("match: %s", warning)
-        return cls(inputs, merged, trusted(decisions, merged), fetch=wanted != "none")
+        path = artifact or Path(cfg.artifacts_dir) / ARTIFACT
+        held = ArtifactHolder(path, required=bool(artifact), trust=lambda d: trusted(d, merged))
+        if held.warning and held.warning not in _warned:  # once a process: a program calling often is not flooded
+            _warned.add(held.warning)
+            logger.warning("match: %s", held.warning)
+        return cls(inputs, merged, held.decisions, fetch=wanted != "none")
 
     async def run(self) -> list[dict | None]:
         if not self.stopping:

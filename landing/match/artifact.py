@@ -1,5 +1,6 @@
 """The artifact the matcher reads (the domain-decision-structure), loaded once or held and reloaded while a service
-runs: a new version exported beside it is picked up without dropping an input."""
+runs: a new version exported beside it is picked up without dropping an input. Every read goes through
+`read_decisions`, which raises the artifacts' one error (landing.core.artifact_format.ArtifactError)."""
 
 import asyncio
 import logging
@@ -7,15 +8,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from landing import clock
-from landing.core.artifact_format import DECISIONS_JSON
+from landing.core.artifact_format import DECISIONS_JSON, ArtifactError
 from landing.core.decisions import Decisions
 
 ARTIFACT = DECISIONS_JSON  # the one artifact the matcher reads
 logger = logging.getLogger(__name__)
 
 
-class ArtifactError(ValueError):
-    """The domain-decision-structure asked for cannot be used."""
+def read_decisions(path: Path) -> Decisions:
+    """The decisions of the artifact at path: the one reader of the matcher's artifact; ArtifactError when it cannot
+    be used."""
+    try:
+        return Decisions.read(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError) as error:
+        raise ArtifactError(path, str(error), f"cannot use {path} as a {ARTIFACT}: {error}") from None
 
 
 def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
@@ -23,16 +29,25 @@ def load_artifact(path, required: bool) -> tuple[Decisions, str | None]:
     path = Path(path)
     if not path.exists():
         if required:
-            raise ArtifactError(f"no artifact at {path}")
+            raise ArtifactError(path, "missing", f"no artifact at {path}")
         return Decisions(), (
             f"no artifact at {path} (run the sampler first, or pass --artifact): domain-prefix verifications are off, "
             "and no URL is fetched unless the fetch policy is all (LANDING_MATCH_FETCH=all, scrapy match --fetch-all, "
             "the service's fetch=all)"
         )
-    try:
-        return Decisions.read(path.read_text(encoding="utf-8")), None
-    except (ValueError, OSError) as error:
-        raise ArtifactError(f"cannot use {path} as a {ARTIFACT}: {error}") from None
+    return read_decisions(path), None
+
+
+class Held:
+    """An artifact's decisions held as they were read: what a run of `scrapy match` matches every input with."""
+
+    def __init__(self, decisions: Decisions):
+        self.decisions = decisions
+
+    @property
+    def version(self) -> str:
+        """The version answers name ("" without an artifact)."""
+        return self.decisions.version
 
 
 def _identity(path: Path):
@@ -69,12 +84,12 @@ class ArtifactHolder:
         self.seen = seen
         try:
             decisions = await asyncio.to_thread(self._read)
-        except (ValueError, OSError) as error:  # half written by a writer that does not replace atomically
+        except ArtifactError as error:  # half written by a writer that does not replace atomically
             self.failures += 1
             logger.warning(
                 "artifact %s changed but cannot be read (%s): still answering with %s",
                 self.path,
-                error,
+                error.what,
                 self.version or "no artifact",
             )
             return False
@@ -86,7 +101,7 @@ class ArtifactHolder:
         return True
 
     def _read(self) -> Decisions:
-        return self.trust(Decisions.read(self.path.read_text(encoding="utf-8")))
+        return self.trust(read_decisions(self.path))
 
     async def watch(self, seconds: float, stopping: asyncio.Event) -> None:
         """check() every `seconds` until `stopping` is set."""

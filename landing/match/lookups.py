@@ -18,13 +18,13 @@ from landing.core.results import Fetched, LookupFailed
 from landing.crawl.failures import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.signals import chain_ended
-from landing.match.shared import Recent, SharedAnswers
+from landing.match.shared import Answers, LocalAnswers
 
 
 class Lookups:
-    """The answers of one crawl (a run, a service): the answered ones kept in an LRU of `entries` for
-    `ttl_seconds` (None: for ever), concurrent askers of a question in flight sharing one request, and with
-    `shared` (a SharedAnswers) the answers of every instance on the same Redis asked before the network."""
+    """The answers of one crawl (a run, a service), kept in `answers` (landing.match.shared: an LRU of the process,
+    Redis before it with LANDING_MATCH_REDIS; by default an LRU of `entries` kept `ttl_seconds`, None: for ever),
+    concurrent askers of a question in flight sharing one request."""
 
     def __init__(
         self,
@@ -34,46 +34,40 @@ class Lookups:
         datacite_api: str,
         mailto=None,
         *,
-        shared: SharedAnswers | None = None,
+        answers: Answers | None = None,
         entries: int = 100_000,
         ttl_seconds: float | None = None,
     ):
         self.engine, self.resolver, self.mailto = engine, resolver, mailto
         self.crossref_api, self.datacite_api = crossref_api, datacite_api
-        self.shared = shared
-        # The endpoints asked name the answers in Redis: a sandbox's answers never stand for the real registries'.
+        self.answers = answers if answers is not None else LocalAnswers(entries, ttl_seconds)
+        # The endpoints asked name the answers kept: a sandbox's answers never stand for the real registries'.
         self.scope = hashlib.sha256(f"{resolver} {crossref_api} {datacite_api}".encode()).hexdigest()[:16]
-        self.answered = Recent(entries, ttl_seconds)
         self.inflight: dict = {}  # key -> the task asking it, shared by its askers
         self.askers: dict = {}  # how many are waiting for each question's answer
         self.jars = itertools.count()
 
     @classmethod
-    def of(cls, crawler, answers=None) -> "Lookups":
-        """The crawler's lookups as its LANDING_* settings have them (endpoints, LANDING_MATCH_CACHE_*); `answers`
-        (landing.match.shared.answers_of) shares them when it is a SharedAnswers, and a LocalAnswers adds nothing
-        to the lookups' own LRU."""
+    def of(cls, crawler, answers: Answers) -> "Lookups":
+        """The crawler's lookups as its LANDING_* settings have them (endpoints), their answers kept in `answers`
+        (landing.match.shared.answers_of)."""
         cfg = config.of(crawler)
-        shared = answers if isinstance(answers, SharedAnswers) else None
-        return cls(
-            crawler.engine,
-            cfg.doi_resolver,
-            cfg.crossref_api,
-            cfg.datacite_api,
-            cfg.mailto,
-            shared=shared,
-            entries=cfg.match_cache_entries,
-            ttl_seconds=cfg.match_cache_hours * 3600,
-        )
+        return cls(crawler.engine, cfg.doi_resolver, cfg.crossref_api, cfg.datacite_api, cfg.mailto, answers=answers)
 
     async def _once(self, key, make, codec=None):
-        """make()'s (value, requests) the first time key is asked; (value, 0) from the LRU, from Redis or from
-        the request already in flight. A question every asker gave up on (an input past its deadline) is
-        cancelled, not left to hold the run open. `codec`: (to JSON, from JSON) for values JSON does not keep."""
-        found, value = self.answered.get(key)
-        if found:
-            return value, 0
+        """make()'s (value, requests) the first time key is asked; (value, 0) from the answers kept or from the request
+        already in flight. A question every asker gave up on (an input past its deadline) is cancelled, not left to
+        hold the run open. `codec`: (to JSON, from JSON) for values JSON does not keep."""
+        key = (self.scope, *key)
         asked = self.inflight.get(key)
+        if asked is None:
+            found, data = await self.answers.get(key)
+            if found:
+                try:
+                    return (codec[1](data) if codec else data), 0
+                except (TypeError, ValueError, KeyError, IndexError):
+                    pass  # another program's value under our key: asked as if missing
+            asked = self.inflight.get(key)  # another asker may have started it while the answers were read
         first = asked is None
         if first:
             asked = self.inflight[key] = asyncio.ensure_future(self._asked(key, make, codec))
@@ -92,24 +86,11 @@ class Lookups:
                 del self.askers[key]
 
     async def _asked(self, key, make, codec):
-        """The answer from Redis, else from make() (then written there); kept in the LRU once answered. A failed
-        lookup (LookupFailed) is kept nowhere: the next asker asks again."""
+        """make()'s answer, then kept. A failed lookup (LookupFailed) is kept nowhere: the next asker asks again."""
         task = asyncio.current_task()
         try:
-            if self.shared is not None:
-                found, data = await self.shared.get((self.scope, *key))
-                if found:
-                    try:
-                        value = codec[1](data) if codec else data
-                    except (TypeError, ValueError, KeyError, IndexError):
-                        pass  # another program's value under our key: asked as if missing
-                    else:
-                        self.answered.put(key, value)
-                        return value, 0
             value, requests = await make()
-            self.answered.put(key, value)
-            if self.shared is not None:
-                await self.shared.put((self.scope, *key), codec[0](value) if codec else value)
+            await self.answers.put(key, codec[0](value) if codec else value)
             return value, requests
         finally:
             if self.inflight.get(key) is task:

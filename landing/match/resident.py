@@ -1,14 +1,12 @@
-"""The resident matcher: one long-lived `Matcher` inside a running crawler, answering inputs as they come (the
-service's requests, a stream's entries) with the cascade `scrapy match` runs, its questions asked through the
-crawler's engine (every middleware, robots and politeness), its answers and results cached across inputs.
+"""The resident matcher: one long-lived `Matcher` (landing.match.answering) inside a running crawler, answering inputs
+as they come (the service's requests, a stream's entries) with the cascade `scrapy match` runs, its questions asked
+through the crawler's engine (every middleware, robots and politeness), its answers and results cached across inputs.
 
 `start_resident(runner, holder)` starts the crawl (a `ResidentSpider`, which never closes on idle) in a running
 asyncio reactor and returns the crawler and its Matcher once the spider is open.
 """
 
 import asyncio
-from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 import scrapy
@@ -19,161 +17,9 @@ from twisted.internet.defer import Deferred
 
 from landing import config
 from landing.config import trusted
-from landing.core.cascade import Matching, Setup
-from landing.core.decisions import Decisions
-from landing.match.answering import bounded
+from landing.match.answering import matcher_of
 from landing.match.artifact import ARTIFACT, ArtifactHolder
-from landing.match.lookups import Lookups
-from landing.match.shared import SharedAnswers, answers_of
-
-FETCHES = ("none", "known", "all")  # none: no page fetched, no DOI resolved; known, all: Setup.fetch_policy
-# A result that stopped says nothing lasting about its input: asked again, it may be answered.
-STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
-
-
-class MatcherClosed(RuntimeError):
-    """The matcher was closed (the service is stopping) before the input was answered."""
-
-
-def stopped(result: dict) -> bool:
-    """Whether a result's JSON is a stop (deadline, a registry that did not answer, an error, the request cap).
-
-    >>> stopped({"evidence": [{"step": "fetch"}, {"step": "deadline"}]}), stopped({"evidence": []})
-    (True, False)
-    """
-    evidence = result.get("evidence") or ()
-    return bool(evidence) and evidence[-1].get("step") in STOPS
-
-
-def base_setup(cfg: config.Config) -> Setup:
-    """The caps every input is matched with (LANDING_MATCH_*), before the artifact and the fetch policy."""
-    return Setup(
-        decisions=Decisions(),
-        resolver_hosts=cfg.resolver_hosts,
-        fetch=True,
-        pieces=cfg.match_pieces,
-        candidates=cfg.match_candidates,
-        text_candidates=cfg.match_text_candidates,
-        requests=cfg.match_requests,
-        evidence=cfg.match_evidence,
-    )
-
-
-class Matcher:
-    """Long-lived: answers inputs a call each, any number of calls at once (up to `concurrency` of them running the
-    cascade), with the artifact `holder` holds when the input starts, the caps and deadline of `scrapy match`."""
-
-    def __init__(
-        self,
-        holder: ArtifactHolder,
-        base: Setup,
-        ask,
-        answers,
-        *,
-        deadline: float,
-        concurrency: int,
-        logger,
-        cancel=None,
-    ):
-        """ask: the cascade's questions answered (Lookups.answer); answers: the result cache (landing.match.shared's
-        LocalAnswers or SharedAnswers); cancel(): cancels every question in flight (Lookups.cancel)."""
-        self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
-        self.cancel = cancel
-        self.deadline, self.running = deadline, asyncio.Semaphore(concurrency)
-        self.inflight: set = set()
-        self.counts: Counter = Counter()  # inputs; by method, verification and stop; cache hits and misses
-        self.current = 0  # inputs being answered now
-        self.closed = False
-        self._setups: dict = {}
-        self._decisions = None
-
-    @property
-    def version(self) -> str:
-        """The artifact version answers name now ("" without an artifact)."""
-        return self.holder.version
-
-    def setup(self, fetch: str) -> Setup:
-        """The Setup an input starting now is matched with: the current artifact, the policy `fetch`."""
-        decisions = self.holder.decisions
-        if decisions is not self._decisions:  # a new version: Setups are rebuilt once, not per input
-            self._decisions, self._setups = decisions, {}
-        found = self._setups.get(fetch)
-        if found is None:
-            policy = {"fetch": fetch != "none", "fetch_policy": "all" if fetch == "all" else "known"}
-            found = self._setups[fetch] = replace(self.base, decisions=decisions, **policy)
-        return found
-
-    async def match(self, text: str, fetch: str = "known") -> dict:
-        """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number");
-        ValueError for a fetch policy not in FETCHES; MatcherClosed once the matcher is closed."""
-        if fetch not in FETCHES:
-            raise ValueError(f"fetch={fetch!r}: use {', '.join(FETCHES)}")
-        if self.closed:
-            raise MatcherClosed("the matcher is closed")
-        setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
-        version = setup.decisions.version
-        self.current += 1
-        try:
-            found = await self.answers.get_result(version, fetch, text)
-            if found is not None:
-                self.counts["cache-hits"] += 1
-                self._count(found)
-                return found
-            self.counts["cache-misses"] += 1
-            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
-                if self.closed:  # stopped while this input waited for its turn
-                    raise MatcherClosed("the matcher was closed before the input's turn came")
-                result = await bounded(
-                    Matching(text, setup), self.ask, self.deadline, self.logger, inflight=self.inflight
-                )
-            if result is None:
-                raise MatcherClosed("the matcher was closed while the input was being answered")
-            found = result.to_json()
-            if not stopped(found):
-                await self.answers.put_result(version, fetch, text, found)
-            self._count(found)
-            return found
-        finally:
-            self.current -= 1
-
-    def _count(self, result: dict) -> None:
-        self.counts["inputs"] += 1
-        self.counts[("answer", (result["method"] or "none", result["verification"] or "none"))] += 1
-        if stopped(result):
-            self.counts[("stopped", result["evidence"][-1]["step"])] += 1
-
-    def stats(self) -> dict:
-        """Counters for /metrics and /healthz: inputs, by_answer ((method, verification) -> inputs; "none" for no
-        match), stopped (why -> inputs), cache_hits, cache_misses, in_flight, version, and the answers cache's own
-        counters (`answers`)."""
-        by: dict = {}
-        for key, value in self.counts.items():
-            if isinstance(key, tuple):
-                by.setdefault(key[0], {})[key[1]] = value
-        return {
-            "inputs": self.counts["inputs"],
-            "by_answer": by.get("answer", {}),
-            "stopped": by.get("stopped", {}),
-            "cache_hits": self.counts["cache-hits"],
-            "cache_misses": self.counts["cache-misses"],
-            "in_flight": self.current,
-            "version": self.version,
-            "answers": dict(getattr(self.answers, "stats", {}) or {}),
-        }
-
-    def stop(self) -> None:
-        """Refuse new inputs and drop those in progress (each raises MatcherClosed), their questions and page fetches
-        cancelled rather than waited for."""
-        self.closed = True
-        for work in list(self.inflight):
-            work.cancel()
-        if self.cancel is not None:
-            self.cancel()
-
-    async def close(self) -> None:
-        """stop(), and close the result cache."""
-        self.stop()
-        await self.answers.close()
+from landing.match.shared import answers_of
 
 
 class ResidentSpider(scrapy.Spider):
@@ -208,31 +54,12 @@ class ResidentSpider(scrapy.Spider):
     async def start(self):
         cfg = config.of(self.crawler)
         answers = self.answers if self.answers is not None else answers_of(cfg)
-        lookups = Lookups(
-            self.crawler.engine,
-            cfg.doi_resolver,
-            cfg.crossref_api,
-            cfg.datacite_api,
-            cfg.mailto,
-            shared=answers if isinstance(answers, SharedAnswers) else None,  # in-process answers: Lookups' own LRU
-            entries=cfg.match_cache_entries,
-            ttl_seconds=cfg.match_cache_hours * 3600,
-        )
         if self.holder is None:
             self.holder = ArtifactHolder(
                 Path(cfg.artifacts_dir) / ARTIFACT, required=False, trust=lambda d: trusted(d, self.crawler.settings)
             )
-        self.matcher = Matcher(
-            self.holder,
-            base_setup(cfg),
-            lookups.answer,
-            answers,
-            deadline=cfg.match_deadline,
-            concurrency=cfg.match_concurrency,
-            logger=self.logger,
-            cancel=lookups.cancel,
-        )
-        self.lookups, self.stopping = lookups, asyncio.Event()
+        self.matcher = matcher_of(self.crawler, self.holder, answers, self.logger)
+        self.stopping = asyncio.Event()
         if cfg.serve_artifact_seconds:
             self.watching = asyncio.ensure_future(self.holder.watch(cfg.serve_artifact_seconds, self.stopping))
         if self.opened is not None:

@@ -1,10 +1,11 @@
-"""Answers a matcher keeps: in this process (`Recent`, `LocalAnswers`), or in Redis for every instance that shares
-LANDING_MATCH_REDIS (`SharedAnswers`), each for LANDING_MATCH_CACHE_HOURS.
+"""Answers a matcher keeps: in this process (`LocalAnswers`), or in Redis for every instance that shares
+LANDING_MATCH_REDIS (`SharedAnswers`), each for LANDING_MATCH_CACHE_HOURS: stacks of layers (landing.match.cache).
 
 Two kinds: the answers to the cascade's questions (Handle API records, Crossref's PII and title answers, where a
 DOI resolves to; never a page's body), keyed by a tuple, and the finished results of inputs, keyed by the
-artifact version, the fetch policy and the input's text. A Redis that fails is a cache that misses: never an error
-for the question, and counted (`stats`), with a warning at most once a minute.
+artifact version, the fetch policy and the input's text. Each is a stack: this process's LRU first, then Redis.
+A Redis that fails is a cache that misses: never an error for the question, and counted (`stats`), with a warning at
+most once a minute.
 """
 
 import asyncio
@@ -12,12 +13,13 @@ import hashlib
 import json
 import logging
 import time
-from collections import OrderedDict
 from urllib.parse import urlsplit
 
 import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+
+from landing.match.cache import Layer, Memory, stack
 
 logger = logging.getLogger(__name__)
 
@@ -28,46 +30,7 @@ WARN_EVERY = 60.0
 TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (a local answer takes far less)
 
 
-class Recent:
-    """At most `entries` values, the least recently used dropped first, each kept for `ttl` seconds (None: for
-    ever) on `clock`.
-
-    >>> recent = Recent(entries=2)
-    >>> recent.put("a", 1); recent.put("b", 2); recent.get("a"); recent.put("c", 3)
-    (True, 1)
-    >>> recent.get("b"), len(recent)
-    ((False, None), 2)
-    """
-
-    def __init__(self, entries: int, ttl: float | None = None, clock=time.monotonic):
-        if entries < 1:
-            raise ValueError(f"entries={entries}: keep at least 1")
-        self.entries, self.ttl, self.clock = entries, ttl, clock
-        self.values: OrderedDict = OrderedDict()  # key -> (value, when it expires)
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def get(self, key) -> tuple[bool, object]:
-        """(True, value) when key is held and fresh, else (False, None)."""
-        held = self.values.get(key)
-        if held is None:
-            return False, None
-        value, expires = held
-        if expires is not None and self.clock() >= expires:
-            del self.values[key]
-            return False, None
-        self.values.move_to_end(key)
-        return True, value
-
-    def put(self, key, value) -> None:
-        self.values[key] = (value, None if self.ttl is None else self.clock() + self.ttl)
-        self.values.move_to_end(key)
-        while len(self.values) > self.entries:
-            self.values.popitem(last=False)
-
-
-def answers_of(cfg) -> "SharedAnswers | LocalAnswers":
+def answers_of(cfg) -> "Answers":
     """The answers a matcher's Config asks for: in Redis with LANDING_MATCH_REDIS, else in this process; each
     kept LANDING_MATCH_CACHE_HOURS, LANDING_MATCH_CACHE_ENTRIES of them in memory."""
     ttl = cfg.match_cache_hours * 3600
@@ -101,42 +64,47 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class LocalAnswers:
-    """Answers and results kept in this process only (no LANDING_MATCH_REDIS): SharedAnswers' interface, so that a
-    matcher has one object to call either way. A result handed out is the object stored: callers do not change it."""
+class Answers:
+    """The matcher's two caches, each a stack of layers (landing.match.cache): the answers to the cascade's questions,
+    keyed by a tuple, and the results of inputs, keyed by the artifact version, the fetch policy and the input's text.
+    `stats`: hits, misses and Redis errors. A result handed out is the object stored: callers do not change it."""
 
-    def __init__(self, entries: int = 100_000, ttl_seconds: float | None = None, clock=time.monotonic):
-        self.answers = Recent(entries, ttl_seconds, clock)
-        self.results = Recent(entries, ttl_seconds, clock)
-        self.stats = {"hits": 0, "misses": 0, "errors": 0}
+    def __init__(self, questions: Layer, results: Layer, stats: dict):
+        self.questions, self.results, self.stats = questions, results, stats
 
     async def get(self, key: tuple) -> tuple[bool, object]:
-        return self._counted(self.answers.get(key))
+        """(True, value) when a question's answer is kept, else (False, None)."""
+        return await self.questions.get(key)
 
     async def put(self, key: tuple, value) -> None:
-        self.answers.put(key, value)
+        """Keep a question's answer (JSON: dicts, lists, strings, numbers, None) for the TTL."""
+        await self.questions.put(key, value)
 
     async def get_result(self, version: str, fetch: str, text: str) -> dict | None:
-        return self._counted(self.results.get((version, fetch, text)))[1]
+        """An input's result as it was kept, or None."""
+        return (await self.results.get((version, fetch, text)))[1]
 
     async def put_result(self, version: str, fetch: str, text: str, result: dict) -> None:
-        self.results.put((version, fetch, text), result)
+        await self.results.put((version, fetch, text), result)
 
     async def close(self) -> None:
-        pass
-
-    def _counted(self, found: tuple[bool, object]) -> tuple[bool, object]:
-        self.stats["hits" if found[0] else "misses"] += 1
-        return found
+        await self.questions.close()
+        await self.results.close()
 
 
-class SharedAnswers:
-    """Answers and results in Redis, with a TTL, for every matcher that names the same server. Results found are
-    also kept in this process (`entries` of them), so that an input asked again costs no round trip.
+class LocalAnswers(Answers):
+    """Answers and results kept in this process only (no LANDING_MATCH_REDIS)."""
 
-    The reads (and the writes) asked in one turn of the event loop go to Redis as one MGET (one pipeline of SETs):
-    a round trip costs a context switch to the server, most of a command's cost on a busy host, and concurrent
-    inputs ask together."""
+    def __init__(self, entries: int = 100_000, ttl_seconds: float | None = None, clock=time.monotonic):
+        stats = {"hits": 0, "misses": 0, "errors": 0}
+        # The questions' own lookups are not counted: the counters are the results' (and Redis's, when shared).
+        questions = stack(Memory(entries, ttl_seconds, clock))
+        super().__init__(questions, stack(Memory(entries, ttl_seconds, clock), stats=stats), stats)
+
+
+class SharedAnswers(Answers):
+    """Answers and results in Redis, with a TTL, for every matcher that names the same server, each also kept in this
+    process (`entries` of them), so that a question or an input asked again costs no round trip."""
 
     def __init__(
         self,
@@ -147,14 +115,65 @@ class SharedAnswers:
         entries: int = 100_000,
         clock=time.monotonic,
     ):
+        self.redis = Redis(url, ttl_seconds, clock)
+        self.namespace = namespace
+        questions = stack(
+            Memory(entries, ttl_seconds, clock), RedisLayer(self.redis, lambda key: question_key(namespace, key))
+        )
+        results = stack(
+            Memory(entries, ttl_seconds, clock),
+            RedisLayer(self.redis, lambda key: result_key(namespace, *key), counted=False, kept=_is_result),
+            stats=self.redis.stats,
+        )
+        super().__init__(questions, results, self.redis.stats)
+
+    @property
+    def ttl_ms(self) -> int:
+        return self.redis.ttl_ms
+
+    async def close(self) -> None:
+        await super().close()
+        await self.redis.close()
+
+
+def _is_result(value) -> bool:
+    return isinstance(value, dict)
+
+
+class RedisLayer:
+    """A layer in Redis (landing.match.cache): `keyed(key)` names a key's value there; `kept(value)` says whether a
+    value found is one (another program's value under our key is a miss). `counted`: whether its hits and misses
+    are counted in the connection's stats (its errors always are)."""
+
+    def __init__(self, redis: "Redis", keyed, *, counted: bool = True, kept=None):
+        self.redis, self.keyed, self.counted, self.kept = redis, keyed, counted, kept
+
+    async def get(self, key) -> tuple[bool, object]:
+        found, value = await self.redis.get(self.keyed(key), self.counted)
+        if found and self.kept is not None and not self.kept(value):
+            return False, None
+        return found, value
+
+    async def put(self, key, value) -> None:
+        await self.redis.put(self.keyed(key), value)
+
+    async def close(self) -> None:
+        pass  # the connection is the answers' to close, once for every layer on it
+
+
+class Redis:
+    """The connection every Redis layer of a matcher shares. The reads (and the writes) asked in one turn of the event
+    loop go to Redis as one MGET (one pipeline of SETs): a round trip costs a context switch to the server, most of
+    a command's cost on a busy host, and concurrent inputs ask together."""
+
+    def __init__(self, url: str, ttl_seconds: float, clock=time.monotonic):
         # No retries inside a command: a miss now is cheaper than a question held while Redis reconnects.
         self.client = redis.asyncio.Redis.from_url(
             url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry=Retry(NoBackoff(), 0)
         )
         self.where = _where(url)
         self.ttl_ms = max(1, int(ttl_seconds * 1000))
-        self.namespace, self.clock = namespace, clock
-        self.results = Recent(entries, ttl_seconds, clock)
+        self.clock = clock
         self.stats = {"hits": 0, "misses": 0, "errors": 0}
         self.paused_until = float("-inf")
         self.warned = float("-inf")
@@ -162,58 +181,40 @@ class SharedAnswers:
         self.writes: dict = {}  # key -> (its JSON, the futures waiting for it to be written)
         self.sending: set = set()  # the batches in flight
 
-    async def get(self, key: tuple) -> tuple[bool, object]:
-        """(True, value) when an instance wrote this question's answer and its TTL has not passed, else (False,
-        None): a Redis that fails or holds no JSON included."""
-        return await self._get(question_key(self.namespace, key))
-
-    async def put(self, key: tuple, value) -> None:
-        """Keep a question's answer (JSON: dicts, lists, strings, numbers, None) for the TTL."""
-        await self._put(question_key(self.namespace, key), value)
-
-    async def get_result(self, version: str, fetch: str, text: str) -> dict | None:
-        """An input's result as an instance stored it, or None."""
-        found, result = self.results.get((version, fetch, text))
-        if found:
-            self.stats["hits"] += 1
-            return result
-        found, result = await self._get(result_key(self.namespace, version, fetch, text))
-        if not found or not isinstance(result, dict):
-            return None
-        self.results.put((version, fetch, text), result)
-        return result
-
-    async def put_result(self, version: str, fetch: str, text: str, result: dict) -> None:
-        self.results.put((version, fetch, text), result)
-        await self._put(result_key(self.namespace, version, fetch, text), result)
-
     async def close(self) -> None:
         """Wait for the batches in flight, then close the connections."""
         while self.sending:
             await asyncio.gather(*self.sending, return_exceptions=True)
         await self.client.aclose()
 
-    async def _get(self, key: str) -> tuple[bool, object]:
+    async def get(self, key: str, counted: bool = True) -> tuple[bool, object]:
+        """(True, value) when an instance wrote key's value and its TTL has not passed, else (False, None): a Redis
+        that fails or holds no JSON included."""
         if self.clock() < self.paused_until:
-            self.stats["misses"] += 1
+            self._count("misses", counted)
             return False, None
         try:
             raw = await self._queued(self.reads, key, self._send_reads)
             value = None if raw is None else json.loads(raw)
         except (redis.RedisError, OSError, ValueError) as error:
             self._failed(error)
-            self.stats["misses"] += 1
+            self._count("misses", counted)
             return False, None
-        self.stats["hits" if raw is not None else "misses"] += 1
+        self._count("hits" if raw is not None else "misses", counted)
         return raw is not None, value
 
-    async def _put(self, key: str, value) -> None:
+    async def put(self, key: str, value) -> None:
+        """Keep key's value (JSON: dicts, lists, strings, numbers, None) for the TTL."""
         if self.clock() < self.paused_until:
             return
         try:
             await self._queued(self.writes, key, self._send_writes, json.dumps(value, ensure_ascii=False))
         except (redis.RedisError, OSError) as error:
             self._failed(error)
+
+    def _count(self, outcome: str, counted: bool) -> None:
+        if counted:
+            self.stats[outcome] += 1
 
     def _queued(self, queue: dict, key: str, send, value=None) -> asyncio.Future:
         """A future for key's read or write, sent with the others of this loop turn by send(batch)."""
@@ -278,6 +279,10 @@ class SharedAnswers:
 
 
 def _where(url: str) -> str:
-    """Host and port of a Redis URL, as a log may name it (no password)."""
+    """Host and port of a Redis URL, as a log may name it (no password).
+
+    >>> _where("redis://:secret@cache.example:6380/0"), _where("redis://cache.example")
+    ('cache.example:6380', 'cache.example:6379')
+    """
     parts = urlsplit(url)
     return f"{parts.hostname}:{parts.port or 6379}" if parts.hostname else parts.path or "redis"

@@ -1,18 +1,16 @@
 """matcher: turn URLs seen on the web into DOIs, cheapest method first, saying how each match was verified.
 
-The policy is landing.core.cascade's; this spider only answers its questions with Scrapy requests
-(landing.match.lookups), holds each input to LANDING_MATCH_DEADLINE, and yields each Result's JSON.
+The policy is landing.core.cascade's; this spider only hands each input to the Matcher (landing.match.answering),
+whose questions are Scrapy requests (landing.match.lookups), and yields each Result's JSON.
 """
-
-import asyncio
 
 import scrapy
 
 from landing import config
-from landing.core.cascade import Matching, Setup
 from landing.core.decisions import Decisions
-from landing.match.answering import bounded
-from landing.match.lookups import Lookups
+from landing.match.answering import MatcherClosed, matcher_of
+from landing.match.artifact import Held
+from landing.match.cache import stack
 from landing.match.shared import answers_of
 
 INPUTS = "matcher-inputs"
@@ -43,7 +41,7 @@ class MatcherSpider(scrapy.Spider):
     def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
         super().__init__(**kwargs)
         self.inputs, self.decisions, self.fetch = list(inputs), decisions or Decisions(), fetch
-        self.stopping, self.inflight, self.lookups = False, set(), None
+        self.stopping, self.matcher = False, None
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -51,23 +49,12 @@ class MatcherSpider(scrapy.Spider):
         cfg = config.of(crawler)
         # With LANDING_MATCH_REDIS the registries' and the resolver's answers are shared with every other matcher.
         spider.answers = answers_of(cfg)
-        spider.setup = Setup(
-            decisions=spider.decisions,
-            resolver_hosts=cfg.resolver_hosts,
-            fetch=spider.fetch,
-            fetch_policy=cfg.match_fetch,
-            pieces=cfg.match_pieces,
-            candidates=cfg.match_candidates,
-            text_candidates=cfg.match_text_candidates,
-            requests=cfg.match_requests,
-            evidence=cfg.match_evidence,
-        )
-        spider.deadline, spider.concurrency = cfg.match_deadline, cfg.match_concurrency
+        spider.policy = cfg.match_fetch if spider.fetch else "none"  # which URLs are fetched: FETCHES
         return spider
 
     async def start(self):
-        self.lookups = Lookups.of(self.crawler, self.answers)
-        self.running = asyncio.Semaphore(self.concurrency)
+        # No result is kept: an input given twice is matched twice, as each line of the input asks.
+        self.matcher = matcher_of(self.crawler, Held(self.decisions), self.answers, self.logger, results=stack())
         for index, text in enumerate(self.inputs):
             if self.stopping:
                 return
@@ -86,18 +73,14 @@ class MatcherSpider(scrapy.Spider):
         """Stop at once, as a first SIGTERM or Ctrl-C asks: no input starts, those in progress are dropped (they
         print no line), and every network question in flight is cancelled rather than waited for."""
         self.stopping = True
-        for work in list(self.inflight):
-            work.cancel()
-        if self.lookups is not None:
-            self.lookups.cancel()
+        if self.matcher is not None:
+            self.matcher.stop()
 
     async def match(self, response):
         if self.stopping:
             return
-        matching = Matching(response.meta["input"], self.setup)
-        async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
-            found = None
-            if not self.stopping:
-                found = await bounded(matching, self.lookups.answer, self.deadline, self.logger, inflight=self.inflight)
-        if found is not None:
-            yield {"number": response.meta["number"], **found.to_json()}
+        try:
+            found = await self.matcher.match(response.meta["input"], self.policy)
+        except MatcherClosed:  # stopped while it was answered: the input is dropped
+            return
+        yield {"number": response.meta["number"], **found}

@@ -141,16 +141,16 @@ def draw_version(artifacts_dir, name: str) -> None:
 
 
 def kept(path: Path) -> dict:
-    """A JSON object kept beside a version (its figures, its changes); CorruptArtifact naming the file when it
+    """A JSON object kept beside a version (its figures, its changes); ArtifactError naming the file when it
     cannot be read."""
     try:
         data = json.loads(files.text_of(path))
     except json.JSONDecodeError as error:
-        raise files.CorruptArtifact(path, f"not JSON ({error})") from None
+        raise files.ArtifactError(path, f"not JSON ({error})") from None
     except RecursionError:
-        raise files.CorruptArtifact(path, "nested too deeply to read") from None
+        raise files.ArtifactError(path, "nested too deeply to read") from None
     if not isinstance(data, dict):
-        raise files.CorruptArtifact(path, "not an object")
+        raise files.ArtifactError(path, "not an object")
     return data
 
 

@@ -6,7 +6,7 @@ printed as JSON (landing.publish.apart.publish_apart runs this in a child proces
 
 import sys
 
-from landing.artifacts.files import CorruptArtifact
+from landing.artifacts.files import ArtifactError
 from landing.publish import draw_version
 from landing.publish.apart import export_from_spec
 
@@ -15,5 +15,5 @@ if __name__ == "__main__":
         sys.exit(export_from_spec(sys.stdin.read()))
     try:
         draw_version(*sys.argv[1:3])
-    except CorruptArtifact as error:  # said in one line: draw_beside logs it
+    except ArtifactError as error:  # said in one line: draw_beside logs it
         sys.exit(str(error))

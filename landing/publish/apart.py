@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from landing import clock
-from landing.artifacts.files import CorruptArtifact
+from landing.artifacts.files import ArtifactError
 from landing.stores import StoreError, open_docs
 from landing.stores.checks import describe
 
@@ -73,7 +73,7 @@ def export_from_spec(text: str) -> int:
             )
         finally:
             docs.close()
-    except (StoreError, CorruptArtifact) as error:
+    except (StoreError, ArtifactError) as error:
         print(error, file=sys.stderr)
         return FAILED
     except OSError as error:  # an artifacts directory it cannot write: a file in the way, a full or read-only disk

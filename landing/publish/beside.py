@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from landing import settings
-from landing.artifacts.files import CHANGES, CorruptArtifact, replacing, versions
+from landing.artifacts.files import CHANGES, ArtifactError, replacing, versions
 from landing.core import member_figures
 from landing.core.aggregation import Aggregate
 from landing.core.alerts import alert, comparable, csv_rows, moves
@@ -52,7 +52,7 @@ def write_jsonl_gz(path: Path, objects: Iterable[dict]) -> int:
 
 
 def read_jsonl_gz(path: Path, key: str) -> Iterator[dict]:
-    """The objects of a file `write_jsonl_gz` wrote, checked to be sorted by `key`; CorruptArtifact naming the file
+    """The objects of a file `write_jsonl_gz` wrote, checked to be sorted by `key`; ArtifactError naming the file
     and line when it cannot be read."""
     last, line = None, 0
     try:
@@ -67,9 +67,9 @@ def read_jsonl_gz(path: Path, key: str) -> Iterator[dict]:
                 last = obj[key]
                 yield obj
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
-        raise CorruptArtifact(path, f"after line {line}: {error}") from None
+        raise ArtifactError(path, f"after line {line}: {error}") from None
     except (ValueError, RecursionError) as error:
-        raise CorruptArtifact(path, f"line {line}: {error}") from None
+        raise ArtifactError(path, f"line {line}: {error}") from None
 
 
 def alerts_of(
@@ -102,7 +102,7 @@ def _write_alerts(version: Path, previous: Path | None, changes: dict | None, ag
 
 
 def read_jsonl_objects(path: Path) -> Iterator[dict]:
-    """The objects of a plain JSON-lines file (alerts.jsonl); CorruptArtifact naming the file and line otherwise."""
+    """The objects of a plain JSON-lines file (alerts.jsonl); ArtifactError naming the file and line otherwise."""
     line = 0
     try:
         with open(path, encoding="utf-8") as lines:
@@ -113,9 +113,9 @@ def read_jsonl_objects(path: Path) -> Iterator[dict]:
                     raise ValueError("not an object")
                 yield obj
     except (OSError, UnicodeDecodeError) as error:
-        raise CorruptArtifact(path, f"after line {line}: {error}") from None
+        raise ArtifactError(path, f"after line {line}: {error}") from None
     except (ValueError, RecursionError) as error:
-        raise CorruptArtifact(path, f"line {line}: {error}") from None
+        raise ArtifactError(path, f"line {line}: {error}") from None
 
 
 def previous_members(artifacts_dir, version: Path) -> Path | None:
@@ -141,7 +141,7 @@ def write_beside(artifacts_dir, version: Path, aggregate: Aggregate, agent: str 
     previous = previous_members(artifacts_dir, version)
     try:
         written["alerts"] = _write_alerts(version, previous, changes, agent)
-    except CorruptArtifact as error:  # a damaged older file must not stop this version's alerts: compared with none
+    except ArtifactError as error:  # a damaged older file must not stop this version's alerts: compared with none
         logger.warning("The alerts of %s are not compared with the previous version: %s", version.name, error)
         written["alerts"] = _write_alerts(version, None, changes, agent)
     return written

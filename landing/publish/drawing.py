@@ -52,7 +52,7 @@ def member_history(artifacts_dir, version: Path | None, most: int = HISTORY - 1)
     for older in kept:
         try:
             points = {m["member"]: _point(m) for m in read_jsonl_gz(older / MEMBERS, "member")}
-        except files.CorruptArtifact as error:
+        except files.ArtifactError as error:
             logger.warning("Members' trends leave out %s: %s", older.name, error)
             continue
         for member, point in points.items():

@@ -14,8 +14,9 @@ from collections import Counter, deque
 from aiohttp import web
 from yarl import URL
 
+from landing.core.cascade import FETCHES
 from landing.core.events import event_line, unshaped
-from landing.match.resident import FETCHES, MatcherClosed
+from landing.match.answering import MatcherClosed
 from landing.serve.fast import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document

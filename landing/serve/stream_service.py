@@ -2,7 +2,7 @@
 
 import asyncio
 
-from landing.match.resident import MatcherClosed
+from landing.match.answering import MatcherClosed
 from landing.serve.stream import StreamConsumer, client_for
 
 

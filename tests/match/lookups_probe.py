@@ -120,30 +120,30 @@ async def shared(make):
 
     answers = []
     for _ in range(2):
-        lookups = make("shared", shared=SharedAnswers(REDIS, 3600, NAMESPACE))
+        lookups = make("shared", answers=SharedAnswers(REDIS, 3600, NAMESPACE))
         answers.append([[fetched(v) if hasattr(v, "final_url") else v, n] for v, n in [await a for a in ask(lookups)]])
-        await lookups.shared.close()
+        await lookups.answers.close()
     return answers
 
 
 async def failing_shared(make):
-    lookups = make("failing_shared", shared=SharedAnswers(REDIS, 3600, NAMESPACE + ":failing"))
+    lookups = make("failing_shared", answers=SharedAnswers(REDIS, 3600, NAMESPACE + ":failing"))
     answers = [await answered(lookups.exists("10.1234/exists")), await answered(lookups.exists("10.1234/exists"))]
-    await lookups.shared.close()
+    await lookups.answers.close()
     return answers
 
 
 async def redis_down(make):
-    lookups = make("redis_down", shared=SharedAnswers(REDIS_DOWN, 3600, NAMESPACE))
+    lookups = make("redis_down", answers=SharedAnswers(REDIS_DOWN, 3600, NAMESPACE))
     answers = [await answered(lookups.exists("10.1234/exists")), await answered(lookups.exists("10.1234/exists"))]
-    await lookups.shared.close()
-    return {"answers": answers, "stats": lookups.shared.stats}
+    await lookups.answers.close()
+    return {"answers": answers, "stats": lookups.answers.stats}
 
 
 async def bounded(make):
     lookups = make("bounded", entries=2)
     answers = [await lookups.exists(f"10.1234/n{n}") for n in (1, 2, 3, 1, 3)]
-    return {"answers": answers, "held": len(lookups.answered)}
+    return {"answers": answers, "held": len(lookups.answers.questions.layers[0])}
 
 
 SCENARIOS = [exists, missing, together, alias, pii, unknown_pii, mailto, resolve, fetch, failing, garbled, robots,

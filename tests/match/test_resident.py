@@ -1,5 +1,6 @@
-"""landing.match.resident.Matcher and landing.match.artifact.ArtifactHolder: a long-lived matcher's answers, its result
-cache, its fetch policies, and the artifact reloaded under it; the cascade's questions answered from a table."""
+"""landing.match.answering.Matcher (which the resident crawl holds) and landing.match.artifact.ArtifactHolder: a
+long-lived matcher's answers, its result cache, its fetch policies, and the artifact reloaded under it; the cascade's
+questions answered from a table."""
 
 import asyncio
 import json
@@ -10,12 +11,14 @@ from dataclasses import replace
 
 import pytest
 
+from landing.core.artifact_format import ArtifactError as CoreArtifactError
 from landing.core.cascade import Matching, drive
 from landing.core.decisions import Decisions
 from landing.core.questions import Exists, Fetch
 from landing.core.results import LookupFailed
+from landing.match.answering import Matcher, MatcherClosed, stopped
 from landing.match.artifact import ArtifactError, ArtifactHolder
-from landing.match.resident import Matcher, MatcherClosed, stopped
+from landing.match.cache import stack
 from landing.match.shared import LocalAnswers
 from tests import forked
 from tests.core.cascading import DOI, SETUP, decided, page
@@ -84,6 +87,21 @@ def test_an_input_asked_again_is_answered_from_the_result_cache_with_no_question
 
     first, second = run(twice())
     assert (first, table.asked, matcher.stats()["cache_hits"]) == (second, [Exists(DOI)], 1)
+
+
+def test_a_matcher_that_keeps_no_result_matches_an_input_given_twice_twice(artifact):
+    table = Table({Exists(DOI): (True, 1)})
+    holder = ArtifactHolder(artifact, required=True)
+    # As `scrapy match` runs it: every input line is matched, the same one twice included.
+    matcher = Matcher(
+        holder, SETUP, table.ask, LocalAnswers(100), deadline=5, concurrency=4, logger=LOG, results=stack()
+    )
+
+    async def twice():
+        return await matcher.match(DOI), await matcher.match(DOI)
+
+    first, second = run(twice())
+    assert (first == second, table.asked) == (True, [Exists(DOI), Exists(DOI)])
 
 
 def test_a_result_that_stopped_is_not_cached_and_is_asked_again(artifact):
@@ -253,6 +271,14 @@ def test_a_missing_artifact_is_warned_of_saying_no_url_is_fetched_unless_the_pol
 def test_a_required_artifact_that_is_missing_is_an_error_naming_it(tmp_path):
     with pytest.raises(ArtifactError, match="no artifact at .*nothing.json"):
         ArtifactHolder(tmp_path / "nothing.json", required=True)
+
+
+def test_an_artifact_that_is_no_json_is_refused_with_the_one_artifact_error(tmp_path):
+    path = tmp_path / "domain-decision-structure.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(ArtifactError, match=r"cannot use .*domain-decision-structure.json as a") as refused:
+        ArtifactHolder(path, required=True)
+    assert (refused.value.name, refused.type) == (path, CoreArtifactError)
 
 
 def test_the_trusted_decisions_are_those_held(artifact):

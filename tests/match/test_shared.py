@@ -1,8 +1,7 @@
-"""landing.match.shared: answers and results kept in this process (Recent, LocalAnswers) or in a real redis-server
+"""landing.match.shared: answers and results kept in this process (LocalAnswers) or in a real redis-server
 for every instance (SharedAnswers), with a TTL; a Redis that fails is a miss, never an error."""
 
 import asyncio
-import itertools
 import logging
 import uuid
 
@@ -15,7 +14,6 @@ from landing.config import of_settings
 from landing.match.shared import (
     PAUSE_SECONDS,
     LocalAnswers,
-    Recent,
     SharedAnswers,
     answers_of,
     namespace_of,
@@ -45,46 +43,6 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
-# --- Recent: the in-process LRU ------------------------------------------------------------------------------
-def test_recent_never_holds_more_than_its_bound():
-    recent, sizes = Recent(entries=10), []
-    for key in itertools.islice(itertools.cycle(range(37)), 500):
-        recent.get(key % 13)
-        recent.put(key, key)
-        sizes.append(len(recent))
-    assert max(sizes) == 10
-
-
-def test_recent_drops_the_least_recently_used_first():
-    recent = Recent(entries=2)
-    recent.put("a", 1)
-    recent.put("b", 2)
-    recent.get("a")
-    recent.put("c", 3)
-    assert [recent.get(key) for key in "abc"] == [(True, 1), (False, None), (True, 3)]
-
-
-def test_recent_forgets_a_value_once_its_ttl_passed():
-    clock = Clock()
-    recent = Recent(entries=5, ttl=10, clock=clock)
-    recent.put("a", 1)
-    clock.now = 9.9
-    first = recent.get("a")
-    clock.now = 10.0
-    assert (first, recent.get("a"), len(recent)) == ((True, 1), (False, None), 0)
-
-
-def test_recent_keeps_a_none_value_apart_from_a_missing_one():
-    recent = Recent(entries=2)
-    recent.put("unregistered", None)
-    assert (recent.get("unregistered"), recent.get("never asked")) == ((True, None), (False, None))
-
-
-def test_a_recent_of_no_entries_is_refused_in_words():
-    with pytest.raises(ValueError, match="entries=0: keep at least 1"):
-        Recent(entries=0)
-
-
 # --- LocalAnswers: the same interface, in this process ------------------------------------------------------
 def test_local_answers_keep_answers_and_results_within_their_bound():
     async def scenario():
@@ -100,11 +58,12 @@ def test_local_answers_keep_answers_and_results_within_their_bound():
             await local.get_result("v2", "known", "input 2"),
         )
         await local.close()
-        return got, (len(local.answers), len(local.results)), local.stats
+        return got, (len(local.questions.layers[0]), len(local.results.layers[0])), local.stats
 
     got, sizes, stats = run(scenario())
     assert got == ((False, None), (True, {"n": 2}), None, "input 2", None)
-    assert (sizes, stats) == ((2, 2), {"hits": 2, "misses": 3, "errors": 0})
+    # Counted: the results asked (the questions' own lookups are not: see LocalAnswers).
+    assert (sizes, stats) == ((2, 2), {"hits": 1, "misses": 2, "errors": 0})
 
 
 # --- SharedAnswers: Redis ------------------------------------------------------------------------------------
@@ -232,10 +191,11 @@ def test_a_redis_that_is_down_makes_every_question_a_miss_never_a_failure(tmp_pa
 
     async def scenario(server):
         shared = SharedAnswers(server.url, 3600, namespace(), clock=clock)
-        await shared.put(("scope", "handle", "10.1234/abc"), {"responseCode": 1})
+        redis_layer = shared.questions.layers[-1]  # Redis alone: the process's own layer would answer first
+        await redis_layer.put(("scope", "handle", "10.1234/abc"), {"responseCode": 1})
         server.stop()
-        got = [await shared.get(("scope", "handle", "10.1234/abc"))]
-        await shared.put(("scope", "handle", "10.1234/def"), {"responseCode": 1})
+        got = [await redis_layer.get(("scope", "handle", "10.1234/abc"))]
+        await redis_layer.put(("scope", "handle", "10.1234/def"), {"responseCode": 1})
         got.append(await shared.get_result("v", "known", "10.1234/abc"))
         await shared.put_result("v", "known", "10.1234/abc", RESULT)
         await shared.close()
@@ -254,14 +214,15 @@ def test_a_redis_back_after_its_pause_is_asked_again(tmp_path):
 
     async def scenario(server):
         shared = SharedAnswers(server.url, 3600, namespace(), clock=clock)
+        redis_layer = shared.questions.layers[-1]  # Redis alone: the process's own layer would answer first
         server.stop()
-        down = await shared.get(("scope", "pii", "S1"))
+        down = await redis_layer.get(("scope", "pii", "S1"))
         server.start()  # the same port, its data gone
-        await shared.put(("scope", "pii", "S1"), ["10.1016/a"])  # still paused: not written
-        paused = await shared.get(("scope", "pii", "S1"))
+        await redis_layer.put(("scope", "pii", "S1"), ["10.1016/a"])  # still paused: not written
+        paused = await redis_layer.get(("scope", "pii", "S1"))
         clock.now += PAUSE_SECONDS
-        await shared.put(("scope", "pii", "S1"), ["10.1016/a"])
-        back = await shared.get(("scope", "pii", "S1"))
+        await redis_layer.put(("scope", "pii", "S1"), ["10.1016/a"])
+        back = await redis_layer.get(("scope", "pii", "S1"))
         await shared.close()
         return [down, paused, back], shared.stats
 
@@ -281,7 +242,11 @@ def _config(**overrides):
 
 def test_without_landing_match_redis_a_matcher_keeps_its_answers_in_the_process():
     answers = answers_of(_config(LANDING_MATCH_CACHE_ENTRIES="7"))
-    assert (type(answers), answers.results.entries, answers.results.ttl) == (LocalAnswers, 7, 24 * 3600)
+    assert (type(answers), answers.results.layers[0].entries, answers.results.layers[0].ttl) == (
+        LocalAnswers,
+        7,
+        24 * 3600,
+    )
 
 
 def test_with_landing_match_redis_a_matcher_shares_its_answers_for_the_cache_hours(redis_server):

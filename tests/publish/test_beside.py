@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.artifacts.files import CorruptArtifact
+from landing.artifacts.files import ArtifactError
 from landing.commands.report import print_member
 from landing.core import documents
 from landing.publish import publish
@@ -103,7 +103,7 @@ def test_a_damaged_previous_members_file_is_logged_and_the_alerts_are_made_witho
 def test_a_members_file_out_of_order_is_corrupt_naming_its_line(tmp_path):
     path = tmp_path / MEMBERS
     write_jsonl_gz(path, [{"member": "b"}, {"member": "a"}])
-    with pytest.raises(CorruptArtifact, match=r"members.jsonl.gz: line 2: not sorted by 'member'"):
+    with pytest.raises(ArtifactError, match=r"members.jsonl.gz: line 2: not sorted by 'member'"):
         list(read_jsonl_gz(path, "member"))
 
 

@@ -130,13 +130,13 @@ def test_a_report_directory_left_at_the_top_by_a_copy_is_replaced_by_the_link(tm
 
 
 def test_a_members_file_that_cannot_be_read_is_said_naming_it_and_leaves_the_report_as_it_was(tmp_path):
-    from landing.artifacts.files import CorruptArtifact
+    from landing.artifacts.files import ArtifactError
 
     with store(tmp_path / "docs.db", PLOS) as docs:
         version = Path(publish(docs, tmp_path / "artifacts")["version"])
     before = (version / "report" / "index.html").read_bytes()
     (version / "members.jsonl.gz").write_bytes(b"not gzip")
-    with pytest.raises(CorruptArtifact, match="members.jsonl.gz"):
+    with pytest.raises(ArtifactError, match="members.jsonl.gz"):
         draw_version(tmp_path / "artifacts", version.name)
     assert (version / "report" / "index.html").read_bytes() == before
     assert [p.name for p in version.iterdir() if p.name.startswith(".report")] == []

@@ -12,8 +12,8 @@ from scrapy.settings import Settings
 from landing import config
 from landing import settings as defaults
 from landing.core.questions import Exists
+from landing.match.answering import Matcher, base_setup
 from landing.match.artifact import ArtifactHolder
-from landing.match.resident import Matcher, base_setup
 from landing.match.shared import LocalAnswers
 from landing.serve.http import Service
 
