@@ -249,7 +249,7 @@ class Visitor:
 
     def _deferred(self, meta) -> None:
         """Leave a DOI's visit to a later walk of the run: it leaves the frontier with no visit recorded, so the
-        planner's walk for DOIs without a visit (landing.sampler.planner.FullRun.until_visited) queues it again."""
+        planner's walk for DOIs without a visit (landing.sampler.planner.until_visited) queues it again."""
         self.crawler.stats.inc_value("landing/visit/deferred")
         if not meta.get(LEASE):
             Frontier.of(self.crawler).leave()
