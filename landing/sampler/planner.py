@@ -66,13 +66,13 @@ class Sampling:
 
     async def _open(self, lead: Lead, wanted: str, per_prefix: int, records=None) -> tuple:
         """What opening the run answered (landing.sampler.run.open_run); the run is this planner's from now on."""
-        more = {"records": records} if records else {}
         self.run, opened = await open_run(
-            self.crawler, self.logger, lead, wanted, per_prefix, self.frontier, self.samples, self.visitor, **more
+            self.crawler, self.logger, lead, wanted, per_prefix, self.frontier, self.samples, self.visitor, records
         )
         return opened
 
     def run_all(self, lead: Lead) -> AsyncIterator:
+        """The run from its opening to its end, under `lead`: each policy's own."""
         raise NotImplementedError
 
 

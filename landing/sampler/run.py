@@ -98,14 +98,14 @@ async def open_run(
     frontier: Frontier,
     samples: "Samples",
     visitor: "Visitor",
-    records: Callable[[Ledger], Any] = lambda ledger: ledger,
+    records: Callable[[Ledger], Any] | None = None,
 ) -> tuple[OpenRun, tuple]:
     """(the run, what opening it answered: (its run document, ..., resumed?)): the run `wanted` names (as
     LANDING_RUN does) opened in the store through `records(its ledger)` (the Ledger itself by default), told to the
     lead, its id in the crawl's stats."""
     cfg, docs = config.of(crawler), Docs.of(crawler)
     ledger = Ledger(docs.store, wanted, cfg.sources, cfg.sample_min, cfg.sample_max, per_prefix)
-    kept = records(ledger)
+    kept = records(ledger) if records is not None else ledger
     opened = await docs.call(kept.open, clock.stamp())
     run_id = opened[0]["run/id"]
     lead.publish(run_id)
