@@ -2,6 +2,9 @@
 request's count in landing.sampler.listing, a sample's reservation in the frontier)."""
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import scrapy
 
@@ -19,15 +22,20 @@ def payload_of(body: bytes) -> dict:
     return payload
 
 
+@dataclass(frozen=True)
 class Api:
     """Makes the sampler's API requests, reads their answers, and settles those that fail.
 
-    errback: the spider's callback for a failed request; listing_failed(source): a listing request of `source` failed.
+    frontier: the bounded frontier a failed sample gives its reservation back to; errback: the spider's callback for a
+    failed request; listing_failed(source): a listing request of `source` failed; retries: RETRY_TIMES.
     """
 
-    def __init__(self, crawler, logger, frontier, errback, listing_failed, retries: int):
-        self.crawler, self.logger, self.frontier = crawler, logger, frontier
-        self.errback, self.listing_failed, self.retries = errback, listing_failed, retries
+    crawler: Any
+    logger: Any
+    frontier: Any
+    errback: Callable
+    listing_failed: Callable[[str], None]
+    retries: int
 
     def request(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked

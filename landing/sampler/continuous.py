@@ -3,11 +3,11 @@
 Each slice (LANDING_PLAN_MINUTES of the clock's time) the planner lists every owner again when LANDING_RELIST_HOURS
 have passed (new prefixes are stored never sampled), asks landing.core.freshness.plan which known prefixes to sample
 within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
-plan (landing.sampler.planner.FullRun, which it holds), without waiting for their visits. Once a round's visits are
-stored (checked each slice), each of its prefixes records when it was sampled and what its visits signalled. A new
-artifact version is exported when LANDING_EXPORT_EVERY hours passed or LANDING_EXPORT_CHANGES prefixes signalled, and
-the retention step runs every LANDING_PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so
-a compressed clock runs a simulated month in minutes. docs/continuous.md is the design.
+plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
+slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
+exported when LANDING_EXPORT_EVERY hours passed or LANDING_EXPORT_CHANGES prefixes signalled, and the retention step
+runs every LANDING_PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so a compressed clock
+runs a simulated month in minutes. docs/continuous.md is the design.
 """
 
 import asyncio
@@ -26,72 +26,41 @@ from landing.crawl.signals import crawl_stopping
 from landing.publish.prune import grace, prune
 from landing.sampler import frontier_redis
 from landing.sampler.continuous_ledger import ContinuousLedger
-from landing.sampler.leading import SharedLead
-from landing.sampler.ledger import Ledger
 from landing.sampler.listing import Listing
-from landing.sampler.pipelines import Docs, export_or_say
-from landing.sampler.planner import FullRun
+from landing.sampler.pipelines import export_or_say
+from landing.sampler.planner import Sampling, until_visited, walk
+from landing.sampler.run import ALONE, Lead
 from landing.stores import open_blobs
 
 STATS = "landing/continuous/"
 
 
-class Continuous:
-    """Continuous sampling's planner, behind the spider's `Planner` seam; the walking, sampling and visiting are
-    its FullRun's (`full`), on the round's part of the plan."""
+class Continuous(Sampling):
+    """Continuous sampling's planner, behind the spider's `Planner` seam; it walks, samples and visits the round's
+    part of the plan as a full run does (landing.sampler.planner.walk), in its open run (`run`)."""
 
     hands_over = True  # sharing a Redis frontier, a leader that stops leaves the run to the next worker (SharedLead)
 
     def __init__(self, crawler, cfg, visitor, callbacks, logger, retries: int):
-        self.crawler, self.cfg, self.logger, self.callbacks = crawler, cfg, logger, callbacks
-        self.full = FullRun(crawler, cfg, visitor, callbacks, logger, retries)
+        super().__init__(crawler, cfg, visitor, callbacks, logger, retries)
         self.closing = asyncio.Event()
-        self.records = None  # the ContinuousLedger, once the run is open
+        self.record: dict | None = None  # the run document as last stored, once the run is open
         self.unheld = set()  # (order, rank) of the sampled DOIs the shared frontier did not hold at the last look
         self.counted = 0  # requests sent (landing.crawl.sent) already counted in the run's day
         self.policy = freshness.Policy(
             cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
         )
-        self.lead = SharedLead(self, crawler, logger)  # with LANDING_FRONTIER_REDIS: the leader plans, all visit
         crawler.signals.connect(self._closing, signal=crawl_stopping)
         crawler.signals.connect(self._closing, signal=scrapy_signals.spider_closed)
-
-    # The spider's callbacks reach the listing, the samples and the API through the planner.
-    @property
-    def listing(self) -> Listing:
-        return self.full.listing
-
-    @property
-    def samples(self):
-        return self.full.samples
-
-    @property
-    def api(self):
-        return self.full.api
-
-    @property
-    def frontier(self):
-        return self.full.frontier
-
-    @property
-    def leading(self) -> bool:
-        return self.full.leading
-
-    @leading.setter
-    def leading(self, value: bool) -> None:  # SharedLead says when another worker took the lead
-        self.full.leading = value
 
     def _closing(self, *args, **kwargs):
         self.closing.set()
 
-    def start(self):
-        return self.lead.share() if self.full.shared else self.run_all()
-
-    async def run_all(self, wanted=None, publish=None):
-        """The continuous run (`wanted`: the run a dead leader was on; `publish(run id)` shares it once opened):
-        resume the round a stopped crawl left, then a round each slice until the crawl closes or, sharing a Redis
-        frontier, another worker takes the lead."""
-        s, full = self.cfg, self.full
+    async def run_all(self, lead: Lead = ALONE):
+        """The continuous run under `lead` (it names the run a leader that died was on, and hears its id once
+        opened): resume the round a stopped crawl left, then a round each slice until the crawl closes or, sharing a
+        Redis frontier, another worker takes the lead."""
+        s = self.cfg
         if s.sample_min > s.sample_max:
             self.logger.error(
                 "LANDING_SAMPLE_MIN=%d is more than LANDING_SAMPLE_MAX=%d: continuous mode cannot size its samples",
@@ -99,21 +68,16 @@ class Continuous:
                 s.sample_max,
             )
             return
-        full.docs = docs = Docs.of(self.crawler)
-        wanted = wanted or (runs.CONTINUOUS if s.run in ("auto", "new") else s.run)
-        full.ledger = Ledger(docs.store, wanted, s.sources, s.sample_min, s.sample_max, 0)
-        self.records = records = ContinuousLedger(full.ledger)
-        full.run, state, resumed = await docs.call(records.open, clock.stamp())
-        run_id = full.run["run/id"]
-        if publish:
-            publish(run_id)
-        self.crawler.stats.set_value("landing/run/id", run_id)
+        wanted = lead.inherited or (runs.CONTINUOUS if s.run in ("auto", "new") else s.run)
+        self.record, state, resumed = await self._open(lead, wanted, 0, ContinuousLedger)
+        run = self.run
+        docs, records = run.docs, run.records
         self.crawler.stats.set_value(STATS + "budget", s.budget)
         self.logger.info(
             "%s continuous run %s: no prefix older than %s days (LANDING_REFRESH_DAYS), within %s requests a day "
             "(LANDING_BUDGET), a plan every %s minutes of the clock (%s)",
             "Resuming" if resumed else "Starting",
-            run_id,
+            run.id,
             s.refresh_days,
             s.budget,
             s.plan_minutes,
@@ -121,7 +85,7 @@ class Continuous:
         )
         if opened := state.get("continuous/open"):  # rounds a stopped crawl left: their DOIs without a visit
             self.logger.info("Resuming the rounds planned at %s", ", ".join(r["planned"] for r in opened))
-            async for request_or_item in self.full.walk(opened[0]["from"] - 1):
+            async for request_or_item in walk(run, self.record, opened[0]["from"] - 1):
                 yield request_or_item
         while not self._stopped():
             started = clock.now()
@@ -140,24 +104,24 @@ class Continuous:
             plan = self._plan([p for p in known if prefix_id(p.ra, p.prefix) not in busy], state, started)
             planned, asked = started.strftime(clock.FORMAT), 0
             if plan.picks:
-                start = full.run["run/owners"] or 0
-                full.run, state, asked = await docs.call(records.begin, full.run, state, plan, planned)
+                start = self.record["run/owners"] or 0
+                self.record, state, asked = await docs.call(records.begin, self.record, state, plan, planned)
                 self.crawler.stats.inc_value(STATS + "picks", len(plan.picks))
-                self.crawler.stats.set_value("landing/run/owners", full.run["run/owners"])
+                self.crawler.stats.set_value("landing/run/owners", self.record["run/owners"])
                 # Handed to the scheduler as the frontier admits them; the slice does not wait for their visits.
-                if full.run["run/owners"] > start:
-                    async for request_or_item in full.walk(start - 1):
+                if self.record["run/owners"] > start:
+                    async for request_or_item in walk(run, self.record, start - 1):
                         yield request_or_item
             if self._stopped():
                 return
-            if state.get("continuous/open") and self.full.frontier.idle():
+            if state.get("continuous/open") and self.frontier.idle():
                 # Nothing in flight: DOIs of the open rounds still without a visit are queued again, then closed.
-                async for request in self.full.until_visited(state["continuous/open"][0]["from"] - 1):
+                async for request in until_visited(run, self.record, state["continuous/open"][0]["from"] - 1):
                     yield request
                 if self._stopped():
                     return
                 state, known = await self._close_rounds(state, idle=True)
-            elif state.get("continuous/open") and self.full.shared:
+            elif state.get("continuous/open") and run.shared:
                 # New rounds may keep the shared frontier from ever draining: DOIs Redis lost are found by key.
                 async for request in self._requeue_lost(state["continuous/open"][0]["from"] - 1):
                     yield request
@@ -171,14 +135,11 @@ class Continuous:
     async def _requeue_lost(self, after: int):
         """Sharing a Redis frontier: the sampled DOIs past order `after` without a visit that no worker holds, queued
         nor leased (Redis lost them: restarted without its data, flushed, evicted), queued again."""
-        full = self.full
-        missing = await full.docs.call(full.ledger.unvisited, full.run, after)
+        run = self.run
+        missing = await run.docs.call(run.ledger.unvisited, self.record, after)
         if not missing:
             return
-        keys = {
-            runs.visit_id(full.run["run/id"], sample["sample/order"], rank): (sample, rank)
-            for sample, rank, _ in missing
-        }
+        keys = {runs.visit_id(run.id, sample["sample/order"], rank): (sample, rank) for sample, rank, _ in missing}
         try:
             held = frontier_redis.scheduler_of(self.crawler).holds(list(keys))
         except redis.RedisError as error:
@@ -192,7 +153,7 @@ class Continuous:
         # The store read again after Redis: a DOI visited and acked in between is in the store now, not queued again.
         lost = [
             m
-            for m in await full.docs.call(full.ledger.unvisited, full.run, after)
+            for m in await run.docs.call(run.ledger.unvisited, self.record, after)
             if (m[0]["sample/order"], m[1]) in unheld
         ]
         if not lost:
@@ -206,10 +167,10 @@ class Continuous:
         for sample, rank, doi in lost:
             if self._stopped():
                 return
-            await full.frontier.enter()
-            for pid_or_request in full.pid_and_visit(sample, rank, doi):
+            await run.frontier.enter()
+            for pid_or_request in run.pid_and_visit(sample, rank, doi):
                 yield pid_or_request
-            full.frontier.queued()
+            run.frontier.queued()
 
     def _plan(self, known, state, now) -> freshness.Plan:
         """The slice's plan: the share of the day's budget for the time since the last plan, less the previous
@@ -225,13 +186,11 @@ class Continuous:
     async def _close_rounds(self, state, idle: bool):
         """(state, known prefixes): the open rounds whose visits are stored closed, their prefixes' records
         updated; all of them when `idle` (nothing in flight)."""
-        docs, now = self.full.docs, clock.now()
+        docs, records, now = self.run.docs, self.run.records, clock.now()
         # A round open LANDING_REFRESH_DAYS (a failed sample, a visit lost while the crawl never idles) is closed as
         # it stands: its prefixes are past the age the policy promises, and must be free to be picked again.
         overdue = (now - timedelta(days=self.cfg.refresh_days)).strftime(clock.FORMAT)
-        state, figures = await docs.call(
-            self.records.close, self.full.run, state, now.strftime(clock.FORMAT), idle, overdue
-        )
+        state, figures = await docs.call(records.close, self.record, state, now.strftime(clock.FORMAT), idle, overdue)
         if figures["overdue"]:
             self.logger.warning(
                 "%d rounds closed LANDING_REFRESH_DAYS after they were planned, some of their DOIs still being visited "
@@ -249,25 +208,24 @@ class Continuous:
                 figures["signalled"],
                 figures["failed"],
             )
-        return state, await docs.call(self.records.prefixes)
+        return state, await docs.call(records.prefixes)
 
     async def _relist(self):
         """Every owner listed again, through a fresh Listing (the spider's callbacks answer it)."""
-        full = self.full
-        full.listing = Listing(full.api, self.callbacks, self.cfg, self.crawler, self.logger)
-        for request in full.listing.requests():
+        self.listing = Listing(self.api, self.callbacks, self.cfg, self.crawler, self.logger)
+        for request in self.listing.requests():
             yield request
-        await full.listing.over.wait()
+        await self.listing.over.wait()
 
     async def _relisted(self, state):
-        listing, now = self.full.listing, clock.stamp()
+        listing, now = self.listing, clock.stamp()
         listed = listing.owners()
         if listed is None:
             return state
         owners, complete = listed
         found, names = continuous.listed_prefixes(owners, listing.prefixes_of), listing.names_of
         listing.forget()
-        state, counts = await self.full.docs.call(self.records.relist, found, state, now, complete, names)
+        state, counts = await self.run.docs.call(self.run.records.relist, found, state, now, complete, names)
         self.logger.info(
             "Listed %d prefixes: %d new, %d under another owner, %d with another DOI count",
             len(found),
@@ -278,16 +236,16 @@ class Continuous:
         return state
 
     async def _export_and_prune(self, state):
-        s, docs, now = self.cfg, self.full.docs, clock.now()
+        s, docs, now = self.cfg, self.run.docs, clock.now()
         if continuous.export_due(state, now, s.export_every, s.export_changes):
             # A failed export is said in one line and tried again next slice; the export health check judges the wait.
             await docs.call(export_or_say, docs.store, s, self.crawler.stats)
-            state = await docs.call(self.records.state)
+            state = await docs.call(self.run.records.state)
         return await self._prune(state, now)
 
     async def _prune(self, state, now):
         """The retention step (landing.publish.prune) every LANDING_PRUNE_HOURS, on the store's thread."""
-        s, docs = self.cfg, self.full.docs
+        s, docs = self.cfg, self.run.docs
         if not continuous.due(state.get("continuous/pruned"), now, s.prune_hours):
             return state
         blobs = open_blobs(s.blobs)
@@ -305,7 +263,9 @@ class Continuous:
             blobs.close()
         self.logger.info("Pruned: %s", ", ".join(f"{k}: {v}" for k, v in sorted(summary.items())))
         stamp = clock.stamp()
-        return await docs.call(self.records.save, {**state, "continuous/pruned": stamp, "continuous/updated": stamp})
+        return await docs.call(
+            self.run.records.save, {**state, "continuous/pruned": stamp, "continuous/updated": stamp}
+        )
 
     async def _wait_until(self, moment):
         """Until the clock reaches `moment`, or the crawl closes."""
@@ -318,7 +278,7 @@ class Continuous:
 
     def _stopped(self) -> bool:
         """The crawl is closing, or another worker sharing the frontier took the lead."""
-        return self.closing.is_set() or not self.full.leading
+        return self.closing.is_set() or not self.run.lead.leading
 
     def _requests(self) -> int:
         return self.crawler.stats.get_value(SENT, 0)

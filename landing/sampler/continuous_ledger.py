@@ -16,7 +16,8 @@ from landing.sampler.ledger import Ledger
 
 class ContinuousLedger:
     def __init__(self, ledger: Ledger):
-        self.ledger, self.docs = ledger, ledger.docs
+        self.ledger = ledger
+        self.docs = ledger.docs
         # Every known prefix by id, read once and then kept as this ledger writes them: a slice plans over all of
         # them, and reading every prefix document back each slice was slow (docs/continuous.md "What a slice costs").
         self.known: dict[str, Prefix] | None = None

@@ -8,11 +8,13 @@ hold more than LANDING_FRONTIER DOIs' requests and bodies. The spider asks for t
 import asyncio
 
 from landing import config
+from landing.sampler.frontier_redis import scheduler_of
 
 
 class Frontier:
     def __init__(self, bound: int):
-        self.bound, self.size = bound, 0
+        self.bound = bound
+        self.size = 0  # DOIs in the crawl: entered and not left
         self._changed = asyncio.Event()
 
     @classmethod
@@ -22,7 +24,7 @@ class Frontier:
             cfg = config.of(crawler)
             # Shared, the bound is per worker: N workers hold N times the DOIs, each as many as one process would.
             crawler.landing_frontier = (
-                SharedFrontier(cfg.frontier * cfg.workers) if cfg.frontier_redis else cls(cfg.frontier)
+                SharedFrontier(cfg.frontier * cfg.workers, crawler) if cfg.frontier_redis else cls(cfg.frontier)
             )
         return crawler.landing_frontier
 
@@ -58,13 +60,19 @@ class SharedFrontier(Frontier):
 
     poll = 0.2  # seconds between looks at Redis while the frontier is full: other workers' acks come from there
 
-    def __init__(self, bound: int):
+    def __init__(self, bound: int, crawler):
         super().__init__(bound)
-        self.shared = None  # () -> (pending, leased): the scheduler's queue lengths, set once it is open
-        self.held = None  # () -> the leases this worker holds: in hand even when Redis lost their keys
+        self.crawler = crawler  # whose scheduler (landing.sampler.frontier_redis.Scheduler) holds the shared frontier
 
     def _total(self) -> int:
-        return self.size + (sum(self.shared()) if self.shared else 0)
+        """This worker's DOIs, and those pending or leased in the run's shared frontier."""
+        scheduler = scheduler_of(self.crawler)
+        return self.size + (sum(scheduler.lengths()) if scheduler is not None else 0)
+
+    def _held(self) -> bool:
+        """Whether this worker holds leases: in hand even when Redis lost their keys."""
+        scheduler = scheduler_of(self.crawler)
+        return scheduler is not None and bool(scheduler.held)
 
     async def enter(self, n: int = 1) -> None:
         while (total := self._total()) and total + n > self.bound:
@@ -75,8 +83,8 @@ class SharedFrontier(Frontier):
         self.leave()
 
     def idle(self) -> bool:
-        return self._total() <= 0 and not (self.held and self.held())
+        return self._total() <= 0 and not self._held()
 
     async def drained(self) -> None:
-        while self._total() > 0 or (self.held and self.held()):
+        while self._total() > 0 or self._held():
             await asyncio.sleep(self.poll)

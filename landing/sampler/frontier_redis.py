@@ -146,7 +146,8 @@ class Scheduler(RedisScheduler):
         self.held = set()  # ids of the leases this worker holds, for heartbeats and close()
         self.held_orphaned = set()  # those among them whose keys Redis lost (said once)
         now = self.clock()
-        self._reap_at, self._heartbeat_at = now, now + self.ttl / 3
+        self._reap_at = now
+        self._heartbeat_at = now + self.ttl / 3
         self._timer = None
         try:
             asyncio.get_running_loop()
@@ -297,7 +298,8 @@ class Scheduler(RedisScheduler):
                 if orphaned - self.held_orphaned:
                     found = len(orphaned - self.held_orphaned)
                     logger.warning("%d held leases lost their keys in Redis (flushed, evicted)", found)
-                self.held, self.held_orphaned = held | orphaned, orphaned
+                self.held = held | orphaned
+                self.held_orphaned = orphaned
         except redis.RedisError as error:
             # Redis out for longer than the client's retries: the looping call must not stop, the next tick tries again.
             logger.warning("shared frontier upkeep failed: %s", error)

@@ -53,7 +53,9 @@ class AnalysisItem(dict):
         super().__init__(*args, **kwargs)
         # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs);
         # lease: the shared frontier's lease on the DOI, acked once that record is written (landing.sampler.frontier_redis)
-        self.body, self.visit, self.lease = body, visit, lease
+        self.body = body
+        self.visit = visit
+        self.lease = lease
 
 
 class LedgerItem(dict):
@@ -61,4 +63,5 @@ class LedgerItem(dict):
 
     def __init__(self, kind: str, doc_id: str, doc: dict):
         super().__init__(doc)
-        self.kind, self.doc_id = kind, doc_id
+        self.kind = kind
+        self.doc_id = doc_id

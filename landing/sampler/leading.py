@@ -1,9 +1,11 @@
-"""The lead of a run shared by workers through Redis (landing.sampler.shared_run): lead the run (the planner's `run`)
-while no other worker does, else follow, visiting what the leader shares. A worker that is stopping never takes the
-lead; a continuous run's leader (a planner with `hands_over`) that stops hands the lead over once its crawl has
-closed (its last version exported), so a follower leads the run on at once."""
+"""The lead of a run shared by workers through Redis (landing.sampler.shared_run): lead the run (the planner's
+`run_all`, under this lead) while no other worker does, else follow, visiting what the leader shares. A worker that
+is stopping never takes the lead; a continuous run's leader (a planner that `hands_over`) that stops hands the lead
+over once its crawl has closed (its last version exported), so a follower leads the run on at once."""
 
 import asyncio
+from collections.abc import AsyncIterator
+from typing import Protocol
 
 import redis
 from scrapy import signals as scrapy_signals
@@ -13,15 +15,41 @@ from landing.sampler import frontier_redis
 from landing.sampler.shared_run import OVER, RENEWED, TAKEN, SharedRun
 
 
-class SharedLead:
-    """A full run's planner (landing.sampler.planner.FullRun) leading or following a run shared through Redis."""
+class LedPlanner(Protocol):
+    """What SharedLead needs of a planner: its run, led under a lead (landing.sampler.run.Lead), and whether its
+    leader, stopping, hands the lead over (a continuous run, which never ends) or ends the run for every worker."""
 
-    def __init__(self, planner, crawler, logger):
-        self.planner, self.crawler, self.logger = planner, crawler, logger
-        self.shared, self.keeper, self.stopping = None, None, False
+    hands_over: bool
+
+    def run_all(self, lead) -> AsyncIterator: ...
+
+
+class SharedLead:
+    """A planner leading or following a run shared through Redis; the lead (landing.sampler.run.Lead) it runs its
+    run under."""
+
+    def __init__(self, planner: LedPlanner, crawler, logger):
+        self.planner = planner
+        self.crawler = crawler
+        self.logger = logger
+        self.shared: SharedRun | None = None  # once share() began
+        self.scheduler = None  # the crawl's landing.sampler.frontier_redis.Scheduler, once share() began
+        self.keeper = None  # the task that renews the lead while this worker has it
+        self.stopping = False
+        self.leading = True  # False once a worker sharing the frontier took the lead from this one
         crawler.signals.connect(self._stopping, signal=crawl_stopping)
         crawler.signals.connect(self._stopping, signal=scrapy_signals.spider_closed)
         crawler.signals.connect(self._closed, signal=scrapy_signals.spider_closed)
+
+    @property
+    def inherited(self) -> str:
+        """The run a leader that died was on, when this worker took over from it ('' else)."""
+        return self.shared.inherited if self.shared is not None else ""
+
+    def publish(self, run_id: str) -> None:
+        """This worker leads run `run_id`: its own frontier (another run's never mixes in), told to the others."""
+        self.scheduler.join(run_id)
+        self.shared.publish(run_id)
 
     def _stopping(self, *args, **kwargs):
         self.stopping = True
@@ -30,7 +58,7 @@ class SharedLead:
         """After the pipelines' close (a continuous leader's last export): hand a continuous run's lead over."""
         if self.keeper is not None:
             self.keeper.cancel()
-        if self.shared is None or not self.planner.leading or not getattr(self.planner, "hands_over", False):
+        if self.shared is None or not self.leading or not self.planner.hands_over:
             return
         try:
             if self.shared.release():
@@ -49,10 +77,8 @@ class SharedLead:
 
     async def share(self):
         """With a Redis frontier: lead the run while no other worker does, else visit what the leader pushes."""
-        scheduler = frontier_redis.scheduler_of(self.crawler)
+        self.scheduler = scheduler = frontier_redis.scheduler_of(self.crawler)
         self.shared = shared = SharedRun(scheduler.server, scheduler.namespace, scheduler.ttl)
-        frontier = self.planner.frontier
-        frontier.shared, frontier.held = scheduler.lengths, lambda: len(scheduler.held)
         following = False
         while (status := self._lead(shared)) != TAKEN:
             if status is None:
@@ -70,19 +96,14 @@ class SharedLead:
             await asyncio.sleep(1)
         self.crawler.stats.set_value("landing/run/following", 0)
         self.logger.info("Leading the run: this worker lists, plans and samples for every worker")
-
-        def publish(run_id):
-            scheduler.join(run_id)  # the run's own frontier: another run's never mixes in
-            shared.publish(run_id)
-
         self.keeper = asyncio.get_running_loop().create_task(self._keep_leading(shared))
         try:
-            async for request_or_item in self.planner.run_all(shared.inherited or None, publish):
+            async for request_or_item in self.planner.run_all(self):
                 yield request_or_item
         finally:
-            if not getattr(self.planner, "hands_over", False):
+            if not self.planner.hands_over:
                 self.keeper.cancel()
-                if self.planner.leading:
+                if self.leading:
                     shared.end()
 
     def _lead(self, shared):
@@ -90,11 +111,11 @@ class SharedLead:
         return None if self.stopping else shared.lead()
 
     async def _keep_leading(self, shared):
-        while self.planner.leading:
+        while self.leading:
             await asyncio.sleep(shared.ttl_ms / 3000)
             try:
                 if shared.lead() != RENEWED:
-                    self.planner.leading = False
+                    self.leading = False
                     self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
                     self.crawler.stats.set_value("landing/run/following", 1)  # nor exports, in continuous mode
                     self.logger.error(

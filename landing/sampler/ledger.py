@@ -4,17 +4,26 @@ Every method blocks on the store: the crawl calls them on the document store's o
 the one that also writes the crawl's documents, so reads see every document the crawl has put.
 """
 
+from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 from landing.core import runs
 
 CHUNK = 500  # sample documents read at a time while walking a plan (each holds up to 100 DOIs)
 
 
+@dataclass(frozen=True)
 class Ledger:
-    def __init__(self, docs, wanted: str, sources: list[str], minimum: int, maximum: int, per_prefix: int = 0):
-        self.docs, self.wanted, self.sources, self.minimum, self.maximum = docs, wanted, sources, minimum, maximum
-        self.per_prefix = per_prefix
+    """The run `wanted` names (as LANDING_RUN does) in the document store `docs`, and the sampling rule a new run
+    begins with: its sources, its sample sizes, its floor per listed prefix."""
+
+    docs: Any
+    wanted: str
+    sources: list[str]
+    minimum: int
+    maximum: int
+    per_prefix: int = 0
 
     def open(self, now: str) -> tuple[dict, bool]:
         """(the run document, resumed?): LANDING_RUN's run, or a new one, stored before any work starts."""

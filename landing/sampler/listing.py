@@ -15,18 +15,28 @@ class Listing:
     """
 
     def __init__(self, api, callbacks, cfg, crawler, logger):
-        self.api, self.callbacks, self.crawler, self.logger = api, callbacks, crawler, logger
-        self.sources, self.mailto = cfg.sources, cfg.mailto
-        self.crossref_api, self.datacite_api = cfg.crossref_api, cfg.datacite_api
+        self.api = api
+        self.callbacks = callbacks
+        self.crawler = crawler
+        self.logger = logger
+        self.sources = cfg.sources
+        self.mailto = cfg.mailto
+        self.crossref_api = cfg.crossref_api
+        self.datacite_api = cfg.datacite_api
         self.counts = {}  # source -> listing requests still out; "<source>-failed" once one of them failed
-        self.members, self.clients, self.cursors = [], {}, set()
+        self.members = []  # Crossref's members, as listed
+        self.clients = {}  # DataCite's clients -> their DOI count (None until it answers)
+        self.cursors = set()  # the Crossref cursors asked for already
         self.prefixes_of = {}  # (ra, owner) -> the prefixes its listing names, kept on its sample document
         self.names_of: dict[tuple[str, str], Names] = {}  # (ra, owner) -> its names, kept on its sample document
         self.over = asyncio.Event()
 
     def forget(self):
         """Drop what was listed, once the plan holds it."""
-        self.members, self.clients, self.prefixes_of, self.names_of = [], {}, {}, {}
+        self.members = []
+        self.clients = {}
+        self.prefixes_of = {}
+        self.names_of = {}
 
     def requests(self):
         if "crossref" in self.sources:

@@ -104,7 +104,8 @@ class BlobPipeline:
     opens and closes."""
 
     def __init__(self, crawler):
-        self.blobs, self.stats = open_blobs(config.of(crawler).blobs), crawler.stats
+        self.blobs = open_blobs(config.of(crawler).blobs)
+        self.stats = crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -140,13 +141,20 @@ class DocumentPipeline:
     """
 
     def __init__(self, crawler):
-        self.crawler, self.stats, self.config = crawler, crawler.stats, config.of(crawler)
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.config = config.of(crawler)
         shared = Docs.of(crawler)
-        self.docs, self.worker, self.call = shared.store, shared.worker, shared.call
+        self.docs = shared.store
+        self.worker = shared.worker
+        self.call = shared.call
         self.frontier = Frontier.of(crawler)
-        self.outage_max, self.unwritten_dir = self.config.docs_outage_max, Path(self.config.unwritten_dir)
-        self.warned_at, self.stopping = None, None
-        self.unwritten_leases, self.keeper = [], None  # leases whose visit records wait in the store's buffer
+        self.outage_max = self.config.docs_outage_max
+        self.unwritten_dir = Path(self.config.unwritten_dir)
+        self.warned_at = None
+        self.stopping = None
+        self.unwritten_leases = []  # leases whose visit records wait in the store's buffer
+        self.keeper = None
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -21,10 +21,14 @@ class Progress:
     average, and the time left follows it."""
 
     def __init__(self, stats, interval: float, now=time.monotonic, shared: bool = False, continuous: bool = False):
-        self.stats, self.interval, self.now = stats, interval, now
+        self.stats = stats
+        self.interval = interval
+        self.now = now
         self.shared = shared  # workers share the run: this one sees only its own visits
         self.continuous = continuous  # a run that never ends: no share of it, no time left
-        self.started, self.loop, self.points = None, None, []
+        self.started = None
+        self.loop = None
+        self.points = []
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -13,13 +13,25 @@ from landing.sampler.items import LedgerItem
 
 
 class Samples:
-    """Owners' samples for a run: `planner` is its planner (landing.sampler.planner.FullRun), whose run, store and ledger
-    they are stored in, and whose `pid_and_visit` visits their DOIs."""
+    """Owners' samples: asked for, answered, and stored in the open run (landing.sampler.run.OpenRun) each answer is
+    read with, whose `pid_and_visit` visits their DOIs.
 
-    def __init__(self, planner, api, callbacks, cfg, crawler, logger, retries: int):
-        self.planner, self.api, self.callbacks, self.crawler, self.logger = planner, api, callbacks, crawler, logger
-        self.frontier, self.shared, self.retries = planner.frontier, planner.shared, retries
-        self.crossref_api, self.datacite_api, self.mailto = cfg.crossref_api, cfg.datacite_api, cfg.mailto
+    api: the sampler's landing.sampler.answers.Api; callbacks: the spider, whose parse_sample and parse_shared_sample
+    answer the requests made here; cfg: the crawl's landing.config.Config; frontier: the bounded frontier each
+    sample reserves its size in; retries: RETRY_TIMES, for a prefix's sample asked past the scheduler.
+    """
+
+    def __init__(self, api, callbacks, cfg, crawler, logger, frontier, retries: int):
+        self.api = api
+        self.callbacks = callbacks
+        self.crawler = crawler
+        self.logger = logger
+        self.frontier = frontier
+        self.retries = retries
+        self.shared = bool(cfg.frontier_redis)  # visits go through the workers' Redis frontier
+        self.crossref_api = cfg.crossref_api
+        self.datacite_api = cfg.datacite_api
+        self.mailto = cfg.mailto
 
     def request(self, sample):
         size, owner, prefix = sample["sample/size"], sample["sample/owner"], sample.get("sample/prefix")
@@ -34,17 +46,18 @@ class Samples:
         callback = self.callbacks.parse_shared_sample if self.shared else self.callbacks.parse_sample
         return self.api.request(url, callback, sample=sample)
 
-    async def parse_sample(self, response):
+    async def parse_sample(self, response, run):
+        """The sample `response` answers, stored in `run` (landing.sampler.run.OpenRun), then its DOIs' visits."""
         sample = await self._sampled(response)
         if sample is None:
             return
         # The sample first: once stored, a resumed run visits exactly these DOIs, never a second sample.
-        yield LedgerItem("sample", runs.sample_id(self.planner.run["run/id"], sample["sample/order"]), sample)
+        yield LedgerItem("sample", runs.sample_id(run.id, sample["sample/order"]), sample)
         for rank, doi in enumerate(sample["sample/dois"]):
-            for pid_or_request in self.planner.pid_and_visit(sample, rank, doi):
+            for pid_or_request in run.pid_and_visit(sample, rank, doi):
                 yield pid_or_request
 
-    async def parse_shared_sample(self, response):
+    async def parse_shared_sample(self, response, run):
         """parse_sample for a shared frontier: the sample is written before any worker can visit its DOIs (else a
         leader killed in between leaves visits of a sample the next leader asks for again, and gets other DOIs).
         Its visits go to the shared frontier in one round trip, not through the engine one Redis call at a time
@@ -52,16 +65,11 @@ class Samples:
         sample = await self._sampled(response)
         if sample is None:
             return
-        await self.planner.docs.call(
-            self.planner.ledger.store,
-            "sample",
-            runs.sample_id(self.planner.run["run/id"], sample["sample/order"]),
-            sample,
-        )
+        await run.docs.call(run.ledger.store, "sample", runs.sample_id(run.id, sample["sample/order"]), sample)
         visits = [
             request
             for rank, doi in enumerate(sample["sample/dois"])
-            for request in self.planner.pid_and_visit(sample, rank, doi)
+            for request in run.pid_and_visit(sample, rank, doi)
         ]
         try:
             scheduler_of(self.crawler).share(visits)

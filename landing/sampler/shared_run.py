@@ -77,14 +77,17 @@ class SharedRun:
     clock = staticmethod(time.monotonic)  # how long a follower has waited for a leader to come back (tests move it)
 
     def __init__(self, server, key: str, ttl: float):
-        self.server, self.ttl_ms = server, int(ttl * 1000)
+        self.server = server
+        self.ttl_ms = int(ttl * 1000)
         self.token = uuid.uuid4().hex
         self.keys = [f"{key}:leader", f"{key}:run"]
-        self._lead, self._end = server.register_script(_LEAD), server.register_script(_END)
+        self._lead = server.register_script(_LEAD)
+        self._end = server.register_script(_END)
         self._release = server.register_script(_RELEASE)
         self.floor = -1  # the last leadership that had ended when this worker came: a previous crawl's
         self.inherited = ""  # the run a leader that died was on, when this worker took over from it
-        self.leadership, self.run = 0, ""  # what this worker leads (0: it follows), and the run it published
+        self.leadership = 0  # what this worker leads (0: it follows)
+        self.run = ""  # the run it published
         self._lost_at = None  # when this follower found the record lost
 
     def lead(self) -> int:

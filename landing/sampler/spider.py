@@ -93,11 +93,11 @@ class DoiSamplerSpider(scrapy.Spider):
         return self.planner.listing.parse_count(response)
 
     async def parse_sample(self, response):
-        async for output in self.planner.samples.parse_sample(response):
+        async for output in self.planner.samples.parse_sample(response, self.planner.run):
             yield output
 
     async def parse_shared_sample(self, response):
-        await self.planner.samples.parse_shared_sample(response)
+        await self.planner.samples.parse_shared_sample(response, self.planner.run)
 
     # The visitor's requests: a DOI's chain over HTTP, and its visit with Chromium.
     def parse_handle(self, response):

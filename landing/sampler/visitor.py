@@ -37,10 +37,17 @@ class Visitor:
     """
 
     def __init__(self, crawler, cfg, callbacks, browser_rules, max_hops: int, maxsize: int):
-        self.crawler, self.callbacks, self.browser_rules = crawler, callbacks, browser_rules
-        self.resolver, self.resolver_hosts = cfg.doi_resolver, cfg.resolver_hosts
-        self.resource_from, self.driver, self.sandbox = cfg.resource_url_from, cfg.driver, bool(cfg.sandbox)
-        self.settle_ms, self.max_hops, self.maxsize = cfg.browser_settle * 1000, max_hops, maxsize
+        self.crawler = crawler
+        self.callbacks = callbacks
+        self.browser_rules = browser_rules
+        self.resolver = cfg.doi_resolver
+        self.resolver_hosts = cfg.resolver_hosts
+        self.resource_from = cfg.resource_url_from
+        self.driver = cfg.driver
+        self.sandbox = bool(cfg.sandbox)
+        self.settle_ms = cfg.browser_settle * 1000
+        self.max_hops = max_hops
+        self.maxsize = maxsize
         self.robots_counted = 0  # the browser rules' robots.txt fetches counted so far
 
     def visit(self, pid, visit):
@@ -249,7 +256,7 @@ class Visitor:
 
     def _deferred(self, meta) -> None:
         """Leave a DOI's visit to a later walk of the run: it leaves the frontier with no visit recorded, so the
-        planner's walk for DOIs without a visit (landing.sampler.planner.FullRun.until_visited) queues it again."""
+        planner's walk for DOIs without a visit (landing.sampler.planner.until_visited) queues it again."""
         self.crawler.stats.inc_value("landing/visit/deferred")
         if not meta.get(LEASE):
             Frontier.of(self.crawler).leave()

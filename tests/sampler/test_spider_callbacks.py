@@ -15,6 +15,7 @@ from landing.core.names import Names, keyed
 from landing.core.names import read as names_in
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
 from landing.sampler.pipelines import AnalysisPipeline
+from landing.sampler.run import ALONE, OpenRun
 from landing.sampler.spider import DoiSamplerSpider
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
@@ -33,6 +34,26 @@ def _response(url, payload, **meta):
 
 def _members(n, start=0):
     return [{"id": start + i, "primary-name": f"m{i}", "counts": {"total-dois": 10 * (i + 1)}} for i in range(n)]
+
+
+def _opened(spider, run_id="r"):
+    """Run `run_id` open in the spider's planner, with no store: enough for samples answered without a shared frontier."""
+    planner = spider.planner
+    planner.run = OpenRun(
+        id=run_id,
+        resumed=False,
+        docs=None,
+        ledger=None,
+        records=None,
+        frontier=planner.frontier,
+        samples=planner.samples,
+        visitor=spider.visitor,
+        lead=ALONE,
+        shared=False,
+        crawler=spider.crawler,
+        logger=spider.logger,
+    )
+    return spider
 
 
 def _listing(spider, **sources):
@@ -148,7 +169,7 @@ def _sample_response(dois, order=3, size=3):
 
 def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minus_their_rank():
     spider = _spider()
-    spider.planner.run = {"run/id": "r"}
+    _opened(spider)
     spider.planner.frontier.size = 3  # the sample's reservation
     out = _all(spider.parse_sample(_sample_response(["10.1/A", "10.1/a", "10.1/b"])))
     assert isinstance(out[0], LedgerItem) and (out[0].kind, out[0].doc_id) == ("sample", "r/0000003")
@@ -165,7 +186,7 @@ def test_a_sample_is_stored_whole_before_its_dois_are_visited_with_priority_minu
 
 def test_the_pids_of_a_named_owners_sample_carry_its_names():
     spider = _spider()
-    spider.planner.run = {"run/id": "r"}
+    _opened(spider)
     response = _sample_response(["10.1/a"], size=1)
     response.meta["sample"].update(keyed("sample", Names("Zenodo", "cern", "CERN")))
     out = _all(spider.parse_sample(response))
@@ -175,7 +196,7 @@ def test_the_pids_of_a_named_owners_sample_carry_its_names():
 
 def test_a_doi_with_url_unsafe_characters_is_quoted_for_the_resolver():
     spider = _spider()
-    spider.planner.run = {"run/id": "r"}
+    _opened(spider)
     out = _all(
         spider.parse_sample(_sample_response(["10.1002/(SICI)1097-4636(199706)35:4<447::AID-JBM5>3.0.CO;2-G"], size=1))
     )
