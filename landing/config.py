@@ -1,7 +1,7 @@
 """The LANDING_* settings, checked and typed once: the `Config` every component reads, and the pre-crawl check.
 
 A component reads `config.of(crawler)` in its `from_crawler` (a command without a crawler, `config.of_settings`):
-a frozen `Config` whose field for LANDING_X_Y is `x_y`, with derived values resolved (the driver once Chromium is
+the one `Config` the project's add-on (landing.addon) built for the crawl, a frozen `Config` whose field for LANDING_X_Y is `x_y`, with derived values resolved (the driver once Chromium is
 looked for, the endpoints through a sandbox, the exclusion list, the mailto). Each default and each meaning is in
 landing/settings.py only. A bad value is refused by `SettingsError` in the words `problems` uses before `scrapy crawl`.
 """
@@ -10,7 +10,6 @@ import os
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import urlsplit
-from weakref import WeakKeyDictionary
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
@@ -87,7 +86,7 @@ class Config:
     lease_seconds: float
     workers: int
     resource_url_from: str
-    resolver_rate: float  # 0 through a sandbox unless set explicitly
+    resolver_rate: float  # 0 through a sandbox unless set explicitly; 1/LANDING_WORKERS of it with a shared frontier
     driver: str  # http under auto when LANDING_CHROMIUM is no executable
     chromium: str | None
     browser_pages: int
@@ -176,19 +175,19 @@ def field_name(setting: str) -> str:
 
 # Every setting is in landing/settings.py; any other LANDING_* name is a misspelling, refused with a suggestion.
 KNOWN = tuple(name for name in vars(defaults) if name.startswith("LANDING_"))
-_OF_CRAWLER: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def of(crawler) -> Config:
-    """The crawler's Config, checked at the first call and the same object after it."""
-    found = _OF_CRAWLER.get(crawler)
+    """The crawler's Config: the one landing.addon built, else (a crawler without the add-on) built at the first call
+    and the same object after it."""
+    found = getattr(crawler, "landing_config", None)
     if found is None:
-        found = _OF_CRAWLER[crawler] = Config.from_settings(crawler.settings)
+        found = crawler.landing_config = Config.from_settings(crawler.settings)
     return found
 
 
 def of_settings(settings) -> Config:
-    """The Config of settings that have no crawler (a command's, a spider's update_settings)."""
+    """The Config of settings that have no crawler (a command's)."""
     return Config.from_settings(settings)
 
 
@@ -256,6 +255,8 @@ def _read(settings) -> tuple[dict, list[str]]:
     chosen = (settings.getpriority("LANDING_RESOLVER_RATE") or 0) > SETTINGS_PRIORITIES["project"]
     if sandbox and not chosen:
         values["resolver_rate"] = 0.0
+    if values["frontier_redis"] and isinstance(values["workers"], int) and isinstance(values["resolver_rate"], float):
+        values["resolver_rate"] /= values["workers"]  # workers sharing a frontier share the resolver's rate
     values["browser_unavailable"] = values["driver"] == "auto" and not chromium_usable(values["chromium"])
     if values["browser_unavailable"]:
         values["driver"] = "http"

@@ -301,6 +301,9 @@ LANDING_STREAM_CLAIM_SECONDS = 30.0
 LANDING_STREAM_MAXLEN = 100000
 
 # --- Scrapy settings, changed from Scrapy's defaults --------------------------------------------------------
+# The project's add-on reads the LANDING_* settings once into the crawl's Config, then applies the spider's setting
+# changes from it (landing.addon).
+ADDONS = {"landing.addon.Landing": 0}
 DOWNLOADER_MIDDLEWARES = {
     "landing.crawl.hosts.HostnameMiddleware": 75,  # first, sandbox or not: a host that is no hostname is never asked
     "landing.crawl.guard.AddressGuardMiddleware": 80,  # before robots.txt: a refused host gets no request at all

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
-from landing import config
+from landing.config import Config
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
 from landing.crawl.guard import Unresolved, guard_enabled, judge, lookup
@@ -83,8 +83,8 @@ class BrowserRules:
         self.robots_sent = 0  # robots.txt fetches Chromium's contexts made, which Scrapy never sees (on one loop)
 
     @classmethod
-    def from_settings(cls, settings) -> "BrowserRules":
-        cfg = config.of_settings(settings)
+    def from_settings(cls, settings, cfg: Config) -> "BrowserRules":
+        """The rules a crawl of these settings, read into cfg, holds Chromium to."""
         return cls(
             guard=guard_enabled(cfg),
             robots=robots_policy(settings, cfg),

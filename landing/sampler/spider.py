@@ -17,25 +17,16 @@ from landing.core.runs import RunError
 from landing.crawl.endpoints import sandbox_pace, service_slots
 from landing.sampler.continuous import Continuous
 from landing.sampler.planner import FullRun
-from landing.sampler.shared_run import share_hosts
+from landing.sampler.shared_run import shared_frontier
 from landing.sampler.visitor import Visitor
 from landing.stores import StoreError
 
 
 class DoiSamplerSpider(scrapy.Spider):
     name = "doi_sampler"
-
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
-        settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
-        sandbox_pace(settings)
-        if config.of_settings(settings).frontier_redis:
-            settings.set(
-                "SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER")
-            )
-            share_hosts(settings)
+    # What the crawl's Config changes in Scrapy's settings, in this order (landing.addon runs them): the Playwright
+    # handler only when LANDING_DRIVER asks for a browser, the APIs' pacing, a sandbox's, the shared frontier's.
+    setting_changes = (browser.configure, service_slots, sandbox_pace, shared_frontier)
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):

@@ -31,10 +31,7 @@ from landing.browser import driver as browser
 class Probe(scrapy.Spider):
     name = "probe"
 
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)
+    setting_changes = (browser.configure,)
 
     async def start(self):
         for url in sys.argv[2:]:

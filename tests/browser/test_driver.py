@@ -121,10 +121,7 @@ from landing.browser import driver as browser
 class Mixed(scrapy.Spider):
     name = "mixed"
 
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)
+    setting_changes = (browser.configure,)
 
     async def start(self):
         base = sys.argv[1]

@@ -168,25 +168,30 @@ def _settings(**values):
     return settings
 
 
+def _rules(**values) -> BrowserRules:
+    from landing.config import of_settings
+
+    settings = _settings(**values)
+    return BrowserRules.from_settings(settings, of_settings(settings))
+
+
 def test_rules_from_the_project_settings_guard_addresses_and_obey_robots_txt():
-    rules = BrowserRules.from_settings(_settings())
+    rules = _rules()
     assert (rules.guard, rules.robots.obey, rules.robots.obey_resolver) == (True, True, False)
     assert "doi.org" in rules.robots.resolver_hosts
     assert rules.user_agent.startswith("landing/")
 
 
 def test_rules_under_the_sandbox_do_not_guard_addresses():
-    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1")).guard is False
+    assert _rules(LANDING_SANDBOX="http://127.0.0.1:1").guard is False
 
 
 def test_rules_under_a_sandbox_url_elsewhere_such_as_a_real_proxy_still_guard_addresses():
-    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://proxy.corp.example:3128")).guard is True
+    assert _rules(LANDING_SANDBOX="http://proxy.corp.example:3128").guard is True
 
 
 def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
-    ignoring, obeying = (
-        BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots for value in ("ignore", "obey")
-    )
+    ignoring, obeying = (_rules(LANDING_RESOLVER_ROBOTS=value).robots for value in ("ignore", "obey"))
     assert (ignoring.governs("https://doi.org/10.1/a"), obeying.governs("https://doi.org/10.1/a")) == (False, True)
 
 
