@@ -78,8 +78,7 @@ def configure(settings, cfg: Config) -> None:
     # visit crawled along and its turns went to waiting. scrapy-playwright's own switch (the one Windows needs).
     settings.set("_PLAYWRIGHT_THREADED_LOOP", True, priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
-    # An object, not a path: scrapy-playwright's load_object takes callables as they are.
-    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings, cfg), priority="spider")
+    # PLAYWRIGHT_ABORT_REQUEST stays unset: the handler asks the crawl's BrowserRules (landing.browser.rules.rules_of).
     pages = cfg.browser_pages
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", pages, priority="spider")
     slots = {**settings.getdict("DOWNLOAD_SLOTS"), SLOT: {"concurrency": pages, "delay": 0}}

@@ -12,6 +12,7 @@ from scrapy import signals
 
 from landing import clock, config
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 from landing.config import mailto_warning
 from landing.core.runs import RunError
 from landing.crawl.endpoints import sandbox_pace, service_slots
@@ -39,12 +40,9 @@ class DoiSamplerSpider(scrapy.Spider):
             spider.logger.warning(warning)
         if cfg.browser_unavailable:
             crawler.signals.connect(spider._say_browser_unavailable, signal=signals.spider_opened)
-        # PLAYWRIGHT_ABORT_REQUEST: the BrowserRules browser.configure made, when it ran.
-        hops, maxsize, rules = (
-            s.getint("REDIRECT_MAX_TIMES"),
-            s.getint("DOWNLOAD_MAXSIZE"),
-            s.get("PLAYWRIGHT_ABORT_REQUEST"),
-        )
+        # The crawl's BrowserRules when the driver may use Chromium (browser.configure installed its handler).
+        rules = rules_of(crawler) if cfg.driver in ("browser", "auto") else None
+        hops, maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.visitor = Visitor(crawler, cfg, spider, rules, max_hops=hops, maxsize=maxsize)
         policy = Continuous if cfg.continuous else FullRun
         spider.planner = policy(crawler, cfg, spider.visitor, spider, spider.logger, retries=s.getint("RETRY_TIMES"))

@@ -27,6 +27,7 @@ import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 
 class Probe(scrapy.Spider):
     name = "probe"
@@ -39,12 +40,12 @@ class Probe(scrapy.Spider):
             yield scrapy.Request(url, meta=meta, callback=self.visited, errback=self.failed, dont_filter=True)
 
     async def visited(self, response):
-        await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        await browser.end(response.meta, rules_of(self.crawler))
         response.meta["text"] = " ".join(response.xpath("//body//p//text()").getall())
         self.report(response.meta, "visited")
 
     async def failed(self, failure):
-        await browser.end(failure.request.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        await browser.end(failure.request.meta, rules_of(self.crawler))
         self.report(failure.request.meta, "failed")
 
     def report(self, meta, how):

@@ -117,6 +117,7 @@ import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 
 class Mixed(scrapy.Spider):
     name = "mixed"
@@ -134,7 +135,7 @@ class Mixed(scrapy.Spider):
     async def ended(self, response):
         playwright = [t for t in asyncio.all_tasks() if "/playwright/" in t.get_coro().cr_code.co_filename]
         if response.meta.get("playwright"):
-            await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+            await browser.end(response.meta, rules_of(self.crawler))
         kind = "browser" if response.meta.get("playwright") else "http"
         drivers = [c for c in psutil.Process().children() if "run-driver" in c.cmdline()]
         chromium = [p for c in drivers for p in c.children(recursive=True)]

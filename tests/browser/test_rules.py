@@ -242,3 +242,28 @@ def test_a_robots_txt_fetch_is_named_under_way_through_its_context_until_it_ends
         return during, await asking, rules.fetching(context)
 
     assert asyncio.run(asked()) == ((1, 0), None, set())
+
+
+def _plain(value) -> bool:
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def test_a_browser_crawl_holds_its_rules_outside_its_settings_one_object_for_the_crawl():
+    from scrapy.utils.test import get_crawler
+
+    from landing.browser.driver import HANDLER
+    from landing.browser.rules import rules_of
+    from landing.sampler.spider import DoiSamplerSpider
+    from tests.crawl.project import PROJECT
+
+    crawler = get_crawler(DoiSamplerSpider, {**PROJECT, "LANDING_DRIVER": "browser", "LANDING_CHROMIUM": "/bin/true"})
+    settings = crawler.settings.copy_to_dict()
+    assert settings["DOWNLOAD_HANDLERS"]["https"] == HANDLER
+    assert settings.get("PLAYWRIGHT_ABORT_REQUEST") is None
+    assert [name for name, value in settings.items() if name.startswith("PLAYWRIGHT_") and not _plain(value)] == []
+    assert rules_of(crawler) is rules_of(crawler)
+    assert rules_of(crawler).guard is True
