@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import urlsplit
 
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
-from landing import clock
+from landing import clock, tuning
 from landing import settings as defaults
 from landing.core.decisions import excluding, seen_since
 from landing.core.doi import RESOLVER_HOSTS
@@ -26,6 +26,7 @@ from landing.setting_checks import (
     RUN_NAME,
     SECRETS,
     TEXTS,
+    TUNING_NAMES,
     SettingsError,
     choice,
     chromium_usable,
@@ -40,6 +41,7 @@ from landing.setting_checks import (
     metrics_port,
     number,
     positive,
+    removed,
     sources,
     stream_consumer,
     stream_in,
@@ -149,8 +151,8 @@ class Config:
     metrics_address: str
     health_failures: float
     health_min_visits: int
-    health_export_hours: float
     # Derived from the settings above, resolved once.
+    health_export_hours: float  # twice LANDING_EXPORT_EVERY: continuous mode's `export` check fails past it
     browser_unavailable: bool  # LANDING_DRIVER=auto without an executable LANDING_CHROMIUM: the driver is http
     resolver_hosts: frozenset[str]  # every host a DOI's chain may pass through before it leaves the resolver
     verified_hosts: frozenset[str]  # hosts whose TLS certificates are verified (none through a sandbox)
@@ -165,12 +167,12 @@ class Config:
 
 
 def field_name(setting: str) -> str:
-    """The Config field of a LANDING_* setting.
+    """The Config field of a LANDING_* setting, or of a TUNING_* one (landing.tuning).
 
-    >>> field_name("LANDING_SAMPLE_MIN_PER_PREFIX")
-    'sample_min_per_prefix'
+    >>> field_name("LANDING_SAMPLE_MIN_PER_PREFIX"), field_name("TUNING_PLAN_MINUTES")
+    ('sample_min_per_prefix', 'plan_minutes')
     """
-    return setting.removeprefix("LANDING_").lower()
+    return setting.removeprefix("LANDING_").removeprefix("TUNING_").lower()
 
 
 # Every setting is in landing/settings.py; any other LANDING_* name is a misspelling, refused with a suggestion.
@@ -217,12 +219,18 @@ def trusted(decisions, settings, today: date | None = None):
 def _read(settings) -> tuple[dict, list[str]]:
     # (every field's value, every problem); a field whose check failed is None.
     values, found = {}, []
-    found += unknown([name for name in settings if name.startswith("LANDING_")], KNOWN)
+    named = [name for name in settings if name.startswith(("LANDING_", "TUNING_"))]
+    found += removed(named)
+    found += unknown([name for name in named if not removed([name])], KNOWN + TUNING_NAMES)
     found += unknown([name for name in os.environ if name.startswith("LANDING_")], SECRETS, environment=True)
+
+    # The internal constants, each as landing.tuning has it unless a test or a benchmark set TUNING_<NAME>.
+    tuned = BaseSettings({f"TUNING_{name}": value for name, value in tuning.TUNED.items()}, priority="default")
+    tuned.update({name: settings[name] for name in named if name in TUNING_NAMES}, priority="cmdline")
 
     def take(name, check, *args):
         try:
-            values[field_name(name)] = check(settings, *args)
+            values[field_name(name)] = check(tuned if name.startswith("TUNING_") else settings, *args)
         except SettingsError as error:
             values[field_name(name)] = None
             found.append(str(error))
@@ -237,10 +245,10 @@ def _read(settings) -> tuple[dict, list[str]]:
         ("LANDING_METRICS_PORT", metrics_port),
         ("LANDING_MATCH_REDIS", match_redis),
         ("LANDING_STREAM_IN", stream_in),
-        ("LANDING_STREAM_CONSUMER", stream_consumer),
+        ("TUNING_STREAM_CONSUMER", stream_consumer),
     ):
         take(name, check)
-    for name in ("LANDING_STREAM_OUT", "LANDING_STREAM_GROUP"):
+    for name in ("LANDING_STREAM_OUT", "TUNING_STREAM_GROUP"):
         take(name, stream_name, name)
     for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag), (POSITIVE, positive)):
         for name in names:
@@ -257,6 +265,8 @@ def _read(settings) -> tuple[dict, list[str]]:
         values["resolver_rate"] = 0.0
     if values["frontier_redis"] and isinstance(values["workers"], int) and isinstance(values["resolver_rate"], float):
         values["resolver_rate"] /= values["workers"]  # workers sharing a frontier share the resolver's rate
+    every = values["export_every"]
+    values["health_export_hours"] = 2 * every if isinstance(every, float) else None
     values["browser_unavailable"] = values["driver"] == "auto" and not chromium_usable(values["chromium"])
     if values["browser_unavailable"]:
         values["driver"] = "http"

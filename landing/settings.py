@@ -26,10 +26,6 @@ LANDING_DOI_RESOLVER = "https://doi.org"
 # LANDING_DOCS: the document store (pid, snapshot, analysis and report documents): sqlite:///relative.db,
 # sqlite:////absolute.db, or an Elasticsearch cluster, http(s)://host:9200 (docs/production.md "Documents in Elasticsearch").
 LANDING_DOCS = "sqlite:///data/landing.db"
-# LANDING_DOCS_BATCH_DOCS / LANDING_DOCS_BATCH_SECONDS: documents are written in batches of this many, or
-# when the oldest waiting one is this many seconds old, whichever comes first.
-LANDING_DOCS_BATCH_DOCS = 500
-LANDING_DOCS_BATCH_SECONDS = 2.0
 # LANDING_DOCS_INDEX_PREFIX: Elasticsearch only: documents of kind K go to the index <prefix>-K.
 LANDING_DOCS_INDEX_PREFIX = "landing"
 # LANDING_DOCS_API_KEY, or LANDING_DOCS_USERNAME and LANDING_DOCS_PASSWORD: Elasticsearch credentials (the
@@ -39,9 +35,6 @@ LANDING_DOCS_API_KEY = None
 LANDING_DOCS_USERNAME = None
 LANDING_DOCS_PASSWORD = None
 LANDING_DOCS_CA_CERTS = None
-# LANDING_DOCS_RETRIES: Elasticsearch only: how often a bulk write answered 429 or 5xx is retried, waiting
-# 1 s, then twice as long each time (at most 30 s).
-LANDING_DOCS_RETRIES = 5
 # LANDING_DOCS_OUTAGE_MAX: seconds a crawl goes on, keeping documents in memory, while the document store
 # refuses writes. Past it the crawl stops, saves them under LANDING_UNWRITTEN_DIR and exits 1.
 LANDING_DOCS_OUTAGE_MAX = 300.0
@@ -110,9 +103,6 @@ LANDING_LEASE_SECONDS = 120
 LANDING_WORKERS = 1
 
 # --- Visiting -----------------------------------------------------------------------------------------
-# LANDING_RESOURCE_URL_FROM: redirect (default) takes the resource URL from the resolver's redirect, as a browser
-# meets it; handle asks the Handle API first, in place of the resolver hop (docs/crawl.md "Resource URL").
-LANDING_RESOURCE_URL_FROM = "redirect"
 # LANDING_RESOLVER_RATE: requests a second to the DOI resolver (a DOI's first request, its retries, Handle API
 # lookups; landing.crawl.resolver_pace), a quarter second's worth at once after a pause. doi.org publishes no limit,
 # and clients resolving many DOIs in parallel have met its 429s; 100 stays above what sampling feeds on the real web
@@ -132,18 +122,6 @@ LANDING_CHROMIUM = default_chromium(lambda path: os.access(path, os.X_OK))
 # crawl and emptied between visits: docs/drivers.md); browser visits wait their turn in a download slot of their own
 # this wide, not in the resolver's, where HTTP visits would queue behind them.
 LANDING_BROWSER_PAGES = 8
-# LANDING_BROWSER_SETTLE: after a page's load event, how long (seconds) the browser may wait for the network
-# to go quiet, so that scripts that move on (challenges, computed redirects) are followed. A page still busy
-# then (beacons, polling) is read as it is.
-LANDING_BROWSER_SETTLE = 5.0
-# LANDING_BROWSER_NICE: the niceness (0-19) Chromium's processes run at, and their session's group where the kernel
-# groups processes by session (autogroups). Every HTTP visit in flight waits on the crawl's one event loop, a browser
-# visit in its own slot: under contention the crawl keeps its CPU. 5 weighs Chromium at a third of the crawl; 10
-# starved its visits into timeouts on a loaded machine (docs/drivers.md "Cost"). 0: the crawl's own priority.
-LANDING_BROWSER_NICE = 5
-# LANDING_BROWSER_SPARE_CPU: with two CPUs or more, Chromium runs on all those the crawl may use but one (taskset),
-# a core it cannot take from the crawl's loop. False: on every one.
-LANDING_BROWSER_SPARE_CPU = True
 # LANDING_RESOLVER_ROBOTS: ignore (default) or obey robots.txt on the DOI resolver's hops. Landing pages
 # always follow ROBOTSTXT_OBEY; the API requests never consult robots.txt.
 LANDING_RESOLVER_ROBOTS = "ignore"
@@ -156,15 +134,10 @@ LANDING_RESOLVER_ROBOTS = "ignore"
 # Off when LANDING_SANDBOX is a sandbox on this machine (a loopback URL: it serves from 127.0.0.1), and the log says
 # so; a LANDING_SANDBOX elsewhere (a real proxy put there by mistake) never turns it off.
 LANDING_ADDRESS_GUARD = True
-# LANDING_KEEPALIVE / LANDING_IDLE_CONNECTIONS: an idle connection is kept this many seconds for its host's next
-# request (Twisted's own: 240), and past this many idle connections in all, the one idle longest is closed. A full
-# run meets thousands of hosts, most for a few requests: idle connections to them only hold memory.
-LANDING_KEEPALIVE = 60.0
-LANDING_IDLE_CONNECTIONS = 128
-# LANDING_ROBOTS_CACHE: parsed robots.txt files kept, for the most recently met hosts (Scrapy keeps every one).
-LANDING_ROBOTS_CACHE = 5000
-# Seconds (crawl.md "Retries"): a failing host's longest pause; longest Retry-After obeyed; a down host's retries.
-LANDING_BACKOFF_MAX, LANDING_RETRY_AFTER_MAX, LANDING_OUTAGE_MAX = 60.0, 60.0, 300.0
+# LANDING_BACKOFF_MAX: seconds a failing host's longest pause between retries may last (docs/crawl.md "Retries").
+LANDING_BACKOFF_MAX = 60.0
+# LANDING_OUTAGE_MAX: seconds a down host's requests are retried before they fail.
+LANDING_OUTAGE_MAX = 300.0
 # LANDING_EXPORT_ON_CLOSE: rebuild reports and export artifacts when the crawl closes.
 LANDING_EXPORT_ON_CLOSE = True
 # LANDING_EXPORT_REPORT: draw the report directory (report/index.html, a page per member and domain) beside each
@@ -180,33 +153,13 @@ LANDING_PROGRESS_INTERVAL = 5.0
 LANDING_CONTINUOUS = False
 # LANDING_REFRESH_DAYS: no known prefix older than this many days (since its last sample), budget allowing.
 LANDING_REFRESH_DAYS = 7.0
-# LANDING_RECHECK_DAYS: a prefix whose last sample signalled a change (domain, failures, meta tags, owner) is
-# sampled again, deeper, this many days later; also the margin by which refreshes come before LANDING_REFRESH_DAYS.
-LANDING_RECHECK_DAYS = 1.0
-# LANDING_CHANGED_DOIS: DOIs a signalled prefix's recheck samples, at least (all it has when fewer).
-LANDING_CHANGED_DOIS = 30
 # LANDING_BUDGET: requests a simulated UTC day continuous sampling may send, every one counted (robots.txt, Chromium's).
 LANDING_BUDGET = 500000.0
-# LANDING_REQUESTS_PER_DOI: the planner's estimate of one DOI's visit (resolver and publisher hops) until the crawl has
-# measured its own (requests per DOI visited over at least 100 DOIs).
-LANDING_REQUESTS_PER_DOI = 3.0
-# LANDING_PLAN_MINUTES: the slice: how often, in simulated minutes, continuous mode plans what to sample next.
-LANDING_PLAN_MINUTES = 60.0
-# LANDING_RELIST_HOURS: how often every owner is listed again, to find new members, clients and prefixes.
-LANDING_RELIST_HOURS = 24.0
 # LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode (none when nothing was sampled since).
 LANDING_EXPORT_EVERY = 24.0
-# LANDING_EXPORT_CHANGES: export sooner, once this many sampled prefixes signalled a change since the last version.
-LANDING_EXPORT_CHANGES = 100
-# Retention (`scrapy prune`, and continuous mode every LANDING_PRUNE_HOURS; docs/continuous.md "Retention"):
+# Retention (`scrapy prune`, and continuous mode every tuning.PRUNE_HOURS; docs/continuous.md "Retention"):
 # LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month.
 LANDING_KEEP_VERSIONS_DAYS = 30.0
-# LANDING_KEEP_SNAPSHOTS: a DOI's latest snapshots (and analyses) kept, besides those that show a change and the one
-# reports count; at least 1 (enough: each change's snapshot is kept, so a DOI's outcome at any time is known).
-# Blobs no kept snapshot names go with the others.
-LANDING_KEEP_SNAPSHOTS = 1
-# LANDING_PRUNE_HOURS: how often, in simulated hours, continuous mode applies the retention above.
-LANDING_PRUNE_HOURS = 24.0
 
 # --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------
 # LANDING_METRICS_PORT: serve Prometheus metrics at http://LANDING_METRICS_ADDRESS:PORT/metrics while the crawl runs
@@ -217,29 +170,11 @@ LANDING_METRICS_PORT = None
 LANDING_METRICS_ADDRESS = "127.0.0.1"
 # Health checks (landing.crawl.health: in continuous mode, Spidermon monitors run every SPIDERMON_PERIODIC_MONITORS
 # seconds and at close; `scrapy status` judges by the same bounds). `freshness` fails when a prefix is older than LANDING_REFRESH_DAYS.
-# LANDING_HEALTH_FAILURES: `failures` fails when more than this share (0 to 1) of the visits since the check last
-# judged failed. LANDING_HEALTH_MIN_VISITS: fewer new visits than this are not judged (the last verdict stands).
-LANDING_HEALTH_FAILURES = 0.5
-LANDING_HEALTH_MIN_VISITS = 100
-# LANDING_HEALTH_EXPORT_HOURS: continuous mode's `export` fails when no artifact version was exported for this many
-# simulated hours (since sampling began, before the first); keep it above LANDING_EXPORT_EVERY.
-LANDING_HEALTH_EXPORT_HOURS = 48.0
 
 # --- Matching (`scrapy match`) ----------------------------------------------------------------------------
-# LANDING_MATCH_TEXT_CANDIDATES: at most this many DOIs found in a page's text are checked by resolving them
-# (those whose prefix the artifact knows on the page's domain first): reference lists run to hundreds.
-LANDING_MATCH_TEXT_CANDIDATES = 20
-# LANDING_MATCH_CONCURRENCY: inputs matched at once; the downloader's limits still pace the requests.
-LANDING_MATCH_CONCURRENCY = 100
 # What one input may cost the matcher, whatever it holds (docs/matching.md "Limits"):
-# LANDING_MATCH_PIECES: free text's URLs and DOIs matched, in text order; the rest are counted in the evidence.
-LANDING_MATCH_PIECES = 20
-# LANDING_MATCH_CANDIDATES: candidate DOIs cut from one URL or string, each one Handle API request.
-LANDING_MATCH_CANDIDATES = 20
 # LANDING_MATCH_REQUESTS: requests one input may make; once made, it asks no more questions and gets no match.
 LANDING_MATCH_REQUESTS = 200
-# LANDING_MATCH_EVIDENCE: evidence records in one result (at least 3); the middle ones past it are folded into one.
-LANDING_MATCH_EVIDENCE = 100
 # LANDING_MATCH_DEADLINE: seconds one input may take once its turn came; then it gets the outcome `deadline` and no
 # match. 0: none. Waiting for the downloader counts: in a batch, inputs queue behind each other on polite hosts.
 LANDING_MATCH_DEADLINE = 600.0
@@ -258,9 +193,6 @@ LANDING_MATCH_REDIS = ""
 # LANDING_MATCH_CACHE_HOURS: how long an answer or a result is kept, in Redis and in the process (more than 0): a
 # DOI registered since, a site that moved, is then asked again.
 LANDING_MATCH_CACHE_HOURS = 24.0
-# LANDING_MATCH_CACHE_ENTRIES: answered questions (and, in the service, results) a process keeps in memory, the
-# least recently used dropped first; asked before Redis.
-LANDING_MATCH_CACHE_ENTRIES = 100000
 
 # --- The matching service (`scrapy serve`, docs/service.md) ------------------------------------------------
 # LANDING_SERVE_ADDRESS, LANDING_SERVE_PORT: where the HTTP service listens; 0: a free port, named in the log.
@@ -272,14 +204,6 @@ LANDING_SERVE_MAX_BODY = 8388608
 LANDING_SERVE_MAX_INPUT = 100000
 # LANDING_SERVE_CLIENT_CONCURRENCY: requests one client (its peer address) may have in flight; past it: 429.
 LANDING_SERVE_CLIENT_CONCURRENCY = 64
-# LANDING_SERVE_REQUEST_CONCURRENCY: inputs of one POST answered at once (their lines still come out in input order).
-LANDING_SERVE_REQUEST_CONCURRENCY = 32
-# LANDING_SERVE_DRAIN_SECONDS: on SIGTERM or Ctrl-C, how long requests in flight may take to finish before the
-# service stops anyway (a second signal stops at once).
-LANDING_SERVE_DRAIN_SECONDS = 30.0
-# LANDING_SERVE_ARTIFACT_SECONDS: how often the artifact file is checked for a new version, which answers then use
-# (inputs in progress keep the one they started with). 0: never reloaded.
-LANDING_SERVE_ARTIFACT_SECONDS = 10.0
 # Event streams (docs/service.md "Event streams"): LANDING_STREAM_IN, a Redis Stream at LANDING_MATCH_REDIS whose
 # entries (field `q`, the input; optional `fetch`: none, known or all) the service answers through a consumer group,
 # each result written to LANDING_STREAM_OUT (fields `input`: the input entry's id, `result`: the JSON, `version`: the
@@ -287,16 +211,6 @@ LANDING_SERVE_ARTIFACT_SECONDS = 10.0
 # default): no consumer. In a Redis Cluster give both keys one hash tag, such as {landing}:in and {landing}:out.
 LANDING_STREAM_IN = ""
 LANDING_STREAM_OUT = "landing:match:results"
-# LANDING_STREAM_GROUP: the consumer group every instance joins (created reading the stream from its start).
-# LANDING_STREAM_CONSUMER: this process's name in it, unique per process (unset: HOSTNAME-PID).
-LANDING_STREAM_GROUP = "landing"
-LANDING_STREAM_CONSUMER = ""
-# LANDING_STREAM_BATCH: entries read in one call; LANDING_STREAM_CONCURRENCY: entries this process answers at once.
-LANDING_STREAM_BATCH = 50
-LANDING_STREAM_CONCURRENCY = 100
-# LANDING_STREAM_CLAIM_SECONDS: an entry pending this long is claimed by another consumer and answered again: its
-# consumer was killed (a live one renews its entries every third of this, however long an answer takes).
-LANDING_STREAM_CLAIM_SECONDS = 30.0
 # LANDING_STREAM_MAXLEN: the output stream keeps about this many entries (XADD MAXLEN ~; 0: all), ~1.2 KB a result.
 LANDING_STREAM_MAXLEN = 100000
 

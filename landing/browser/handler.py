@@ -89,8 +89,8 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
 
     def _wrap_chromium(self) -> None:
         """Chromium started through a script of this crawl's (driver.launcher): each switch Chromium reads once given
-        once, Chromium at a lower priority (LANDING_BROWSER_NICE) and off one of the crawl's CPUs
-        (LANDING_BROWSER_SPARE_CPU).
+        once, Chromium at a lower priority (tuning.BROWSER_NICE) and off one of the crawl's CPUs
+        (tuning.BROWSER_SPARE_CPU).
 
         A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on the
         crawl's one event loop: under CPU contention the crawl keeps its core and Chromium takes what is left."""

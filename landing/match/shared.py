@@ -69,7 +69,7 @@ class Recent:
 
 def answers_of(cfg) -> "SharedAnswers | LocalAnswers":
     """The answers a matcher's Config asks for: in Redis with LANDING_MATCH_REDIS, else in this process; each
-    kept LANDING_MATCH_CACHE_HOURS, LANDING_MATCH_CACHE_ENTRIES of them in memory."""
+    kept LANDING_MATCH_CACHE_HOURS, tuning.MATCH_CACHE_ENTRIES of them in memory."""
     ttl = cfg.match_cache_hours * 3600
     if cfg.match_redis:
         return SharedAnswers(cfg.match_redis, ttl, namespace_of(cfg), entries=cfg.match_cache_entries)

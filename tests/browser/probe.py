@@ -26,6 +26,7 @@ import psutil
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
+from landing import config
 from landing.browser import driver as browser
 from landing.browser.rules import rules_of
 
@@ -36,7 +37,7 @@ class Probe(scrapy.Spider):
 
     async def start(self):
         for url in sys.argv[2:]:
-            meta = browser.request_meta({"pid/doi": url}, False, self.settings.getfloat("LANDING_BROWSER_SETTLE") * 1000)
+            meta = browser.request_meta({"pid/doi": url}, False, config.of(self.crawler).browser_settle * 1000)
             yield scrapy.Request(url, meta=meta, callback=self.visited, errback=self.failed, dont_filter=True)
 
     async def visited(self, response):
