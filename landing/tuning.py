@@ -28,8 +28,8 @@ RETRY_AFTER_MAX = 60.0
 # move on (challenges, computed redirects) are followed; a page still busy then (beacons, polling) is read as it is.
 BROWSER_SETTLE = 5.0
 # The niceness (0-19) Chromium's processes run at, and their session's group where the kernel groups processes by
-# session: under contention the crawl's one event loop, which every HTTP visit waits on, keeps its CPU. 5 weighs
-# Chromium at a third of the crawl; 10 starved its visits into timeouts on a loaded machine (docs/drivers.md "Cost").
+# session: under contention the crawl's one event loop, which every HTTP visit waits on, keeps its CPU, while a
+# niceness much higher starves browser visits into timeouts (docs/drivers.md "Cost").
 BROWSER_NICE = 5
 # With two CPUs or more, Chromium runs on all those the crawl may use but one (taskset): a core it cannot take from
 # the crawl's loop.
