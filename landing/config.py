@@ -1,9 +1,11 @@
 """The LANDING_* settings, checked and typed once: the `Config` every component reads, and the pre-crawl check.
 
 A component reads `config.of(crawler)` in its `from_crawler` (a command without a crawler, `config.of_settings`):
-the one `Config` the project's add-on (landing.addon) built for the crawl, a frozen `Config` whose field for LANDING_X_Y is `x_y`, with derived values resolved (the driver once Chromium is
+the one frozen `Config` the project's add-on (landing.addon) built for the crawl, whose field for LANDING_X_Y (or an
+internal constant's TUNING_X_Y, landing.tuning) is `x_y`, with derived values resolved (the driver once Chromium is
 looked for, the endpoints through a sandbox, the exclusion list, the mailto). Each default and each meaning is in
-landing/settings.py only. A bad value is refused by `SettingsError` in the words `problems` uses before `scrapy crawl`.
+landing/settings.py or landing/tuning.py only. A bad value is refused by `SettingsError` in the words `problems` uses
+before `scrapy crawl`.
 """
 
 import os
@@ -52,7 +54,8 @@ from landing.setting_checks import (
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    """Every LANDING_* setting, checked and typed (LANDING_X_Y is `x_y`; landing/settings.py says what each means).
+    """Every LANDING_* setting and internal constant, checked and typed (LANDING_X_Y or TUNING_X_Y is `x_y`;
+    landing/settings.py and landing/tuning.py say what each means).
 
     Values that may hold credentials (URLs, secrets) are left out of its repr, so no log shows them."""
 
