@@ -52,3 +52,27 @@ def test_the_spiders_setting_changes_run_with_the_crawls_config_in_their_order()
 def test_the_matchers_inputs_get_their_own_slot_from_its_setting_change():
     crawler = get_crawler(MatcherSpider, PROJECT)
     assert crawler.settings.getdict("DOWNLOAD_SLOTS")[INPUTS] == {"concurrency": 64, "delay": 0}
+
+
+def test_the_samplers_setting_changes_split_a_shared_frontiers_limits_among_its_workers():
+    from landing.sampler.spider import DoiSamplerSpider
+
+    shared = {
+        **PROJECT,
+        "LANDING_FRONTIER_REDIS": "redis://127.0.0.1:1/0",
+        "LANDING_WORKERS": 2,
+        "LANDING_DRIVER": "http",
+    }
+    crawler = get_crawler(DoiSamplerSpider, shared)
+    assert crawler.settings.get("SCHEDULER") == "landing.sampler.frontier_redis.Scheduler"
+    assert crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == PROJECT["CONCURRENT_REQUESTS_PER_DOMAIN"] // 2
+    assert crawler.settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"] == 16
+    assert crawler.landing_config.resolver_rate == PROJECT["LANDING_RESOLVER_RATE"] / 2
+
+
+def test_the_samplers_setting_changes_pace_crossref_politely_once_a_mailto_names_the_crawler():
+    from landing.crawl.endpoints import CROSSREF_POLITE
+    from landing.sampler.spider import DoiSamplerSpider
+
+    crawler = get_crawler(DoiSamplerSpider, {**PROJECT, "LANDING_MAILTO": "you@example.org", "LANDING_DRIVER": "http"})
+    assert crawler.settings.getdict("DOWNLOAD_SLOTS")["api.crossref.org"] == CROSSREF_POLITE
