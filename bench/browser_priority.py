@@ -28,6 +28,7 @@ from pathlib import Path
 import psutil
 
 from landing import settings as defaults
+from landing import tuning
 from landing.browser.driver import ARGS, launcher
 from tests.local_http import serving
 
@@ -100,9 +101,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=20, help="measured seconds per round (20)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, start order swapped each (2)")
     parser.add_argument("--pages", type=int, default=3, help="busy pages per Chromium (3)")
-    parser.add_argument(
-        "--nice", type=int, default=defaults.LANDING_BROWSER_NICE, help="niceness (LANDING_BROWSER_NICE)"
-    )
+    parser.add_argument("--nice", type=int, default=tuning.BROWSER_NICE, help="niceness (landing.tuning.BROWSER_NICE)")
     parser.add_argument("--side", choices=SIDES, help=argparse.SUPPRESS)  # one side, in its own session
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     opts = parser.parse_args()

@@ -8,7 +8,7 @@ Serves --world (a bench/scaling.py world, default /tmp/h7/w100000) with `scrapy 
 its DOIs that need a browser (truth.jsonl: a plain client fails, the browser lands; challenges, script redirects,
 computed links, in turn) and visits them as the browser driver does: Playwright, the launch options, ARGS and launcher
 script of landing.browser.driver (a variant's ARG adds a switch to them, `drop:SWITCH` takes one of them away), each visit in a context of its own (service workers blocked), `load` then at most
-LANDING_BROWSER_SETTLE for network quiet, --pages visits at once. --contexts: `pooled` (the driver's: --pages
+TUNING_BROWSER_SETTLE for network quiet, --pages visits at once. --contexts: `pooled` (the driver's: --pages
 contexts lent in turn and emptied between visits, landing.browser.contexts) and/or `fresh` (a new context per
 visit, closed after it). Each variant (--variant x --contexts) runs once per round, rounds alternating A B A B.
 Per run: the CPU seconds of the Chromium process tree (reaped renderers included, through their parents' children
@@ -30,6 +30,7 @@ from pathlib import Path
 import psutil
 
 from landing import settings as defaults
+from landing import tuning
 from landing.browser.contexts import Contexts
 from landing.browser.driver import ARGS, Navigation, chromium_env, launcher
 from landing_dev.runner import SandboxProcess
@@ -209,7 +210,7 @@ def main() -> None:
         for hold in holds:
             variants[f"{name} {hold}" if len(holds) > 1 else name] = (binary, extra, hold == "pooled")
     urls = browser_urls(opts.world, opts.visits)
-    settle_ms = defaults.LANDING_BROWSER_SETTLE * 1000
+    settle_ms = tuning.BROWSER_SETTLE * 1000
     log = Path(tempfile.mkdtemp(prefix="browser-visit-cost-")) / "sandbox.log"
     server = SandboxProcess(opts.world, 0, log)
     proxy = server.proxy

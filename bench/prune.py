@@ -77,7 +77,7 @@ def sizes(root: Path) -> str:
 def prune(root: Path, *extra) -> tuple[float, float, str]:
     """(seconds, peak RSS in MiB, the command's summary line) of one `scrapy prune` on the stores under root."""
     stores = runner.Stores.under(root)
-    command = runner.scrapy_command("prune", *extra, settings={**stores.as_settings(), "LANDING_KEEP_SNAPSHOTS": 3})
+    command = runner.scrapy_command("prune", *extra, settings={**stores.as_settings(), "TUNING_KEEP_SNAPSHOTS": 3})
     started = time.perf_counter()
     done = subprocess.run(command, cwd=runner.PROJECT, capture_output=True, text=True, check=True)
     seconds = time.perf_counter() - started

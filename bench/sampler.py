@@ -28,7 +28,7 @@ from landing_dev.sandbox.server import RunningSandbox
 VARIANTS = {
     "resource": {
         "resource URL from the redirect (default)": [],
-        "resource URL from the Handle API": ["-s", "LANDING_RESOURCE_URL_FROM=handle"],
+        "resource URL from the Handle API": ["-s", "TUNING_RESOURCE_URL_FROM=handle"],
     },
     "drivers": {
         "LANDING_DRIVER=http": ["-s", "LANDING_DRIVER=http"],

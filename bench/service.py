@@ -44,6 +44,7 @@ from bench.cgroups import cpu_cap
 from bench.limits import page_limits
 from bench.service_client import _text
 from landing import settings as defaults
+from landing import tuning
 from landing.core.cascade import Matching, Setup, drive
 from landing.core.decisions import Decisions
 from landing.core.doi import RESOLVER_HOSTS, resolver_path
@@ -80,11 +81,11 @@ def pure_rate(strings: list[str], decisions: Decisions, registered: set[str], cf
         decisions=decisions,
         resolver_hosts=frozenset(RESOLVER_HOSTS),
         fetch=False,
-        pieces=cfg.getint("LANDING_MATCH_PIECES"),
-        candidates=cfg.getint("LANDING_MATCH_CANDIDATES"),
-        text_candidates=cfg.getint("LANDING_MATCH_TEXT_CANDIDATES"),
+        pieces=tuning.MATCH_PIECES,
+        candidates=tuning.MATCH_CANDIDATES,
+        text_candidates=tuning.MATCH_TEXT_CANDIDATES,
         requests=cfg.getint("LANDING_MATCH_REQUESTS"),
-        evidence=cfg.getint("LANDING_MATCH_EVIDENCE"),
+        evidence=tuning.MATCH_EVIDENCE,
     )
 
     def ask(question):

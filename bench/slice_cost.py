@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from bench.prefix_cost import owners_of
 from bench.scratch import scratch
 from landing import settings as defaults
+from landing import tuning
 from landing.core import continuous, freshness, runs
 from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.ledger import Ledger
@@ -60,12 +61,12 @@ def main() -> None:
     opts = parser.parse_args()
     policy = freshness.Policy(
         defaults.LANDING_REFRESH_DAYS,
-        defaults.LANDING_RECHECK_DAYS,
+        tuning.RECHECK_DAYS,
         defaults.LANDING_SAMPLE_MIN,
         defaults.LANDING_SAMPLE_MAX,
-        defaults.LANDING_CHANGED_DOIS,
+        tuning.CHANGED_DOIS,
     )
-    budget = freshness.Budget(defaults.LANDING_BUDGET, defaults.LANDING_REQUESTS_PER_DOI)
+    budget = freshness.Budget(defaults.LANDING_BUDGET, tuning.REQUESTS_PER_DOI)
     with scratch("landing-slice-cost-", opts.keep) as tmp:
         docs = open_docs(f"sqlite:///{tmp / 'landing.db'}")
         try:

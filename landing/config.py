@@ -1,20 +1,21 @@
 """The LANDING_* settings, checked and typed once: the `Config` every component reads, and the pre-crawl check.
 
 A component reads `config.of(crawler)` in its `from_crawler` (a command without a crawler, `config.of_settings`):
-a frozen `Config` whose field for LANDING_X_Y is `x_y`, with derived values resolved (the driver once Chromium is
+the one frozen `Config` the project's add-on (landing.addon) built for the crawl, whose field for LANDING_X_Y (or an
+internal constant's TUNING_X_Y, landing.tuning) is `x_y`, with derived values resolved (the driver once Chromium is
 looked for, the endpoints through a sandbox, the exclusion list, the mailto). Each default and each meaning is in
-landing/settings.py only. A bad value is refused by `SettingsError` in the words `problems` uses before `scrapy crawl`.
+landing/settings.py or landing/tuning.py only. A bad value is refused by `SettingsError` in the words `problems` uses
+before `scrapy crawl`.
 """
 
 import os
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from urllib.parse import urlsplit
-from weakref import WeakKeyDictionary
 
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
-from landing import clock
+from landing import clock, tuning
 from landing import settings as defaults
 from landing.core.decisions import excluding, seen_since
 from landing.core.doi import RESOLVER_HOSTS
@@ -27,6 +28,7 @@ from landing.setting_checks import (
     RUN_NAME,
     SECRETS,
     TEXTS,
+    TUNING_NAMES,
     SettingsError,
     choice,
     chromium_usable,
@@ -41,6 +43,7 @@ from landing.setting_checks import (
     metrics_port,
     number,
     positive,
+    removed,
     sources,
     stream_consumer,
     stream_in,
@@ -51,7 +54,8 @@ from landing.setting_checks import (
 
 @dataclass(frozen=True, kw_only=True)
 class Config:
-    """Every LANDING_* setting, checked and typed (LANDING_X_Y is `x_y`; landing/settings.py says what each means).
+    """Every LANDING_* setting and internal constant, checked and typed (LANDING_X_Y or TUNING_X_Y is `x_y`;
+    landing/settings.py and landing/tuning.py say what each means).
 
     Values that may hold credentials (URLs, secrets) are left out of its repr, so no log shows them."""
 
@@ -87,7 +91,7 @@ class Config:
     lease_seconds: float
     workers: int
     resource_url_from: str
-    resolver_rate: float  # 0 through a sandbox unless set explicitly
+    resolver_rate: float  # 0 through a sandbox unless set explicitly; 1/LANDING_WORKERS of it with a shared frontier
     driver: str  # http under auto when LANDING_CHROMIUM is no executable
     chromium: str | None
     browser_pages: int
@@ -150,8 +154,8 @@ class Config:
     metrics_address: str
     health_failures: float
     health_min_visits: int
-    health_export_hours: float
     # Derived from the settings above, resolved once.
+    health_export_hours: float  # twice LANDING_EXPORT_EVERY: continuous mode's `export` check fails past it
     browser_unavailable: bool  # LANDING_DRIVER=auto without an executable LANDING_CHROMIUM: the driver is http
     resolver_hosts: frozenset[str]  # every host a DOI's chain may pass through before it leaves the resolver
     verified_hosts: frozenset[str]  # hosts whose TLS certificates are verified (none through a sandbox)
@@ -166,29 +170,29 @@ class Config:
 
 
 def field_name(setting: str) -> str:
-    """The Config field of a LANDING_* setting.
+    """The Config field of a LANDING_* setting, or of a TUNING_* one (landing.tuning).
 
-    >>> field_name("LANDING_SAMPLE_MIN_PER_PREFIX")
-    'sample_min_per_prefix'
+    >>> field_name("LANDING_SAMPLE_MIN_PER_PREFIX"), field_name("TUNING_PLAN_MINUTES")
+    ('sample_min_per_prefix', 'plan_minutes')
     """
-    return setting.removeprefix("LANDING_").lower()
+    return setting.removeprefix("LANDING_").removeprefix("TUNING_").lower()
 
 
 # Every setting is in landing/settings.py; any other LANDING_* name is a misspelling, refused with a suggestion.
 KNOWN = tuple(name for name in vars(defaults) if name.startswith("LANDING_"))
-_OF_CRAWLER: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def of(crawler) -> Config:
-    """The crawler's Config, checked at the first call and the same object after it."""
-    found = _OF_CRAWLER.get(crawler)
+    """The crawler's Config: the one landing.addon built, else (a crawler without the add-on) built at the first call
+    and the same object after it."""
+    found = getattr(crawler, "landing_config", None)
     if found is None:
-        found = _OF_CRAWLER[crawler] = Config.from_settings(crawler.settings)
+        found = crawler.landing_config = Config.from_settings(crawler.settings)
     return found
 
 
 def of_settings(settings) -> Config:
-    """The Config of settings that have no crawler (a command's, a spider's update_settings)."""
+    """The Config of settings that have no crawler (a command's)."""
     return Config.from_settings(settings)
 
 
@@ -218,12 +222,18 @@ def trusted(decisions, settings, today: date | None = None):
 def _read(settings) -> tuple[dict, list[str]]:
     # (every field's value, every problem); a field whose check failed is None.
     values, found = {}, []
-    found += unknown([name for name in settings if name.startswith("LANDING_")], KNOWN)
+    named = [name for name in settings if name.startswith(("LANDING_", "TUNING_"))]
+    found += removed(named)
+    found += unknown([name for name in named if not removed([name])], KNOWN + TUNING_NAMES)
     found += unknown([name for name in os.environ if name.startswith("LANDING_")], SECRETS, environment=True)
+
+    # The internal constants, each as landing.tuning has it unless a test or a benchmark set TUNING_<NAME>.
+    tuned = BaseSettings({f"TUNING_{name}": value for name, value in tuning.TUNED.items()}, priority="default")
+    tuned.update({name: settings[name] for name in named if name in TUNING_NAMES}, priority="cmdline")
 
     def take(name, check, *args):
         try:
-            values[field_name(name)] = check(settings, *args)
+            values[field_name(name)] = check(tuned if name.startswith("TUNING_") else settings, *args)
         except SettingsError as error:
             values[field_name(name)] = None
             found.append(str(error))
@@ -238,10 +248,10 @@ def _read(settings) -> tuple[dict, list[str]]:
         ("LANDING_METRICS_PORT", metrics_port),
         ("LANDING_MATCH_REDIS", match_redis),
         ("LANDING_STREAM_IN", stream_in),
-        ("LANDING_STREAM_CONSUMER", stream_consumer),
+        ("TUNING_STREAM_CONSUMER", stream_consumer),
     ):
         take(name, check)
-    for name in ("LANDING_STREAM_OUT", "LANDING_STREAM_GROUP"):
+    for name in ("LANDING_STREAM_OUT", "TUNING_STREAM_GROUP"):
         take(name, stream_name, name)
     for names, check in ((CHOICES, choice), (NUMBERS, number), (FLAGS, flag), (POSITIVE, positive)):
         for name in names:
@@ -256,6 +266,10 @@ def _read(settings) -> tuple[dict, list[str]]:
     chosen = (settings.getpriority("LANDING_RESOLVER_RATE") or 0) > SETTINGS_PRIORITIES["project"]
     if sandbox and not chosen:
         values["resolver_rate"] = 0.0
+    if values["frontier_redis"] and isinstance(values["workers"], int) and isinstance(values["resolver_rate"], float):
+        values["resolver_rate"] /= values["workers"]  # workers sharing a frontier share the resolver's rate
+    every = values["export_every"]
+    values["health_export_hours"] = 2 * every if isinstance(every, float) else None
     values["browser_unavailable"] = values["driver"] == "auto" and not chromium_usable(values["chromium"])
     if values["browser_unavailable"]:
         values["driver"] = "http"

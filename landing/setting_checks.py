@@ -9,12 +9,12 @@ import os
 import re
 import socket
 
-from landing import clock
+from landing import clock, tuning
 from landing.core.cascade import FETCH_POLICIES
 from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 
 CHOICES = {
-    "LANDING_RESOURCE_URL_FROM": ("redirect", "handle"),
+    "TUNING_RESOURCE_URL_FROM": ("redirect", "handle"),
     "LANDING_RESOLVER_ROBOTS": ("ignore", "obey"),
     "LANDING_DRIVER": ("http", "browser", "auto"),
     "LANDING_MATCH_FETCH": FETCH_POLICIES,
@@ -23,70 +23,69 @@ NUMBERS = {
     "LANDING_SAMPLE_MIN": (int, 1),
     "LANDING_SAMPLE_MAX": (int, 1),
     "LANDING_SAMPLE_MIN_PER_PREFIX": (int, 0),
-    "LANDING_RETRY_AFTER_MAX": (float, 0),
+    "TUNING_RETRY_AFTER_MAX": (float, 0),
     "LANDING_BACKOFF_MAX": (float, 1),
     "LANDING_OUTAGE_MAX": (float, 0),
     "LANDING_PROGRESS_INTERVAL": (float, 0),
-    "LANDING_DOCS_RETRIES": (int, 0),
+    "TUNING_DOCS_RETRIES": (int, 0),
     "LANDING_DOCS_OUTAGE_MAX": (float, 0),
-    "LANDING_DOCS_BATCH_DOCS": (int, 1),
-    "LANDING_DOCS_BATCH_SECONDS": (float, 0),
+    "TUNING_DOCS_BATCH_DOCS": (int, 1),
+    "TUNING_DOCS_BATCH_SECONDS": (float, 0),
     "LANDING_BROWSER_PAGES": (int, 1),
-    "LANDING_BROWSER_SETTLE": (float, 0),
-    "LANDING_BROWSER_NICE": (int, 0, 19),
+    "TUNING_BROWSER_SETTLE": (float, 0),
+    "TUNING_BROWSER_NICE": (int, 0, 19),
     "LANDING_FRONTIER": (int, 1),
-    "LANDING_KEEPALIVE": (float, 0),
-    "LANDING_IDLE_CONNECTIONS": (int, 0),
-    "LANDING_ROBOTS_CACHE": (int, 1),
+    "TUNING_KEEPALIVE": (float, 0),
+    "TUNING_IDLE_CONNECTIONS": (int, 0),
+    "TUNING_ROBOTS_CACHE": (int, 1),
     "LANDING_LEASE_SECONDS": (float, 1),
     "LANDING_WORKERS": (int, 1),
     "LANDING_RESOLVER_RATE": (float, 0),
-    "LANDING_MATCH_TEXT_CANDIDATES": (int, 0),
-    "LANDING_MATCH_CONCURRENCY": (int, 1),
-    "LANDING_MATCH_PIECES": (int, 1),
-    "LANDING_MATCH_CANDIDATES": (int, 1),
+    "TUNING_MATCH_TEXT_CANDIDATES": (int, 0),
+    "TUNING_MATCH_CONCURRENCY": (int, 1),
+    "TUNING_MATCH_PIECES": (int, 1),
+    "TUNING_MATCH_CANDIDATES": (int, 1),
     "LANDING_MATCH_REQUESTS": (int, 1),
-    "LANDING_MATCH_EVIDENCE": (int, 3),
+    "TUNING_MATCH_EVIDENCE": (int, 3),
     "LANDING_MATCH_DEADLINE": (float, 0),
     "LANDING_MATCH_SEEN_WITHIN": (float, 0),
-    "LANDING_MATCH_CACHE_ENTRIES": (int, 1),
+    "TUNING_MATCH_CACHE_ENTRIES": (int, 1),
     "LANDING_SERVE_PORT": (int, 0, 65535),
     "LANDING_SERVE_MAX_BODY": (int, 1),
     "LANDING_SERVE_MAX_INPUT": (int, 1),
     "LANDING_SERVE_CLIENT_CONCURRENCY": (int, 1),
-    "LANDING_SERVE_REQUEST_CONCURRENCY": (int, 1),
-    "LANDING_SERVE_DRAIN_SECONDS": (float, 0),
-    "LANDING_SERVE_ARTIFACT_SECONDS": (float, 0),
-    "LANDING_STREAM_BATCH": (int, 1),
-    "LANDING_STREAM_CONCURRENCY": (int, 1),
+    "TUNING_SERVE_REQUEST_CONCURRENCY": (int, 1),
+    "TUNING_SERVE_DRAIN_SECONDS": (float, 0),
+    "TUNING_SERVE_ARTIFACT_SECONDS": (float, 0),
+    "TUNING_STREAM_BATCH": (int, 1),
+    "TUNING_STREAM_CONCURRENCY": (int, 1),
     "LANDING_STREAM_MAXLEN": (int, 0),
-    "LANDING_CHANGED_DOIS": (int, 0),
+    "TUNING_CHANGED_DOIS": (int, 0),
     "LANDING_BUDGET": (float, 0),
-    "LANDING_EXPORT_CHANGES": (int, 1),
+    "TUNING_EXPORT_CHANGES": (int, 1),
     "LANDING_KEEP_VERSIONS_DAYS": (float, 0),
-    "LANDING_KEEP_SNAPSHOTS": (int, 1),
-    "LANDING_HEALTH_FAILURES": (float, 0, 1),
-    "LANDING_HEALTH_MIN_VISITS": (int, 1),
+    "TUNING_KEEP_SNAPSHOTS": (int, 1),
+    "TUNING_HEALTH_FAILURES": (float, 0, 1),
+    "TUNING_HEALTH_MIN_VISITS": (int, 1),
 }
 # Numbers that must be more than 0: spans of time and the cost of a visit.
 POSITIVE = (
     "LANDING_REFRESH_DAYS",
-    "LANDING_RECHECK_DAYS",
-    "LANDING_REQUESTS_PER_DOI",
-    "LANDING_PLAN_MINUTES",
-    "LANDING_RELIST_HOURS",
+    "TUNING_RECHECK_DAYS",
+    "TUNING_REQUESTS_PER_DOI",
+    "TUNING_PLAN_MINUTES",
+    "TUNING_RELIST_HOURS",
     "LANDING_EXPORT_EVERY",
-    "LANDING_PRUNE_HOURS",
-    "LANDING_HEALTH_EXPORT_HOURS",
+    "TUNING_PRUNE_HOURS",
     "LANDING_MATCH_CACHE_HOURS",
-    "LANDING_STREAM_CLAIM_SECONDS",
+    "TUNING_STREAM_CLAIM_SECONDS",
 )
 FLAGS = (
     "LANDING_ADDRESS_GUARD",
     "LANDING_EXPORT_ON_CLOSE",
     "LANDING_EXPORT_REPORT",
     "LANDING_CONTINUOUS",
-    "LANDING_BROWSER_SPARE_CPU",
+    "TUNING_BROWSER_SPARE_CPU",
 )
 # Taken as given: the stores and the run are checked where they are opened (landing.stores, `problems`).
 TEXTS = (
@@ -104,6 +103,16 @@ TEXTS = (
 )
 # Secrets may come from the environment, so they stay out of scrapyd's job list and shell history.
 SECRETS = ("LANDING_DOCS_API_KEY", "LANDING_DOCS_USERNAME", "LANDING_DOCS_PASSWORD", "LANDING_DOCS_CA_CERTS")
+# The internal constants' names as tests and benchmarks set them (landing.tuning).
+TUNING_NAMES = tuple(f"TUNING_{name}" for name in tuning.TUNED)
+# Settings that became something else: a user who still sets one is told what, not silently ignored.
+REMOVED = {
+    **{
+        f"LANDING_{name}": f"a constant ({name} = {value!r} in landing/tuning.py) that no operator needs to change"
+        for name, value in tuning.TUNED.items()
+    },
+    "LANDING_HEALTH_EXPORT_HOURS": "the export check fails after twice LANDING_EXPORT_EVERY",
+}
 ENDPOINTS = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 SOURCES = ("crossref", "datacite")
 RUN_NAME = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
@@ -270,7 +279,7 @@ def stream_in(settings) -> str | None:
 
 
 def stream_name(settings, name: str) -> str:
-    """LANDING_STREAM_OUT or LANDING_STREAM_GROUP: a name that is not empty."""
+    """LANDING_STREAM_OUT or TUNING_STREAM_GROUP: a name that is not empty."""
     value = settings.get(name)
     if not value or not isinstance(value, str):
         raise SettingsError(f"{name}={value!r}: give it a name")
@@ -278,12 +287,12 @@ def stream_name(settings, name: str) -> str:
 
 
 def stream_consumer(settings) -> str:
-    """LANDING_STREAM_CONSUMER, or unset: HOSTNAME-PID, a name no other process of the group has."""
-    value = settings.get("LANDING_STREAM_CONSUMER")
+    """TUNING_STREAM_CONSUMER, or unset: HOSTNAME-PID, a name no other process of the group has."""
+    value = settings.get("TUNING_STREAM_CONSUMER")
     if not value:
         return f"{socket.gethostname()}-{os.getpid()}"
     if not isinstance(value, str):
-        raise SettingsError(f"LANDING_STREAM_CONSUMER={value!r}: give a name, unique per process, or leave it empty")
+        raise SettingsError(f"TUNING_STREAM_CONSUMER={value!r}: give a name, unique per process, or leave it empty")
     return value
 
 
@@ -304,23 +313,36 @@ def endpoint(settings, name: str) -> str:
     return url
 
 
+def removed(names) -> list[str]:
+    """A line for each setting that is no more, saying what took its place.
+
+    >>> removed(["LANDING_PLAN_MINUTES", "LANDING_RUN"])
+    ['LANDING_PLAN_MINUTES is no setting any more: a constant (PLAN_MINUTES = 60.0 in landing/tuning.py) that no operator needs to change']
+    """
+    return [f"{name} is no setting any more: {REMOVED[name]}" for name in names if name in REMOVED]
+
+
 def unknown(names, known, environment: bool = False) -> list[str]:
-    """A line for each LANDING_* name that is no setting; in the environment only names close to a known one count
-    (tests and tools keep LANDING_TEST_* variables there).
+    """A line for each LANDING_* (or TUNING_*) name that is no setting; in the environment only names close to a known
+    one count (tests and tools keep LANDING_TEST_* variables there).
 
     >>> unknown(["LANDING_SAMPEL_MIN", "LANDING_RUN", "LANDING_COLOUR", "BOT_NAME"], ["LANDING_SAMPLE_MIN", "LANDING_RUN"])
     ['LANDING_SAMPEL_MIN is no setting: did you mean LANDING_SAMPLE_MIN?', 'LANDING_COLOUR is no setting']
     >>> unknown(["LANDING_DOCS_PASWORD", "LANDING_TEST_EUID"], ["LANDING_DOCS_PASSWORD"], environment=True)
     ['LANDING_DOCS_PASWORD (in the environment) is no setting: did you mean LANDING_DOCS_PASSWORD?']
+    >>> unknown(["TUNING_PLAN_MINUTE"], ["LANDING_PLAN", "TUNING_PLAN_MINUTES"])
+    ['TUNING_PLAN_MINUTE is no setting: did you mean TUNING_PLAN_MINUTES?']
     """
     found = []
     for name in sorted(set(names) - set(known), key=list(names).index):
-        if not name.startswith("LANDING_"):
+        prefix = next((p for p in ("LANDING_", "TUNING_") if name.startswith(p)), None)
+        if prefix is None:
             continue
         # Compared without the prefix every name shares, which would make any two names look alike.
-        close = difflib.get_close_matches(name[8:], [k[8:] for k in known], n=1, cutoff=0.8 if environment else 0.6)
+        alike = [k.removeprefix(prefix) for k in known if k.startswith(prefix)]
+        close = difflib.get_close_matches(name.removeprefix(prefix), alike, n=1, cutoff=0.8 if environment else 0.6)
         if environment and not close:
             continue
         where = " (in the environment)" if environment else ""
-        found.append(f"{name}{where} is no setting" + (f": did you mean LANDING_{close[0]}?" if close else ""))
+        found.append(f"{name}{where} is no setting" + (f": did you mean {prefix}{close[0]}?" if close else ""))
     return found

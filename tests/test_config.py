@@ -9,6 +9,7 @@ import pytest
 from landing import config
 from landing import settings as project_settings
 from landing.config import SettingsError, choice, number, problems, sources
+from landing.setting_checks import TUNING_NAMES
 from tests.configuring import settings_under as _settings
 
 
@@ -27,24 +28,24 @@ def test_a_sample_minimum_below_one_is_a_problem(tmp_path):
 
 
 def test_a_browser_niceness_above_19_is_a_problem(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_BROWSER_NICE="20")) == ["LANDING_BROWSER_NICE=20 must be at most 19"]
+    assert problems(_settings(tmp_path, TUNING_BROWSER_NICE="20")) == ["TUNING_BROWSER_NICE=20 must be at most 19"]
 
 
 def test_continuous_spans_must_be_more_than_zero_and_counts_not_below_their_minimum(tmp_path):
     bad = {
         "LANDING_REFRESH_DAYS": "0",
-        "LANDING_PLAN_MINUTES": "-5",
+        "TUNING_PLAN_MINUTES": "-5",
         "LANDING_EXPORT_EVERY": "inf",
-        "LANDING_RELIST_HOURS": "daily",
+        "TUNING_RELIST_HOURS": "daily",
         "LANDING_BUDGET": "-1",
-        "LANDING_EXPORT_CHANGES": "0",
+        "TUNING_EXPORT_CHANGES": "0",
     }
     assert problems(_settings(tmp_path, **bad)) == [
         "LANDING_BUDGET=-1.0 must be at least 0",
-        "LANDING_EXPORT_CHANGES=0 must be at least 1",
+        "TUNING_EXPORT_CHANGES=0 must be at least 1",
         "LANDING_REFRESH_DAYS='0' must be more than 0",
-        "LANDING_PLAN_MINUTES='-5' must be more than 0",
-        "LANDING_RELIST_HOURS='daily' is not a number",
+        "TUNING_PLAN_MINUTES='-5' must be more than 0",
+        "TUNING_RELIST_HOURS='daily' is not a number",
         "LANDING_EXPORT_EVERY='inf' must be more than 0",
     ]
 
@@ -69,8 +70,8 @@ def test_a_clock_that_is_neither_an_instant_nor_a_shift_is_a_problem(tmp_path):
 
 
 def test_an_unknown_resource_url_source_is_a_problem(tmp_path):
-    assert problems(_settings(tmp_path, LANDING_RESOURCE_URL_FROM="api")) == [
-        "LANDING_RESOURCE_URL_FROM='api': use redirect or handle"
+    assert problems(_settings(tmp_path, TUNING_RESOURCE_URL_FROM="api")) == [
+        "TUNING_RESOURCE_URL_FROM='api': use redirect or handle"
     ]
 
 
@@ -291,9 +292,9 @@ def test_two_bad_values_are_refused_together_one_line_each(tmp_path):
     ]
 
 
-def test_every_landing_setting_has_one_field_of_its_name():
-    names = {name for name in dir(project_settings) if name.startswith("LANDING_")}
-    derived = {"browser_unavailable", "resolver_hosts", "verified_hosts"}
+def test_every_landing_setting_and_tuned_constant_has_one_field_of_its_name():
+    names = {name for name in dir(project_settings) if name.startswith("LANDING_")} | set(TUNING_NAMES)
+    derived = {"browser_unavailable", "resolver_hosts", "verified_hosts", "health_export_hours"}
     assert {f.name for f in dataclasses.fields(config.Config)} - derived == {config.field_name(n) for n in names}
 
 
@@ -352,13 +353,13 @@ def test_a_stream_to_consume_needs_the_match_redis_and_an_output_of_its_own(tmp_
         "LANDING_STREAM_IN='in': set LANDING_MATCH_REDIS to the Redis that holds the stream"
     ]
     shared = {"LANDING_MATCH_REDIS": "redis://127.0.0.1:1/0", "LANDING_STREAM_IN": "x", "LANDING_STREAM_OUT": "x"}
-    assert problems(_settings(tmp_path, **shared, LANDING_STREAM_GROUP="")) == [
+    assert problems(_settings(tmp_path, **shared, TUNING_STREAM_GROUP="")) == [
         "LANDING_STREAM_IN='x' is LANDING_STREAM_OUT too: results need a stream of their own",
-        "LANDING_STREAM_GROUP='': give it a name",
+        "TUNING_STREAM_GROUP='': give it a name",
     ]
 
 
 def test_the_stream_consumer_is_named_after_the_host_and_process_unless_set(tmp_path):
     assert config.of_settings(_settings(tmp_path)).stream_consumer == f"{socket.gethostname()}-{os.getpid()}"
-    assert config.of_settings(_settings(tmp_path, LANDING_STREAM_CONSUMER="c1")).stream_consumer == "c1"
+    assert config.of_settings(_settings(tmp_path, TUNING_STREAM_CONSUMER="c1")).stream_consumer == "c1"
     assert config.of_settings(_settings(tmp_path)).stream_in is None

@@ -44,3 +44,33 @@ def test_every_output_directory_that_cannot_be_written_is_a_problem(tmp_path):
         f"LANDING_ARTIFACTS_DIR: cannot write in '{tmp_path}/f/a' (Not a directory)",
         f"LANDING_UNWRITTEN_DIR: cannot write in '{tmp_path}/f' (a file is in its place)",
     ]
+
+
+def test_a_setting_that_became_a_constant_is_a_problem_naming_the_constant(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_PLAN_MINUTES="1", LANDING_HEALTH_EXPORT_HOURS="48")) == [
+        "LANDING_PLAN_MINUTES is no setting any more: a constant (PLAN_MINUTES = 60.0 in landing/tuning.py) that no "
+        "operator needs to change",
+        "LANDING_HEALTH_EXPORT_HOURS is no setting any more: the export check fails after twice LANDING_EXPORT_EVERY",
+    ]
+
+
+def test_a_tuning_name_that_is_no_constant_is_a_problem_naming_the_nearest(tmp_path):
+    assert problems(_settings(tmp_path, TUNING_PLAN_MINUTE="1")) == [
+        "TUNING_PLAN_MINUTE is no setting: did you mean TUNING_PLAN_MINUTES?"
+    ]
+
+
+def test_a_constant_is_its_value_in_the_config_unless_a_tuning_setting_sets_it(tmp_path):
+    from landing import tuning
+    from landing.config import of_settings
+
+    assert of_settings(_settings(tmp_path)).plan_minutes == tuning.PLAN_MINUTES == 60.0
+    assert of_settings(_settings(tmp_path, TUNING_PLAN_MINUTES="1")).plan_minutes == 1.0
+    assert problems(_settings(tmp_path, TUNING_PLAN_MINUTES="0")) == ["TUNING_PLAN_MINUTES='0' must be more than 0"]
+
+
+def test_the_export_check_waits_twice_the_export_interval(tmp_path):
+    from landing.config import of_settings
+
+    assert of_settings(_settings(tmp_path)).health_export_hours == 48.0
+    assert of_settings(_settings(tmp_path, LANDING_EXPORT_EVERY="6")).health_export_hours == 12.0

@@ -11,10 +11,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (
     ("landing.clock",),
     ("landing.core",),
-    ("landing.settings",),
+    ("landing.settings", "landing.tuning"),
     ("landing.stores",),
     ("landing.setting_checks",),
     ("landing.config",),
+    ("landing.addon",),
     ("landing.crawl",),
     ("landing.browser",),
     ("landing.artifacts", "landing.report"),

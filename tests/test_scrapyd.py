@@ -327,7 +327,7 @@ def test_a_cancelled_continuous_job_exports_a_last_version(scrapyd, deployed, sm
         "LANDING_CLOCK_SPEED": 28800,
         "LANDING_CLOCK_SINCE": time.time(),
         "LANDING_REFRESH_DAYS": 1,
-        "LANDING_RECHECK_DAYS": 0.5,
+        "TUNING_RECHECK_DAYS": 0.5,
         "TELNETCONSOLE_ENABLED": False,
     }
     job = scrapyd.schedule("doi_sampler", settings)

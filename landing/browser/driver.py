@@ -13,9 +13,9 @@ import os
 import shlex
 from urllib.parse import urlsplit
 
-from landing import config
 from landing.browser.contexts import POOL
 from landing.browser.rules import BrowserRules, Stop, stopped
+from landing.config import Config
 from landing.crawl.guard import guard_enabled
 
 logger = logging.getLogger(__name__)
@@ -54,9 +54,8 @@ ARGS = [
 ]
 
 
-def configure(settings) -> None:
+def configure(settings, cfg: Config) -> None:
     """Install the Playwright download handler and Chromium's options, unless the driver is plain HTTP."""
-    cfg = config.of_settings(settings)
     if cfg.driver not in ("browser", "auto"):
         return
     handlers = {**settings.getdict("DOWNLOAD_HANDLERS"), "http": HANDLER, "https": HANDLER}
@@ -79,8 +78,7 @@ def configure(settings) -> None:
     # visit crawled along and its turns went to waiting. scrapy-playwright's own switch (the one Windows needs).
     settings.set("_PLAYWRIGHT_THREADED_LOOP", True, priority="spider")
     settings.set("PLAYWRIGHT_LAUNCH_OPTIONS", launch, priority="spider")
-    # An object, not a path: scrapy-playwright's load_object takes callables as they are.
-    settings.set("PLAYWRIGHT_ABORT_REQUEST", BrowserRules.from_settings(settings), priority="spider")
+    # PLAYWRIGHT_ABORT_REQUEST stays unset: the handler asks the crawl's BrowserRules (landing.browser.rules.rules_of).
     pages = cfg.browser_pages
     settings.set("PLAYWRIGHT_MAX_CONTEXTS", pages, priority="spider")
     slots = {**settings.getdict("DOWNLOAD_SLOTS"), SLOT: {"concurrency": pages, "delay": 0}}

@@ -16,7 +16,7 @@ from landing import config
 from landing.browser.contexts import Contexts
 from landing.browser.driver import LOOP, browser_cpus, launcher
 from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
-from landing.browser.rules import BrowserRules, proxy_refused
+from landing.browser.rules import proxy_refused, rules_of
 from landing.crawl.handlers import cap_pool, one_tls_context
 from landing.crawl.stopping import StoppableDownloads
 
@@ -45,6 +45,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
         super().__init__(crawler)
         cap_pool(self, crawler)
         self.cfg = config.of(crawler)  # the project's checked settings; self.config is scrapy-playwright's own
+        self.abort_request = rules_of(crawler)  # what Chromium may fetch, asked of every request it makes
         one_tls_context(self, self.cfg.verified_hosts)  # the API requests of auto go through this handler
         self.watch_stopping(crawler)
         self.started, self.closed, self.start_lock = False, False, asyncio.Lock()
@@ -75,7 +76,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
     async def _guard_chromium(self) -> None:
         """With the address guard on, every connection Chromium makes goes through landing.browser.proxy."""
         rules = self.abort_request
-        if isinstance(rules, BrowserRules) and rules.guard:
+        if rules.guard:
             # A relay silent for as long as a navigation may take (DOWNLOAD_TIMEOUT, driver.configure) serves no visit.
             idle = (self.config.navigation_timeout_ms or 1000 * IDLE_TIMEOUT) / 1000
             cap = connection_cap(self.config.max_contexts or 1)
@@ -88,8 +89,8 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
 
     def _wrap_chromium(self) -> None:
         """Chromium started through a script of this crawl's (driver.launcher): each switch Chromium reads once given
-        once, Chromium at a lower priority (LANDING_BROWSER_NICE) and off one of the crawl's CPUs
-        (LANDING_BROWSER_SPARE_CPU).
+        once, Chromium at a lower priority (tuning.BROWSER_NICE) and off one of the crawl's CPUs
+        (tuning.BROWSER_SPARE_CPU).
 
         A browser visit waits in its own slot and may take seconds, while every HTTP visit in flight waits on the
         crawl's one event loop: under CPU contention the crawl keeps its core and Chromium takes what is left."""

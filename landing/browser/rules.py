@@ -1,4 +1,4 @@
-"""What Chromium may fetch by itself during a browser visit (scrapy-playwright's PLAYWRIGHT_ABORT_REQUEST).
+"""What Chromium may fetch by itself during a browser visit (scrapy-playwright's `abort_request`).
 
 Scrapy's middlewares see only the request that starts a visit; Chromium then follows redirects, runs scripts that
 navigate, and fetches subresources on its own. These rules hold it to what the HTTP driver is held to: no
@@ -6,7 +6,10 @@ pictures, media, fonts or styles (a landing page is read, not looked at); no hos
 (subresources included: a page's script could otherwise reach the metadata service from the crawling machine);
 and no page navigation robots.txt disallows, under the same policy as Scrapy's requests (landing.core.robots).
 
-Why the visit stopped is kept by URL (`stopped`), for the visit's Navigation to name its class.
+One BrowserRules a crawl (`rules_of`), built from its Config where it is needed: by the download handler, which asks
+it about every request Chromium makes, and by the visitor, which judges a visit's redirects with it. Settings hold
+no live object: PLAYWRIGHT_ABORT_REQUEST stays unset. Why the visit stopped is kept by URL (`stopped`), for the
+visit's Navigation to name its class.
 
 What these rules cannot stop: Playwright routes only the first request of an HTTP redirect chain, so Chromium
 follows a server's 3xx without asking them (even a 3xx fulfilled from a route). `after_the_fact` judges those
@@ -23,6 +26,7 @@ from urllib.parse import urlsplit
 from protego import Protego
 
 from landing import config
+from landing.config import Config
 from landing.core.recent import Recent
 from landing.core.robots import RobotsPolicy
 from landing.crawl.guard import Unresolved, guard_enabled, judge, lookup
@@ -72,6 +76,14 @@ def proxy_refused(host: str, port: int, error: str, detail: str, stat: str) -> N
         _STOPPED[(host, port)] = Stop(error, detail, stat)
 
 
+def rules_of(crawler) -> "BrowserRules":
+    """The crawl's rules, built from its Config at the first call and the same object after it."""
+    found = getattr(crawler, "landing_browser_rules", None)
+    if found is None:
+        found = crawler.landing_browser_rules = BrowserRules.from_settings(crawler.settings, config.of(crawler))
+    return found
+
+
 class BrowserRules:
     """The callable scrapy-playwright asks about every request Chromium makes: True aborts it."""
 
@@ -83,15 +95,15 @@ class BrowserRules:
         self.robots_sent = 0  # robots.txt fetches Chromium's contexts made, which Scrapy never sees (on one loop)
 
     @classmethod
-    def from_settings(cls, settings) -> "BrowserRules":
-        cfg = config.of_settings(settings)
+    def from_settings(cls, settings, cfg: Config) -> "BrowserRules":
+        """The rules a crawl of these settings, read into cfg, holds Chromium to."""
         return cls(
             guard=guard_enabled(cfg),
             robots=robots_policy(settings, cfg),
             user_agent=settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or "*",
         )
 
-    def __repr__(self):  # as the crawl's settings log shows it
+    def __repr__(self):
         return f"BrowserRules(guard={self.guard}, robots={self.robots.obey}, obey_resolver={self.robots.obey_resolver})"
 
     async def __call__(self, request) -> bool:

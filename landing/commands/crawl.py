@@ -18,7 +18,7 @@ class Command(ScrapyCrawl):
         if len(args) != 1:
             return super().run(args, opts)
         # By name, as Scrapy's own command does: handed a Crawler object, the process would re-apply its settings
-        # over it and undo what the spider's update_settings derived (its API pacing, its shared-frontier scheduler).
+        # over it and undo what the add-on derived (landing.addon: its API pacing, its shared-frontier scheduler).
         self.crawler_process.crawl(args[0], **opts.spargs)
         [crawler] = self.crawler_process.crawlers
         self.crawler_process.start()

@@ -136,7 +136,7 @@ class Matching:
         return (yield from self._one(text, evidence))
 
     def _free_text(self, text: str, found: list[str], evidence: list[dict]):
-        """Free text: each URL and DOI in it matched on its own, the first LANDING_MATCH_PIECES of them; the first
+        """Free text: each URL and DOI in it matched on its own, the first tuning.MATCH_PIECES of them; the first
         match leads, all are listed."""
         cap = self.setup.pieces
         matches, more = [], len(found) > cap

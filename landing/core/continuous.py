@@ -20,7 +20,7 @@ from landing.core.freshness import (
 from landing.core.names import UNKNOWN, Names, keyed
 
 STATE = ("continuous", "state")  # the state document's kind and id
-MEASURED_DOIS = 100  # DOIs visited before the crawl's own requests per DOI replace LANDING_REQUESTS_PER_DOI
+MEASURED_DOIS = 100  # DOIs visited before the crawl's own requests per DOI replace tuning.REQUESTS_PER_DOI
 
 
 def listed_prefixes(owners: Iterable[tuple[str, str, int]], prefixes_of: dict) -> dict[tuple[str, str], dict]:

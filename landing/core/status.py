@@ -21,7 +21,7 @@ class Version:
 
 @dataclass(frozen=True)
 class Bounds:
-    """What the status judges against: LANDING_REFRESH_DAYS, LANDING_BUDGET, LANDING_HEALTH_EXPORT_HOURS."""
+    """What the status judges against: LANDING_REFRESH_DAYS, LANDING_BUDGET, twice LANDING_EXPORT_EVERY."""
 
     refresh_days: float
     budget: float

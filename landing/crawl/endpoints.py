@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from landing import config
+from landing.config import Config
 
 # The services' published limits, per IP address (docs/crawl.md "The services' limits"): Crossref's REST API allows
 # list queries (a member's sample is one) 3 a second, 3 at once, to clients that name themselves (mailto), and 1 a
@@ -17,21 +17,21 @@ CROSSREF_POLITE, CROSSREF_PUBLIC = {"concurrency": 3, "delay": 1 / 3}, {"concurr
 DATACITE = {"concurrency": 2, "delay": 0.6}
 
 
-def service_slots(settings) -> dict:
+def service_slots(settings, cfg: Config) -> None:
     """DOWNLOAD_SLOTS with the APIs paced at their published limits; a sandbox, which has none, is not waited on."""
-    slots, cfg = dict(settings.getdict("DOWNLOAD_SLOTS")), config.of_settings(settings)
     if cfg.sandbox:
-        return slots
+        return
+    slots = dict(settings.getdict("DOWNLOAD_SLOTS"))
     for url, pace in (
         (cfg.crossref_api, CROSSREF_POLITE if cfg.mailto else CROSSREF_PUBLIC),
         (cfg.datacite_api, DATACITE),
     ):
         host = urlsplit(url).hostname
         slots[host] = {**slots.get(host, {}), **pace}
-    return slots
+    settings.set("DOWNLOAD_SLOTS", slots, priority=settings.getpriority("DOWNLOAD_SLOTS"))
 
 
-def sandbox_pace(settings) -> None:
+def sandbox_pace(settings, cfg: Config) -> None:
     """Under a sandbox, publisher hosts start at no delay unless AUTOTHROTTLE_START_DELAY was set on purpose.
 
     A sandbox is one local process: its sites have no one to be polite to, and at AutoThrottle's start delay a small
@@ -40,5 +40,5 @@ def sandbox_pace(settings) -> None:
     the start delay explicitly (bench/limits.py, bench/fullrun.py).
     """
     chosen = settings.getpriority("AUTOTHROTTLE_START_DELAY") > SETTINGS_PRIORITIES["project"]
-    if config.of_settings(settings).sandbox and not chosen:
+    if cfg.sandbox and not chosen:
         settings.set("AUTOTHROTTLE_START_DELAY", 0.0, priority="spider")

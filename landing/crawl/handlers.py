@@ -1,11 +1,11 @@
-"""Scrapy's HTTP/1.1 download handler, with a pool that holds few idle connections (LANDING_KEEPALIVE,
-LANDING_IDLE_CONNECTIONS).
+"""Scrapy's HTTP/1.1 download handler, with a pool that holds few idle connections (tuning.KEEPALIVE,
+tuning.IDLE_CONNECTIONS).
 
 Twisted's pool keeps every idle connection for 240 s. A full run meets thousands of hosts, most of them for a
 handful of requests: a crawl held thousands of idle TLS tunnels, and its memory grew with them (bench/README.md
 "Figures behind choices in the code"). Closing idle connections after a few seconds bounded memory but cost
-a TLS handshake for nearly every request, on both sides. So idle connections stay up to LANDING_KEEPALIVE
-seconds, and past LANDING_IDLE_CONNECTIONS of them the one idle longest is closed.
+a TLS handshake for nearly every request, on both sides. So idle connections stay up to tuning.KEEPALIVE
+seconds, and past tuning.IDLE_CONNECTIONS of them the one idle longest is closed.
 """
 
 import weakref

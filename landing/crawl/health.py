@@ -5,7 +5,7 @@ Each check judges the crawl's stats by landing.core.health (as `scrapy status` j
 verdict as the stat `landing/health/<check>` (1 passed, 0 failed; the exporter's `landing_health_ok{check}`), and
 the suite logs one line: `health: OK` at INFO, or `health: FAILED: ...` at ERROR with what each failed check saw.
 A check that does not apply (freshness, export and clock outside continuous mode, failures under
-LANDING_HEALTH_MIN_VISITS new visits) is skipped and keeps its last verdict. docs/operations.md "Health".
+tuning.HEALTH_MIN_VISITS new visits) is skipped and keeps its last verdict. docs/operations.md "Health".
 """
 
 import logging
@@ -48,7 +48,7 @@ class Checks(Monitor):
 
     @monitors.name(health.FAILURES)
     def test_failures(self):
-        """At most LANDING_HEALTH_FAILURES of the visits since the last judged check failed."""
+        """At most tuning.HEALTH_FAILURES of the visits since the last judged check failed."""
         stats, cfg = self.data.stats, self._config()
         visits, failed = stats.get("landing/visits") or 0, stats.get("landing/visits/failed") or 0
         new, new_failed = health.window(visits, failed, stats.get(JUDGED))
@@ -60,7 +60,7 @@ class Checks(Monitor):
 
     @monitors.name(health.EXPORT)
     def test_export(self):
-        """An artifact version was exported within LANDING_HEALTH_EXPORT_HOURS (continuous mode)."""
+        """An artifact version was exported within twice LANDING_EXPORT_EVERY (continuous mode)."""
         stats = self.data.stats
         if CONTINUOUS not in stats:
             self.skipTest("not continuous mode")

@@ -54,7 +54,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
     turn), so a host that is down gets one request at a time, however many DOIs wait for it. A request keeps Scrapy's
     RETRY_TIMES; while its host fails every URL asked (no connection, 502-504: an outage, not one broken page) it
     is retried for up to LANDING_OUTAGE_MAX seconds of the outage. A Retry-After pauses the host as long, up to
-    LANDING_RETRY_AFTER_MAX. Scrapy's own retries went at once: an outage spent every try within a second.
+    tuning.RETRY_AFTER_MAX. Scrapy's own retries went at once: an outage spent every try within a second.
     """
 
     def __init__(self, settings, schedule: Schedule, retry_after_max: float, seed=None, clock=time.monotonic):

@@ -40,7 +40,7 @@ class RobotsPolicyMiddleware:
 
 
 class RecentRobotsTxtMiddleware(RobotsTxtMiddleware):
-    """Scrapy's RobotsTxtMiddleware, keeping the parsed robots.txt of the LANDING_ROBOTS_CACHE most recent hosts.
+    """Scrapy's RobotsTxtMiddleware, keeping the parsed robots.txt of the tuning.ROBOTS_CACHE most recent hosts.
 
     Scrapy's keeps every host's for the whole crawl; a full run meets tens of thousands of hosts, and a parsed
     robots.txt can weigh tens of kilobytes. A host met again after eviction has its robots.txt fetched again.

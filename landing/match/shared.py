@@ -32,7 +32,7 @@ TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (
 
 def answers_of(cfg) -> "Answers":
     """The answers a matcher's Config asks for: in Redis with LANDING_MATCH_REDIS, else in this process; each
-    kept LANDING_MATCH_CACHE_HOURS, LANDING_MATCH_CACHE_ENTRIES of them in memory."""
+    kept LANDING_MATCH_CACHE_HOURS, tuning.MATCH_CACHE_ENTRIES of them in memory."""
     ttl = cfg.match_cache_hours * 3600
     if cfg.match_redis:
         return SharedAnswers(cfg.match_redis, ttl, namespace_of(cfg), entries=cfg.match_cache_entries)

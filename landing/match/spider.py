@@ -16,6 +16,14 @@ from landing.match.shared import answers_of
 INPUTS = "matcher-inputs"
 
 
+def inputs_slot(settings, cfg) -> None:
+    """Inputs enter through their own download slot, beside the crawl's: AutoThrottle's start delay must not pace
+    them. At the spider's priority at least, as custom_settings would set it: at the project's, the inputs went
+    unslotted and were paced as a publisher's host is."""
+    slots = {**settings.getdict("DOWNLOAD_SLOTS"), INPUTS: {"concurrency": 64, "delay": 0}}
+    settings.set("DOWNLOAD_SLOTS", slots, priority=max(settings.getpriority("DOWNLOAD_SLOTS"), 30))
+
+
 class MatcherSpider(scrapy.Spider):
     name = "matcher"
     # The sampler's pipelines and progress lines are not the matcher's; its output is the JSON it prints. An input
@@ -28,15 +36,7 @@ class MatcherSpider(scrapy.Spider):
         "LANDING_OUTAGE_MAX": 0,
         "LANDING_BACKOFF_MAX": 2,
     }
-
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        # Inputs enter through their own download slot, beside the crawl's: AutoThrottle's start delay must not
-        # pace them. At the spider's priority at least, as custom_settings would set it: at the project's, the
-        # inputs went unslotted and were paced as a publisher's host is.
-        slots = {**settings.getdict("DOWNLOAD_SLOTS"), INPUTS: {"concurrency": 64, "delay": 0}}
-        settings.set("DOWNLOAD_SLOTS", slots, priority=max(settings.getpriority("DOWNLOAD_SLOTS"), 30))
+    setting_changes = (inputs_slot,)  # landing.addon runs them, once the crawl's Config is read
 
     def __init__(self, inputs=(), decisions=None, fetch=True, **kwargs):
         super().__init__(**kwargs)

@@ -1,6 +1,6 @@
 """Retention applied to the stores (docs/continuous.md "Retention"): old artifact versions, the snapshots and analyses
 a DOI's record does not need, and the blobs no kept snapshot names. `scrapy prune` runs it once; continuous mode
-every LANDING_PRUNE_HOURS, on the document store's thread. The decisions are landing.core.retention's.
+every tuning.PRUNE_HOURS, on the document store's thread. The decisions are landing.core.retention's.
 
 Memory: one DOI's documents at a time, plus 8 bytes per page kept (the first 64 bits of its content hash, once per
 DOI; a collision only keeps a blob that could have gone), sorted once before the blob pass.

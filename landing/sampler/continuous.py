@@ -1,12 +1,12 @@
 """Continuous sampling (LANDING_CONTINUOUS): one run that never finishes, its plan growing a round each slice.
 
-Each slice (LANDING_PLAN_MINUTES of the clock's time) the planner lists every owner again when LANDING_RELIST_HOURS
+Each slice (tuning.PLAN_MINUTES of the clock's time) the planner lists every owner again when tuning.RELIST_HOURS
 have passed (new prefixes are stored never sampled), asks landing.core.freshness.plan which known prefixes to sample
 within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
 plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
 slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
-exported when LANDING_EXPORT_EVERY hours passed or LANDING_EXPORT_CHANGES prefixes signalled, and the retention step
-runs every LANDING_PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so a compressed clock
+exported when LANDING_EXPORT_EVERY hours passed or tuning.EXPORT_CHANGES prefixes signalled, and the retention step
+runs every tuning.PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so a compressed clock
 runs a simulated month in minutes. docs/continuous.md is the design.
 """
 
@@ -244,7 +244,7 @@ class Continuous(Sampling):
         return await self._prune(state, now)
 
     async def _prune(self, state, now):
-        """The retention step (landing.publish.prune) every LANDING_PRUNE_HOURS, on the store's thread."""
+        """The retention step (landing.publish.prune) every tuning.PRUNE_HOURS, on the store's thread."""
         s, docs = self.cfg, self.run.docs
         if not continuous.due(state.get("continuous/pruned"), now, s.prune_hours):
             return state

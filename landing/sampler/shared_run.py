@@ -15,7 +15,7 @@ import time
 import uuid
 from urllib.parse import urlsplit
 
-from landing import config
+from landing.config import Config
 
 # KEYS: leader run; ARGV: token ttl_ms floor mine run patient. Returns {status, floor, run, leadership}: status 1
 # renewed, 2 taken (a new leadership; run is the id an unended one before it was on, to resume), 3 over (a
@@ -132,12 +132,21 @@ class SharedRun:
         return bool(self._release(keys=self.keys[:1], args=[self.token]))
 
 
-def share_hosts(settings) -> None:
+def shared_frontier(settings, cfg: Config) -> None:
+    """With LANDING_FRONTIER_REDIS, the shared frontier's scheduler, and the per-host limits split (`share_hosts`)."""
+    if cfg.frontier_redis:
+        settings.set(
+            "SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER")
+        )
+        share_hosts(settings, cfg)
+
+
+def share_hosts(settings, cfg: Config) -> None:
     """Split the per-host limits among LANDING_WORKERS workers, so together they ask a host no more than one would.
 
-    The resolver's slot and rate are split too; the APIs' are not: only the leader asks them.
+    The resolver's slot is split too (its rate is, in the Config: landing.config); the APIs' are not: only the leader
+    asks them.
     """
-    cfg = config.of_settings(settings)
     workers = cfg.workers
     if workers <= 1:
         return
@@ -150,8 +159,6 @@ def share_hosts(settings) -> None:
         max(1.0, target / workers),
         priority=settings.getpriority("AUTOTHROTTLE_TARGET_CONCURRENCY"),
     )
-    rate = cfg.resolver_rate / workers
-    settings.set("LANDING_RESOLVER_RATE", rate, priority=settings.getpriority("LANDING_RESOLVER_RATE"))
     slots = settings.getdict("DOWNLOAD_SLOTS")
     resolver = urlsplit(cfg.doi_resolver).hostname
     if resolver in slots:

@@ -12,30 +12,22 @@ from scrapy import signals
 
 from landing import clock, config
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 from landing.config import mailto_warning
 from landing.core.runs import RunError
 from landing.crawl.endpoints import sandbox_pace, service_slots
 from landing.sampler.continuous import Continuous
 from landing.sampler.planner import FullRun
-from landing.sampler.shared_run import share_hosts
+from landing.sampler.shared_run import shared_frontier
 from landing.sampler.visitor import Visitor
 from landing.stores import StoreError
 
 
 class DoiSamplerSpider(scrapy.Spider):
     name = "doi_sampler"
-
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)  # the Playwright handler only when LANDING_DRIVER asks for a browser
-        settings.set("DOWNLOAD_SLOTS", service_slots(settings), priority=settings.getpriority("DOWNLOAD_SLOTS"))
-        sandbox_pace(settings)
-        if config.of_settings(settings).frontier_redis:
-            settings.set(
-                "SCHEDULER", "landing.sampler.frontier_redis.Scheduler", priority=settings.getpriority("SCHEDULER")
-            )
-            share_hosts(settings)
+    # What the crawl's Config changes in Scrapy's settings, in this order (landing.addon runs them): the Playwright
+    # handler only when LANDING_DRIVER asks for a browser, the APIs' pacing, a sandbox's, the shared frontier's.
+    setting_changes = (browser.configure, service_slots, sandbox_pace, shared_frontier)
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -48,12 +40,9 @@ class DoiSamplerSpider(scrapy.Spider):
             spider.logger.warning(warning)
         if cfg.browser_unavailable:
             crawler.signals.connect(spider._say_browser_unavailable, signal=signals.spider_opened)
-        # PLAYWRIGHT_ABORT_REQUEST: the BrowserRules browser.configure made, when it ran.
-        hops, maxsize, rules = (
-            s.getint("REDIRECT_MAX_TIMES"),
-            s.getint("DOWNLOAD_MAXSIZE"),
-            s.get("PLAYWRIGHT_ABORT_REQUEST"),
-        )
+        # The crawl's BrowserRules when the driver may use Chromium (browser.configure installed its handler).
+        rules = rules_of(crawler) if cfg.driver in ("browser", "auto") else None
+        hops, maxsize = s.getint("REDIRECT_MAX_TIMES"), s.getint("DOWNLOAD_MAXSIZE")
         spider.visitor = Visitor(crawler, cfg, spider, rules, max_hops=hops, maxsize=maxsize)
         policy = Continuous if cfg.continuous else FullRun
         spider.planner = policy(crawler, cfg, spider.visitor, spider, spider.logger, retries=s.getint("RETRY_TIMES"))

@@ -137,7 +137,7 @@ class StreamConsumer:
         if left:
             self.logger.warning(
                 "%d answers were not written (Redis unreachable at the stop): their entries stay pending, and another "
-                "consumer claims them after LANDING_STREAM_CLAIM_SECONDS",
+                "consumer claims them after landing.tuning.STREAM_CLAIM_SECONDS",
                 left,
             )
 
@@ -240,7 +240,7 @@ class StreamConsumer:
             try:
                 result = await self._answered(entry_id, fields)
             except self.unanswered:
-                self.stats["left"] += 1  # claimed by another consumer after LANDING_STREAM_CLAIM_SECONDS
+                self.stats["left"] += 1  # claimed by another consumer after tuning.STREAM_CLAIM_SECONDS
                 return
             done = asyncio.get_running_loop().create_future()
             self._outbox.append((self._script(entry_id, result), done))

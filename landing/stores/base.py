@@ -5,7 +5,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 
-from landing import settings as defaults
+from landing import tuning
 from landing.core.documents import upgraded
 from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
@@ -26,8 +26,8 @@ class DocStore(ABC):
     def __init__(
         self,
         *,
-        batch_docs: int = defaults.LANDING_DOCS_BATCH_DOCS,
-        batch_seconds: float = defaults.LANDING_DOCS_BATCH_SECONDS,
+        batch_docs: int = tuning.DOCS_BATCH_DOCS,
+        batch_seconds: float = tuning.DOCS_BATCH_SECONDS,
         scan_chunk: int = 1000,
     ):
         if batch_docs < 1 or scan_chunk < 1 or batch_seconds < 0:

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError, helpers
 
 from landing import settings as defaults
+from landing import tuning
 from landing.core.documents import ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS
 from landing.core.report_keys import REPORT_KEYS
 from landing.stores.base import DocStore
@@ -124,7 +125,7 @@ class ElasticDocStore(DocStore):
         username: str | None = None,
         password: str | None = None,
         ca_certs: str | None = None,
-        retries: int = defaults.LANDING_DOCS_RETRIES,
+        retries: int = tuning.DOCS_RETRIES,
         backoff: float = 1.0,
         timeout: float = 30.0,
         client=None,

@@ -26,28 +26,27 @@ import psutil
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
+from landing import config
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 
 class Probe(scrapy.Spider):
     name = "probe"
 
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)
+    setting_changes = (browser.configure,)
 
     async def start(self):
         for url in sys.argv[2:]:
-            meta = browser.request_meta({"pid/doi": url}, False, self.settings.getfloat("LANDING_BROWSER_SETTLE") * 1000)
+            meta = browser.request_meta({"pid/doi": url}, False, config.of(self.crawler).browser_settle * 1000)
             yield scrapy.Request(url, meta=meta, callback=self.visited, errback=self.failed, dont_filter=True)
 
     async def visited(self, response):
-        await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        await browser.end(response.meta, rules_of(self.crawler))
         response.meta["text"] = " ".join(response.xpath("//body//p//text()").getall())
         self.report(response.meta, "visited")
 
     async def failed(self, failure):
-        await browser.end(failure.request.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+        await browser.end(failure.request.meta, rules_of(self.crawler))
         self.report(failure.request.meta, "failed")
 
     def report(self, meta, how):

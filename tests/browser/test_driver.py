@@ -26,7 +26,7 @@ def busy_server():
 @needs_chromium
 def test_a_page_whose_network_never_goes_quiet_is_read_after_the_settle_time_not_failed(busy_server):
     url = f"{busy_server}/article"
-    visits = visit([url], LANDING_ADDRESS_GUARD=False, LANDING_BROWSER_SETTLE=1.0)
+    visits = visit([url], LANDING_ADDRESS_GUARD=False, TUNING_BROWSER_SETTLE=1.0)
     assert (visits[url]["how"], visits[url]["text"]) == ("visited", "An article whose page never goes quiet.")
     assert visits[url]["hops"] == [{"url": url, "status": 200}]
 
@@ -86,7 +86,7 @@ def test_visits_one_after_another_in_one_reused_context_never_see_each_others_co
 
     with serving(leaves) as (port, requests):
         urls = [f"http://127.0.0.1:{port}/p{n}" for n in range(3)]
-        visits = visit(urls, LANDING_ADDRESS_GUARD=False, LANDING_BROWSER_PAGES=1, LANDING_BROWSER_SETTLE=0.5)
+        visits = visit(urls, LANDING_ADDRESS_GUARD=False, LANDING_BROWSER_PAGES=1, TUNING_BROWSER_SETTLE=0.5)
         asked = list(requests)
     assert [visits[url]["text"] for url in urls] == [f"seen h{n}=1 0 0" for n in range(3)]
     assert [visits[url]["contexts"] for url in urls] == [1, 1, 1]  # one context, lent to each visit in turn
@@ -117,14 +117,12 @@ import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
 from landing.browser import driver as browser
+from landing.browser.rules import rules_of
 
 class Mixed(scrapy.Spider):
     name = "mixed"
 
-    @classmethod
-    def update_settings(cls, settings):
-        super().update_settings(settings)
-        browser.configure(settings)
+    setting_changes = (browser.configure,)
 
     async def start(self):
         base = sys.argv[1]
@@ -137,7 +135,7 @@ class Mixed(scrapy.Spider):
     async def ended(self, response):
         playwright = [t for t in asyncio.all_tasks() if "/playwright/" in t.get_coro().cr_code.co_filename]
         if response.meta.get("playwright"):
-            await browser.end(response.meta, self.settings["PLAYWRIGHT_ABORT_REQUEST"])
+            await browser.end(response.meta, rules_of(self.crawler))
         kind = "browser" if response.meta.get("playwright") else "http"
         drivers = [c for c in psutil.Process().children() if "run-driver" in c.cmdline()]
         chromium = [p for c in drivers for p in c.children(recursive=True)]
@@ -236,13 +234,13 @@ def test_playwright_runs_on_an_event_loop_of_its_own_not_on_the_crawls(shared_ho
 
 @needs_chromium
 def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_host_crawl):
-    # LANDING_BROWSER_NICE: under CPU contention the crawl's event loop, which every HTTP visit waits on, keeps its
+    # TUNING_BROWSER_NICE: under CPU contention the crawl's event loop, which every HTTP visit waits on, keeps its
     # core, and Chromium takes what is left. Run as root, Chromium would set some threads back to 0 and -8.
-    from landing.settings import LANDING_BROWSER_NICE
+    from landing.tuning import BROWSER_NICE as TUNING_BROWSER_NICE
 
     ended, _ = shared_host_crawl
     browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
-    lowered = min(browser_lines[0]["own"] + LANDING_BROWSER_NICE, 19)
+    lowered = min(browser_lines[0]["own"] + TUNING_BROWSER_NICE, 19)
     assert [(n["browser"], n["processes"] > 2) for n in browser_lines] == [([lowered], True)] * 2
 
 
@@ -250,13 +248,13 @@ def test_every_thread_of_chromium_runs_at_lower_priority_than_the_crawl(shared_h
 def test_chromium_runs_in_a_session_group_of_lower_priority_than_the_crawls(shared_host_crawl):
     # Playwright starts Chromium in a session of its own: where the kernel groups processes by session, niceness only
     # ranks them within their group, and Chromium's group took as much CPU as the crawl's whole group.
-    from landing.settings import LANDING_BROWSER_NICE
+    from landing.tuning import BROWSER_NICE as TUNING_BROWSER_NICE
 
     ended, _ = shared_host_crawl
     browser_lines = [line["nice"] for line in ended if line["kind"] == "browser"]
     if browser_lines[0]["own_group"] is None:
         pytest.skip("this kernel has no session groups (CONFIG_SCHED_AUTOGROUP)")
-    own, lowered = browser_lines[0]["own_group"], f" nice {LANDING_BROWSER_NICE}"
+    own, lowered = browser_lines[0]["own_group"], f" nice {TUNING_BROWSER_NICE}"
     assert [(len(n["groups"]), n["groups"][0].endswith(lowered), n["groups"][0] != own) for n in browser_lines] == [
         (1, True, True)
     ] * 2
@@ -264,7 +262,7 @@ def test_chromium_runs_in_a_session_group_of_lower_priority_than_the_crawls(shar
 
 @needs_chromium
 def test_chromium_runs_on_every_cpu_of_the_crawls_but_one(shared_host_crawl):
-    # LANDING_BROWSER_SPARE_CPU: the crawl's event loop has a core Chromium cannot take.
+    # TUNING_BROWSER_SPARE_CPU: the crawl's event loop has a core Chromium cannot take.
     ended, _ = shared_host_crawl
     own = ended[0]["own_cpus"]
     if len(own) < 2:

@@ -168,25 +168,30 @@ def _settings(**values):
     return settings
 
 
+def _rules(**values) -> BrowserRules:
+    from landing.config import of_settings
+
+    settings = _settings(**values)
+    return BrowserRules.from_settings(settings, of_settings(settings))
+
+
 def test_rules_from_the_project_settings_guard_addresses_and_obey_robots_txt():
-    rules = BrowserRules.from_settings(_settings())
+    rules = _rules()
     assert (rules.guard, rules.robots.obey, rules.robots.obey_resolver) == (True, True, False)
     assert "doi.org" in rules.robots.resolver_hosts
     assert rules.user_agent.startswith("landing/")
 
 
 def test_rules_under_the_sandbox_do_not_guard_addresses():
-    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://127.0.0.1:1")).guard is False
+    assert _rules(LANDING_SANDBOX="http://127.0.0.1:1").guard is False
 
 
 def test_rules_under_a_sandbox_url_elsewhere_such_as_a_real_proxy_still_guard_addresses():
-    assert BrowserRules.from_settings(_settings(LANDING_SANDBOX="http://proxy.corp.example:3128")).guard is True
+    assert _rules(LANDING_SANDBOX="http://proxy.corp.example:3128").guard is True
 
 
 def test_rules_ask_robots_txt_on_the_resolver_only_when_told_to():
-    ignoring, obeying = (
-        BrowserRules.from_settings(_settings(LANDING_RESOLVER_ROBOTS=value)).robots for value in ("ignore", "obey")
-    )
+    ignoring, obeying = (_rules(LANDING_RESOLVER_ROBOTS=value).robots for value in ("ignore", "obey"))
     assert (ignoring.governs("https://doi.org/10.1/a"), obeying.governs("https://doi.org/10.1/a")) == (False, True)
 
 
@@ -237,3 +242,28 @@ def test_a_robots_txt_fetch_is_named_under_way_through_its_context_until_it_ends
         return during, await asking, rules.fetching(context)
 
     assert asyncio.run(asked()) == ((1, 0), None, set())
+
+
+def _plain(value) -> bool:
+    if isinstance(value, dict):
+        return all(_plain(k) and _plain(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def test_a_browser_crawl_holds_its_rules_outside_its_settings_one_object_for_the_crawl():
+    from scrapy.utils.test import get_crawler
+
+    from landing.browser.driver import HANDLER
+    from landing.browser.rules import rules_of
+    from landing.sampler.spider import DoiSamplerSpider
+    from tests.crawl.project import PROJECT
+
+    crawler = get_crawler(DoiSamplerSpider, {**PROJECT, "LANDING_DRIVER": "browser", "LANDING_CHROMIUM": "/bin/true"})
+    settings = crawler.settings.copy_to_dict()
+    assert settings["DOWNLOAD_HANDLERS"]["https"] == HANDLER
+    assert settings.get("PLAYWRIGHT_ABORT_REQUEST") is None
+    assert [name for name, value in settings.items() if name.startswith("PLAYWRIGHT_") and not _plain(value)] == []
+    assert rules_of(crawler) is rules_of(crawler)
+    assert rules_of(crawler).guard is True

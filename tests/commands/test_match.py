@@ -20,11 +20,11 @@ def test_a_bad_setting_is_named_with_exit_code_2_and_no_traceback(tmp_path):
     done = Stores(tmp_path).scrapy(
         "match",
         "https://example.org/article/1",
-        overrides=["-s", "LANDING_RESOLVER_ROBOTS=maybe", "-s", "LANDING_MATCH_CONCURRENCY=many"],
+        overrides=["-s", "LANDING_RESOLVER_ROBOTS=maybe", "-s", "TUNING_MATCH_CONCURRENCY=many"],
     )
     assert done.returncode == 2
     assert "LANDING_RESOLVER_ROBOTS='maybe': use ignore or obey" in done.stderr
-    assert "LANDING_MATCH_CONCURRENCY='many' is not a number" in done.stderr
+    assert "TUNING_MATCH_CONCURRENCY='many' is not a number" in done.stderr
     assert "Traceback" not in done.stderr
 
 

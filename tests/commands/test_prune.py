@@ -14,7 +14,7 @@ from tests.sampler.crawling import Stores
 from tests.stores.damaged import damaged_sqlite
 
 VERSIONS = ["20261001T000000Z", "20261015T000000Z", "20261130T000000Z", "notes"]
-CLOCK = ("-s", "LANDING_CLOCK=2026-12-01T00:00:00Z", "-s", "LANDING_KEEP_SNAPSHOTS=1")
+CLOCK = ("-s", "LANDING_CLOCK=2026-12-01T00:00:00Z", "-s", "TUNING_KEEP_SNAPSHOTS=1")
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ def _chosen(**overrides):
 
 def _paced(**overrides):
     settings = _chosen(**overrides)
-    sandbox_pace(settings)
+    sandbox_pace(settings, of_settings(settings))
     return settings.getfloat("AUTOTHROTTLE_START_DELAY")
 
 

@@ -50,8 +50,8 @@ def test_the_handler_pool_takes_its_limits_from_the_settings():
     crawler = get_crawler(
         settings_dict={
             **PROJECT,
-            "LANDING_KEEPALIVE": 5,
-            "LANDING_IDLE_CONNECTIONS": 7,
+            "TUNING_KEEPALIVE": 5,
+            "TUNING_IDLE_CONNECTIONS": 7,
             "CONCURRENT_REQUESTS_PER_DOMAIN": 3,
             "DOWNLOAD_SLOTS": {},
         }

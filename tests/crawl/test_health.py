@@ -23,7 +23,7 @@ def pinned_clock():
 
 
 def crawler(**stats):
-    made = project_crawler(LANDING_REFRESH_DAYS=7, LANDING_HEALTH_EXPORT_HOURS=48)
+    made = project_crawler(LANDING_REFRESH_DAYS=7)  # the export check: twice LANDING_EXPORT_EVERY, 48 h
     made.stats.open_spider()
     made.stats.set_value("start_time", datetime.now(UTC))
     for key, value in stats.items():

@@ -15,6 +15,7 @@ import pytest
 from scrapy.exceptions import CannotResolveHostError, DownloadConnectionRefusedError
 from scrapy.http import HtmlResponse, Request
 
+from landing import tuning
 from landing.crawl import retry as retry_module
 from landing.crawl.retry import PROBE, WAIT_UNTIL, BackoffRetryMiddleware
 from landing.crawl.stopping import Stopped
@@ -100,11 +101,11 @@ def test_a_retry_after_date_pauses_the_host_until_that_date(clock):
 def test_retry_after_is_capped_at_retry_after_max(clock):
     made = middleware(clock)
     answer(made, retry_after="3600")
-    assert pause(made, clock) == PROJECT["LANDING_RETRY_AFTER_MAX"]
+    assert pause(made, clock) == tuning.RETRY_AFTER_MAX
 
 
 def test_the_retry_after_cap_follows_the_setting(clock):
-    made = middleware(clock, LANDING_RETRY_AFTER_MAX=12)
+    made = middleware(clock, TUNING_RETRY_AFTER_MAX=12)
     answer(made, retry_after="3600")
     assert pause(made, clock) == 12.0
 

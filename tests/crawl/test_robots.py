@@ -97,7 +97,7 @@ def test_a_robots_txt_still_being_fetched_is_never_forgotten():
 
 
 def test_the_robots_middleware_keeps_landing_robots_cache_hosts():
-    robots_mw = robots_module.RecentRobotsTxtMiddleware.from_crawler(crawler(LANDING_ROBOTS_CACHE=3))
+    robots_mw = robots_module.RecentRobotsTxtMiddleware.from_crawler(crawler(TUNING_ROBOTS_CACHE=3))
     assert isinstance(robots_mw._parsers, Recent) and robots_mw._parsers.size == 3
 
 

@@ -70,7 +70,7 @@ def test_a_url_naming_no_host_is_answered_malformed_with_no_request_and_no_error
 
 def test_free_text_holding_thirty_dois_matches_only_the_first_pieces_and_counts_the_rest(tmp_path, sandbox):
     text = " ".join(KNOWN + [f"10.99003/u{n}" for n in range(27)])
-    (result,) = _match(tmp_path, sandbox, text, settings=["LANDING_MATCH_PIECES=5"])
+    (result,) = _match(tmp_path, sandbox, text, settings=["TUNING_MATCH_PIECES=5"])
     assert [m["doi"] for m in result["matches"]] == KNOWN
     assert sum(e["requests"] for e in result["evidence"]) == 5
     assert _steps(result)[-2:] == [["pieces-cap", "only the first 5 matched"], ["artifact", "none"]]
@@ -78,7 +78,7 @@ def test_free_text_holding_thirty_dois_matches_only_the_first_pieces_and_counts_
 
 def test_an_input_stops_asking_once_it_made_its_requests_and_its_evidence_is_folded_past_its_cap(tmp_path, sandbox):
     text = " ".join(f"10.99003/u{n}" for n in range(10))
-    (result,) = _match(tmp_path, sandbox, text, settings=["LANDING_MATCH_REQUESTS=6", "LANDING_MATCH_EVIDENCE=4"])
+    (result,) = _match(tmp_path, sandbox, text, settings=["LANDING_MATCH_REQUESTS=6", "TUNING_MATCH_EVIDENCE=4"])
     assert result["doi"] is None
     assert [step for step, _ in _steps(result)] == ["doi-literal", "evidence-cap", "doi-literal", "request-cap"]
     assert (_steps(result)[1][1], sum(e["requests"] for e in result["evidence"])) == ("4 more attempts not listed", 6)

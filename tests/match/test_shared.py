@@ -241,7 +241,7 @@ def _config(**overrides):
 
 
 def test_without_landing_match_redis_a_matcher_keeps_its_answers_in_the_process():
-    answers = answers_of(_config(LANDING_MATCH_CACHE_ENTRIES="7"))
+    answers = answers_of(_config(TUNING_MATCH_CACHE_ENTRIES="7"))
     assert (type(answers), answers.results.layers[0].entries, answers.results.layers[0].ttl) == (
         LocalAnswers,
         7,

@@ -339,7 +339,7 @@ def test_no_input_reaches_a_cookie_wall_with_another_inputs_cookies(every_crawl,
     done = stores.scrapy(
         "match",
         *walled,
-        overrides=["-s", f"LANDING_SANDBOX={every_sandbox.proxy}", "-s", "LANDING_MATCH_CONCURRENCY=1"],
+        overrides=["-s", f"LANDING_SANDBOX={every_sandbox.proxy}", "-s", "TUNING_MATCH_CONCURRENCY=1"],
     )  # one after another
     assert done.returncode == 0, done.stderr[-2000:]
     first = {}

@@ -75,13 +75,13 @@ def continuous(tmp_path_factory):
     settings = [
         *("-s", "LANDING_CONTINUOUS=True", "-s", "LANDING_DRIVER=http", "-s", "LANDING_PROGRESS_INTERVAL=0"),
         *("-s", f"LANDING_CLOCK={START}", "-s", f"LANDING_CLOCK_SPEED={SPEED}", "-s", f"LANDING_CLOCK_SINCE={since}"),
-        *("-s", f"LANDING_REFRESH_DAYS={REFRESH_DAYS}", "-s", "LANDING_RECHECK_DAYS=1.5"),
-        *("-s", "LANDING_EXPORT_EVERY=6", "-s", "LANDING_PLAN_MINUTES=60", "-s", "LANDING_RELIST_HOURS=24"),
+        *("-s", f"LANDING_REFRESH_DAYS={REFRESH_DAYS}", "-s", "TUNING_RECHECK_DAYS=1.5"),
+        *("-s", "LANDING_EXPORT_EVERY=6", "-s", "TUNING_PLAN_MINUTES=60", "-s", "TUNING_RELIST_HOURS=24"),
         # Small samples, and visits written as they come, so that a round is seen half visited.
-        *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "LANDING_DOCS_BATCH_SECONDS=0.1"),
+        *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "TUNING_DOCS_BATCH_SECONDS=0.1"),
         # No retention pass: it deletes closed rounds' samples and visits, which these tests compare across the kill
         # (retention's own tests: tests/publish/test_prune.py).
-        *("-s", "LANDING_PRUNE_HOURS=1000"),
+        *("-s", "TUNING_PRUNE_HOURS=1000"),
     ]
     sandbox = RunningSandbox(_stalled(world, root / "stalled"))
     try:

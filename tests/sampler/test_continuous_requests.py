@@ -12,7 +12,7 @@ from tests import forked
 from tests.sampler.crawling import PROJECT, Stores, continuous_state, wait_for
 
 START = "2026-11-01T00:00:00Z"
-SPEED = 60  # a simulated minute a real second: a slice (LANDING_PLAN_MINUTES=1) a second, a day in 24 minutes
+SPEED = 60  # a simulated minute a real second: a slice (TUNING_PLAN_MINUTES=1) a second, a day in 24 minutes
 DEADLINE = 120  # real seconds any wait may take before the test fails
 
 
@@ -41,10 +41,10 @@ def test_the_days_request_count_agrees_with_the_sandboxs_request_log(tmp_path):
             "-s",
             f"LANDING_CLOCK_SINCE={time.time()}",
         ),
-        *("-s", "LANDING_PLAN_MINUTES=1", "-s", "LANDING_BUDGET=1000000", "-s", "LANDING_SAMPLE_MIN=2"),
+        *("-s", "TUNING_PLAN_MINUTES=1", "-s", "LANDING_BUDGET=1000000", "-s", "LANDING_SAMPLE_MIN=2"),
         # Nothing due again while the test runs: once the first round is closed, no request is left to make.
-        *("-s", "LANDING_RELIST_HOURS=1000", "-s", "LANDING_REFRESH_DAYS=100", "-s", "LANDING_RECHECK_DAYS=100"),
-        *("-s", "LANDING_EXPORT_EVERY=1000", "-s", "LANDING_PRUNE_HOURS=1000"),
+        *("-s", "TUNING_RELIST_HOURS=1000", "-s", "LANDING_REFRESH_DAYS=100", "-s", "TUNING_RECHECK_DAYS=100"),
+        *("-s", "LANDING_EXPORT_EVERY=1000", "-s", "TUNING_PRUNE_HOURS=1000"),
     ]
     answered = []
     # 300 ms a request: a round's visits take several slices, most of them while the planner waits.

@@ -146,11 +146,11 @@ def shared(tmp_path_factory):
                 *("-s", f"LANDING_CLOCK_SINCE={since}"),
                 # Every prefix is due again 2 simulated days (6 s) after its sample; a round stays open up to 4 days
                 # (12 s), time enough for a lease to expire and a new leader to resume it, on a loaded machine too.
-                *("-s", "LANDING_REFRESH_DAYS=4", "-s", "LANDING_RECHECK_DAYS=2.5"),
-                *("-s", "LANDING_EXPORT_EVERY=6", "-s", "LANDING_PLAN_MINUTES=60", "-s", "LANDING_RELIST_HOURS=24"),
-                *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "LANDING_DOCS_BATCH_SECONDS=0.1"),
+                *("-s", "LANDING_REFRESH_DAYS=4", "-s", "TUNING_RECHECK_DAYS=2.5"),
+                *("-s", "LANDING_EXPORT_EVERY=6", "-s", "TUNING_PLAN_MINUTES=60", "-s", "TUNING_RELIST_HOURS=24"),
+                *("-s", "LANDING_SAMPLE_MIN=2", "-s", "LANDING_SAMPLE_MAX=6", "-s", "TUNING_DOCS_BATCH_SECONDS=0.1"),
                 # No retention pass: it deletes closed rounds' samples and visits, which these tests read.
-                *("-s", "LANDING_PRUNE_HOURS=1000"),
+                *("-s", "TUNING_PRUNE_HOURS=1000"),
                 *("-s", f"LANDING_FRONTIER_REDIS={redis_server.url}", "-s", "LANDING_WORKERS=2"),
                 # Fewer requests at once than a round's DOIs: some wait in Redis, for the flush to lose.
                 *("-s", f"LANDING_LEASE_SECONDS={LEASE}", "-s", "CONCURRENT_REQUESTS=4"),

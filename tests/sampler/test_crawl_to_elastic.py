@@ -121,9 +121,9 @@ def test_a_store_that_refuses_writes_stops_the_crawl_and_scrapy_load_recovers_ev
         stores.crawl_command(
             small_sandbox.proxy,
             "-s",
-            "LANDING_DOCS_RETRIES=0",
+            "TUNING_DOCS_RETRIES=0",
             "-s",
-            "LANDING_DOCS_BATCH_DOCS=10",
+            "TUNING_DOCS_BATCH_DOCS=10",
             "-s",
             "LANDING_DOCS_OUTAGE_MAX=0",
             "-s",
@@ -165,7 +165,7 @@ def test_a_store_that_refuses_the_runs_first_write_ends_the_crawl_at_once_with_e
     stores = Stores(tmp_path, docs=server.url, extra=("-s", f"LANDING_DOCS_INDEX_PREFIX={prefix}"))
     server.reject_bulk_items(10**9)
     try:
-        done = stores.try_crawl(small_sandbox.proxy, "-s", "LANDING_DOCS_RETRIES=0")
+        done = stores.try_crawl(small_sandbox.proxy, "-s", "TUNING_DOCS_RETRIES=0")
     finally:
         server.reject_bulk_items(0)
         elastic.delete_indices(server.url, prefix)

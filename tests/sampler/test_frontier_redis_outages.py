@@ -25,15 +25,7 @@ def redis_url(redis_server):
 
 
 def test_a_scheduler_opens_beside_the_browser_rules_of_the_default_driver(redis_url):
-    from scrapy.settings import Settings
-
-    from landing import settings as defaults
-    from landing.browser.rules import BrowserRules
-
-    project = Settings()
-    project.setmodule(defaults)
-    rules = BrowserRules.from_settings(project)  # what LANDING_DRIVER=auto puts in PLAYWRIGHT_ABORT_REQUEST
-    scheduler = worker(redis_url, PLAYWRIGHT_ABORT_REQUEST=rules)
+    scheduler = worker(redis_url, LANDING_DRIVER="auto")  # its BrowserRules are the crawl's, never in its settings
     scheduler.enqueue_request(shared("https://doi.org/10.1/a"))
     assert scheduler.next_request().url == "https://doi.org/10.1/a"
 

@@ -64,9 +64,7 @@ def crawled(request, tmp_path_factory):
     sandbox = RunningSandbox(world)
     try:
         stores = Stores(tmp_path_factory.mktemp("stores"))
-        stores.crawl(
-            sandbox.proxy, "-s", f"LANDING_RESOURCE_URL_FROM={request.param}", "-s", "LANDING_SOURCES=crossref"
-        )
+        stores.crawl(sandbox.proxy, "-s", f"TUNING_RESOURCE_URL_FROM={request.param}", "-s", "LANDING_SOURCES=crossref")
     finally:
         sandbox.close()
     snapshots = {doc["pid/doi"]: doc for doc in stores.export("analysis")}

@@ -56,9 +56,7 @@ def crawled(request, tmp_path_factory):
     sandbox = RunningSandbox(world, log=asked.append)
     try:
         stores = Stores(tmp_path_factory.mktemp("stores"))
-        stores.crawl(
-            sandbox.proxy, "-s", f"LANDING_RESOURCE_URL_FROM={request.param}", "-s", "LANDING_SOURCES=crossref"
-        )
+        stores.crawl(sandbox.proxy, "-s", f"TUNING_RESOURCE_URL_FROM={request.param}", "-s", "LANDING_SOURCES=crossref")
     finally:
         sandbox.close()
     return {doc["pid/doi"]: doc for doc in stores.export("analysis")}, asked, stores

@@ -27,8 +27,8 @@ def _crawler(tmp_path):
             **settings,
             "LANDING_DOCS": f"sqlite:///{tmp_path}/d.db",
             "LANDING_BLOBS": f"file://{tmp_path}/b",
-            "LANDING_DOCS_BATCH_DOCS": 1000,
-            "LANDING_DOCS_BATCH_SECONDS": 3600,
+            "TUNING_DOCS_BATCH_DOCS": 1000,
+            "TUNING_DOCS_BATCH_SECONDS": 3600,
         },
     )
     crawler.stats.open_spider()

@@ -37,7 +37,7 @@ SETTINGS = [
     "-s",
     "LANDING_PROGRESS_INTERVAL=1",
     "-s",
-    "LANDING_DOCS_BATCH_SECONDS=0.5",
+    "TUNING_DOCS_BATCH_SECONDS=0.5",
     # Not about pacing: without AutoThrottle the last DOIs of a host that answers 500 are not retried up to 30 s apart.
     "-s",
     "AUTOTHROTTLE_ENABLED=False",

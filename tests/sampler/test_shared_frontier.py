@@ -36,7 +36,7 @@ SETTINGS = [
     "-s",
     "LANDING_PROGRESS_INTERVAL=1",
     "-s",
-    "LANDING_DOCS_BATCH_SECONDS=0.5",
+    "TUNING_DOCS_BATCH_SECONDS=0.5",
     "-s",
     f"LANDING_LEASE_SECONDS={LEASE}",
     "-s",

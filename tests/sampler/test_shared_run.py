@@ -4,6 +4,7 @@ import pytest
 from scrapy.settings import Settings
 
 from landing import settings as defaults
+from landing.config import of_settings
 from landing.sampler.shared_run import FOLLOWING, OVER, RENEWED, TAKEN, SharedRun, share_hosts
 
 KEY = "doi_sampler:requests"
@@ -133,28 +134,28 @@ def _settings(**values):
 
 def test_two_workers_each_take_half_of_the_per_host_limits_and_the_resolver_slot_and_rate():
     settings = _settings(LANDING_WORKERS=2)
-    share_hosts(settings)
+    share_hosts(settings, of_settings(settings))
     assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == 2
     assert settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY") == 1.0
     assert settings.getdict("DOWNLOAD_SLOTS")["doi.org"]["concurrency"] == 16
-    assert settings.getfloat("LANDING_RESOLVER_RATE") == 50.0
+    assert of_settings(_settings(LANDING_WORKERS=2, LANDING_FRONTIER_REDIS="redis://r:6379/0")).resolver_rate == 50.0
 
 
 def test_the_api_slots_are_not_split_since_only_the_leader_asks_them():
     settings = _settings(LANDING_WORKERS=4)
-    share_hosts(settings)
+    share_hosts(settings, of_settings(settings))
     assert settings.getdict("DOWNLOAD_SLOTS")["api.crossref.org"] == defaults.DOWNLOAD_SLOTS["api.crossref.org"]
 
 
 def test_a_split_never_goes_below_one_connection_per_host():
     settings = _settings(LANDING_WORKERS=16)
-    share_hosts(settings)
+    share_hosts(settings, of_settings(settings))
     assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == 1
     assert settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY") == 1.0
 
 
 def test_one_worker_keeps_the_limits_as_they_are():
     settings = _settings(LANDING_WORKERS=1)
-    share_hosts(settings)
+    share_hosts(settings, of_settings(settings))
     assert settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN") == defaults.CONCURRENT_REQUESTS_PER_DOMAIN
     assert settings.getdict("DOWNLOAD_SLOTS") == defaults.DOWNLOAD_SLOTS

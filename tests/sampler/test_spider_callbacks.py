@@ -231,8 +231,8 @@ def test_auto_with_chromium_installs_one_browser_handler_for_both_schemes(tmp_pa
 
 
 def test_a_spider_built_without_scrapy_crawl_refuses_a_bad_setting_in_the_words_of_the_settings_check():
-    with pytest.raises(SettingsError, match="LANDING_RESOURCE_URL_FROM='api': use redirect or handle"):
-        _spider(LANDING_RESOURCE_URL_FROM="api")
+    with pytest.raises(SettingsError, match="TUNING_RESOURCE_URL_FROM='api': use redirect or handle"):
+        _spider(TUNING_RESOURCE_URL_FROM="api")
     with pytest.raises(SettingsError, match="LANDING_SOURCES='crossref,orcid': name one or both of crossref,datacite"):
         _spider(LANDING_SOURCES="crossref,orcid")
 

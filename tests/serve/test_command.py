@@ -30,7 +30,7 @@ def test_a_second_sigterm_while_draining_ends_the_inputs_in_flight_with_503_and_
         silent.listen()
         page = f"http://127.0.0.1:{silent.getsockname()[1]}/page"
         settings = ["-s", f"LANDING_ARTIFACTS_DIR={tmp_path}", "-s", "LANDING_ADDRESS_GUARD=False"]
-        settings += ["-s", "ROBOTSTXT_OBEY=False", "-s", "LANDING_SERVE_DRAIN_SECONDS=600"]
+        settings += ["-s", "ROBOTSTXT_OBEY=False", "-s", "TUNING_SERVE_DRAIN_SECONDS=600"]
         service = Served(settings, dict(os.environ))
         try:
             url = service.wait_serving()

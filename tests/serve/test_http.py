@@ -92,7 +92,7 @@ def service(match_crawl, sandbox, artifact):
     stores, _ = match_crawl
     limits = {
         "LANDING_SANDBOX": sandbox.proxy,
-        "LANDING_SERVE_ARTIFACT_SECONDS": 0.1,
+        "TUNING_SERVE_ARTIFACT_SECONDS": 0.1,
         "LANDING_SERVE_CLIENT_CONCURRENCY": PER_CLIENT,
         "LANDING_SERVE_MAX_INPUT": MAX_INPUT,
         "LANDING_SERVE_MAX_BODY": MAX_BODY,

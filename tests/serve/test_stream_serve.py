@@ -43,10 +43,10 @@ def consumer(name, match_crawl, slow_sandbox, redis_server) -> Served:
         "LANDING_MATCH_REDIS": redis_server,
         "LANDING_STREAM_IN": "serve:in",
         "LANDING_STREAM_OUT": "serve:out",
-        "LANDING_STREAM_CONSUMER": name,
-        "LANDING_STREAM_CLAIM_SECONDS": 1,
-        "LANDING_STREAM_CONCURRENCY": 4,
-        "LANDING_STREAM_BATCH": 4,
+        "TUNING_STREAM_CONSUMER": name,
+        "TUNING_STREAM_CLAIM_SECONDS": 1,
+        "TUNING_STREAM_CONCURRENCY": 4,
+        "TUNING_STREAM_BATCH": 4,
     }
     options = [arg for name, value in settings.items() for arg in ("-s", f"{name}={value}")]
     return Served(["--no-http", *stores.settings(), *options], stores.env)

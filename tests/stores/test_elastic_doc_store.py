@@ -207,6 +207,6 @@ def test_options_come_from_settings_or_the_environment(monkeypatch):
 def test_docs_from_opens_the_configured_cluster_with_its_options(server, prefix):
     settings = Settings()
     settings.setmodule(project_settings)
-    settings.setdict({"LANDING_DOCS": server.url, "LANDING_DOCS_INDEX_PREFIX": prefix, "LANDING_DOCS_BATCH_DOCS": 7})
+    settings.setdict({"LANDING_DOCS": server.url, "LANDING_DOCS_INDEX_PREFIX": prefix, "TUNING_DOCS_BATCH_DOCS": 7})
     with docs_from(of_settings(settings)) as docs:
         assert (docs.index("pid"), docs.batch_docs, docs.batch_seconds) == (f"{prefix}-pid", 7, 2.0)
