@@ -1,4 +1,5 @@
-"""landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs."""
+"""landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs;
+and its first requests' priority, by which the crawl's scheduler interleaves the owners' DOIs."""
 
 import asyncio
 
