@@ -233,7 +233,10 @@ class _Server:
 
     def _answers(self):
         while True:
-            message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE, 1)
+            try:
+                message, fds, _, _ = socket.recv_fds(self.channel, MESSAGE, 1)
+            except ConnectionResetError:  # the server died with a request unread: gone all the same
+                message = b""
             if not message:
                 break
             answer = json.loads(message)
@@ -262,7 +265,10 @@ def _serve(channel: socket.socket) -> None:
     """The server's loop: fork a child per request, answer its pid, then its exit status once it ends."""
     for name in PRELOAD:
         __import__(name)
-    assert "twisted.internet.reactor" not in sys.modules and threading.active_count() == 1
+    assert "twisted.internet.reactor" not in sys.modules
+    # fork() copies the calling thread only: a thread a library started at import (OpenBLAS's pool, under
+    # scipy.stats) leaves what it held locked in every child, which then hangs, most often at its exit.
+    assert threads() == 1, f"the fork server runs {threads()} threads after importing {PRELOAD}: fork() is unsafe"
     children = {}  # {pidfd: (key, pid)}
     while True:
         ready, _, _ = select.select([channel, *children], [], [])
@@ -287,6 +293,11 @@ def _serve(channel: socket.socket) -> None:
         pidfd = os.pidfd_open(pid)
         children[pidfd] = (request["key"], pid)
         _answer(channel, {"key": request["key"], "pid": pid}, [pidfd])
+
+
+def threads(pid: int | str = "self") -> int:
+    """The threads a process runs, native ones included (threading counts only Python's)."""
+    return len(os.listdir(f"/proc/{pid}/task"))
 
 
 def _answer(channel, message, fds=()) -> None:

@@ -81,6 +81,11 @@ def test_a_signal_reaches_the_commands_own_handler():
             assert process.wait(60) == 7
 
 
+def test_the_server_runs_one_thread_so_no_child_inherits_a_lock_another_thread_held():
+    assert forked.run([sys.executable, "-c", "pass"], PROJECT, os.environ, 120).returncode == 0  # it has preloaded
+    assert forked.threads(forked._server().process.pid) == 1
+
+
 def test_communicate_writes_stdin_and_reads_both_pipes_or_stderr_merged_as_popens_does():
     script = "import sys; print(sys.stdin.read().upper()); print('err', file=sys.stderr)"
     pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "text": True}

@@ -279,11 +279,20 @@ def test_only_the_leader_exports(shared):
     assert exports <= len(versions) <= exports + 1
 
 
+# A leader renews its lease from its event loop; a machine that starves that loop past LANDING_LEASE_SECONDS has it
+# lose the lead, as a dead leader would (the lease's contract): it then says so, and has no lead to hand over.
+HANDED = "Handing the lead of the continuous run over"
+LOST = ("Another worker took the lead of the run", "was no longer this worker's when it stopped")
+
+
 def test_a_leader_stopped_with_sigterm_exports_a_last_version_and_hands_the_lead_over(shared):
     b, again = shared["workers"]["b"], shared["workers"]["a-again"]
     assert b.process.returncode == 128 + signal.SIGTERM
-    assert "SIGTERM: continuous mode exports a last version before it stops" in b.text()
-    assert shared["b_exports"] >= 1
-    assert "Handing the lead of the continuous run over" in b.text(), b.text()[-3000:]
+    log = b.text()
+    lost = [line for line in LOST if line in log]
+    assert (HANDED in log) != bool(lost), log[-3000:]  # one or the other, never both nor neither
+    if HANDED in log:  # it led to its close: it exported then
+        assert "SIGTERM: continuous mode exports a last version before it stops" in log
+        assert shared["b_exports"] >= 1
     assert again.text().count("Leading the run") == 1, again.text()[-3000:]
     assert "Resuming continuous run continuous" in again.text()

@@ -6,10 +6,9 @@ literal URL, so for those pages it is the browser's (`browser_final_url`, `brows
 """
 
 import json
-import re
 import time
 from collections import Counter
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -132,27 +131,6 @@ def test_failures_are_classed_with_the_names_the_issue_lists(every_crawl, every_
 def test_crawl_log_shows_progress_lines_while_it_runs(every_crawl):
     _, done = every_crawl
     assert done.stderr.count("progress: ") >= 2
-
-
-def test_visits_interleave_owners_rather_than_crawling_one_owner_back_to_back(mixed_crawl, mixed_world):
-    owner = {
-        r["doi"].lower(): r.get("member", r.get("client")) for r in map(json.loads, open(mixed_world / "dois.jsonl"))
-    }
-    stores, _ = mixed_crawl
-    visits = [
-        owner[unquote(m.group(1)).lower()]
-        for line in stores.requests
-        if (m := re.match(r"GET https://doi\.org/(\S+) -> ", line))
-    ]
-    # Runs count only while another owner still has DOIs waiting: at the tail, one owner's is all there is.
-    left = Counter(visits)
-    longest, run, previous = 1, 0, None
-    for visit in visits:
-        others_waiting = any(n for o, n in left.items() if o != visit)
-        run = run + 1 if visit == previous and others_waiting else 1
-        longest, previous = max(longest, run), visit
-        left[visit] -= 1
-    assert len(set(visits)) > 5 and longest <= 3
 
 
 def test_crossref_requests_carry_mailto_when_it_is_set(small_sandbox, tmp_path):

@@ -1,4 +1,5 @@
-"""landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs."""
+"""landing.sampler.visitor with the analysis pipeline: one parse per fetched body, whatever readings the visit needs;
+and its first requests' priority, by which the crawl's scheduler interleaves the owners' DOIs."""
 
 import asyncio
 
@@ -6,6 +7,7 @@ import pytest
 from scrapy.exceptions import DownloadConnectionRefusedError
 from scrapy.http import HtmlResponse, Request
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 from twisted.internet.error import TimeoutError as DownloadTimeout
 from twisted.python.failure import Failure
@@ -141,3 +143,46 @@ def test_a_publisher_that_refused_the_connection_is_recorded_as_a_connection_fai
     visits, frontier = _failed_at(spider, URL, DownloadConnectionRefusedError("refused"))
     assert [visit.snapshot["snapshot/error"] for visit in visits] == ["connection"]
     assert frontier.size == 1  # it leaves once its snapshot is stored
+
+
+def _scheduler(spider):
+    """The crawl's own scheduler (Scrapy's, as LANDING_FRONTIER_REDIS is unset), opened for `spider`."""
+    crawler = spider.crawler
+    crawler.engine = crawler._create_engine()  # the scheduler's queue asks the downloader about its slots
+    scheduler = load_object(crawler.settings["SCHEDULER"]).from_crawler(crawler)
+    scheduler.open(spider)
+    return scheduler
+
+
+def _queue(spider, scheduler, owner: str, size: int) -> None:
+    """An owner's sample arrives: its DOIs' first requests, rank by rank, as the planner queues them."""
+    for rank in range(size):
+        pid = {**PID, "pid/doi": f"10.1234/{owner}{rank}", "pid/member-id": owner}
+        scheduler.enqueue_request(spider.visitor.visit(pid, ("r", 0, rank)))
+
+
+def _next(scheduler, count: int | None = None) -> list[str]:
+    """The owner and rank of the next `count` requests the scheduler hands out (all of them by default)."""
+    out = []
+    while (count is None or len(out) < count) and (request := scheduler.next_request()) is not None:
+        out.append(request.meta["pid"]["pid/doi"].split("/")[1])
+    return out
+
+
+def test_the_scheduler_hands_out_every_waiting_owners_next_doi_before_any_owners_following_one(tmp_path):
+    spider = _spider(tmp_path, "http")
+    scheduler = _scheduler(spider)
+    for owner, size in {"a": 5, "b": 3, "c": 4}.items():
+        _queue(spider, scheduler, owner, size)
+    handed = _next(scheduler)
+    assert [int(doi[1:]) for doi in handed] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4]
+    assert {doi[0] for doi in handed[:3]} == {"a", "b", "c"} and handed[-3:] == ["c3", "a3", "a4"]
+
+
+def test_an_owner_whose_sample_comes_later_has_its_first_doi_handed_out_before_the_others_next_ones(tmp_path):
+    spider = _spider(tmp_path, "http")
+    scheduler = _scheduler(spider)
+    _queue(spider, scheduler, "a", 5)
+    assert _next(scheduler, 2) == ["a0", "a1"]  # no other owner's sample has come: its DOIs go back to back
+    _queue(spider, scheduler, "b", 3)
+    assert _next(scheduler) == ["b0", "b1", "b2", "a2", "a3", "a4"]  # by rank: a had handed out 0 and 1

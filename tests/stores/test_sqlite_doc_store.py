@@ -40,20 +40,23 @@ def test_a_flush_waits_for_another_connections_write_lock(tmp_path):
     store = SqliteDocStore(tmp_path / "landing.db")
     locked, other = threading.Event(), sqlite3.connect(tmp_path / "landing.db", check_same_thread=False)
 
+    released = []
+
     def hold_the_lock():
         other.execute("BEGIN IMMEDIATE")
         locked.set()
         time.sleep(0.3)
+        released.append(time.monotonic())  # before the commit: no write of another connection can end sooner
         other.execute("COMMIT")
 
     holder = threading.Thread(target=hold_the_lock)
     holder.start()
     locked.wait()
-    started = time.monotonic()
     store.put("pid", "10.1/a", {"v": 1})
     store.flush()
+    flushed = time.monotonic()
     holder.join()
-    assert time.monotonic() - started >= 0.2
+    assert flushed >= released[0]
     assert store.count("pid") == 1
 
 
