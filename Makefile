@@ -34,7 +34,7 @@ $(CHROMIUM):
 		|| echo "make: could not install chromium; browser tests skip, auto works as http"; \
 	else echo "make: chromium is missing and cannot be installed here (needs apt-get as root); browser tests skip, auto works as http"; fi
 
-# Debian's old headless shell: the browser driver's default Chromium where installed (landing.core.chromium), a
+# Debian's old headless shell: the browser driver's default Chromium where installed (landing.core.web.chromium), a
 # fraction of the full browser's CPU per visit. chromium stays: the report's test opens report/index.html in it.
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
 

@@ -175,7 +175,7 @@ def status_said(line: str) -> str:
 def changed_pairs(changes: dict | None, expected: set[str]) -> dict[str, int]:
     """The pairs a version's changes.json lists, by how they changed (appeared, disappeared, unseen: one of each a
     pair at most, in that order), those of the `expected` prefixes (a planted event's) counted apart, and those the
-    file marks as no news (`"news": false`: likely sampling, landing.core.changes) apart as `sampling`.
+    file marks as no news (`"news": false`: likely sampling, landing.core.publishing.changes) apart as `sampling`.
 
     >>> rows = [{"prefix": "10.1", "domain": "a", "appeared": ["good"]}, {"prefix": "10.2", "domain": "b",
     ...         "appeared": [], "disappeared": [], "unseen-since": "2030-01-01T00:00:00Z"},
@@ -209,7 +209,7 @@ def crawl(directory: Path, tmp: Path, opts) -> tuple[runner.Stores, dict[str, st
         print("crawl:", " ".join(map(str, command)), flush=True)
         process = runner.Crawl(command, tmp / "crawl.log")
         ends = since + opts.days * 86400 / speed
-        from landing.artifacts.files import versions
+        from landing.artifacts.artifact_files import versions
 
         while process.running() and time.time() < ends:
             found = versions(stores.artifacts) if stores.artifacts.exists() else []
@@ -257,7 +257,7 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def report(kind: str, stores, statuses: dict, end: datetime, timeline: list[dict], opts) -> dict:
     """Print one world's table and its planted members' detection; the figures the verdict reads."""
-    from landing.artifacts.files import versions
+    from landing.artifacts.artifact_files import versions
 
     start = moment(opts.start)
     targets = [(e, e["owners"][0]) for e in timeline]

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from landing.artifacts import files
-from landing.core.aggregation import Aggregate
-from landing.publish.beside import ALERTS, ALERTS_CSV, DOMAINS, MEMBERS, write_beside
+from landing.artifacts import artifact_files
+from landing.core.publishing.aggregation import Aggregate
+from landing.publish.report_data import ALERTS, ALERTS_CSV, DOMAINS, MEMBERS, write_beside
 
 CLASSES = ("timeout", "http-4xx", "http-5xx", "robots", "not-html", "dns")
 
@@ -73,7 +73,7 @@ def one_version(args, artifacts: Path, moved: bool) -> None:
     for doc in docs:
         aggregate.add(doc)
     took, held = time.process_time() - started, _rss_mib() - start_rss
-    version = files.export(artifacts, aggregate.artifacts())
+    version = artifact_files.export(artifacts, aggregate.artifacts())
     started = time.process_time()
     written = write_beside(artifacts, version, aggregate)
     wrote = time.process_time() - started

@@ -52,7 +52,7 @@ def disk(path: Path) -> int:
 
 
 def version_time(name: str) -> datetime:
-    """The simulated time a version's name gives (landing.artifacts.files: `YYYYMMDDTHHMMSSZ`, `-N` for the same
+    """The simulated time a version's name gives (landing.artifacts.artifact_files: `YYYYMMDDTHHMMSSZ`, `-N` for the same
     second).
 
     >>> version_time("20300102T030405Z-1").isoformat()
@@ -219,8 +219,8 @@ def setting(extra: list[str], name: str):
 
 
 def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, end, refresh, budget) -> None:
-    from landing.artifacts.files import load_version, versions
-    from landing.core import freshness
+    from landing.artifacts.artifact_files import load_version, versions
+    from landing.core.continuous import freshness
     from landing.stores import open_docs
 
     # The last version is exported while the crawl closes, and the clock runs on meanwhile: it shows what was

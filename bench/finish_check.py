@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from landing.core import runs
+from landing.core.sampling import runs
 from landing.sampler.ledger import Ledger
 from landing.stores import open_docs
 

@@ -48,8 +48,8 @@ from scrapy.settings import Settings
 from bench.crawls import crawl, sample_at
 from bench.worlds import sized_world
 from landing import settings as defaults
-from landing.core.documents import upgraded
-from landing.core.doi import RESOLVER_HOSTS
+from landing.core.pages.documents import upgraded
+from landing.core.pids.doi import RESOLVER_HOSTS
 from landing_dev import runner
 
 
@@ -232,7 +232,7 @@ def measure(world: Path, latency_ms: float, pairs: list[str], workers: int, tmp:
         f"AUTOTHROTTLE_START_DELAY={defaults.AUTOTHROTTLE_START_DELAY}",
         f"LANDING_RESOLVER_RATE={defaults.LANDING_RESOLVER_RATE}",
     ]
-    # One process's limits: N workers split them (landing.sampler.shared_run.share_hosts) and are held to the sum.
+    # One process's limits: N workers split them (landing.sampler.lead_election.share_hosts) and are held to the sum.
     bounds = allowed(chains, requests, latency_ms / 1000, crawl_settings(pace + pairs))
     visited = run["events"][-1][2]
     limit_rate = visited / max(bounds.values())

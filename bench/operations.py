@@ -16,10 +16,11 @@ from scrapy.spiders import Spider
 from scrapy.utils.test import get_crawler
 
 from landing import clock, settings
-from landing.core import failures, runs
-from landing.core.freshness import Prefix, prefix_doc, prefix_id
-from landing.crawl.health import Monitoring
-from landing.crawl.metrics import MetricsExporter
+from landing.core.continuous.freshness import Prefix, prefix_doc, prefix_id
+from landing.core.sampling import runs
+from landing.core.web import failures
+from landing.crawl.exporter import MetricsExporter
+from landing.crawl.monitors import Monitoring
 from landing.stores import open_docs
 from landing_dev import runner
 
@@ -125,7 +126,7 @@ def main() -> None:
     monitoring = Monitoring.from_crawler(made)
     started = time.perf_counter()
     for _ in range(100):
-        monitoring._run_suites(made.spider, [monitoring.load_suite("landing.crawl.health.HealthSuite")])
+        monitoring._run_suites(made.spider, [monitoring.load_suite("landing.crawl.monitors.HealthSuite")])
     print(
         f"a pass of the health checks (the suite loaded, as each periodic pass loads it): "
         f"{(time.perf_counter() - started) * 10:.2f} ms"

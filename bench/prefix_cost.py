@@ -4,9 +4,9 @@
 
 Builds the owners `scrapy sandbox generate --owners N` builds (sizes, prefixes and each prefix's share of the
 owner's DOIs: landing_dev.sandbox.generator), without writing their DOIs, and plans a run of them
-(landing.core.runs.plan at the project's LANDING_SAMPLE_MIN/MAX) for each --per-prefix value. For each it
+(landing.core.sampling.runs.plan at the project's LANDING_SAMPLE_MIN/MAX) for each --per-prefix value. For each it
 draws every owner's member-wide sample from its DOIs' prefixes (the size the API is asked for: its budget, at
-most the API's largest sample), finds the prefixes left short (landing.core.sampling.short_prefixes) and counts
+most the API's largest sample), finds the prefixes left short (landing.core.sampling.sample_sizes.short_prefixes) and counts
 what the crawl would ask and visit: API sample requests, DOIs planned (the budget), and DOIs sampled. Also how
 many listed prefixes end with no sampled DOI, which is what the floor is for.
 """
@@ -16,8 +16,8 @@ import random
 from collections import Counter
 
 from landing import settings as defaults
-from landing.core import runs, sampling
-from landing.core.sources import crossref, datacite
+from landing.core.registries import crossref, datacite
+from landing.core.sampling import runs, sample_sizes
 from landing_dev.sandbox.owners import FULL_OWNERS, full_owners, more_prefixes, pick_prefix
 
 
@@ -49,20 +49,20 @@ def cost(owners: list[dict], per_prefix: int, seed: int) -> dict:
         dois = dois_of(owner, rng)
         largest = crossref.MAX_SAMPLE if owner["ra"] == "crossref" else datacite.MAX_SAMPLE
         member = rng.sample(dois, min(sample["sample/size"], largest, len(dois)))
-        short = sampling.short_prefixes(member, owner["listed"], per_prefix)
+        short = sample_sizes.short_prefixes(member, owner["listed"], per_prefix)
         topped = {
             prefix: rng.sample(pool, min(len(pool), per_prefix + have))
             for prefix, have in short.items()
             for pool in [[d for d in dois if d.startswith(prefix + "/")]]
         }
-        sampled = sampling.compose(member, topped, owner["listed"], per_prefix, sample["sample/size"])
-        present = {sampling.prefix_of(doi) for doi in dois}
+        sampled = sample_sizes.compose(member, topped, owner["listed"], per_prefix, sample["sample/size"])
+        present = {sample_sizes.prefix_of(doi) for doi in dois}
         tally.update(
             planned=sample["sample/size"],
             sampled=len(sampled),
             requests=1 + len(short),
             prefixes=len(present),
-            missed=len(present - {sampling.prefix_of(d) for d in sampled}),
+            missed=len(present - {sample_sizes.prefix_of(d) for d in sampled}),
         )
     return tally
 

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from landing.core import documents
-from landing.core.documents import content_hash
+from landing.core.pages import documents
+from landing.core.pages.documents import content_hash
 from landing.stores import open_blobs, open_docs
 from landing_dev import runner
 

@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from bench.alerts import analyses
-from landing.artifacts import files
-from landing.core import documents
-from landing.core.report import figures
+from landing.artifacts import artifact_files
+from landing.core.pages import documents
+from landing.core.publishing.report_figures import figures
 from landing.publish import FIGURES, publish
 from landing.stores import open_docs
 
@@ -113,7 +113,7 @@ def main() -> None:
             )
         found = {**figures(docs.scan("report")), "run": None}
         docs.close()
-        version = files.versions(root / "artifacts")[-1]
+        version = artifact_files.versions(root / "artifacts")[-1]
         shutil.rmtree(version / "report", ignore_errors=True)
         (version / FIGURES).write_text(json.dumps(found, sort_keys=True) + "\n", encoding="utf-8")
         took, rss = _draw(root / "artifacts", version)

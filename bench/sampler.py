@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from landing.core.current_analysis import current
+from landing.core.publishing.current_analysis import current
 from landing.stores import open_docs
 from landing_dev import runner
 from landing_dev.sandbox.generator import generate

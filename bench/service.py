@@ -10,7 +10,7 @@ again at --latency-ms. Then, in one run:
    vouches for; `fetch=none`): a warm-up pass (the Handle API answers cached), then GET /match at each --clients for
    --seconds (answers/s, p50, p99 per request) driven by wrk, and POST /match in batches of 100 at the largest
    --clients (bench/service_client.py);
-2. the same inputs through the pure cascade called in a loop in this process (landing.core.cascade.drive, every
+2. the same inputs through the pure cascade called in a loop in this process (landing.core.matching.cascade.drive, every
    registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
 3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients, each POSTing
    PAGE_BATCH lines at a time: answers/s; then the same inputs again: the requests that second pass made (the
@@ -45,10 +45,10 @@ from bench.limits import page_limits
 from bench.service_client import _text
 from landing import settings as defaults
 from landing import tuning
-from landing.core.cascade import Matching, Setup, drive
-from landing.core.decisions import Decisions
-from landing.core.doi import RESOLVER_HOSTS, resolver_path
-from landing.core.questions import Exists
+from landing.core.matching.cascade import Matching, Setup, drive
+from landing.core.matching.decisions import Decisions
+from landing.core.matching.questions import Exists
+from landing.core.pids.doi import RESOLVER_HOSTS, resolver_path
 from landing_dev import runner
 from landing_dev.sandbox.generator import generate
 

@@ -4,7 +4,7 @@
 
 Stores a `prefix` document for every prefix of the sandbox's full-shape owners (56,000 owners: 67,033 prefixes,
 each owner's DOIs divided among its prefixes as a listing does, a panel of 10 DOIs each, last sampled within the
-target age, 1% signalled) in a SQLite store, then times what each slice does with them (landing.sampler.continuous):
+target age, 1% signalled) in a SQLite store, then times what each slice does with them (landing.sampler.continuous_planner):
 read every known prefix (the store's scan, as the first slice does; then the ledger's copy), `freshness.plan` for an
 hourly slice and `continuous.age_stats`, median and max of `--slices` slices; and the memory the ledger's copy of the
 known prefixes holds (tracemalloc). docs/continuous.md "A slice's cost" has the figures.
@@ -21,7 +21,8 @@ from bench.prefix_cost import owners_of
 from bench.scratch import scratch
 from landing import settings as defaults
 from landing import tuning
-from landing.core import continuous, freshness, runs
+from landing.core.continuous import freshness, schedule
+from landing.core.sampling import runs
 from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.ledger import Ledger
 from landing.stores import open_docs
@@ -33,7 +34,7 @@ LISTED = "2030-01-01T00:00:00Z"
 def store_prefixes(docs, owners: list[dict], seed: int, policy: freshness.Policy) -> int:
     rng = random.Random(seed)
     listing = [(o["ra"], o["id"], o["size"]) for o in owners]
-    found = continuous.listed_prefixes(listing, {(o["ra"], o["id"]): o["listed"] for o in owners})
+    found = schedule.listed_prefixes(listing, {(o["ra"], o["id"]): o["listed"] for o in owners})
     target = freshness.target_days(policy)
     for (ra, prefix), held in found.items():
         owner, dois = next(iter(held.items()))
@@ -86,7 +87,7 @@ def main() -> None:
                 now = NOW + timedelta(hours=n)
                 read, known = timed(records.prefixes)
                 planned, plan = timed(lambda k=known, t=now: freshness.plan(k, t, policy, budget, timedelta(hours=1)))
-                aged, _ = timed(lambda k=known, t=now: continuous.age_stats(k, t))
+                aged, _ = timed(lambda k=known, t=now: schedule.age_stats(k, t))
                 for name, value in zip(figures, (read, planned, aged, read + planned + aged)):
                     figures[name].append(value)
             print(f"per slice ({opts.slices} hourly slices, {len(plan.picks)} picks in the last):")

@@ -30,8 +30,8 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-from landing.core.cascade import NOT_FETCHED
-from landing.core.matching import VERIFICATIONS
+from landing.core.matching.cascade import NOT_FETCHED
+from landing.core.matching.readings import VERIFICATIONS
 from landing.match.labelled import read_labelled
 from landing_dev.runner import PROJECT, Stores, crawl, scrapy_command
 from landing_dev.sandbox.corpus import FOLDER

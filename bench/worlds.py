@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from landing.core.sampling import sample_size
+from landing.core.sampling.sample_sizes import sample_size
 from landing_dev.runner import PROJECT, scrapy_command
 from landing_dev.sandbox.world import World
 

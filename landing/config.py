@@ -17,8 +17,8 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
 from landing import clock, tuning
 from landing import settings as defaults
-from landing.core.decisions import excluding, seen_since
-from landing.core.doi import RESOLVER_HOSTS
+from landing.core.matching.decisions import excluding, seen_since
+from landing.core.pids.doi import RESOLVER_HOSTS
 from landing.setting_checks import (
     CHOICES,
     ENDPOINTS,
@@ -117,7 +117,7 @@ class Config:
     match_evidence: int
     match_deadline: float
     match_seen_within: float
-    match_fetch: str  # which URLs are fetched: landing.core.cascade.FETCH_POLICIES
+    match_fetch: str  # which URLs are fetched: landing.core.matching.cascade.FETCH_POLICIES
     match_redis: str | None = field(repr=False)
     match_cache_hours: float
     match_cache_entries: int

@@ -10,8 +10,8 @@ import re
 import socket
 
 from landing import clock, tuning
-from landing.core.cascade import FETCH_POLICIES
-from landing.core.exclusions import DOMAINS, ExclusionsError, parse_exclusions
+from landing.core.matching.cascade import FETCH_POLICIES
+from landing.core.matching.exclusions import DOMAINS, ExclusionsError, parse_exclusions
 
 CHOICES = {
     "TUNING_RESOURCE_URL_FROM": ("redirect", "handle"),

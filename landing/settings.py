@@ -5,10 +5,10 @@ docs/settings.md lists the names by group; Scrapy's own settings changed from th
 
 import os
 
-from landing.core.chromium import default_chromium
+from landing.core.web.chromium import default_chromium
 
 BOT_NAME = "landing"
-SPIDER_MODULES = ["landing.sampler.spider", "landing.match.spider"]
+SPIDER_MODULES = ["landing.sampler.doi_sampler", "landing.match.matcher_spider"]
 NEWSPIDER_MODULE = "landing.sampler"
 COMMANDS_MODULE = "landing.commands"
 
@@ -58,7 +58,7 @@ LANDING_BLOBS = "file://data/blobs"
 # Default: data/artifacts. Change it to where the matchers (or a web server) read them.
 LANDING_ARTIFACTS_DIR = "data/artifacts"
 # LANDING_EXCLUDED_DOMAINS: a file of domains (one a line, # comments) that replaces the shipped exclusion list
-# (landing/core/exclusions.py: video platforms, social media, file hosting, web archives): domains a DOI may lead
+# (landing/core/matching/exclusions.py: video platforms, social media, file hosting, web archives): domains a DOI may lead
 # to but the matcher can never match on; never recognised or confirmed, in the artifacts or by the matcher.
 # Default: empty, the shipped list. Change it when a platform should be excluded, or no longer be.
 LANDING_EXCLUDED_DOMAINS = ""
@@ -140,7 +140,7 @@ LANDING_RESOLVER_RATE = 100
 LANDING_DRIVER = "auto"
 # LANDING_CHROMIUM: the Chromium executable for the browser driver. Default: Debian's chromium-headless-shell
 # (apt-get install chromium-headless-shell) where this machine has it, a fraction of the full browser's CPU per
-# visit; else Debian's chromium (landing.core.chromium). Change it where Chromium is installed elsewhere.
+# visit; else Debian's chromium (landing.core.web.chromium). Change it where Chromium is installed elsewhere.
 LANDING_CHROMIUM = default_chromium(lambda path: os.access(path, os.X_OK))
 # LANDING_BROWSER_PAGES: browser pages open at once, each in a context of its own (as many contexts, kept for the
 # crawl and emptied between visits: docs/drivers.md); browser visits wait their turn in a download slot of their own
@@ -180,7 +180,7 @@ LANDING_PROGRESS_INTERVAL = 5.0
 
 # --- Continuous sampling (docs/continuous.md) -------------------------------------------------------------
 # LANDING_CONTINUOUS: run doi_sampler in continuous mode: one run that never finishes, planned slice by slice by
-# freshness (landing.core.freshness: new prefixes first, then signalled ones, then the most stale), within
+# freshness (landing.core.continuous.freshness: new prefixes first, then signalled ones, then the most stale), within
 # LANDING_BUDGET, exporting a version every LANDING_EXPORT_EVERY hours and a last one when stopped (SIGTERM).
 # Default: off (one full run). Turn it on to keep the artifacts fresh in production.
 LANDING_CONTINUOUS = False
@@ -200,7 +200,7 @@ LANDING_KEEP_VERSIONS_DAYS = 30.0
 
 # --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------
 # LANDING_METRICS_PORT: serve Prometheus metrics at http://LANDING_METRICS_ADDRESS:PORT/metrics while the crawl runs
-# (landing.crawl.metrics), read from the crawl's stats at each scrape. 0: a free port, named in the log. Unset
+# (landing.crawl.exporter), read from the crawl's stats at each scrape. 0: a free port, named in the log. Unset
 # (default): no exporter. A port already taken is an ERROR line and the crawl goes on without metrics. Set it when a
 # Prometheus scrapes the crawl.
 LANDING_METRICS_PORT = None
@@ -281,7 +281,7 @@ DOWNLOADER_MIDDLEWARES = {
     "landing.crawl.redirects.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "landing.crawl.redirects.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
-    "landing.crawl.proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
+    "landing.crawl.sandbox_proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
     "landing.crawl.stopping.StopGateMiddleware": 990,  # last, nearest the downloader: nothing queued once stopping
 }
 # Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth, its
@@ -301,18 +301,18 @@ ITEM_PIPELINES = {
 # RequestsSent: every request sent, counted once (the budget's count). Progress: the progress line. LevelGate: the root
 # logger at LOG_LEVEL while the engine runs. StopAtOnce: a first SIGTERM or Ctrl-C stops the sampler within seconds.
 EXTENSIONS = {
-    "landing.crawl.sent.RequestsSent": 500,
-    "landing.sampler.progress.Progress": 500,
+    "landing.crawl.sent_requests.RequestsSent": 500,
+    "landing.sampler.progress_log.Progress": 500,
     "landing.crawl.log_level.LevelGate": 500,
-    "landing.sampler.stopping.StopAtOnce": 500,
-    "landing.crawl.metrics.MetricsExporter": 500,  # only with LANDING_METRICS_PORT
-    "landing.crawl.watch.ContinuousHealth": 500,  # Spidermon's extension, in continuous mode only
+    "landing.sampler.shutdown.StopAtOnce": 500,
+    "landing.crawl.exporter.MetricsExporter": 500,  # only with LANDING_METRICS_PORT
+    "landing.crawl.health_watch.ContinuousHealth": 500,  # Spidermon's extension, in continuous mode only
 }
-# Continuous mode: Spidermon runs the health checks (landing.crawl.health, docs/operations.md "Health") every
+# Continuous mode: Spidermon runs the health checks (landing.crawl.monitors, docs/operations.md "Health") every
 # SPIDERMON_PERIODIC_MONITORS real seconds, on simulated time, and when the spider closes.
 SPIDERMON_ENABLED = True
-SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.health.HealthSuite"]
-SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.health.HealthSuite": 60}
+SPIDERMON_SPIDER_CLOSE_MONITORS = ["landing.crawl.monitors.HealthSuite"]
+SPIDERMON_PERIODIC_MONITORS = {"landing.crawl.monitors.HealthSuite": 60}
 STATS_CLASS = "landing.crawl.stats.Stats"  # Scrapy's in-memory stats, without a per-call deprecation shim
 
 # Only the web is fetched: a Handle record or a redirect naming file:///etc/passwd ends its visit refused

@@ -58,7 +58,7 @@ PRUNE_HOURS = 24.0
 # enough, since each change's snapshot is kept and a DOI's outcome at any time is known from them.
 KEEP_SNAPSHOTS = 1
 
-# --- Health checks (landing.crawl.health) ------------------------------------------------------------------------
+# --- Health checks (landing.crawl.monitors) ------------------------------------------------------------------------
 # `failures` fails when more than this share of the visits since the check last judged failed; fewer new visits than
 # HEALTH_MIN_VISITS are not judged (the last verdict stands): a handful of visits says nothing about the web.
 HEALTH_FAILURES = 0.5

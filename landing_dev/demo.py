@@ -17,12 +17,12 @@ from pathlib import Path
 import boto3
 
 from landing import settings as project_settings
-from landing.artifacts.files import line_counts
+from landing.artifacts.artifact_files import line_counts
 from landing.config import chromium_usable
-from landing.core.current_analysis import current
-from landing.core.failures import BROWSER_CLASSES
+from landing.core.publishing.current_analysis import current
+from landing.core.web.failures import BROWSER_CLASSES
 from landing.stores import open_docs
-from landing.stores.files import FileBlobStore
+from landing.stores.file_blobs import FileBlobStore
 from landing.stores.s3 import S3BlobStore
 from landing_dev import local_s3 as moto
 from landing_dev import runner

@@ -21,7 +21,7 @@ import psutil
 
 PROJECT = Path(__file__).resolve().parents[1]
 SPIDER = "doi_sampler"
-PROGRESS = re.compile(  # landing.sampler.progress; a resumed run's line also counts the visits before it
+PROGRESS = re.compile(  # landing.sampler.progress_log; a resumed run's line also counts the visits before it
     r"progress: (\d+) DOIs sampled, (\d+) visited \((?:\d+ before this crawl, )?(\d+) pages, (\d+) failed\), "
     r"[\d.]+ DOIs/s, (\d+) requests"
 )

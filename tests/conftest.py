@@ -185,15 +185,15 @@ LONGEST = (
     "tests/sampler/test_crawl_to_s3.py",
     "tests/test_scrapyd.py",
     "tests/sandbox/test_world.py",
-    "tests/sampler/test_continuous_shared.py",
+    "tests/sampler/test_continuous_planner_shared.py",
     "tests/match/test_vectors.py",
     "tests/match/test_limits.py",
     "tests/browser/test_driver.py",
     "tests/publish/test_alert_crawl.py",
-    "tests/browser/test_proxy_chromium.py",
+    "tests/browser/test_forward_proxy_chromium.py",
     "tests/commands/test_crawl.py",
     "tests/sampler/test_bad_answers.py",
-    "tests/sampler/test_continuous.py",
+    "tests/sampler/test_continuous_planner.py",
     "tests/match/test_hostile.py",
     "tests/browser/test_rules.py",
     "tests/test_runner.py",
@@ -213,7 +213,7 @@ LONGEST = (
     "tests/commands/test_prune.py",
     "tests/commands/test_match.py",
     "tests/publish/test_publish.py",
-    "tests/core/test_freshness.py",
+    "tests/core/continuous/test_freshness.py",
 )
 
 

@@ -7,8 +7,8 @@ from scrapy.utils.test import get_crawler
 from landing import config
 from landing.crawl.resolver_pace import ResolverPaceMiddleware
 from landing.crawl.retry import BackoffRetryMiddleware
-from landing.match.spider import INPUTS, MatcherSpider
-from landing.sampler.progress import Progress
+from landing.match.matcher_spider import INPUTS, MatcherSpider
+from landing.sampler.progress_log import Progress
 from tests.crawl.project import PROJECT
 
 
@@ -55,7 +55,7 @@ def test_the_matchers_inputs_get_their_own_slot_from_its_setting_change():
 
 
 def test_the_samplers_setting_changes_split_a_shared_frontiers_limits_among_its_workers():
-    from landing.sampler.spider import DoiSamplerSpider
+    from landing.sampler.doi_sampler import DoiSamplerSpider
 
     shared = {
         **PROJECT,
@@ -72,7 +72,7 @@ def test_the_samplers_setting_changes_split_a_shared_frontiers_limits_among_its_
 
 def test_the_samplers_setting_changes_pace_crossref_politely_once_a_mailto_names_the_crawler():
     from landing.crawl.endpoints import CROSSREF_POLITE
-    from landing.sampler.spider import DoiSamplerSpider
+    from landing.sampler.doi_sampler import DoiSamplerSpider
 
     crawler = get_crawler(DoiSamplerSpider, {**PROJECT, "LANDING_MAILTO": "you@example.org", "LANDING_DRIVER": "http"})
     assert crawler.settings.getdict("DOWNLOAD_SLOTS")["api.crossref.org"] == CROSSREF_POLITE

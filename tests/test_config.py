@@ -99,7 +99,7 @@ def test_a_browser_driver_without_chromium_names_the_package_to_install(tmp_path
 
 
 def test_the_auto_driver_without_chromium_is_no_problem(tmp_path):
-    # It works as http and warns (tests/sampler/test_spider_callbacks.py).
+    # It works as http and warns (tests/sampler/test_doi_sampler_callbacks.py).
     assert problems(_settings(tmp_path, LANDING_DRIVER="auto", LANDING_CHROMIUM=str(tmp_path / "none"))) == []
 
 
@@ -190,7 +190,7 @@ def test_the_matcher_trusts_only_pairs_seen_within_the_days_it_is_told(tmp_path)
     from datetime import date
 
     from landing.config import trusted
-    from landing.core.decisions import Decisions
+    from landing.core.matching.decisions import Decisions
 
     decisions = Decisions.read(
         json.dumps(
@@ -218,7 +218,7 @@ def test_the_matcher_counts_its_days_on_the_one_clock(tmp_path):
 
     from landing import clock
     from landing.config import trusted
-    from landing.core.decisions import Decisions
+    from landing.core.matching.decisions import Decisions
 
     pairs = {"seen.example": {"10.1": {"domain-recognised": True, "last-seen": "2030-01-10"}}}
     decisions = Decisions.read(json.dumps({"domains-prefixes": pairs}))

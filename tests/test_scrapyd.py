@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.core.sampling import budget, sample_size
+from landing.core.sampling.sample_sizes import budget, sample_size
 from landing.settings import LANDING_SAMPLE_MIN_PER_PREFIX
 from landing.stores import open_docs
 from tests.installed import DEV, node_packages

@@ -71,7 +71,7 @@ def configure(settings, cfg: Config) -> None:
     }
     if cfg.sandbox and not guard_enabled(cfg):
         launch["proxy"] = {"server": cfg.sandbox}  # Chromium's own requests go there too
-    # With the guard on, the handler puts Chromium behind landing.browser.proxy when it starts it.
+    # With the guard on, the handler puts Chromium behind landing.browser.forward_proxy when it starts it.
     settings.set("PLAYWRIGHT_BROWSER_TYPE", "chromium", priority="spider")
     # Playwright on an event loop of its own, in a thread: it reads each message of its driver only once its loop's
     # queue is empty (or after 100 turns), and a crawl's loop is never empty, so on the crawl's loop every browser

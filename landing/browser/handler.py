@@ -15,7 +15,7 @@ from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 from landing import config
 from landing.browser.contexts import Contexts
 from landing.browser.driver import LOOP, browser_cpus, launcher
-from landing.browser.proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
+from landing.browser.forward_proxy import IDLE_TIMEOUT, GuardingProxy, connection_cap, upstream_of
 from landing.browser.rules import proxy_refused, rules_of
 from landing.crawl.handlers import cap_pool, one_tls_context
 from landing.crawl.stopping import StoppableDownloads
@@ -74,7 +74,7 @@ class BrowserHandler(StoppableDownloads, ScrapyPlaywrightDownloadHandler):
             raise
 
     async def _guard_chromium(self) -> None:
-        """With the address guard on, every connection Chromium makes goes through landing.browser.proxy."""
+        """With the address guard on, every connection Chromium makes goes through landing.browser.forward_proxy."""
         rules = self.abort_request
         if rules.guard:
             # A relay silent for as long as a navigation may take (DOWNLOAD_TIMEOUT, driver.configure) serves no visit.

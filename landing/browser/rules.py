@@ -4,7 +4,7 @@ Scrapy's middlewares see only the request that starts a visit; Chromium then fol
 navigate, and fetches subresources on its own. These rules hold it to what the HTTP driver is held to: no
 pictures, media, fonts or styles (a landing page is read, not looked at); no host the address guard refuses
 (subresources included: a page's script could otherwise reach the metadata service from the crawling machine);
-and no page navigation robots.txt disallows, under the same policy as Scrapy's requests (landing.core.robots).
+and no page navigation robots.txt disallows, under the same policy as Scrapy's requests (landing.core.web.robots_policy).
 
 One BrowserRules a crawl (`rules_of`), built from its Config where it is needed: by the download handler, which asks
 it about every request Chromium makes, and by the visitor, which judges a visit's redirects with it. Settings hold
@@ -27,8 +27,8 @@ from protego import Protego
 
 from landing import config
 from landing.config import Config
-from landing.core.recent import Recent
-from landing.core.robots import RobotsPolicy
+from landing.core.web.recent import Recent
+from landing.core.web.robots_policy import RobotsPolicy
 from landing.crawl.guard import Unresolved, guard_enabled, judge, lookup
 from landing.crawl.robots import robots_policy
 
@@ -71,7 +71,7 @@ def stopped(url: str | None) -> Stop | None:
 
 
 def proxy_refused(host: str, port: int, error: str, detail: str, stat: str) -> None:
-    """What landing.browser.proxy refused, for the visit whose navigation failed there to name its class."""
+    """What landing.browser.forward_proxy refused, for the visit whose navigation failed there to name its class."""
     with _STOPPED_LOCK:
         _STOPPED[(host, port)] = Stop(error, detail, stat)
 

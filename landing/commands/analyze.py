@@ -8,9 +8,9 @@ from scrapy.exceptions import UsageError
 
 from landing import clock
 from landing.commands.stores import blobs_of, config_of, docs_of
-from landing.core import documents
-from landing.core.page import Page
-from landing.core.reading import as_crawled, read
+from landing.core.pages import documents
+from landing.core.pages.page import Page
+from landing.core.pages.reading import as_crawled, read
 
 
 class Command(ScrapyCommand):

@@ -8,12 +8,12 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from landing import clock
-from landing.artifacts import files
+from landing.artifacts import artifact_files
 from landing.commands.stores import config_of, docs_of
-from landing.core.changes import changes, prefix_owners, render_changes
-from landing.core.labels import printable
+from landing.core.publishing.changes import changes, prefix_owners, render_changes
+from landing.core.web.labels import printable
 from landing.publish import publish
-from landing.publish.beside import MEMBERS, read_jsonl_gz
+from landing.publish.report_data import MEMBERS, read_jsonl_gz
 
 
 class Command(ScrapyCommand):
@@ -43,7 +43,7 @@ class Command(ScrapyCommand):
                 self._diff(args)
             else:
                 self._export(args)
-        except files.ArtifactError as error:
+        except artifact_files.ArtifactError as error:
             print(f"artifacts: {error}", file=sys.stderr)
             self.exitcode = 2
 
@@ -76,7 +76,7 @@ class Command(ScrapyCommand):
 
     def _diff(self, args):
         directory = Path(config_of(self.settings).artifacts_dir)
-        known = files.versions(directory)
+        known = artifact_files.versions(directory)
         if len(args) > 2:
             raise UsageError("--diff takes at most two versions: OLD and NEW", print_help=False)
         chosen = [self._version(directory, name) for name in args]
@@ -87,7 +87,7 @@ class Command(ScrapyCommand):
             )
         old, new = pair
         # Both versions, and their owners, read before a line is printed.
-        found = changes(files.load_version(old), files.load_version(new))
+        found = changes(artifact_files.load_version(old), artifact_files.load_version(new))
         owners = _owners(found, new, old)
         print(printable(f"artifacts: changes from {old.name} to {new.name}"))
         print(render_changes(found, owners), end="")
@@ -104,7 +104,7 @@ class Command(ScrapyCommand):
 
 def _owners(found: dict, *versions: Path) -> dict:
     """{prefix: (member, name)} of the prefixes the changes name, from the first of `versions` whose members file
-    (landing.publish.beside) names each: the newer version's owner, else the older's; none for versions without."""
+    (landing.publish.report_data) names each: the newer version's owner, else the older's; none for versions without."""
     wanted = {row["prefix"] for row in found["pairs"]}
     wanted |= {*found["prefixes"]["appeared"], *found["prefixes"]["disappeared"]}
     owners: dict = {}

@@ -7,7 +7,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.exceptions import UsageError
 
 from landing.config import problems
-from landing.sampler.stopping import STOPPED
+from landing.sampler.shutdown import STOPPED
 
 
 class Command(ScrapyCrawl):

@@ -16,12 +16,12 @@ from scrapy.utils.ossignal import install_shutdown_handlers, signal_names
 from landing import clock
 from landing.commands.stores import config_of, docs_of
 from landing.config import trusted
-from landing.core.decisions import Decisions
-from landing.core.evaluation import render_levels, render_table, tabulate
-from landing.core.events import FORMATS, citing_page, event_line
-from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder
+from landing.core.matching.decisions import Decisions
+from landing.core.matching.evaluation import render_levels, render_table, tabulate
+from landing.core.matching.events import FORMATS, citing_page, event_line
 from landing.match.labelled import LabelledError, read_labelled
-from landing.match.spider import MatcherSpider
+from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolder
+from landing.match.matcher_spider import MatcherSpider
 
 
 class Command(ScrapyCommand):

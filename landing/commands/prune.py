@@ -1,5 +1,5 @@
 """`scrapy prune [--dry-run]`: apply the retention once to LANDING_DOCS, LANDING_BLOBS and LANDING_ARTIFACTS_DIR
-(landing.publish.prune; docs/continuous.md "Retention")."""
+(landing.publish.pruning; docs/continuous.md "Retention")."""
 
 import sys
 
@@ -8,8 +8,8 @@ from scrapy.exceptions import UsageError
 
 from landing import clock
 from landing.commands.stores import blobs_of, config_of, docs_of
-from landing.core.labels import printable
-from landing.publish.prune import grace, prune
+from landing.core.web.labels import printable
+from landing.publish.pruning import grace, prune
 from landing.stores import StoreError
 
 

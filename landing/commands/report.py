@@ -7,13 +7,13 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from landing.artifacts.files import ArtifactError
+from landing.artifacts.artifact_files import ArtifactError
 from landing.commands.stores import config_of, docs_of
-from landing.core.alerts import who
-from landing.core.labels import printable
+from landing.core.publishing.alerts import who
+from landing.core.web.labels import printable
 from landing.publish import draw_from_store
-from landing.publish.lookup import MemberNotFound, member_alert
-from landing.report.write import INDEX, NotAReport
+from landing.publish.member_alert import MemberNotFound, member_alert
+from landing.report.directory import INDEX, NotAReport
 
 
 class Command(ScrapyCommand):

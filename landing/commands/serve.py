@@ -17,7 +17,7 @@ from scrapy.utils.ossignal import install_shutdown_handlers, signal_names
 from landing import clock
 from landing.commands.stores import config_of
 from landing.config import trusted
-from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder
+from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolder
 from landing.match.resident import ResidentSpider
 
 logger = logging.getLogger("landing.serve")

@@ -11,9 +11,9 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from landing import clock, config
-from landing.artifacts import files
-from landing.core import status
-from landing.core.changes import news
+from landing.artifacts import artifact_files
+from landing.core.continuous import status_line
+from landing.core.publishing.changes import news
 from landing.stores import StoreError, docs_from
 
 OK, CRITICAL, UNKNOWN = 0, 2, 3
@@ -59,8 +59,8 @@ def _line(cfg) -> tuple[str | None, bool]:
     try:
         state = docs.get("continuous", "state")
         if state is not None:
-            bounds = status.Bounds(cfg.refresh_days, cfg.budget, cfg.health_export_hours)
-            line, checks = status.continuous(state, docs.scan("prefix"), version, now, bounds)
+            bounds = status_line.Bounds(cfg.refresh_days, cfg.budget, cfg.health_export_hours)
+            line, checks = status_line.continuous(state, docs.scan("prefix"), version, now, bounds)
             return line, all(check.ok for check in checks)
         runs = [run for run in docs.scan("run") if run.get("run/id")]
         if not runs:
@@ -69,24 +69,24 @@ def _line(cfg) -> tuple[str | None, bool]:
         prefix = f"{run['run/id']}/"
         sampled = sum(1 for sample in docs.scan("sample", prefix=prefix) if sample.get("sample/dois") is not None)
         visited = sum(1 for _ in docs.scan("visit", prefix=prefix))
-        return status.full_run(run, sampled, visited, version, now), True
+        return status_line.full_run(run, sampled, visited, version, now), True
     finally:
         docs.close()
 
 
-def latest_version(directory) -> status.Version | None:
+def latest_version(directory) -> status_line.Version | None:
     """The latest version under the artifacts directory, with the count of pairs its changes.json lists as news
-    (landing.core.changes; None for a first version, which has nothing to change from, and when that file is
+    (landing.core.publishing.changes; None for a first version, which has nothing to change from, and when that file is
     missing or unreadable: the line says less, never fails)."""
-    found = files.versions(directory)
+    found = artifact_files.versions(directory)
     if not found:
         return None
     try:
-        changes = json.loads((found[-1] / files.CHANGES).read_text("utf-8"))
+        changes = json.loads((found[-1] / artifact_files.CHANGES).read_text("utf-8"))
         changed = None if "from" in changes and changes["from"] is None else len(news(changes))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         changed = None
-    return status.Version(found[-1].name, changed)
+    return status_line.Version(found[-1].name, changed)
 
 
 def _missing_sqlite(url: str) -> Path | None:

@@ -13,8 +13,8 @@ from scrapy.exceptions import CannotResolveHostError, IgnoreRequest, NotConfigur
 from scrapy.resolver import dnscache
 
 from landing import config
-from landing.core.addresses import forbidden, literal_address, local_name, on_this_machine
-from landing.core.recent import Recent
+from landing.core.web.addresses import forbidden, literal_address, local_name, on_this_machine
+from landing.core.web.recent import Recent
 
 logger = logging.getLogger(__name__)
 _SCRAPY_RESOLVER = "scrapy.resolver.CachingThreadedResolver"

@@ -1,14 +1,14 @@
 """Refuse every request whose host is no hostname before it is made, sandbox or not.
 
 A redirect can name a host holding an escape character, a bidi override or `=1+2` (issue 29): such a name is never
-resolved, fetched or kept as a domain; the visit ends `invalid-host` (landing.core.failures.host_failure).
+resolved, fetched or kept as a domain; the visit ends `invalid-host` (landing.core.web.failures.host_failure).
 """
 
 import logging
 
 from scrapy.exceptions import IgnoreRequest
 
-from landing.core.failures import host_failure
+from landing.core.web.failures import host_failure
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from scrapy.downloadermiddlewares import redirect
 from scrapy.http import HtmlResponse
 from scrapy.utils.httpobj import urlparse_cached
 
-from landing.core.failures import may_hold
+from landing.core.web.failures import may_hold
 
 
 class _Hop:

@@ -12,12 +12,12 @@ from redis.backoff import NoBackoff
 from scrapy import signals
 
 from landing import config
-from landing.core.pace import Pace
+from landing.core.web.pace import Pace
 
 logger = logging.getLogger(__name__)
 
 KEY = "landing:pace:resolver"
-# landing.core.pace.Pace.book, kept in Redis: one key holds when the next turn is due at the steady rate. ARGV: now
+# landing.core.web.pace.Pace.book, kept in Redis: one key holds when the next turn is due at the steady rate. ARGV: now
 # (seconds; "" for the Redis server's clock, the one clock every host shares), the interval, the tolerance (the
 # burst's worth of intervals). Returns the wait as a string: Redis turns a Lua number into an integer.
 GCRA = """

@@ -1,4 +1,4 @@
-"""Retries that back off per host (landing.core.backoff) and wait as long as a server asks (Retry-After)."""
+"""Retries that back off per host (landing.core.web.backoff) and wait as long as a server asks (Retry-After)."""
 
 import asyncio
 import time
@@ -17,8 +17,8 @@ from scrapy.utils.response import response_status_message
 from twisted.internet import error as tx
 
 from landing import config
-from landing.core.backoff import Outage, Schedule, draws
-from landing.core.retry import retry_after
+from landing.core.web.backoff import Outage, Schedule, draws
+from landing.core.web.retry_after import retry_after
 from landing.crawl.signals import crawl_stopping
 from landing.crawl.stopping import Stopped
 
@@ -156,7 +156,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
 
     def _failed(self, request, asked: float | None = None, down: bool = True) -> Outage:
         """The host's outage once this request failed (the first failure begins one); `asked`: Retry-After's seconds;
-        `down`: whether the failure says the host is down (landing.core.backoff.Outage)."""
+        `down`: whether the failure says the host is down (landing.core.web.backoff.Outage)."""
         host, now, draw, probe = _host(request), self.clock(), next(self.draws), request.meta.pop(PROBE, False)
         outage = self.outages.get(host)
         if outage is None:

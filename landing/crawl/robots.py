@@ -6,12 +6,12 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from landing import config
-from landing.core.recent import Recent
-from landing.core.robots import RobotsPolicy
+from landing.core.web.recent import Recent
+from landing.core.web.robots_policy import RobotsPolicy
 
 
 def robots_policy(settings, cfg: config.Config) -> RobotsPolicy:
-    """The crawl's robots.txt policy (landing.core.robots), from ROBOTSTXT_OBEY and LANDING_RESOLVER_ROBOTS."""
+    """The crawl's robots.txt policy (landing.core.web.robots_policy), from ROBOTSTXT_OBEY and LANDING_RESOLVER_ROBOTS."""
     return RobotsPolicy(
         obey=settings.getbool("ROBOTSTXT_OBEY"),
         obey_resolver=cfg.resolver_robots == "obey",
@@ -20,7 +20,7 @@ def robots_policy(settings, cfg: config.Config) -> RobotsPolicy:
 
 
 class RobotsPolicyMiddleware:
-    """Decide per request whether robots.txt applies (landing.core.robots), before RobotsTxtMiddleware (100) looks.
+    """Decide per request whether robots.txt applies (landing.core.web.robots_policy), before RobotsTxtMiddleware (100) looks.
 
     Decided on every hop of a DOI's chain because a redirect copies the previous request's meta, flag included.
     """

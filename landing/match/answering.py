@@ -11,10 +11,10 @@ from collections import Counter
 from dataclasses import replace
 
 from landing import config
-from landing.core.cascade import Matching, Setup, drive_async, fetching
-from landing.core.decisions import Decisions
-from landing.core.results import LookupFailed, Result
-from landing.match.cache import Layer
+from landing.core.matching.cascade import Matching, Setup, drive_async, fetching
+from landing.core.matching.decisions import Decisions
+from landing.core.matching.results import LookupFailed, Result
+from landing.match.cache_layers import Layer
 from landing.match.lookups import Lookups
 
 
@@ -103,8 +103,8 @@ class Matcher:
         cancel=None,
         results: Layer | None = None,
     ):
-        """holder: the artifact's `decisions` and `version` (landing.match.artifact); ask: the cascade's questions
-        answered (Lookups.answer); answers: the caches (landing.match.shared's Answers); results: where results are
+        """holder: the artifact's `decisions` and `version` (landing.match.loaded_artifact); ask: the cascade's questions
+        answered (Lookups.answer); answers: the caches (landing.match.answer_cache's Answers); results: where results are
         kept (default: answers.results); cancel(): cancels every question in flight (Lookups.cancel)."""
         self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
         self.results = answers.results if results is None else results
@@ -205,7 +205,7 @@ class Matcher:
 
 def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None) -> Matcher:
     """The crawler's Matcher, as its LANDING_MATCH_* settings have it: its questions asked through the crawler's engine
-    and kept in `answers` (landing.match.shared.answers_of), the artifact `holder` holds, results kept in `results`
+    and kept in `answers` (landing.match.answer_cache.answers_of), the artifact `holder` holds, results kept in `results`
     (default: answers.results)."""
     cfg = config.of(crawler)
     lookups = Lookups.of(crawler, answers)

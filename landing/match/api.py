@@ -22,13 +22,13 @@ from scrapy.settings import Settings
 from landing import clock, config
 from landing import settings as project_settings
 from landing.config import trusted
-from landing.core.cascade import FETCH_POLICIES, FETCHES
+from landing.core.matching.cascade import FETCH_POLICIES, FETCHES
 from landing.crawl.signals import crawl_stopping
-from landing.match.artifact import ARTIFACT, ArtifactError, ArtifactHolder, load_artifact
+from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolder, load_artifact
+from landing.match.matcher_spider import MatcherSpider
 from landing.match.reactor_thread import ReactorError, foreign_loop, running, usable
-from landing.match.spider import MatcherSpider
 
-__all__ = ["ARTIFACT", "ArtifactError", "ReactorError", "amatch", "load_artifact", "match"]  # loaders: artifact.py
+__all__ = ["ARTIFACT", "ArtifactError", "ReactorError", "amatch", "load_artifact", "match"]  # loaders: loaded_artifact.py
 CLOCK = ("LANDING_CLOCK", "LANDING_CLOCK_SPEED", "LANDING_CLOCK_SINCE")
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()

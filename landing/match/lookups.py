@@ -12,17 +12,17 @@ from urllib.parse import quote
 import scrapy
 
 from landing import config
-from landing.core.doi import normalise, resolver_path
-from landing.core.questions import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
-from landing.core.results import Fetched, LookupFailed
-from landing.crawl.failures import exception_failure
+from landing.core.matching.questions import Alias, Exists, Fetch, Pii, Question, Resolve, Titles
+from landing.core.matching.results import Fetched, LookupFailed
+from landing.core.pids.doi import normalise, resolver_path
+from landing.crawl.failed_visits import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.signals import chain_ended
-from landing.match.shared import Answers, LocalAnswers
+from landing.match.answer_cache import Answers, LocalAnswers
 
 
 class Lookups:
-    """The answers of one crawl (a run, a service), kept in `answers` (landing.match.shared: an LRU of the process,
+    """The answers of one crawl (a run, a service), kept in `answers` (landing.match.answer_cache: an LRU of the process,
     Redis before it with LANDING_MATCH_REDIS; by default an LRU of `entries` kept `ttl_seconds`, None: for ever),
     concurrent askers of a question in flight sharing one request."""
 
@@ -50,7 +50,7 @@ class Lookups:
     @classmethod
     def of(cls, crawler, answers: Answers) -> "Lookups":
         """The crawler's lookups as its LANDING_* settings have them (endpoints), their answers kept in `answers`
-        (landing.match.shared.answers_of)."""
+        (landing.match.answer_cache.answers_of)."""
         cfg = config.of(crawler)
         return cls(crawler.engine, cfg.doi_resolver, cfg.crossref_api, cfg.datacite_api, cfg.mailto, answers=answers)
 

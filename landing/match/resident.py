@@ -17,9 +17,9 @@ from twisted.internet.defer import Deferred
 
 from landing import config
 from landing.config import trusted
+from landing.match.answer_cache import answers_of
 from landing.match.answering import matcher_of
-from landing.match.artifact import ARTIFACT, ArtifactHolder
-from landing.match.shared import answers_of
+from landing.match.loaded_artifact import ARTIFACT, ArtifactHolder
 
 
 class ResidentSpider(scrapy.Spider):
@@ -37,7 +37,7 @@ class ResidentSpider(scrapy.Spider):
 
     def __init__(self, holder: ArtifactHolder | None = None, answers=None, opened=None, **kwargs):
         """holder: the artifact (default: LANDING_ARTIFACTS_DIR's latest, if any); answers: the result cache (default:
-        landing.match.shared.answers_of the settings); opened(matcher) is called once the Matcher can answer."""
+        landing.match.answer_cache.answers_of the settings); opened(matcher) is called once the Matcher can answer."""
         super().__init__(**kwargs)
         self.holder, self.answers, self.opened, self.matcher = holder, answers, opened, None
         self.stopping = self.watching = None

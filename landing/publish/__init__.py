@@ -2,7 +2,7 @@
 reports from the stored analyses, export a new artifact version, and draw its HTML report beside it.
 
 Beside each version: its figures (report.json), which its report and every later trend read; the report's data per
-member and domain and the publisher alerts (landing.publish.beside), from the same aggregate; and its report directory
+member and domain and the publisher alerts (landing.publish.report_data), from the same aggregate; and its report directory
 (report/), drawn in a child process (`python -m landing.publish`) so that the crawl's memory never holds it.
 """
 
@@ -13,16 +13,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from landing.artifacts import files
-from landing.core.aggregation import Aggregate
-from landing.core.artifact_sets import diff
-from landing.core.current_analysis import current
-from landing.core.exclusions import DOMAINS
-from landing.core.report import figures, run_details, trend_point
-from landing.core.report_keys import report_id
-from landing.publish.beside import write_beside
+from landing.artifacts import artifact_files
+from landing.core.matching.exclusions import DOMAINS
+from landing.core.publishing.aggregation import Aggregate
+from landing.core.publishing.artifact_sets import diff
+from landing.core.publishing.current_analysis import current
+from landing.core.publishing.report_figures import figures, run_details, trend_point
+from landing.core.publishing.report_keys import report_id
 from landing.publish.drawing import REPORT_DIR, draw_at, thin_older
-from landing.report.write import INDEX, point
+from landing.publish.report_data import write_beside
+from landing.report.directory import INDEX, point
 
 logger = logging.getLogger(__name__)
 
@@ -40,12 +40,12 @@ def publish(
     agent: str | None = None,
 ) -> dict:
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
-    followed: landing.core.exclusions), its HTML report drawn beside it unless `report` is False; returns a
+    followed: landing.core.matching.exclusions), its HTML report drawn beside it unless `report` is False; returns a
     summary. `agent`: the crawler's USER_AGENT, which the alerts name."""
     aggregate, count, found, reports = rebuild(docs, progress)
-    previous = files.load_latest(artifacts_dir)
+    previous = artifact_files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
-    version = files.export(artifacts_dir, fresh, exclusions=exclusions)
+    version = artifact_files.export(artifacts_dir, fresh, exclusions=exclusions)
     # Before drawing: the report's pages read these files.
     beside = write_beside(artifacts_dir, version, aggregate, agent)
     del aggregate
@@ -57,7 +57,7 @@ def publish(
         "version": str(version),
         "report": str(drawn) if drawn else None,
         "added": diff(previous, fresh),
-        "lines": files.line_counts(artifacts_dir),
+        "lines": artifact_files.line_counts(artifacts_dir),
         **beside,
     }
 
@@ -65,7 +65,7 @@ def publish(
 def rebuild(docs, progress=None) -> tuple[Aggregate, int, dict, int]:
     """Aggregate the store's analyses (one per DOI) and sampled prefixes, and replace its report documents with
     the ones they imply: (aggregate, analyses, the report's figures, reports stored). The aggregate also holds the
-    report's data beside the version (landing.publish.beside), counted in the same pass."""
+    report's data beside the version (landing.publish.report_data), counted in the same pass."""
     aggregate, count = Aggregate(), 0
     for count, doc in enumerate(current(docs.scan("analysis")), 1):
         aggregate.add(doc)
@@ -101,7 +101,7 @@ def draw_from_store(docs, artifacts_dir, out) -> dict | None:
     if not found["totals"]["prefixes"]:
         return None
     found["run"] = run_details(docs.scan("run"))
-    known = files.versions(artifacts_dir)
+    known = artifact_files.versions(artifacts_dir)
     latest = known[-1] if known else None
     draw_at(out, latest, found, changes_of(latest) if latest else None, trend(artifacts_dir), "from the store")
     return found
@@ -144,20 +144,20 @@ def kept(path: Path) -> dict:
     """A JSON object kept beside a version (its figures, its changes); ArtifactError naming the file when it
     cannot be read."""
     try:
-        data = json.loads(files.text_of(path))
+        data = json.loads(artifact_files.text_of(path))
     except json.JSONDecodeError as error:
-        raise files.ArtifactError(path, f"not JSON ({error})") from None
+        raise artifact_files.ArtifactError(path, f"not JSON ({error})") from None
     except RecursionError:
-        raise files.ArtifactError(path, "nested too deeply to read") from None
+        raise artifact_files.ArtifactError(path, "nested too deeply to read") from None
     if not isinstance(data, dict):
-        raise files.ArtifactError(path, "not an object")
+        raise artifact_files.ArtifactError(path, "not an object")
     return data
 
 
 def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
     """The correctness trend: one point per version (up to `upto`) whose figures were kept."""
     points = []
-    for version in files.versions(artifacts_dir):
+    for version in artifact_files.versions(artifacts_dir):
         if (version / FIGURES).is_file():
             points.append(trend_point(version.name, kept(version / FIGURES)))
         if version == upto:
@@ -167,5 +167,5 @@ def trend(artifacts_dir, upto: Path | None = None) -> list[dict]:
 
 def changes_of(version: Path) -> dict | None:
     """What a version changed since the one before it (its changes.json), or None."""
-    path = version / files.CHANGES
+    path = version / artifact_files.CHANGES
     return kept(path) if path.is_file() else None

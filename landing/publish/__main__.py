@@ -2,13 +2,13 @@
 and copy it to the top of ARTIFACTS_DIR (landing.publish.draw_beside runs this in a child process).
 
 `python -m landing.publish --export`: the whole publish step, as the JSON spec on standard input says, its summary
-printed as JSON (landing.publish.apart.publish_apart runs this in a child process)."""
+printed as JSON (landing.publish.child_process.publish_apart runs this in a child process)."""
 
 import sys
 
-from landing.artifacts.files import ArtifactError
+from landing.artifacts.artifact_files import ArtifactError
 from landing.publish import draw_version
-from landing.publish.apart import export_from_spec
+from landing.publish.child_process import export_from_spec
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--export"]:

@@ -1,4 +1,4 @@
-"""Draw a version's report directory (landing.report.write) from the files beside it: its members' and domains'
+"""Draw a version's report directory (landing.report.directory) from the files beside it: its members' and domains'
 objects streamed from members.jsonl.gz and domains.jsonl.gz, its alerts, and each member's own trend read from
 the older versions' members files (a bounded number of them, streamed too)."""
 
@@ -9,10 +9,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from landing.artifacts import files
-from landing.core.report_keys import CORRECTNESS
-from landing.publish.beside import ALERTS, DOMAINS, MEMBERS, read_jsonl_gz, read_jsonl_objects
-from landing.report.write import INDEX, draw
+from landing.artifacts import artifact_files
+from landing.core.publishing.report_keys import CORRECTNESS
+from landing.publish.report_data import ALERTS, DOMAINS, MEMBERS, read_jsonl_gz, read_jsonl_objects
+from landing.report.directory import INDEX, draw
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class History:
 def member_history(artifacts_dir, version: Path | None, most: int = HISTORY - 1) -> History:
     """Each member's points in the (at most `most`) versions before `version` that kept a members file, oldest
     first; a file that cannot be read is left out of every member's trend, logged."""
-    known = files.versions(artifacts_dir)
+    known = artifact_files.versions(artifacts_dir)
     names = [v.name for v in known]
     before = known[: names.index(version.name)] if version is not None and version.name in names else known
     kept = [v for v in before if (v / MEMBERS).is_file()][-most:] if most > 0 else []
@@ -52,7 +52,7 @@ def member_history(artifacts_dir, version: Path | None, most: int = HISTORY - 1)
     for older in kept:
         try:
             points = {m["member"]: _point(m) for m in read_jsonl_gz(older / MEMBERS, "member")}
-        except files.ArtifactError as error:
+        except artifact_files.ArtifactError as error:
             logger.warning("Members' trends leave out %s: %s", older.name, error)
             continue
         for member, point in points.items():
@@ -89,7 +89,7 @@ def thin_older(artifacts_dir, version: Path, index_of: Callable[[Path], tuple]) 
     are moved to a `.removing-` folder in one rename, then deleted by a detached process (deleting them can take
     minutes, which the export that waits for this one must not); one left behind, `scrapy prune` removes."""
     thinned = []
-    for older in files.versions(artifacts_dir):
+    for older in artifact_files.versions(artifacts_dir):
         if older == version:
             break
         if not (older / REPORT_DIR / "members").is_dir() or not (older / REPORT_DIR / INDEX).is_file():

@@ -8,8 +8,8 @@ import base64
 from html import escape
 from xml.sax.saxutils import escape as xml
 
-from landing.core.labels import printable
-from landing.core.report_rows import OTHER_COLOUR, parts_alt, percent, trend_alt
+from landing.core.publishing.report_rows import OTHER_COLOUR, parts_alt, percent, trend_alt
+from landing.core.web.labels import printable
 from landing.report.html import key
 
 WIDTH, BAR, PLOT = 640, 26, 180  # pixels: the width of every chart, a bar's height, a trend's plotting height

@@ -3,15 +3,15 @@
 Every page is static and offline: a strict Content-Security-Policy lets it load nothing but the style and scripts
 that carry the draw's nonce (no 'unsafe-inline': no inline script, style element or style attribute runs) and
 data: images, so a hostile label can never make the browser run or fetch anything. Text from outside (names,
-domains, URLs, meta tags) is shown through landing.core.labels.printable and escaped.
+domains, URLs, meta tags) is shown through landing.core.web.labels.printable and escaped.
 """
 
 from html import escape
 from urllib.parse import quote
 
-from landing.core.labels import printable
-from landing.core.report_rows import CORRECTNESS_COLOURS, FAILURE_COLOURS, OTHER_COLOUR, percent
-from landing.core.slugs import slug
+from landing.core.publishing.report_rows import CORRECTNESS_COLOURS, FAILURE_COLOURS, OTHER_COLOUR, percent
+from landing.core.publishing.slugs import slug
+from landing.core.web.labels import printable
 
 STYLE_FILE, SCRIPT_FILE = "report.css", "report.js"  # beside index.html
 _COLOURS = sorted({*CORRECTNESS_COLOURS.values(), *FAILURE_COLOURS.values(), OTHER_COLOUR})

@@ -3,10 +3,10 @@ the largest members, prefixes with no good domain, changes and trends, each tabl
 
 from html import escape
 
-from landing.core.changes import news
-from landing.core.report import WORST_MIN_DOIS, share
-from landing.core.report_keys import CORRECTNESS
-from landing.core.report_rows import (
+from landing.core.publishing.changes import news
+from landing.core.publishing.report_figures import WORST_MIN_DOIS, share
+from landing.core.publishing.report_keys import CORRECTNESS
+from landing.core.publishing.report_rows import (
     CHANGE_COLUMNS,
     CORRECTNESS_COLOURS,
     CORRECTNESS_MEANINGS,

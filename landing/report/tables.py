@@ -3,7 +3,7 @@
 import io
 import json
 
-from landing.core.spreadsheet import writer
+from landing.core.publishing.spreadsheet import writer
 from landing.report.html import table
 
 
@@ -29,7 +29,7 @@ class Tables:
 
 def csv_text(columns: list, rows: list[dict]) -> str:
     out = io.StringIO()
-    cells = writer(out)  # names from outside made safe for a spreadsheet (landing.core.spreadsheet)
+    cells = writer(out)  # names from outside made safe for a spreadsheet (landing.core.publishing.spreadsheet)
     cells.writerow([key for key, _, _ in columns])
     cells.writerows([row.get(key) for key, _, _ in columns] for row in rows)
     return out.getvalue()

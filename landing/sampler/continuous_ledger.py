@@ -1,5 +1,5 @@
 """Continuous sampling's records in the document store: the known prefixes (kind `prefix`), the schedule (the
-`continuous` state document) and the rounds it appends to its one run's plan (rules in landing.core.continuous).
+`continuous` state document) and the rounds it appends to its one run's plan (rules in landing.core.continuous.schedule).
 
 Every method blocks on the store: the crawl calls them on the store's own thread (pipelines.Docs.call), as it does
 the run's ledger (landing.sampler.ledger), so reads see every document the crawl has put. A round's samples, the run
@@ -7,10 +7,11 @@ and the state that names the round are written in one flush, so a crawl killed a
 was in: its samples are in the plan, its visits recorded as they are stored.
 """
 
-from landing.core import continuous, runs
-from landing.core.freshness import Prefix, moment, prefix_id, prefix_of
-from landing.core.names import read as names_in
-from landing.core.runs import RunError
+from landing.core.continuous import schedule
+from landing.core.continuous.freshness import Prefix, moment, prefix_id, prefix_of
+from landing.core.registries.names import read as names_in
+from landing.core.sampling import runs
+from landing.core.sampling.runs import RunError
 from landing.sampler.ledger import Ledger
 
 
@@ -33,19 +34,19 @@ class ContinuousLedger:
         if not resumed:
             run = {**run, "run/mode": runs.CONTINUOUS, "run/state": "visiting", "run/owners": 0, "run/dois-planned": 0}
             self.docs.put("run", run["run/id"], run)
-        state = self.docs.get(*continuous.STATE)
+        state = self.docs.get(*schedule.STATE)
         if state is None or state.get("continuous/run") != run["run/id"]:
-            state = continuous.new_state(run["run/id"], now)
+            state = schedule.new_state(run["run/id"], now)
         self.save(state)
         return run, state, resumed
 
     def save(self, state: dict) -> dict:
-        self.docs.put(*continuous.STATE, state)
+        self.docs.put(*schedule.STATE, state)
         self.docs.flush()
         return state
 
     def state(self) -> dict | None:
-        return self.docs.get(*continuous.STATE)
+        return self.docs.get(*schedule.STATE)
 
     def prefixes(self) -> list[Prefix]:
         """Every known prefix: the `prefix` documents read on the first call, then as this ledger wrote them (only
@@ -67,7 +68,7 @@ class ContinuousLedger:
         The state's `listed` moves on only when every listing request was answered: else the next slice lists
         again."""
         known = {prefix_id(d["prefix/ra"], d["prefix/prefix"]): d for d in self.docs.scan("prefix")}
-        changed, counts = continuous.relisted(known, listing, now, names)
+        changed, counts = schedule.relisted(known, listing, now, names)
         for doc in changed:
             self._put_prefix(prefix_id(doc["prefix/ra"], doc["prefix/prefix"]), doc)
         if complete:
@@ -87,7 +88,7 @@ class ContinuousLedger:
             if pick.dois <= 0:
                 self._put_prefix(doc_id, {**doc, "prefix/sampled": planned})
                 continue
-            sample = continuous.pick_sample(
+            sample = schedule.pick_sample(
                 run["run/id"],
                 start + len(samples),
                 pick,
@@ -124,7 +125,7 @@ class ContinuousLedger:
         `now`, and as visits' requests."""
         if not requests:
             return state
-        state = continuous.counted(state, moment(now), requests)
+        state = schedule.counted(state, moment(now), requests)
         visits = state.get("continuous/requests", 0) + requests
         return self.save({**state, "continuous/requests": visits, "continuous/updated": now})
 
@@ -132,8 +133,8 @@ class ContinuousLedger:
         """The slice's plan done: the requests made since the last (`visits` of them by DOIs' visits, the others
         listings and sample queries) counted in the day, and the plan's overdraft carried. Its picks' visits are sent
         over the next slices, so their cost is not compared with this slice's count: the estimate is made good by the
-        crawl's own requests per DOI (landing.core.continuous.per_doi), and the day's count caps each plan."""
-        state = continuous.counted(state, moment(planned), requests)
+        crawl's own requests per DOI (landing.core.continuous.schedule.per_doi), and the day's count caps each plan."""
+        state = schedule.counted(state, moment(planned), requests)
         return self.save(
             {
                 **state,
@@ -147,7 +148,7 @@ class ContinuousLedger:
     def close(self, run: dict, state: dict, now: str, idle: bool, overdue: str = "") -> tuple[dict, dict]:
         """Close the open rounds whose samples are answered and visited, those planned before `overdue` as they
         are (counted `overdue` unless visited), or all of them when nothing is in flight (`idle`: failed samples and
-        lost visits stay so): each sampled prefix's document updated from its visits (landing.core.continuous.sampled).
+        lost visits stay so): each sampled prefix's document updated from its visits (landing.core.continuous.schedule.sampled).
         (state, figures {rounds, overdue, sampled, signalled, failed, dois}). A prefix whose sample failed keeps its
         record: a later slice picks it again."""
         figures = {"rounds": 0, "overdue": 0, "sampled": 0, "signalled": 0, "failed": 0, "dois": 0}
@@ -192,7 +193,7 @@ class ContinuousLedger:
         doc = self.docs.get("prefix", doc_id)
         if doc is None:
             return
-        doc = continuous.sampled(doc, sample, self.docs.scan("analysis", prefix=sample["sample/prefix"] + "/"))
+        doc = schedule.sampled(doc, sample, self.docs.scan("analysis", prefix=sample["sample/prefix"] + "/"))
         self._put_prefix(doc_id, doc)
         figures["sampled"] += 1
         figures["signalled"] += bool(doc["prefix/signals"])

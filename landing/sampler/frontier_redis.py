@@ -23,15 +23,15 @@ retried with backoff for about RETRY_SECONDS before the error reaches the crawl.
 
 Redis keys: <ns> = SCHEDULER_QUEUE_KEY % spider (default ``<spider name>:requests``) and a digest of LANDING_DOCS
 (and of LANDING_RUN when it names a run), so workers of different stores or named runs never mix
-(landing.core.runs.shared_namespace); <q> = ``<ns>:run=<run id>``, the frontier of one run:
+(landing.core.sampling.runs.shared_namespace); <q> = ``<ns>:run=<run id>``, the frontier of one run:
     <q>          ZSET pending ids, score -priority (equal priorities come out in id order: plan order for visits)
     <q>:seq      counter giving each push a fresh id, so equal payloads never collapse into one member
-    <q>:data     HASH id -> serialized request (JSON, landing.core.payloads)
+    <q>:data     HASH id -> serialized request (JSON, landing.core.sampling.payloads)
     <q>:prio     HASH id -> score, to put a reaped lease back where it was
     <q>:leased   ZSET leased ids, score = expiry in Redis TIME seconds (one clock for all machines)
     <q>:owner    HASH id -> token of the worker that last leased it (fencing for late acks)
     <q>:dead     HASH id -> payloads no worker could deserialize, kept for a person to look at
-    <ns>:leader, <ns>:run   which worker leads, and on which run (landing.sampler.shared_run)
+    <ns>:leader, <ns>:run   which worker leads, and on which run (landing.sampler.lead_election)
 A worker serves a run's frontier once it knows the run (join): the leader once it opened it, a follower once the
 leader published it. Needs one Redis >= 5 (scripts calling TIME), not Redis Cluster.
 """
@@ -51,7 +51,7 @@ from scrapy_redis import defaults
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
 from landing import config
-from landing.core.runs import shared_namespace
+from landing.core.sampling.runs import shared_namespace
 from landing.sampler.leased_queue import LEASE, LeasedQueue
 
 logger = logging.getLogger(__name__)

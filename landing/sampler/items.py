@@ -7,14 +7,14 @@ items never carry page bytes.
 
 from dataclasses import dataclass
 
-from landing.core.page import Page
+from landing.core.pages.page import Page
 
 
 @dataclass(eq=False)
 class Visit:
     """A DOI's visit as the visitor ended it: its snapshot document (pid/* and snapshot/* keys) and the page it
     fetched (None when no body came back, or it may not be kept). On the DOI's last visit of a run, `record` is the
-    (id, document) of its visit record (landing.core.runs), and `lease` the shared frontier's lease on the DOI."""
+    (id, document) of its visit record (landing.core.sampling.runs), and `lease` the shared frontier's lease on the DOI."""
 
     snapshot: dict
     page: Page | None
@@ -51,7 +51,7 @@ class AnalysisItem(dict):
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
-        # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.runs);
+        # visit: (id, document) of the run's visit record, on a DOI's final snapshot only (landing.core.sampling.runs);
         # lease: the shared frontier's lease on the DOI, acked once that record is written (landing.sampler.frontier_redis)
         self.body = body
         self.visit = visit
@@ -59,7 +59,7 @@ class AnalysisItem(dict):
 
 
 class LedgerItem(dict):
-    """A document of the run's ledger (landing.core.runs: run, sample), stored in order with the crawl's others."""
+    """A document of the run's ledger (landing.core.sampling.runs: run, sample), stored in order with the crawl's others."""
 
     def __init__(self, kind: str, doc_id: str, doc: dict):
         super().__init__(doc)

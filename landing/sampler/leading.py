@@ -1,4 +1,4 @@
-"""The lead of a run shared by workers through Redis (landing.sampler.shared_run): lead the run (the planner's
+"""The lead of a run shared by workers through Redis (landing.sampler.lead_election): lead the run (the planner's
 `run_all`, under this lead) while no other worker does, else follow, visiting what the leader shares. A worker that
 is stopping never takes the lead; a continuous run's leader (a planner that `hands_over`) that stops hands the lead
 over once its crawl has closed (its last version exported), so a follower leads the run on at once."""
@@ -12,7 +12,7 @@ from scrapy import signals as scrapy_signals
 
 from landing.crawl.signals import crawl_stopping
 from landing.sampler import frontier_redis
-from landing.sampler.shared_run import OVER, RENEWED, TAKEN, SharedRun
+from landing.sampler.lead_election import OVER, RENEWED, TAKEN, SharedRun
 
 
 class LedPlanner(Protocol):

@@ -1,6 +1,6 @@
 """The shared frontier's queue in Redis (landing.sampler.frontier_redis): a pop is a lease, deleted only by an ack.
 
-Every operation is one round trip (a Lua script or a pipeline). Payloads are JSON (landing.core.payloads) unless
+Every operation is one round trip (a Lua script or a pipeline). Payloads are JSON (landing.core.sampling.payloads) unless
 SCHEDULER_SERIALIZER names another module: a pickle would run the code of whoever can write to the Redis.
 """
 
@@ -10,7 +10,7 @@ import uuid
 import redis
 from scrapy_redis.queue import PriorityQueue
 
-from landing.core import payloads
+from landing.core.sampling import payloads
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The run's ledger in the document store (rules in landing.core.runs): open or resume a run, store its plan, walk it.
+"""The run's ledger in the document store (rules in landing.core.sampling.runs): open or resume a run, store its plan, walk it.
 
 Every method blocks on the store: the crawl calls them on the document store's own thread (pipelines.Stores),
 the one that also writes the crawl's documents, so reads see every document the crawl has put.
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from landing.core import runs
+from landing.core.sampling import runs
 
 CHUNK = 500  # sample documents read at a time while walking a plan (each holds up to 100 DOIs)
 
@@ -46,7 +46,7 @@ class Ledger:
     ) -> dict:
         """Store the plan's sample documents (a run planned already: the owners it lacks, after its own), then the
         run as `visiting`, its listing complete or not; returns the run document. `prefixes` and `names`: each
-        owner's, from its listing (landing.core.runs.plan)."""
+        owner's, from its listing (landing.core.sampling.runs.plan)."""
         run_id, start = run["run/id"], run["run/owners"] or 0
         # A run begun before the per-prefix rule has none: its plan keeps the sizes it was begun with.
         samples = runs.plan(

@@ -3,8 +3,8 @@ sizes depend on the largest owner)."""
 
 import asyncio
 
-from landing.core.names import Names
-from landing.core.sources import crossref, datacite
+from landing.core.registries import crossref, datacite
+from landing.core.registries.names import Names
 
 
 class Listing:

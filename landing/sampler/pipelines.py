@@ -13,13 +13,14 @@ import redis
 from scrapy import signals
 
 from landing import clock, config
-from landing.core import continuous, documents
-from landing.core.reading import read
-from landing.publish.apart import PublishError, publish_apart
+from landing.core.continuous import schedule
+from landing.core.pages import documents
+from landing.core.pages.reading import read
+from landing.publish.child_process import PublishError, publish_apart
 from landing.sampler import frontier_redis
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem, Visit
-from landing.sampler.stopping import STOPPED
+from landing.sampler.shutdown import STOPPED
 from landing.stores import StoreError, docs_from, docs_options, open_blobs, unwritten
 
 logger = logging.getLogger(__name__)
@@ -40,9 +41,9 @@ def export(docs, cfg: config.Config, stats) -> dict:
     )
     if summary["report"]:
         logger.info("Report: %s", summary["report"])
-    if cfg.continuous and (state := docs.get(*continuous.STATE)) is not None:
-        state = continuous.exported(state, Path(summary["version"]).name, clock.stamp())
-        docs.put(*continuous.STATE, state)
+    if cfg.continuous and (state := docs.get(*schedule.STATE)) is not None:
+        state = schedule.exported(state, Path(summary["version"]).name, clock.stamp())
+        docs.put(*schedule.STATE, state)
         docs.flush()
         stats.set_value("landing/continuous/last_version", state["continuous/version"])
         stats.set_value("landing/continuous/last_export", state["continuous/exported"])
@@ -88,7 +89,7 @@ class Docs:
 
 
 class AnalysisPipeline:
-    """Reads each Visit's page (landing.core.reading) into its analysis document, the AnalysisItem the next pipelines
+    """Reads each Visit's page (landing.core.pages.reading) into its analysis document, the AnalysisItem the next pipelines
     store. First of the pipelines, not inside DocumentPipeline: the blob's snapshot JSON carries the class reading
     settles on (js-required, cookie-required), so BlobPipeline needs the reading too."""
 

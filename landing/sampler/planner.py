@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from landing import clock
-from landing.core import runs
+from landing.core.sampling import runs
 from landing.sampler.answers import Api
 from landing.sampler.frontier import Frontier
 from landing.sampler.leading import SharedLead

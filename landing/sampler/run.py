@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from landing import clock, config
-from landing.core import documents, names, runs
+from landing.core.pages import documents
+from landing.core.registries import names
+from landing.core.sampling import runs
 from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import SHARED
 from landing.sampler.items import PidItem

@@ -1,12 +1,13 @@
-"""An owner's sample: asked for, answered, its prefixes' floors added (rule: landing.core.sampling), stored before
+"""An owner's sample: asked for, answered, its prefixes' floors added (rule: landing.core.sampling.sample_sizes), stored before
 its DOIs are visited."""
 
 import asyncio
 
 from landing import clock
-from landing.core import continuous, runs, sampling
-from landing.core.doi import normalise, well_formed
-from landing.core.sources import crossref, datacite
+from landing.core.continuous import schedule
+from landing.core.pids.doi import normalise, well_formed
+from landing.core.registries import crossref, datacite
+from landing.core.sampling import runs, sample_sizes
 from landing.sampler.answers import ANSWER_ERRORS, payload_of
 from landing.sampler.frontier_redis import scheduler_of
 from landing.sampler.items import LedgerItem
@@ -100,7 +101,7 @@ class Samples:
         if dois is None:
             return None
         if sample.get("sample/panel"):  # a prefix's deeper sample: the DOIs its refreshes revisit come first
-            dois = continuous.with_panel(sample["sample/panel"], dois, sample["sample/size"])
+            dois = schedule.with_panel(sample["sample/panel"], dois, sample["sample/size"])
         sample = runs.sampled(sample, dois, clock.stamp())
         self.count(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))
@@ -116,7 +117,7 @@ class Samples:
         composed to its budget; None when one of those requests failed (then, as when the owner's own request
         fails, the owner is not sampled in this crawl and the next crawl of the run asks again)."""
         per_prefix, prefixes = sample.get("sample/per-prefix", 0), sample.get("sample/prefixes") or []
-        short = sampling.short_prefixes(dois, prefixes, per_prefix)
+        short = sample_sizes.short_prefixes(dois, prefixes, per_prefix)
         topped = {}
         if short:
             # Each asks for the floor plus what the member-wide sample has: a random page may repeat those.
@@ -129,7 +130,7 @@ class Samples:
                 return None
             topped = {prefix: answer[0] for prefix, answer in zip(short, answers)}
             self.crawler.stats.inc_value("landing/run/prefix_samples", len(short))
-        composed = sampling.compose(dois, topped, prefixes, per_prefix, sample["sample/size"])
+        composed = sample_sizes.compose(dois, topped, prefixes, per_prefix, sample["sample/size"])
         added = len(set(composed) - set(dois))
         if added:
             self.crawler.stats.inc_value("landing/run/prefix_dois", added)

@@ -11,13 +11,15 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from landing import clock
 from landing.browser import driver as browser
 from landing.browser.rules import BrowserRules
-from landing.core import documents, failures, reading, runs
-from landing.core.doi import resolver_path
-from landing.core.page import Page
-from landing.crawl.failures import exception_failure
+from landing.core.pages import documents, reading
+from landing.core.pages.page import Page
+from landing.core.pids.doi import resolver_path
+from landing.core.sampling import runs
+from landing.core.web import failures
+from landing.crawl.failed_visits import exception_failure
 from landing.crawl.responses import headers
 from landing.crawl.retry import OUTAGE_ERRORS
-from landing.crawl.sent import SENT
+from landing.crawl.sent_requests import SENT
 from landing.crawl.signals import chain_ended
 from landing.crawl.stopping import Stopped
 from landing.sampler import frontier_redis
@@ -178,7 +180,7 @@ class Visitor:
 
     def _count_browser(self, meta):
         """The requests Chromium sent that Scrapy never saw (the visit's beyond its first, robots.txt's since the
-        last visit ended) counted with the crawl's (landing.crawl.sent)."""
+        last visit ended) counted with the crawl's (landing.crawl.sent_requests)."""
         sent = meta["landing_navigation"].sent_beyond()
         if isinstance(self.browser_rules, BrowserRules):
             robots = self.browser_rules.robots_sent  # written on Playwright's loop only: read, never reset, here

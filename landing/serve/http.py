@@ -2,7 +2,7 @@
 
 aiohttp runs on the loop Scrapy's AsyncioSelectorReactor runs, so a page an input needs is the engine's request,
 with every middleware, robots and politeness, and an answer crosses no thread. GET /match, the hot path, is answered
-before aiohttp's routing and response machinery (landing.serve.fast), with the same limits and answers.
+before aiohttp's routing and response machinery (landing.serve.fast_path), with the same limits and answers.
 """
 
 import asyncio
@@ -14,10 +14,10 @@ from collections import Counter, deque
 from aiohttp import web
 from yarl import URL
 
-from landing.core.cascade import FETCHES
-from landing.core.events import event_line, unshaped
+from landing.core.matching.cascade import FETCHES
+from landing.core.matching.events import event_line, unshaped
 from landing.match.answering import MatcherClosed
-from landing.serve.fast import IDLE_SECONDS, FastConnection
+from landing.serve.fast_path import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
 
@@ -62,7 +62,7 @@ class Service:
         self.draining = False
         self.clients: Counter = Counter()  # peer address -> its /match requests in flight
         self.in_flight = 0
-        self.connections: set = set()  # the connections landing.serve.fast answers
+        self.connections: set = set()  # the connections landing.serve.fast_path answers
         self.encoded: dict = {}  # id(result) -> (result, its JSON): see ENCODED
         self.server: asyncio.Server | None = None
         self.idle_seconds = IDLE_SECONDS  # how long a connection may go without a complete request head
@@ -168,7 +168,7 @@ class Service:
             self._leave(route, request.method, status, started)
 
     async def fast_match(self, target: bytes, peer: str) -> tuple[int, bytes]:
-        """(status, JSON body) of a GET /match whose request target is `target` (landing.serve.fast), with every
+        """(status, JSON body) of a GET /match whose request target is `target` (landing.serve.fast_path), with every
         limit, count and error of the aiohttp route."""
         started = time.perf_counter()
         self._enter()

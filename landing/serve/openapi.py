@@ -1,10 +1,10 @@
 """The service's OpenAPI 3.0 description (GET /openapi.json), built from the same names the code answers with: the
-methods and verifications of landing.core.matching, the fetch policies of landing.core.cascade, the output formats,
+methods and verifications of landing.core.matching.readings, the fetch policies of landing.core.matching.cascade, the output formats,
 the limits set."""
 
-from landing.core.cascade import FETCHES
-from landing.core.events import FORMATS
-from landing.core.matching import CHECKS, METHODS, VERIFICATIONS
+from landing.core.matching.cascade import FETCHES
+from landing.core.matching.events import FORMATS
+from landing.core.matching.readings import CHECKS, METHODS, VERIFICATIONS
 
 NDJSON = "application/x-ndjson"
 

@@ -18,8 +18,8 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 from redis.retry import Retry
 
-from landing.core.events import event_line
-from landing.core.streams import error, read_entry, result_version
+from landing.core.matching.events import event_line
+from landing.core.matching.stream_entries import error, read_entry, result_version
 
 # Write the result and acknowledge the input, only while the input is still pending for this consumer: an entry
 # claimed by another consumer (this one was thought dead) or already acknowledged gets no second output.

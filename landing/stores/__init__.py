@@ -3,7 +3,7 @@
 from urllib.parse import urlsplit
 
 from landing.stores.base import BlobStore, DocStore, StoreError
-from landing.stores.files import FileBlobStore
+from landing.stores.file_blobs import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 
 __all__ = ["BlobStore", "DocStore", "StoreError", "docs_from", "open_blobs", "open_docs"]

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 
 from landing import tuning
-from landing.core.documents import upgraded
+from landing.core.pages.documents import upgraded
 from landing.stores.checks import StoreError, check_id, check_key, check_kind, check_prefix, encode
 
 __all__ = ["BlobStore", "DocStore", "StoreError"]
@@ -96,7 +96,7 @@ class DocStore(ABC):
         """The buffered (kind, id, JSON text) triples, for saving elsewhere when the store stays unavailable."""
         return ((kind, doc_id, text) for (kind, doc_id), text in self._buffer.items())
 
-    # Reads give every document in today's form (landing.core.documents.upgraded), whenever it was written.
+    # Reads give every document in today's form (landing.core.pages.documents.upgraded), whenever it was written.
     def get(self, kind: str, doc_id: str) -> dict | None:
         """The document, or None if there is none."""
         self._check_open()
@@ -248,7 +248,7 @@ class DocStore(ABC):
 
 
 class BlobStore(ABC):
-    """Immutable byte blobs by key (`snapshot/<content hash>`, landing.core.documents); never rewritten once written."""
+    """Immutable byte blobs by key (`snapshot/<content hash>`, landing.core.pages.documents); never rewritten once written."""
 
     # Whether a put may block for long (a network round trip, a disk flush): the crawl then writes from a thread.
     blocking = True

@@ -15,8 +15,8 @@ from elasticsearch import ApiError, Elasticsearch, NotFoundError, TransportError
 
 from landing import settings as defaults
 from landing import tuning
-from landing.core.documents import ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS
-from landing.core.report_keys import REPORT_KEYS
+from landing.core.pages.documents import ANALYSIS_KEYS, PID_KEYS, SNAPSHOT_KEYS
+from landing.core.publishing.report_keys import REPORT_KEYS
 from landing.stores.base import DocStore
 from landing.stores.checks import StoreError
 

@@ -1,12 +1,12 @@
 """What a generated page states about its DOI, read off its spec (not its HTML): the truth's analysis fields.
 
-The rules are the ones docs/sandbox.md gives for the truth fields; the project's own analysis (core/analysis.py)
+The rules are the ones docs/sandbox.md gives for the truth fields; the project's own analysis (core/pages/analysis.py)
 must reach the same answers from the HTML alone.
 """
 
 import re
 
-from landing.core.doi import best_expression, normalise
+from landing.core.pids.doi import best_expression, normalise
 
 # Meta tag names (compared lower-case) whose content states the page's DOI.
 DOI_META_NAMES = frozenset(

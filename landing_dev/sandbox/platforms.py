@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from landing.core.doi import express
+from landing.core.pids.doi import express
 
 # DOI meta tag names the sandbox writes, in the spellings real pages use.
 META_NAMES = (

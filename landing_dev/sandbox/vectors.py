@@ -27,8 +27,8 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from landing.core import matching
-from landing.core.doi import RESOLVER_HOSTS, prefix
+from landing.core.matching import readings
+from landing.core.pids.doi import RESOLVER_HOSTS, prefix
 from landing_dev.sandbox.corpus import page_url
 
 HOME = "https://vector-landing.example"
@@ -47,7 +47,7 @@ def read_vectors(path) -> list[dict]:
 
 
 def _landing(text: str) -> str | None:
-    url = matching.as_url(matching.cleaned(text))
+    url = readings.as_url(readings.cleaned(text))
     return url if url and urlsplit(url).hostname not in RESOLVER_HOSTS else None
 
 
@@ -131,10 +131,10 @@ def build(rows: list[dict], outdir, shape: str = "friendly", corpus=None) -> lis
             routes[trap] = (doi, f"Another work of {prefix(doi)}, number {len(traps)}, on this site")
             traps.append({"url": trap, "doi": None, "kind": "page-trap", "note": "names another work's DOI"})
         record["url"] = record["url"] or url  # the first vector's URL that names a page
-        literal = matching.literal(matching.cleaned(row["url"]))
+        literal = readings.literal(readings.cleaned(row["url"]))
         if literal and literal[0] == "short":
             record["short"] = literal[1]
-        if row.get("kind") == "pii" and (pii := matching.pii(row["url"])):
+        if row.get("kind") == "pii" and (pii := readings.pii(row["url"])):
             record["pii"] = pii
     if corpus:
         _add_corpus(corpus, records, files, shape)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.sampler.crawling import Stores, truth_of
-from tests.sampler.test_spider import expected as reached
+from tests.sampler.test_doi_sampler import expected as reached
 
 RESOLVER_HOSTS = {"doi.org", "dx.doi.org"}
 

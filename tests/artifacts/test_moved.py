@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from landing.core.seen import SEEN_CSV
+from landing.core.publishing.sightings import SEEN_CSV
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
 

@@ -1,4 +1,4 @@
-"""A stand-in for the internet behind landing.browser.proxy: public addresses mapped onto listeners on 127.0.0.1.
+"""A stand-in for the internet behind landing.browser.forward_proxy: public addresses mapped onto listeners on 127.0.0.1.
 
 The guard refuses loopback, so a test cannot give it a local server's own address. Tests instead give hosts public
 addresses and map (address, port) to a local listener at the proxy's one connecting call; the guard's judgement is

@@ -10,8 +10,8 @@ from contextlib import closing
 
 import pytest
 
-from landing.core.current_analysis import current
-from landing.core.failures import BROWSER_CLASSES
+from landing.core.publishing.current_analysis import current
+from landing.core.web.failures import BROWSER_CLASSES
 from landing_dev.sandbox import scenarios
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.server import RunningSandbox
@@ -246,7 +246,7 @@ def test_auto_hands_chromium_the_resource_url_and_asks_the_resolver_once_per_doi
 
 def test_the_requests_counted_agree_with_the_sandboxs_log_chromiums_included(logged_computed_auto_crawl):
     # Chromium's requests (the page's redirects and scripts, robots.txt through its context) are counted with
-    # Scrapy's in landing/requests, the count the budget reads (landing.crawl.sent). Not Chromium's component updater
+    # Scrapy's in landing/requests, the count the budget reads (landing.crawl.sent_requests). Not Chromium's component updater
     # (update.googleapis.com), which --disable-component-update does not silence and no page event shows.
     _, _, done, answered = logged_computed_auto_crawl
     sent = [line for line in answered if "://update.googleapis.com/" not in line]

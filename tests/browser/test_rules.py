@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from landing.browser.rules import BrowserRules, stopped
-from landing.core.robots import RobotsPolicy
+from landing.core.web.robots_policy import RobotsPolicy
 from landing.settings import DOWNLOADER_MIDDLEWARES
 from tests.browser.probe import needs_chromium, visit
 from tests.local_http import serving
@@ -257,7 +257,7 @@ def test_a_browser_crawl_holds_its_rules_outside_its_settings_one_object_for_the
 
     from landing.browser.driver import HANDLER
     from landing.browser.rules import rules_of
-    from landing.sampler.spider import DoiSamplerSpider
+    from landing.sampler.doi_sampler import DoiSamplerSpider
     from tests.crawl.project import PROJECT
 
     crawler = get_crawler(DoiSamplerSpider, {**PROJECT, "LANDING_DRIVER": "browser", "LANDING_CHROMIUM": "/bin/true"})

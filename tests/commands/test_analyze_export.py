@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from landing.core.names import KEYS, UNKNOWN, keyed
+from landing.core.registries.names import KEYS, UNKNOWN, keyed
 from landing.stores import open_blobs, open_docs
 from tests.sampler.crawling import Stores
 

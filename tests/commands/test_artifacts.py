@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from landing.artifacts.files import export
-from landing.core.artifact_sets import Artifacts
-from landing.publish.beside import MEMBERS, write_jsonl_gz
+from landing.artifacts.artifact_files import export
+from landing.core.publishing.artifact_sets import Artifacts
+from landing.publish.report_data import MEMBERS, write_jsonl_gz
 from tests.sampler.crawling import Stores
 
 FIRST = Artifacts(good=frozenset({("10.1", "a.example", "crossref")}), prefixes=frozenset({("10.1", "crossref")}))

@@ -54,7 +54,7 @@ def test_jobdir_is_refused_because_the_run_resumes_from_the_store(tmp_path):
 
 
 def test_a_finished_run_named_again_is_refused_with_exit_1(tmp_path):
-    from landing.core.runs import run_doc
+    from landing.core.sampling.runs import run_doc
     from landing.stores import open_docs
 
     stores = Stores(tmp_path)

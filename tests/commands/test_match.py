@@ -9,7 +9,7 @@ from scrapy.settings import Settings
 
 import landing.settings
 from landing.commands.match import Command, _Printer, read_inputs
-from landing.core.cascade import NOT_FETCHED
+from landing.core.matching.cascade import NOT_FETCHED
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores
 

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from landing.commands.prune import line
-from landing.stores.files import FileBlobStore
+from landing.stores.file_blobs import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
-from tests.publish.test_prune import MOVED, STEADY, make_versions, store
+from tests.publish.test_pruning import MOVED, STEADY, make_versions, store
 from tests.sampler.crawling import Stores
 from tests.stores.damaged import damaged_sqlite
 

@@ -11,10 +11,10 @@ from scrapy.settings import Settings
 
 from landing import clock
 from landing import settings as project
-from landing.artifacts.files import export
+from landing.artifacts.artifact_files import export
 from landing.commands.status import Command, latest_version
-from landing.core.artifact_sets import Artifacts
-from landing.core.freshness import Prefix, prefix_doc, prefix_id
+from landing.core.continuous.freshness import Prefix, prefix_doc, prefix_id
+from landing.core.publishing.artifact_sets import Artifacts
 from landing.stores import open_docs
 from tests.sampler.crawling import Stores
 

@@ -13,7 +13,7 @@ from scrapy.http import Request, Response
 from scrapy.resolver import dnscache
 
 from landing.crawl import guard
-from landing.crawl.failures import exception_failure
+from landing.crawl.failed_visits import exception_failure
 from landing.crawl.guard import AddressGuardMiddleware, ForbiddenAddress, Unresolved
 from tests import forked
 from tests.crawl.project import crawler

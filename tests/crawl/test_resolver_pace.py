@@ -6,7 +6,7 @@ import socket
 
 import redis
 
-from landing.core.pace import Pace
+from landing.core.web.pace import Pace
 from landing.crawl.resolver_pace import KEY, ResolverPaceMiddleware
 from tests.crawl.project import crawler
 

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 from scrapy.http import Request
 
-from landing.core.recent import Recent
+from landing.core.web.recent import Recent
 from landing.crawl import robots as robots_module
 from landing.crawl.robots import RobotsPolicyMiddleware
 from tests.crawl.project import PROJECT, crawler

@@ -17,9 +17,9 @@ import asyncio, json, sys
 import scrapy
 from scrapy.crawler import AsyncCrawlerProcess
 import landing.settings as project
-from landing.core.results import LookupFailed
+from landing.core.matching.results import LookupFailed
 from landing.match.lookups import Lookups
-from landing.match.shared import SharedAnswers
+from landing.match.answer_cache import SharedAnswers
 
 BASE, CLOSED, REDIS, NAMESPACE, REDIS_DOWN = sys.argv[1:6]
 

@@ -5,12 +5,12 @@ import logging
 
 import pytest
 
-from landing.core.cascade import Matching, drive
-from landing.core.matching import attempt
-from landing.core.questions import Exists
-from landing.core.results import LookupFailed
+from landing.core.matching.cascade import Matching, drive
+from landing.core.matching.questions import Exists
+from landing.core.matching.readings import attempt
+from landing.core.matching.results import LookupFailed
 from landing.match.answering import bounded, short
-from tests.core.cascading import DOI, SETUP
+from tests.core.matching.cascading import DOI, SETUP
 
 LOG = logging.getLogger("tests.match.answering")
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from landing.core.analysis import DOI_META_NAMES
+from landing.core.pages.analysis import DOI_META_NAMES
 from landing_dev.sandbox.platforms import VALUE_FORMS, doi_value
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import Stores

@@ -1,4 +1,4 @@
-"""landing.match.answering.Matcher (which the resident crawl holds) and landing.match.artifact.ArtifactHolder: a
+"""landing.match.answering.Matcher (which the resident crawl holds) and landing.match.loaded_artifact.ArtifactHolder: a
 long-lived matcher's answers, its result cache, its fetch policies, and the artifact reloaded under it; the cascade's
 questions answered from a table."""
 
@@ -11,17 +11,17 @@ from dataclasses import replace
 
 import pytest
 
-from landing.core.artifact_format import ArtifactError as CoreArtifactError
-from landing.core.cascade import Matching, drive
-from landing.core.decisions import Decisions
-from landing.core.questions import Exists, Fetch
-from landing.core.results import LookupFailed
+from landing.core.matching.cascade import Matching, drive
+from landing.core.matching.decisions import Decisions
+from landing.core.matching.questions import Exists, Fetch
+from landing.core.matching.results import LookupFailed
+from landing.core.publishing.artifact_format import ArtifactError as CoreArtifactError
+from landing.match.answer_cache import LocalAnswers
 from landing.match.answering import Matcher, MatcherClosed, stopped
-from landing.match.artifact import ArtifactError, ArtifactHolder
-from landing.match.cache import stack
-from landing.match.shared import LocalAnswers
+from landing.match.cache_layers import stack
+from landing.match.loaded_artifact import ArtifactError, ArtifactHolder
 from tests import forked
-from tests.core.cascading import DOI, SETUP, decided, page
+from tests.core.matching.cascading import DOI, SETUP, decided, page
 from tests.match.lookups_probe import ROOT
 
 LOG = logging.getLogger("tests.match.resident")
@@ -297,7 +297,7 @@ from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.project import get_project_settings
 from twisted.internet import reactor
 
-from landing.match.artifact import ArtifactHolder
+from landing.match.loaded_artifact import ArtifactHolder
 from landing.match.resident import start_resident
 
 

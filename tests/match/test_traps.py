@@ -149,7 +149,7 @@ def test_a_meta_tag_doi_the_registry_does_not_know_never_comes_back(matched):
 
 
 def test_a_match_names_the_artifact_it_was_decided_with(matched, tmp_path):
-    from landing.core.decisions import Decisions
+    from landing.core.matching.decisions import Decisions
 
     version = Decisions.read(json.dumps(ARTIFACT)).version
     assert matched["b"]["evidence"][-1] == {"step": "artifact", "candidate": None, "outcome": version, "requests": 0}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from landing.core import documents
+from landing.core.pages import documents
 from landing.publish import publish
 from landing.stores.sqlite import SqliteDocStore
 
@@ -170,7 +170,7 @@ def test_a_prefix_report_counts_its_dois_and_their_failures(docs, tmp_path):
         "report/bad-domains": [],
         "report/correctness": {"ok": 0, "incorrect": 0, "conflict": 0, "missing": 0},
         "report/errors": {"timeout": 1},
-        "report/member": "crossref/7",  # the member with most DOIs under the prefix (landing.core.names)
+        "report/member": "crossref/7",  # the member with most DOIs under the prefix (landing.core.registries.names)
         "report/member-name": None,
     }
 

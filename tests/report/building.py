@@ -4,8 +4,8 @@ a name that is HTML, one DOI too few to rank)."""
 
 from pathlib import Path
 
-from landing.core import documents
-from landing.core.names import Names
+from landing.core.pages import documents
+from landing.core.registries.names import Names
 from landing.publish import publish
 from landing.stores.sqlite import SqliteDocStore
 

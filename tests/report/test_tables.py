@@ -5,7 +5,7 @@ import csv
 import io
 import json
 
-from landing.core.report_rows import MEMBER_COLUMNS, member_row
+from landing.core.publishing.report_rows import MEMBER_COLUMNS, member_row
 from landing.report.tables import Streamed, Tables
 
 NAMES = ['=HYPERLINK("http://evil.example","Click")', "+cmd|' /C calc'!A0", "Press \u202eredaeR", "\x1b[2JPress"]

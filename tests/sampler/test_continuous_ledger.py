@@ -3,10 +3,11 @@ listing's prefixes, rounds appended to the plan and closed once their visits are
 
 import pytest
 
-from landing.core import continuous, freshness, runs
-from landing.core.names import Names
-from landing.core.names import read as names_in
-from landing.core.runs import RunError
+from landing.core.continuous import freshness, schedule
+from landing.core.registries.names import Names
+from landing.core.registries.names import read as names_in
+from landing.core.sampling import runs
+from landing.core.sampling.runs import RunError
 from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.ledger import Ledger
 from landing.stores import open_docs
@@ -55,7 +56,7 @@ def test_a_new_continuous_run_is_visiting_at_once_and_a_full_run_of_that_name_is
         0,
         False,
     )
-    assert state == continuous.new_state("continuous", T0)
+    assert state == schedule.new_state("continuous", T0)
     assert records.open(T1)[1:] == (state, True)  # reopened: the same state, resumed
     docs = open_docs(f"sqlite:///{tmp_path / 'full.db'}")
     ledger = Ledger(docs, "named", ["crossref"], 2, 4)

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from scrapy.utils.test import get_crawler
 
+from landing.sampler.lead_election import FOLLOWING, TAKEN, SharedRun
 from landing.sampler.leading import SharedLead
-from landing.sampler.shared_run import FOLLOWING, TAKEN, SharedRun
 
 KEY = "doi_sampler:requests"
 LOGGER = logging.getLogger("test_leading")

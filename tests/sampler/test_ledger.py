@@ -1,6 +1,6 @@
 """The run's ledger (landing.sampler.ledger) on a real SQLite store: which sampled DOIs still lack a visit."""
 
-from landing.core import runs
+from landing.core.sampling import runs
 from landing.sampler.ledger import Ledger
 from landing.stores import open_docs
 

@@ -10,7 +10,7 @@ import scrapy
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project
-from landing.core import documents
+from landing.core.pages import documents
 from landing.sampler import pipelines
 from landing.sampler.items import AnalysisItem, LedgerItem, PidItem
 from landing.sampler.pipelines import BlobPipeline, Docs, DocumentPipeline

@@ -8,10 +8,10 @@ from scrapy.http import Request
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
+from landing.sampler.doi_sampler import DoiSamplerSpider
 from landing.sampler.frontier_redis import SHARED
 from landing.sampler.items import PidItem
 from landing.sampler.run import ALONE, open_run
-from landing.sampler.spider import DoiSamplerSpider
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
 SAMPLE = {

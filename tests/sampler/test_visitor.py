@@ -14,11 +14,11 @@ from twisted.python.failure import Failure
 
 from landing import settings as project_settings
 from landing.browser.driver import Navigation
-from landing.core import analysis
+from landing.core.pages import analysis
+from landing.sampler.doi_sampler import DoiSamplerSpider
 from landing.sampler.frontier import Frontier
 from landing.sampler.items import AnalysisItem, Visit
 from landing.sampler.pipelines import AnalysisPipeline
-from landing.sampler.spider import DoiSamplerSpider
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
 DOI = "10.1234/abc"

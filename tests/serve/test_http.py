@@ -18,10 +18,10 @@ import pytest
 from openapi_spec_validator import validate
 from prometheus_client.parser import text_string_to_metric_families
 
-from landing.core.artifact_format import DECISIONS_JSON
-from landing.core.cascade import NOT_FETCHED
-from landing.core.decisions import Decisions
-from landing.core.events import event_line
+from landing.core.matching.cascade import NOT_FETCHED
+from landing.core.matching.decisions import Decisions
+from landing.core.matching.events import event_line
+from landing.core.publishing.artifact_format import DECISIONS_JSON
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import truth_of
 from tests.serve.serving import Served, get, match, posted, request, wait_until

@@ -5,7 +5,7 @@ import asyncio
 import logging
 import signal
 
-from landing.core.events import event_line
+from landing.core.matching.events import event_line
 from landing.serve.stream import client_for
 from tests.redis_server import redis_process
 from tests.serve.streaming import (

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from landing.core.documents import content_hash
+from landing.core.pages.documents import content_hash
 from landing.stores import StoreError
 
 PAGE = b"<html><meta name='citation_doi' content='10.1/a'></html>"

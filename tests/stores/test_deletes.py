@@ -1,4 +1,4 @@
-"""Deletes, the retention's tool (landing.publish.prune): DocStore.delete and BlobStore.delete/listing, the same
+"""Deletes, the retention's tool (landing.publish.pruning): DocStore.delete and BlobStore.delete/listing, the same
 contract for every backend in conftest.DOC_STORES and BLOB_STORES; then a refused delete, per backend."""
 
 import hashlib
@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from landing.core.documents import content_hash
+from landing.core.pages.documents import content_hash
 from landing.stores import StoreError, open_docs
-from landing.stores.files import FileBlobStore
+from landing.stores.file_blobs import FileBlobStore
 from tests import elastic
 
 

@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from landing.core.documents import content_hash
-from landing.stores.files import FileBlobStore
+from landing.core.pages.documents import content_hash
+from landing.stores.file_blobs import FileBlobStore
 
 PAGE = b"<html>page</html>"
 HASH = content_hash(PAGE)

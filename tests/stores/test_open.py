@@ -6,7 +6,7 @@ import boto3
 import pytest
 
 from landing.stores import StoreError, open_blobs, open_docs
-from landing.stores.files import FileBlobStore
+from landing.stores.file_blobs import FileBlobStore
 from landing.stores.sqlite import SqliteDocStore
 from tests import s3server
 

@@ -1,0 +1,1 @@
+"""Continuous mode's rules: what to sample next (freshness), the schedule, health, status, retention."""

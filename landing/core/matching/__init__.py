@@ -1,0 +1,1 @@
+"""The matching cascade and its values: readings, questions, results, verification, events, evaluation."""

@@ -1,0 +1,92 @@
+"""The stream consumer's rules on entries (docs/service.md "Event streams"): what an input entry asks for, or the
+error result it gets instead, and the artifact version an answer names."""
+
+from dataclasses import dataclass
+
+from landing.core.matching.cascade import FETCHES
+from landing.core.matching.events import unshaped
+
+
+@dataclass(frozen=True)
+class StreamInput:
+    """One input entry's question: the text to match, how much may be fetched for it, the result's format and, for
+    Events, the citing page (subj)."""
+
+    text: str
+    fetch: str = "known"
+    format: str = "flat"
+    subj: str | None = None
+
+
+def error(message: str, status: int) -> dict:
+    """An error result, shaped as the service's errors are: the message and the HTTP status it stands for."""
+    return {"error": message, "status": status}
+
+
+def read_entry(fields: dict, max_input: int) -> StreamInput | dict:
+    """The input an entry's fields (bytes or str, as Redis gave them) ask for, or the error result it gets instead.
+
+    >>> read_entry({b"q": b"10.1234/x"}, 100)
+    StreamInput(text='10.1234/x', fetch='known', format='flat', subj=None)
+    >>> read_entry({"q": "10.1234/x", "fetch": "none", "format": "event", "subj": "https://blog.example.org/1"}, 100)
+    StreamInput(text='10.1234/x', fetch='none', format='event', subj='https://blog.example.org/1')
+    >>> read_entry({b"fetch": b"all"}, 100)
+    {'error': 'the entry has no field q (the input to match)', 'status': 400}
+    >>> read_entry({b"q": b"10.1234/x", b"fetch": b"some"}, 100)
+    {'error': "fetch='some': use none, known or all", 'status': 400}
+    >>> read_entry({b"q": b"x" * 101}, 100)
+    {'error': 'q has 101 characters: at most 100 are answered', 'status': 413}
+    >>> read_entry({b"q": b"10.1234/x", b"subj": b"https://blog.example.org/1"}, 100)
+    {'error': 'subj names the citing page of Events: give format=event', 'status': 400}
+    """
+    named = {_text(key): value for key, value in fields.items()}
+    text = _text(named.get("q"))
+    if text is None:
+        return error("the entry has no field q (the input to match)", 400)
+    if isinstance(text, bytes):
+        return error("q is not UTF-8 text", 400)
+    if not text.strip():
+        return error("q is empty", 400)
+    if len(text) > max_input:
+        return error(f"q has {len(text)} characters: at most {max_input} are answered", 413)
+    fetch = _text(named.get("fetch", "known"))
+    if fetch not in FETCHES:
+        shown = fetch if isinstance(fetch, str) else repr(fetch)[2:-1]
+        return error(f"fetch={shown!r}: use none, known or all", 400)
+    form, subj = _text(named.get("format", "flat")), _text(named.get("subj"))
+    refused = unshaped(form, subj)
+    if refused is not None:
+        return error(refused, 400)
+    return StreamInput(text, fetch, form, subj)
+
+
+def result_version(result: dict) -> str | None:
+    """The artifact version a result's match was decided with (its "artifact" evidence step; in free text, the first
+    piece matched), None when nothing matched or no artifact was loaded.
+
+    >>> result_version({"evidence": [{"step": "artifact", "outcome": "20261126T0400Z"}]})
+    '20261126T0400Z'
+    >>> result_version({"evidence": [], "matches": [{"evidence": [{"step": "artifact", "outcome": "none"}]}]})
+    >>> result_version({"input": "10.1234/x", "events": [], "evidence": {"attempts": [{"step": "artifact",
+    ...                 "outcome": "20261126T0400Z"}]}})
+    '20261126T0400Z'
+    >>> result_version({"error": "q is empty", "status": 400})
+    """
+    for found in (result, *(result.get("matches") or ())):
+        evidence = found.get("evidence") or ()
+        if isinstance(evidence, dict):  # an Event-shaped line: the record beside its Events
+            evidence = evidence.get("attempts") or ()
+        for record in evidence:
+            if record.get("step") == "artifact" and record.get("outcome") not in (None, "none"):
+                return str(record["outcome"])
+    return None
+
+
+def _text(value):
+    """value as str when it is UTF-8 bytes or str; bytes that are not UTF-8 stay bytes; None stays None."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            return value
+    return value

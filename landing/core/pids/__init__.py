@@ -1,0 +1,1 @@
+"""Pids: DOI forms and the candidate DOIs a string holds."""

@@ -1,0 +1,1 @@
+"""From analyses to what is published: aggregation, artifact files, changes, member figures, alerts."""

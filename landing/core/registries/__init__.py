@@ -1,0 +1,1 @@
+"""The registries' APIs and owners: Crossref members and DataCite clients, read from their answers."""

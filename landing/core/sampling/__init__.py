@@ -1,0 +1,1 @@
+"""A run's rules: how many DOIs each owner gets, the run's ledger records, its progress, its payloads."""

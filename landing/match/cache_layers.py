@@ -1,0 +1,92 @@
+"""The matcher's caches: layers of kept answers (in this process, in Redis) behind one interface, composed as a stack.
+
+A layer keeps JSON-ready values by key and never fails a caller: a layer that cannot answer misses. `stack(...)` asks
+its layers in order, fills the layers above the one that answered, and writes to every layer; it is a layer itself, so
+that a matcher holds one object whatever its layers.
+"""
+
+import time
+from typing import Protocol
+
+from landing.core.web.recent import Recent
+
+
+class Layer(Protocol):
+    """Answers kept by key: (True, value) when held, (False, None) when not (a None value is held, not missing)."""
+
+    async def get(self, key) -> tuple[bool, object]: ...
+
+    async def put(self, key, value) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class Memory:
+    """A layer in this process: at most `entries` values, the least recently used dropped first, each kept for `ttl`
+    seconds (None: for ever) on `clock`."""
+
+    def __init__(self, entries: int, ttl: float | None = None, clock=time.monotonic):
+        if entries < 1:
+            raise ValueError(f"entries={entries}: keep at least 1")
+        self.entries, self.ttl = entries, ttl
+        self.values = Recent(entries, ttl=ttl, clock=clock)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    async def get(self, key) -> tuple[bool, object]:
+        values = self.values
+        return (True, values[key]) if key in values else (False, None)
+
+    async def put(self, key, value) -> None:
+        self.values[key] = value
+
+    async def close(self) -> None:
+        pass
+
+
+class Stack:
+    """Layers asked in order (see `stack`); `stats`, when given, counts each get once: a hit, whichever layer held the
+    value, or a miss."""
+
+    def __init__(self, layers: tuple, stats: dict | None = None):
+        self.layers, self.stats = layers, stats
+
+    async def get(self, key) -> tuple[bool, object]:
+        for depth, layer in enumerate(self.layers):
+            found, value = await layer.get(key)
+            if found:
+                for above in self.layers[:depth]:  # asked again, the value is found sooner
+                    await above.put(key, value)
+                self._count("hits")
+                return True, value
+        self._count("misses")
+        return False, None
+
+    async def put(self, key, value) -> None:
+        for layer in self.layers:
+            await layer.put(key, value)
+
+    async def close(self) -> None:
+        for layer in self.layers:
+            await layer.close()
+
+    def _count(self, outcome: str) -> None:
+        if self.stats is not None:
+            self.stats[outcome] += 1
+
+
+def stack(*layers: Layer, stats: dict | None = None) -> Stack:
+    """One layer of `layers`, the fastest first: a get asks each in turn, a put writes to each; with no layer, a cache
+    that keeps nothing.
+
+    >>> import asyncio
+    >>> near, far = Memory(10), Memory(10)
+    >>> cache = stack(near, far, stats={"hits": 0, "misses": 0})
+    >>> asyncio.run(far.put("k", 1))
+    >>> asyncio.run(cache.get("k")), asyncio.run(near.get("k")), asyncio.run(cache.get("j"))
+    ((True, 1), (True, 1), (False, None))
+    >>> cache.stats
+    {'hits': 1, 'misses': 1}
+    """
+    return Stack(layers, stats)

@@ -1,0 +1,304 @@
+"""Continuous sampling (LANDING_CONTINUOUS): one run that never finishes, its plan growing a round each slice.
+
+Each slice (tuning.PLAN_MINUTES of the clock's time) the planner lists every owner again when tuning.RELIST_HOURS
+have passed (new prefixes are stored never sampled), asks landing.core.continuous.freshness.plan which known prefixes to sample
+within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
+plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
+slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
+exported when LANDING_EXPORT_EVERY hours passed or tuning.EXPORT_CHANGES prefixes signalled, and the retention step
+runs every tuning.PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so a compressed clock
+runs a simulated month in minutes. docs/continuous.md is the design.
+"""
+
+import asyncio
+from datetime import timedelta
+from functools import partial
+
+import redis
+from scrapy import signals as scrapy_signals
+
+from landing import clock
+from landing.core.continuous import freshness, schedule
+from landing.core.continuous.freshness import prefix_id
+from landing.core.sampling import runs
+from landing.crawl import heap
+from landing.crawl.sent_requests import SENT
+from landing.crawl.signals import crawl_stopping
+from landing.publish.pruning import grace, prune
+from landing.sampler import frontier_redis
+from landing.sampler.continuous_ledger import ContinuousLedger
+from landing.sampler.listing import Listing
+from landing.sampler.pipelines import export_or_say
+from landing.sampler.planner import Sampling, until_visited, walk
+from landing.sampler.run import ALONE, Lead
+from landing.stores import open_blobs
+
+STATS = "landing/continuous/"
+
+
+class Continuous(Sampling):
+    """Continuous sampling's planner, behind the spider's `Planner` seam; it walks, samples and visits the round's
+    part of the plan as a full run does (landing.sampler.planner.walk), in its open run (`run`)."""
+
+    hands_over = True  # sharing a Redis frontier, a leader that stops leaves the run to the next worker (SharedLead)
+
+    def __init__(self, crawler, cfg, visitor, callbacks, logger, retries: int):
+        super().__init__(crawler, cfg, visitor, callbacks, logger, retries)
+        self.closing = asyncio.Event()
+        self.record: dict | None = None  # the run document as last stored, once the run is open
+        self.unheld = set()  # (order, rank) of the sampled DOIs the shared frontier did not hold at the last look
+        self.counted = 0  # requests sent (landing.crawl.sent_requests) already counted in the run's day
+        self.policy = freshness.Policy(
+            cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
+        )
+        crawler.signals.connect(self._closing, signal=crawl_stopping)
+        crawler.signals.connect(self._closing, signal=scrapy_signals.spider_closed)
+
+    def _closing(self, *args, **kwargs):
+        self.closing.set()
+
+    async def run_all(self, lead: Lead = ALONE):
+        """The continuous run under `lead` (it names the run a leader that died was on, and hears its id once
+        opened): resume the round a stopped crawl left, then a round each slice until the crawl closes or, sharing a
+        Redis frontier, another worker takes the lead."""
+        s = self.cfg
+        if s.sample_min > s.sample_max:
+            self.logger.error(
+                "LANDING_SAMPLE_MIN=%d is more than LANDING_SAMPLE_MAX=%d: continuous mode cannot size its samples",
+                s.sample_min,
+                s.sample_max,
+            )
+            return
+        wanted = lead.inherited or (runs.CONTINUOUS if s.run in ("auto", "new") else s.run)
+        self.record, state, resumed = await self._open(lead, wanted, 0, ContinuousLedger)
+        run = self.run
+        docs, records = run.docs, run.records
+        self.crawler.stats.set_value(STATS + "budget", s.budget)
+        self.logger.info(
+            "%s continuous run %s: no prefix older than %s days (LANDING_REFRESH_DAYS), within %s requests a day "
+            "(LANDING_BUDGET), a plan every %s minutes of the clock (%s)",
+            "Resuming" if resumed else "Starting",
+            run.id,
+            s.refresh_days,
+            s.budget,
+            s.plan_minutes,
+            clock.stamp(),
+        )
+        if opened := state.get("continuous/open"):  # rounds a stopped crawl left: their DOIs without a visit
+            self.logger.info("Resuming the rounds planned at %s", ", ".join(r["planned"] for r in opened))
+            async for request_or_item in walk(run, self.record, opened[0]["from"] - 1):
+                yield request_or_item
+        while not self._stopped():
+            started = clock.now()
+            # The requests of the visits that ran while the planner waited, in the day before the slice plans.
+            state = await docs.call(records.spent, state, clock.stamp(), self._uncounted())
+            before = self._requests()
+            if schedule.due(state.get("continuous/listed"), started, s.relist_hours):
+                async for request in self._relist():
+                    yield request
+                state = await self._relisted(state)
+            listed = self._requests() - before
+            if self._stopped():
+                return
+            state, known = await self._close_rounds(state, idle=False)
+            busy = {p for round_ in state.get("continuous/open", []) for p in round_["prefixes"]}
+            plan = self._plan([p for p in known if prefix_id(p.ra, p.prefix) not in busy], state, started)
+            planned, asked = started.strftime(clock.FORMAT), 0
+            if plan.picks:
+                start = self.record["run/owners"] or 0
+                self.record, state, asked = await docs.call(records.begin, self.record, state, plan, planned)
+                self.crawler.stats.inc_value(STATS + "picks", len(plan.picks))
+                self.crawler.stats.set_value("landing/run/owners", self.record["run/owners"])
+                # Handed to the scheduler as the frontier admits them; the slice does not wait for their visits.
+                if self.record["run/owners"] > start:
+                    async for request_or_item in walk(run, self.record, start - 1):
+                        yield request_or_item
+            if self._stopped():
+                return
+            if state.get("continuous/open") and self.frontier.idle():
+                # Nothing in flight: DOIs of the open rounds still without a visit are queued again, then closed.
+                async for request in until_visited(run, self.record, state["continuous/open"][0]["from"] - 1):
+                    yield request
+                if self._stopped():
+                    return
+                state, known = await self._close_rounds(state, idle=True)
+            elif state.get("continuous/open") and run.shared:
+                # New rounds may keep the shared frontier from ever draining: DOIs Redis lost are found by key.
+                async for request in self._requeue_lost(state["continuous/open"][0]["from"] - 1):
+                    yield request
+            requests = self._uncounted()
+            state = await docs.call(records.counted, state, plan, planned, requests, max(0, requests - listed - asked))
+            self._set_stats(known, plan, state)
+            state = await self._export_and_prune(state)
+            heap.trim()  # the slice's peaks (records, export, prune) freed: their memory back to the system
+            await self._wait_until(started + timedelta(minutes=s.plan_minutes))
+
+    async def _requeue_lost(self, after: int):
+        """Sharing a Redis frontier: the sampled DOIs past order `after` without a visit that no worker holds, queued
+        nor leased (Redis lost them: restarted without its data, flushed, evicted), queued again."""
+        run = self.run
+        missing = await run.docs.call(run.ledger.unvisited, self.record, after)
+        if not missing:
+            return
+        keys = {runs.visit_id(run.id, sample["sample/order"], rank): (sample, rank) for sample, rank, _ in missing}
+        try:
+            held = frontier_redis.scheduler_of(self.crawler).holds(list(keys))
+        except redis.RedisError as error:
+            self.logger.warning("Cannot look for DOIs the shared frontier lost: %s", error)
+            return
+        unheld = {(sample["sample/order"], rank) for key, (sample, rank) in keys.items() if key not in held}
+        # Lost only if missing at two looks a slice apart: a sample just answered has its DOIs shared a moment later.
+        unheld, self.unheld = unheld & self.unheld, unheld
+        if not unheld:
+            return
+        # The store read again after Redis: a DOI visited and acked in between is in the store now, not queued again.
+        lost = [
+            m
+            for m in await run.docs.call(run.ledger.unvisited, self.record, after)
+            if (m[0]["sample/order"], m[1]) in unheld
+        ]
+        if not lost:
+            return
+        self.crawler.stats.inc_value("landing/run/requeued", len(lost))
+        self.logger.warning(
+            "%d sampled DOIs of the open rounds have no visit and are not in the shared frontier (Redis lost them): "
+            "queueing them again",
+            len(lost),
+        )
+        for sample, rank, doi in lost:
+            if self._stopped():
+                return
+            await run.frontier.enter()
+            for pid_or_request in run.pid_and_visit(sample, rank, doi):
+                yield pid_or_request
+            run.frontier.queued()
+
+    def _plan(self, known, state, now) -> freshness.Plan:
+        """The slice's plan: the share of the day's budget for the time since the last plan, less the previous
+        plans' overdraft, never past what is left of the day's budget."""
+        s = self.cfg
+        span = schedule.slice_span(state.get("continuous/planned"), now, s.plan_minutes)
+        share = s.budget * (span / freshness.DAY)
+        today = state.get("continuous/requests-today", 0) if state.get("continuous/day") == f"{now:%Y-%m-%d}" else 0
+        carry = schedule.slice_carry(state.get("continuous/carry", 0.0), share, today, s.budget)
+        budget = freshness.Budget(s.budget, schedule.per_doi(state, s.requests_per_doi))
+        return freshness.plan(known, now, self.policy, budget, span, carry)
+
+    async def _close_rounds(self, state, idle: bool):
+        """(state, known prefixes): the open rounds whose visits are stored closed, their prefixes' records
+        updated; all of them when `idle` (nothing in flight)."""
+        docs, records, now = self.run.docs, self.run.records, clock.now()
+        # A round open LANDING_REFRESH_DAYS (a failed sample, a visit lost while the crawl never idles) is closed as
+        # it stands: its prefixes are past the age the policy promises, and must be free to be picked again.
+        overdue = (now - timedelta(days=self.cfg.refresh_days)).strftime(clock.FORMAT)
+        state, figures = await docs.call(records.close, self.record, state, now.strftime(clock.FORMAT), idle, overdue)
+        if figures["overdue"]:
+            self.logger.warning(
+                "%d rounds closed LANDING_REFRESH_DAYS after they were planned, some of their DOIs still being visited "
+                "or their sample failed: their prefixes are recorded as they stand",
+                figures["overdue"],
+            )
+        if figures["rounds"]:
+            self.crawler.stats.inc_value(STATS + "signalled", figures["signalled"])
+            self.logger.info(
+                "%s closed (%d closed in all): %d prefixes sampled (%d DOIs), %d signalled a change, %d samples failed",
+                "1 round" if figures["rounds"] == 1 else f"{figures['rounds']} rounds",
+                state.get("continuous/rounds", 0),
+                figures["sampled"],
+                figures["dois"],
+                figures["signalled"],
+                figures["failed"],
+            )
+        return state, await docs.call(records.prefixes)
+
+    async def _relist(self):
+        """Every owner listed again, through a fresh Listing (the spider's callbacks answer it)."""
+        self.listing = Listing(self.api, self.callbacks, self.cfg, self.crawler, self.logger)
+        for request in self.listing.requests():
+            yield request
+        await self.listing.over.wait()
+
+    async def _relisted(self, state):
+        listing, now = self.listing, clock.stamp()
+        listed = listing.owners()
+        if listed is None:
+            return state
+        owners, complete = listed
+        found, names = schedule.listed_prefixes(owners, listing.prefixes_of), listing.names_of
+        listing.forget()
+        state, counts = await self.run.docs.call(self.run.records.relist, found, state, now, complete, names)
+        self.logger.info(
+            "Listed %d prefixes: %d new, %d under another owner, %d with another DOI count",
+            len(found),
+            counts["new"],
+            counts["moved"],
+            counts["resized"],
+        )
+        return state
+
+    async def _export_and_prune(self, state):
+        s, docs, now = self.cfg, self.run.docs, clock.now()
+        if schedule.export_due(state, now, s.export_every, s.export_changes):
+            # A failed export is said in one line and tried again next slice; the export health check judges the wait.
+            await docs.call(export_or_say, docs.store, s, self.crawler.stats)
+            state = await docs.call(self.run.records.state)
+        return await self._prune(state, now)
+
+    async def _prune(self, state, now):
+        """The retention step (landing.publish.pruning) every tuning.PRUNE_HOURS, on the store's thread."""
+        s, docs = self.cfg, self.run.docs
+        if not schedule.due(state.get("continuous/pruned"), now, s.prune_hours):
+            return state
+        blobs = open_blobs(s.blobs)
+        try:
+            summary = await docs.call(
+                partial(prune, grace_seconds=grace(s.docs_outage_max)),
+                docs.store,
+                blobs,
+                s.artifacts_dir,
+                now,
+                s.keep_versions_days,
+                s.keep_snapshots,
+            )
+        finally:
+            blobs.close()
+        self.logger.info("Pruned: %s", ", ".join(f"{k}: {v}" for k, v in sorted(summary.items())))
+        stamp = clock.stamp()
+        return await docs.call(
+            self.run.records.save, {**state, "continuous/pruned": stamp, "continuous/updated": stamp}
+        )
+
+    async def _wait_until(self, moment):
+        """Until the clock reaches `moment`, or the crawl closes."""
+        wait = clock.real_seconds(moment - clock.now())
+        if wait > 0:
+            try:
+                await asyncio.wait_for(self.closing.wait(), wait)
+            except TimeoutError:
+                pass
+
+    def _stopped(self) -> bool:
+        """The crawl is closing, or another worker sharing the frontier took the lead."""
+        return self.closing.is_set() or not self.run.lead.leading
+
+    def _requests(self) -> int:
+        return self.crawler.stats.get_value(SENT, 0)
+
+    def _uncounted(self) -> int:
+        """Requests sent since the last count, now counted: each is counted once, whenever it was sent."""
+        sent = self._requests()
+        uncounted, self.counted = sent - self.counted, sent
+        return uncounted
+
+    def _set_stats(self, known, plan, state):
+        figures = {
+            **schedule.age_stats(known, clock.now()),
+            "latest_record": schedule.latest_record(known, state),
+            "requests_today": state.get("continuous/requests-today", 0),
+            "keeps_days": schedule.finite(round(plan.keeps_days, 3)),
+            "within": int(plan.within),
+            "rounds": state.get("continuous/rounds", 0),
+            "requests_per_doi": round(schedule.per_doi(state, self.cfg.requests_per_doi), 3),
+        }
+        for name, value in figures.items():
+            self.crawler.stats.set_value(STATS + name, value)

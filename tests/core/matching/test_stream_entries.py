@@ -1,0 +1,39 @@
+"""An input entry read into what it asks, or the error result it gets; the artifact version a result names."""
+
+from landing.core.matching.stream_entries import StreamInput, read_entry, result_version
+
+
+def test_a_fetch_that_is_not_utf8_is_named_in_its_error():
+    assert read_entry({b"q": b"10.1234/x", b"fetch": b"\xff"}, 100) == {
+        "error": "fetch='\\\\xff': use none, known or all",
+        "status": 400,
+    }
+
+
+def test_an_input_of_exactly_the_limit_is_answered():
+    assert read_entry({b"q": "é" * 100}, 100) == StreamInput("é" * 100, "known")
+
+
+def test_the_version_of_free_text_is_the_first_matched_piece():
+    result = {
+        "evidence": [],
+        "matches": [
+            {"evidence": [{"step": "doi-literal", "outcome": "not-found"}]},
+            {"evidence": [{"step": "artifact", "outcome": "v2"}]},
+        ],
+    }
+    assert result_version(result) == "v2"
+
+
+def test_a_format_that_is_neither_flat_nor_event_gets_an_error_naming_both():
+    assert read_entry({b"q": b"10.1234/x", b"format": b"xml"}, 100) == {
+        "error": "format='xml': use flat or event",
+        "status": 400,
+    }
+
+
+def test_a_citing_page_that_is_not_an_http_url_gets_an_error_naming_it():
+    assert read_entry({b"q": b"10.1234/x", b"format": b"event", b"subj": b"blog.example.org"}, 100) == {
+        "error": "subj='blog.example.org': give the citing page's http(s) URL",
+        "status": 400,
+    }
