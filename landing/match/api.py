@@ -28,7 +28,8 @@ from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolde
 from landing.match.matcher_spider import MatcherSpider
 from landing.match.reactor_thread import ReactorError, foreign_loop, running, usable
 
-__all__ = ["ARTIFACT", "ArtifactError", "ReactorError", "amatch", "load_artifact", "match"]  # loaders: loaded_artifact.py
+# The loaders are in loaded_artifact.py.
+__all__ = ["ARTIFACT", "ArtifactError", "ReactorError", "amatch", "load_artifact", "match"]
 CLOCK = ("LANDING_CLOCK", "LANDING_CLOCK_SPEED", "LANDING_CLOCK_SINCE")
 logger = logging.getLogger(__name__)
 _warned: set[str] = set()
