@@ -281,7 +281,7 @@ DOWNLOADER_MIDDLEWARES = {
     "landing.crawl.redirects.MetaRefreshMiddleware": 580,  # Scrapy's: no Referer, each hop in its host's slot
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "landing.crawl.redirects.RedirectMiddleware": 600,  # Scrapy's: no Referer, each hop in its host's slot
-    "landing.crawl.sandbox_proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
+    "landing.crawl.upstream_proxy.SandboxProxyMiddleware": 740,  # before HttpProxyMiddleware (750)
     "landing.crawl.stopping.StopGateMiddleware": 990,  # last, nearest the downloader: nothing queued once stopping
 }
 # Spider middlewares the sampler has no use for, each run on every callback output: a DOI's chain has no depth, its

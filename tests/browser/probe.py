@@ -72,9 +72,9 @@ def chromium_environ():
 if os.environ.get("LANDING_TEST_EUID"):  # a crawl as another user: Chromium's sandbox is then tried
     os.geteuid = lambda: int(os.environ["LANDING_TEST_EUID"])
 if os.environ.get("LANDING_TEST_NETWORK"):  # tests/browser/network.py: public addresses onto local listeners
-    from landing.browser import proxy
+    from landing.browser import forward_proxy
     from tests.browser.network import mapped
-    proxy.open_connection = mapped(json.loads(os.environ["LANDING_TEST_NETWORK"]), [])
+    forward_proxy.open_connection = mapped(json.loads(os.environ["LANDING_TEST_NETWORK"]), [])
 
 settings = {name: getattr(project, name) for name in dir(project) if name.isupper()}
 settings.update(ITEM_PIPELINES={}, EXTENSIONS={}, LOG_LEVEL="WARNING", TELNETCONSOLE_ENABLED=False,

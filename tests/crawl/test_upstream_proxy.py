@@ -1,10 +1,10 @@
-"""landing.crawl.sandbox_proxy: SandboxProxyMiddleware sends every request through LANDING_SANDBOX when it is set."""
+"""landing.crawl.upstream_proxy: SandboxProxyMiddleware sends every request through LANDING_SANDBOX when it is set."""
 
 import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Request
 
-from landing.crawl.sandbox_proxy import SandboxProxyMiddleware
+from landing.crawl.upstream_proxy import SandboxProxyMiddleware
 from tests.crawl.project import crawler
 
 
