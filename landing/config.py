@@ -25,6 +25,7 @@ from landing.setting_checks import (
     FLAGS,
     NUMBERS,
     POSITIVE,
+    REMOVED,
     RUN_NAME,
     SECRETS,
     TEXTS,
@@ -224,7 +225,7 @@ def _read(settings) -> tuple[dict, list[str]]:
     values, found = {}, []
     named = [name for name in settings if name.startswith(("LANDING_", "TUNING_"))]
     found += removed(named)
-    found += unknown([name for name in named if not removed([name])], KNOWN + TUNING_NAMES)
+    found += unknown([name for name in named if name not in REMOVED], KNOWN + TUNING_NAMES)
     found += unknown([name for name in os.environ if name.startswith("LANDING_")], SECRETS, environment=True)
 
     # The internal constants, each as landing.tuning has it unless a test or a benchmark set TUNING_<NAME>.

@@ -1,9 +1,10 @@
 """The house's shape (docs/layout.md): a pure core, a file name said once, modules short enough to read in a sitting."""
 
-import ast
 import sys
 from collections import Counter
 from pathlib import Path
+
+from tests.test_layers import imported
 
 ROOT = Path(__file__).resolve().parents[1]
 # What the core may import beyond its own modules: the standard library's pure parts and the parsing libraries. No
@@ -19,14 +20,8 @@ def modules(under: str = "landing") -> list[Path]:
 
 
 def outside_imports(path: Path) -> set[str]:
-    """Top-level names of what a file imports from outside the landing package."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
-    return found - {"landing"}
+    """Top-level names of what a file imports from outside the landing package (tests/test_layers.py reads them)."""
+    return {module.split(".")[0] for _, module in imported(path)} - {"landing"}
 
 
 def test_the_core_imports_only_the_standard_librarys_pure_parts_and_the_parsers():
