@@ -146,6 +146,9 @@ class Config:
     requests_per_doi: float
     plan_minutes: float
     relist_hours: float
+    delta_hours: float
+    delta_overlap_minutes: float
+    delta_max_days: float
     export_every: float
     export_changes: int
     keep_versions_days: float

@@ -50,6 +50,12 @@ REQUESTS_PER_DOI = 3.0
 PLAN_MINUTES = 60.0
 # How often, in simulated hours, every owner is listed again, to find new members, clients and prefixes.
 RELIST_HOURS = 24.0
+# A registry delta asks from the last look's end less this many minutes: the registries index an update some time after
+# it is made, and a DOI seen twice changes nothing.
+DELTA_OVERLAP_MINUTES = 60.0
+# After a stop longer than this many days, a look asks only for this many days of updates: what is older waits for
+# the prefixes' refreshes, which a stop that long has made due anyway.
+DELTA_MAX_DAYS = 7.0
 # A version is exported sooner than LANDING_EXPORT_EVERY once this many sampled prefixes signalled a change.
 EXPORT_CHANGES = 100
 # How often, in simulated hours, continuous mode applies the retention (LANDING_KEEP_*).

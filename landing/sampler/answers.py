@@ -27,7 +27,8 @@ class Api:
     """Makes the sampler's API requests, reads their answers, and settles those that fail.
 
     frontier: the bounded frontier a failed sample gives its reservation back to; errback: the spider's callback for a
-    failed request; listing_failed(source): a listing request of `source` failed; retries: RETRY_TIMES.
+    failed request; listing_failed(source): a listing request of `source` failed; retries: RETRY_TIMES;
+    delta_failed(registry): a registry delta's request failed (landing.sampler.delta_watch).
     """
 
     crawler: Any
@@ -36,6 +37,7 @@ class Api:
     errback: Callable
     listing_failed: Callable[[str], None]
     retries: int
+    delta_failed: Callable[[str], None] = lambda registry: None
 
     def request(self, url, callback, **meta):
         # APIs are for machines: their terms, not robots.txt, govern them. Each API request of a run is asked
@@ -76,6 +78,13 @@ class Api:
             )
             self.crawler.stats.inc_value("landing/run/samples_failed")
             self.frontier.leave(meta["sample"]["sample/size"])
+        elif "delta" in meta:
+            self.logger.error(
+                "Registry delta request failed, the next look asks for the same window again: %s (%s)",
+                request.url,
+                why,
+            )
+            self.delta_failed(meta["delta"])
         else:
             self.logger.error("API request failed: %s (%s)", request.url, why)
 

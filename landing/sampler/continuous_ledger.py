@@ -7,8 +7,8 @@ and the state that names the round are written in one flush, so a crawl killed a
 was in: its samples are in the plan, its visits recorded as they are stored.
 """
 
-from landing.core.continuous import schedule
-from landing.core.continuous.freshness import Prefix, moment, prefix_id, prefix_of
+from landing.core.continuous import registry_deltas, schedule
+from landing.core.continuous.freshness import REGISTRY, Prefix, moment, prefix_id, prefix_of
 from landing.core.registries.names import read as names_in
 from landing.core.sampling import runs
 from landing.core.sampling.runs import RunError
@@ -85,6 +85,17 @@ class ContinuousLedger:
             doc = self.docs.get("prefix", doc_id)
             if doc is None:
                 continue  # listed again under another id since it was read: the next slice plans it
+            if pick.reason == REGISTRY:  # exactly the DOIs the registries moved, cleared from the prefix
+                dois = list(doc.get("prefix/registry-dois") or ())
+                self._put_prefix(doc_id, registry_deltas.picked(doc))
+                if not dois:
+                    continue
+                sample = registry_deltas.sample(
+                    run["run/id"], start + len(samples), pick, dois, planned, names_in("prefix", doc)
+                )
+                samples.append(sample)
+                self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)
+                continue
             if pick.dois <= 0:
                 self._put_prefix(doc_id, {**doc, "prefix/sampled": planned})
                 continue
@@ -119,6 +130,45 @@ class ContinuousLedger:
             "continuous/updated": planned,
         }
         return run, self.save(state), sum(s["sample/dois"] is None for s in samples)
+
+    def tallies(self, ra: str, prefixes) -> dict[str, dict | None]:
+        """Each of `prefixes` (of registry `ra`) with its tally of resource domains: {} when it has none yet, None
+        when it is not a known prefix."""
+        found = {}
+        for name in prefixes:
+            doc = self.docs.get("prefix", prefix_id(ra, name))
+            found[name] = None if doc is None else registry_deltas.tally_of(doc)
+        return found
+
+    def observe(self, ra: str, look, limit: int) -> dict:
+        """What a look (landing.core.continuous.registry_deltas.Look) at registry `ra` saw, stored on its prefixes:
+        their tallies grown, changed prefixes signalled with their DOIs kept, at most `limit` a prefix. Figures
+        {changes: DOIs kept, signalled: prefixes}."""
+        figures = {"changes": 0, "signalled": 0}
+        for name, seen in sorted(look.seen.items()):
+            doc_id = prefix_id(ra, name)
+            doc = self.docs.get("prefix", doc_id)
+            if doc is None:
+                continue
+            doc, kept = registry_deltas.observed(doc, seen, look.kept.get(name, {}), limit)
+            self._put_prefix(doc_id, doc)
+            figures["changes"] += kept
+            figures["signalled"] += kept > 0
+        self.docs.flush()
+        return figures
+
+    def looked(self, state: dict, ends: dict, figures: dict, now: str) -> dict:
+        """The state once the registries were looked at: each registry's window end (`ends`, {registry: stamp}),
+        and what the look found (figures {dois, changes, signalled})."""
+        return self.save(
+            {
+                **state,
+                "continuous/delta": {**(state.get("continuous/delta") or {}), **ends},
+                "continuous/delta-looked": now,
+                **{f"continuous/delta-{name}": figures.get(name, 0) for name in ("dois", "changes", "signalled")},
+                "continuous/updated": now,
+            }
+        )
 
     def spent(self, state: dict, now: str, requests: int) -> dict:
         """`requests` sent since the last count (the visits that ran while the planner waited) counted in the day at
@@ -193,7 +243,11 @@ class ContinuousLedger:
         doc = self.docs.get("prefix", doc_id)
         if doc is None:
             return
-        doc = schedule.sampled(doc, sample, self.docs.scan("analysis", prefix=sample["sample/prefix"] + "/"))
+        analyses = list(self.docs.scan("analysis", prefix=sample["sample/prefix"] + "/"))
+        if sample.get("sample/reason") == REGISTRY:  # a few DOIs the registries moved: no refresh of the prefix
+            doc = registry_deltas.visited(doc, sample, analyses)
+        else:
+            doc = registry_deltas.resourced(schedule.sampled(doc, sample, analyses), sample, analyses)
         self._put_prefix(doc_id, doc)
         figures["sampled"] += 1
         figures["signalled"] += bool(doc["prefix/signals"])

@@ -1,6 +1,7 @@
 """Continuous sampling (LANDING_CONTINUOUS): one run that never finishes, its plan growing a round each slice.
 
-Each slice (tuning.PLAN_MINUTES of the clock's time) the planner lists every owner again when tuning.RELIST_HOURS
+Each slice (tuning.PLAN_MINUTES of the clock's time) the planner asks the registries which DOIs were updated when
+LANDING_DELTA_HOURS have passed (landing.sampler.delta_watch), lists every owner again when tuning.RELIST_HOURS
 have passed (new prefixes are stored never sampled), asks landing.core.continuous.freshness.plan which known prefixes to sample
 within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
 plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
@@ -27,6 +28,7 @@ from landing.crawl.signals import crawl_stopping
 from landing.publish.pruning import grace, prune
 from landing.sampler import frontier_redis
 from landing.sampler.continuous_ledger import ContinuousLedger
+from landing.sampler.delta_watch import DeltaWatch
 from landing.sampler.listing import Listing
 from landing.sampler.pipelines import export_or_say
 from landing.sampler.planner import Sampling, until_visited, walk
@@ -51,6 +53,7 @@ class Continuous(Sampling):
         self.policy = freshness.Policy(
             cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
         )
+        self.deltas = DeltaWatch(self.api, callbacks, cfg, crawler, logger)
         crawler.signals.connect(self._closing, signal=crawl_stopping)
         crawler.signals.connect(self._closing, signal=scrapy_signals.spider_closed)
 
@@ -92,7 +95,13 @@ class Continuous(Sampling):
             started = clock.now()
             # The requests of the visits that ran while the planner waited, in the day before the slice plans.
             state = await docs.call(records.spent, state, clock.stamp(), self._uncounted())
-            before = self._requests()
+            before = self._requests()  # the registries' deltas and the listing: requests that are no visit's
+            if s.delta_hours and schedule.due(state.get("continuous/delta-looked"), started, s.delta_hours):
+                for request in self.deltas.requests(run, state, started):
+                    yield request
+                if not await self.deltas.ended(self.closing):
+                    return
+                state = await self.deltas.settle(state)
             if schedule.due(state.get("continuous/listed"), started, s.relist_hours):
                 async for request in self._relist():
                     yield request

@@ -68,7 +68,8 @@ class DoiSamplerSpider(scrapy.Spider):
             self.crawler.stats.set_value("landing/run/unreadable", f"LANDING_FRONTIER_REDIS: {error}")
             self.logger.error("Cannot reach the shared frontier (LANDING_FRONTIER_REDIS): %s", error)
 
-    # The planner's API requests: listing (landing.sampler.listing), samples (landing.sampler.samples).
+    # The planner's API requests: listing (landing.sampler.listing), samples (landing.sampler.samples), registry
+    # deltas (landing.sampler.delta_watch).
     def api_failed(self, failure):
         return self.planner.api.failed(failure)
 
@@ -80,6 +81,10 @@ class DoiSamplerSpider(scrapy.Spider):
 
     def parse_count(self, response):
         return self.planner.listing.parse_count(response)
+
+    async def parse_delta(self, response):
+        async for request in self.planner.deltas.parse(response):
+            yield request
 
     async def parse_sample(self, response):
         async for output in self.planner.samples.parse_sample(response, self.planner.run):

@@ -52,14 +52,21 @@ class Sampling:
         self.visitor = visitor
         self.callbacks = callbacks
         self.frontier = Frontier.of(crawler)
-        self.api = Api(crawler, logger, self.frontier, callbacks.api_failed, self._listing_failed, retries)
+        self.api = Api(
+            crawler, logger, self.frontier, callbacks.api_failed, self._listing_failed, retries, self._delta_failed
+        )
         self.listing = Listing(self.api, callbacks, cfg, crawler, logger)
         self.samples = Samples(self.api, callbacks, cfg, crawler, logger, self.frontier, retries)
         self.run: OpenRun | None = None
         self.lead = SharedLead(self, crawler, logger)
+        self.deltas = None  # continuous mode's registry watcher (landing.sampler.delta_watch)
 
     def _listing_failed(self, source: str) -> None:
         self.listing.answered(source, failed=True)
+
+    def _delta_failed(self, registry: str) -> None:
+        if self.deltas is not None:
+            self.deltas.failed(registry)
 
     def start(self):
         return self.lead.share() if self.cfg.frontier_redis else self.run_all(ALONE)

@@ -1,8 +1,8 @@
 """The freshness planner's policy: which prefixes continuous sampling samples next, within a budget of requests.
 
 Every known prefix carries when it was last sampled and what its last visits signalled. Each slice of time (an
-hour, say) the planner spends that slice's share of the daily budget in this order: prefixes never sampled
-(largest first), then prefixes whose last visits signalled a change and whose recheck is due (sampled deeper),
+hour, say) the planner spends that slice's share of the daily budget in this order: the DOIs the registries moved
+(landing.core.continuous.registry_deltas), then prefixes never sampled (largest first), then prefixes whose last visits signalled a change and whose recheck is due (sampled deeper),
 then the most stale of those at their target age, so that none gets older than `refresh_days` while the budget
 allows. When it does not, the plan says how many days the budget can keep (`Plan.keeps_days`), as a value. Time
 comes in as `now`: the clock is read by the caller (landing/clock.py). docs/continuous.md is the design.
@@ -21,13 +21,16 @@ from landing.core.continuous.prefix_signals import (  # noqa: F401 (signals and 
     META_TAGS_CHANGED,
     NEW,
     NO_SIGNALS,
+    REGISTRY_CHANGED,
     SHARE_FELL,
     SIGNALS,
     signals,
 )
 from landing.core.sampling.sample_sizes import sample_size
 
-NEVER_SAMPLED, SIGNALLED, STALE = "never-sampled", "signalled", "stale"  # why a prefix was picked, in priority order
+# Why a prefix was picked, in priority order: the registries moved DOIs of it (landing.core.continuous.registry_deltas),
+# never sampled, its last visits signalled, stale.
+REGISTRY, NEVER_SAMPLED, SIGNALLED, STALE = "registry", "never-sampled", "signalled", "stale"
 SAMPLE_REQUESTS = 1  # the API query that draws one prefix's sample (Crossref or DataCite, [crawl.md "Sampling"])
 DAY = timedelta(days=1)
 STAMP = "%Y-%m-%dT%H:%M:%SZ"  # stored timestamps (landing.clock.FORMAT)
@@ -35,8 +38,8 @@ STAMP = "%Y-%m-%dT%H:%M:%SZ"  # stored timestamps (landing.clock.FORMAT)
 
 @dataclass(frozen=True, slots=True)  # slots: continuous mode keeps one per known prefix
 class Prefix:
-    """A known prefix: who owns it, how many DOIs it has, when it was last sampled (None: never), and the
-    signals of its last visits (`SIGNALS`)."""
+    """A known prefix: who owns it, how many DOIs it has, when it was last sampled (None: never), the
+    signals of its last visits (`SIGNALS`), and how many DOIs the registries' deltas keep for a visit."""
 
     ra: str
     owner: str
@@ -44,6 +47,7 @@ class Prefix:
     dois: int
     sampled: datetime | None = None
     signals: frozenset[str] = frozenset()
+    registry: int = 0
 
     def __post_init__(self):
         # In UTC once, here: a plan compares every known prefix's `sampled` each slice.
@@ -208,16 +212,19 @@ def plan(
     keeps = 0.0 if full <= 0 else (full / budget.requests_per_day if budget.requests_per_day > 0 else math.inf)
 
     recheck, due = timedelta(days=policy.recheck_days), end - timedelta(days=target_days(policy))
-    never, signalled, rest = [], [], []
+    registry, never, signalled, rest = [], [], [], []
     for p in known:  # one pass
-        if p.sampled is None:
+        if p.registry:
+            registry.append(p)
+        elif p.sampled is None:
             never.append(p)
         elif p.signals and p.sampled + recheck <= end:
             signalled.append(p)
         else:
             rest.append(p)
     never.sort(key=lambda p: (-p.dois, p.ra, p.prefix))
-    order = [(p, NEVER_SAMPLED) for p in never]
+    order = [(p, REGISTRY) for p in sorted(registry, key=lambda p: (p.ra, p.prefix))]
+    order += [(p, NEVER_SAMPLED) for p in never]
     order += [(p, SIGNALLED) for p in _stalest(signalled)]
     stale = _stalest(rest)
     share = paced([(now - p.sampled) / DAY for p in stale], target_days(policy))
@@ -229,8 +236,11 @@ def plan(
     for p, reason in order:
         if remaining <= 0:
             break
-        dois = depth(p, largest, policy)
-        cost = request_cost(dois, per_doi)
+        if reason == REGISTRY:  # exactly the DOIs the registries moved, no sample query
+            dois, cost = p.registry, p.registry * per_doi
+        else:
+            dois = depth(p, largest, policy)
+            cost = request_cost(dois, per_doi)
         picks.append(Pick(p, dois, reason, cost))
         remaining -= cost
     used = sum(pick.requests for pick in picks)
@@ -335,6 +345,7 @@ def prefix_of(doc: dict) -> Prefix:
         int(doc.get("prefix/dois") or 0),
         None if sampled is None else moment(sampled),
         frozenset(found) if found else NO_SIGNALS,
+        len(doc.get("prefix/registry-dois") or ()),
     )
 
 

@@ -13,7 +13,10 @@ DOMAIN_CHANGED = "domain-changed"  # a visit reached a domain no earlier visit o
 FAILING = "failing"  # most of the latest visits failed, most earlier ones did not
 META_TAGS_CHANGED = "meta-tags-changed"  # the prefix's usual meta-tag correctness is no longer the same
 SHARE_FELL = "share-fell"  # the share of correct pages fell on too few pages to tell: sampled deeper, not alerted
-SIGNALS = (NEW, DOMAIN_CHANGED, FAILING, META_TAGS_CHANGED, SHARE_FELL)
+# The registries updated DOIs of the prefix onto a domain it was not seen on (landing.core.continuous.registry_deltas):
+# set by a registry delta, not by a sample, and gone once those DOIs are picked for a visit.
+REGISTRY_CHANGED = "registry-changed"
+SIGNALS = (NEW, DOMAIN_CHANGED, FAILING, META_TAGS_CHANGED, SHARE_FELL, REGISTRY_CHANGED)
 NO_SIGNALS: frozenset[str] = frozenset()
 
 

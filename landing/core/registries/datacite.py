@@ -1,6 +1,7 @@
-"""The DataCite REST API: client listing, per-client counts and random samples (https://support.datacite.org/docs/api)."""
+"""The DataCite REST API: client listing, per-client counts, random samples and the DOIs updated in a window
+(https://support.datacite.org/docs/api)."""
 
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from landing.core.registries.names import Names, cleaned
 
@@ -88,3 +89,40 @@ def prefix_sample_url(api: str, client_id: str, prefix: str, size: int) -> str:
 def parse_dois(payload: dict) -> list[str]:
     data = payload.get("data") or []
     return [(item.get("attributes") or {}).get("doi") or item.get("id") for item in data if item.get("id")]
+
+
+def _lucene_time(moment) -> str:
+    """A UTC datetime as a term of the query string: its colons escaped (Lucene's `\\:`)."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ").replace(":", "\\:")
+
+
+def updates_url(api: str, start, end) -> str:
+    """The first page of the DOIs updated from `start` to `end` (datetimes in UTC, both bounds inclusive), each
+    with its URL and update time only (a sparse fieldset), by cursor: the next pages are the answer's `links.next`.
+
+    >>> from datetime import datetime
+    >>> from urllib.parse import unquote
+    >>> unquote(updates_url("https://api.datacite.org", datetime(2030, 1, 2, 3), datetime(2030, 1, 2, 4)))
+    'https://api.datacite.org/dois?query=updated:[2030-01-02T03\\\\:00\\\\:00Z TO 2030-01-02T04\\\\:00\\\\:00Z]&fields[dois]=url,updated&page[size]=1000&page[cursor]=1'
+    """
+    query = {
+        "query": f"updated:[{_lucene_time(start)} TO {_lucene_time(end)}]",
+        "fields[dois]": "url,updated",
+        "page[size]": PAGE_SIZE,
+        "page[cursor]": 1,
+    }
+    return f"{api}/dois?{urlencode(query, quote_via=quote)}"  # a space as %20, as DataCite's own examples write it
+
+
+def parse_updates(payload: dict) -> tuple[list[tuple[str, str | None]], str | None, int]:
+    """([(DOI, its URL or None)], the next page's URL or None, meta.total) of a page of updated DOIs.
+
+    >>> page = {"data": [{"id": "10.5061/ABC", "attributes": {"url": "https://repo.example/1"}}],
+    ...     "meta": {"total": 1}, "links": {"next": "https://api.datacite.org/dois?page%5Bcursor%5D=x"}}
+    >>> parse_updates(page), parse_updates({"data": [], "meta": {"total": 0}, "links": {}})
+    (([('10.5061/ABC', 'https://repo.example/1')], 'https://api.datacite.org/dois?page%5Bcursor%5D=x', 1), ([], None, 0))
+    """
+    data = payload.get("data") or []
+    found = [(str(item["id"]), (item.get("attributes") or {}).get("url")) for item in data if item.get("id")]
+    following = (payload.get("links") or {}).get("next") if data else None
+    return found, following, int((payload.get("meta") or {}).get("total") or 0)
