@@ -1,5 +1,6 @@
 """landing.core.registries.crossref: request URLs built exactly, and responses of the sandbox's Crossref API parsed."""
 
+from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -163,3 +164,45 @@ def test_sample_larger_than_the_member_gives_all_its_dois(world, member_dois):
     member = min(member_dois, key=lambda k: len(member_dois[k]))
     dois = crossref.parse_dois(call(world, crossref.sample_url(API, member, 100)))
     assert sorted(dois) == sorted(member_dois[member])
+
+
+def test_the_updates_url_asks_for_every_work_updated_in_the_window_by_cursor_selecting_what_a_delta_reads():
+    url = crossref.updates_url(API, datetime(2030, 1, 2, 3), datetime(2030, 1, 2, 4, 0, 59), "me@example.org", "a+b")
+    assert parse_qs(query(url)) == {
+        "filter": ["from-update-date:2030-01-02T03:00:00,until-update-date:2030-01-02T04:00:59"],
+        "select": ["DOI,resource,member,prefix"],
+        "rows": ["1000"],
+        "cursor": ["a+b"],
+        "mailto": ["me@example.org"],
+    }
+
+
+def test_a_page_of_updated_works_gives_each_doi_with_its_resource_url_and_the_next_cursor():
+    page = {
+        "status": "ok",
+        "message-type": "work-list",
+        "message": {
+            "total-results": 2,
+            "items-per-page": 1000,
+            "next-cursor": "next",
+            "items": [
+                {
+                    "DOI": "10.1234/abc",
+                    "member": "7",
+                    "prefix": "10.1234",
+                    "resource": {"primary": {"URL": "https://journal.example/article/abc"}},
+                },
+                {"DOI": "10.1234/def", "member": "7", "prefix": "10.1234"},
+            ],
+        },
+    }
+    assert crossref.parse_updates(page) == (
+        [("10.1234/abc", "https://journal.example/article/abc"), ("10.1234/def", None)],
+        "next",
+        2,
+    )
+
+
+def test_the_empty_page_of_updated_works_ends_the_paging_though_it_has_a_cursor():
+    page = {"status": "ok", "message": {"total-results": 2, "next-cursor": "again", "items": []}}
+    assert crossref.parse_updates(page) == ([], None, 2)

@@ -1,5 +1,6 @@
 """landing.core.registries.datacite: request URLs built exactly, and responses of the sandbox's DataCite API parsed."""
 
+from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -195,3 +196,45 @@ def test_sample_larger_than_the_client_gives_all_its_dois(world, client_dois):
     client = min(client_dois, key=lambda c: len(client_dois[c]))
     dois = datacite.parse_dois(call(world, datacite.sample_url(API, client, 1000)))
     assert sorted(dois) == sorted(client_dois[client])
+
+
+def test_the_updates_url_asks_for_the_dois_updated_in_the_window_with_their_url_a_thousand_a_page_by_cursor():
+    url = datacite.updates_url("https://api.datacite.org", datetime(2030, 1, 2, 3), datetime(2030, 1, 2, 4))
+    assert url.startswith("https://api.datacite.org/dois?")
+    assert parse_qs(urlsplit(url).query) == {
+        "query": ["updated:[2030-01-02T03\\:00\\:00Z TO 2030-01-02T04\\:00\\:00Z]"],
+        "fields[dois]": ["url,updated"],
+        "page[size]": ["1000"],
+        "page[cursor]": ["1"],
+    }
+    assert "+" not in url  # a space is %20, as DataCite's own examples write it
+
+
+def test_a_page_of_updated_dois_gives_each_doi_with_its_url_and_the_next_link():
+    following = "https://api.datacite.org/dois?page%5Bcursor%5D=opaque&page%5Bsize%5D=1000"
+    page = {
+        "data": [
+            {
+                "id": "10.5061/abc",
+                "type": "dois",
+                "attributes": {"url": "https://repo.example/record/1", "updated": "2030-01-02T03:12:44Z"},
+            },
+            {"id": "10.5061/def", "type": "dois", "attributes": {"updated": "2030-01-02T03:13:00Z"}},
+        ],
+        "meta": {"total": 2},
+        "links": {"next": following},
+    }
+    assert datacite.parse_updates(page) == (
+        [("10.5061/abc", "https://repo.example/record/1"), ("10.5061/def", None)],
+        following,
+        2,
+    )
+
+
+def test_the_last_page_of_updated_dois_has_no_next_link_and_ends_the_paging():
+    page = {
+        "data": [{"id": "10.5061/abc", "attributes": {"url": "https://repo.example/1"}}],
+        "meta": {"total": 1},
+        "links": {"self": "https://api.datacite.org/dois"},
+    }
+    assert datacite.parse_updates(page) == ([("10.5061/abc", "https://repo.example/1")], None, 1)
