@@ -3,7 +3,7 @@ listing's prefixes, rounds appended to the plan and closed once their visits are
 
 import pytest
 
-from landing.core.continuous import freshness, schedule
+from landing.core.continuous import freshness, registry_deltas, schedule
 from landing.core.registries.names import Names
 from landing.core.registries.names import read as names_in
 from landing.core.sampling import runs
@@ -166,3 +166,50 @@ def test_the_known_prefixes_the_ledger_keeps_stay_what_the_store_holds_as_it_lis
     kept = sorted(records.prefixes(), key=lambda p: p.prefix)
     assert kept == sorted(read_again, key=lambda p: p.prefix)
     assert [(p.prefix, p.sampled) for p in kept] == [("10.1", freshness.moment(T1)), ("10.2", freshness.moment(T1))]
+
+
+def _visited_round(records, run, state, at, domain):
+    """A round planned at `at`, every DOI of it visited on `domain` (its resource URL there too)."""
+    (run, state, _), plan = _planned(records, run, state, at)
+    for stored in list(records.docs.scan("sample")):
+        if stored.get("sample/dois") is None:
+            stored = runs.sampled(stored, [f"{stored['sample/prefix']}/{n}" for n in range(2)], at)
+            records.ledger.store("sample", runs.sample_id("continuous", stored["sample/order"]), stored)
+    for stored in records.docs.scan("sample"):
+        if stored["sample/planned"] == at:
+            for rank, doi in enumerate(stored["sample/dois"]):
+                _visit(records, run, stored, rank, domain, at)
+                analysis = records.docs.get("analysis", f"{doi} http {at[:10]}")
+                records.docs.put(
+                    "analysis",
+                    f"{doi} http {at[:10]}",
+                    {**analysis, "snapshot/resource-url": f"https://{domain}/{doi}"},
+                )
+    state, _ = records.close(run, state, at, idle=False)
+    return run, state, plan
+
+
+def test_a_registry_delta_onto_a_new_domain_is_visited_first_in_the_next_round_and_no_refresh(records):
+    run, state, _ = records.open(T0)
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)
+    run, state, _ = _visited_round(records, run, state, T1, "old.example")
+    assert records.docs.get("prefix", "crossref 10.1")["prefix/resources"] == {"old.example": 2}
+    look = registry_deltas.Look(keep=3)
+    look.add(
+        registry_deltas.entries([("10.1/m", "https://new.example/m"), ("10.1/0", "https://old.example/0")]),
+        records.tallies("crossref", ["10.1"]),
+    )
+    assert records.observe("crossref", look, 3) == {"changes": 1, "signalled": 1}
+    state = records.looked(state, {"crossref": T1}, {"dois": 2, "changes": 1, "signalled": 1}, T1)
+    assert (state["continuous/delta"], state["continuous/delta-changes"]) == ({"crossref": T1}, 1)
+    later = "2026-11-01T02:00:00Z"
+    (run, state, asked), plan = _planned(records, run, state, later)
+    assert ([(p.reason, p.dois) for p in plan.picks], asked) == ([("registry", 1)], 0)
+    sample = records.docs.get("sample", runs.sample_id("continuous", 1))
+    assert (sample["sample/dois"], sample["sample/reason"]) == (["10.1/m"], "registry")
+    prefix = records.docs.get("prefix", "crossref 10.1")
+    assert (prefix["prefix/registry-dois"], prefix["prefix/signals"]) == ([], [])
+    _visit(records, run, sample, 0, "new.example", later)
+    state, figures = records.close(run, state, later, idle=False)
+    prefix = records.docs.get("prefix", "crossref 10.1")
+    assert (figures["rounds"], prefix["prefix/sampled"], prefix["prefix/signals"]) == (1, T1, ["domain-changed"])
