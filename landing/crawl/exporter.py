@@ -22,6 +22,7 @@ from landing.crawl.sent_requests import SENT
 logger = logging.getLogger(__name__)
 
 CONTINUOUS = "landing/continuous/"
+DELTA = "landing/delta/"  # the registry watcher's (landing.sampler.delta_watch)
 # (metric, stat, help): counters, exported from the start (0 until counted) so that rate() has a first point; those
 # of continuous mode once it has set any of its stats.
 COUNTERS = (
@@ -34,6 +35,17 @@ CONTINUOUS_COUNTERS = (
     ("landing_plan_picks", CONTINUOUS + "picks", "prefixes continuous mode picked to sample"),
     ("landing_prefixes_signalled", CONTINUOUS + "signalled", "prefix samples that signalled a change"),
     ("landing_exports", CONTINUOUS + "exports", "artifact versions continuous mode exported"),
+)
+# Those of the registry watcher, once it has set any of its stats.
+DELTA_COUNTERS = (
+    ("landing_delta_requests", DELTA + "requests", "requests the registry watcher sent (counted in the budget too)"),
+    ("landing_delta_dois", DELTA + "dois", "updated DOIs the registry watcher read"),
+    (
+        "landing_delta_changes",
+        DELTA + "changes",
+        "updated DOIs on a domain their prefix was not seen on, kept for a visit",
+    ),
+    ("landing_delta_signalled", DELTA + "signalled", "prefixes a registry delta signalled"),
 )
 # (metric, stat, help): gauges, exported once their stat exists (a full run has none of continuous mode's).
 GAUGES = (
@@ -61,7 +73,8 @@ class StatsCollector(Collector):
         stats = dict(self.crawler.stats.get_stats())
         now = clock.now()
         continuous = any(key.startswith(CONTINUOUS) for key in stats)
-        for name, stat, text in COUNTERS + (CONTINUOUS_COUNTERS if continuous else ()):
+        deltas = DELTA_COUNTERS if any(key.startswith(DELTA) for key in stats) else ()
+        for name, stat, text in COUNTERS + (CONTINUOUS_COUNTERS if continuous else ()) + deltas:
             yield _counter(name, text, stats.get(stat) or 0)
         yield _labelled(
             CounterMetricFamily,
@@ -145,6 +158,18 @@ class StatsCollector(Collector):
                 "landing_last_export_age_seconds",
                 "seconds of the crawl's clock since the last artifact version",
                 value=(now - exported).total_seconds(),
+            )
+        looked = moment(stats.get(DELTA + "last"))
+        if looked is not None:
+            yield GaugeMetricFamily(
+                "landing_delta_last_timestamp_seconds",
+                "the end of the registry watcher's last window: updates up to then are read, on the crawl's clock",
+                value=looked.timestamp(),
+            )
+            yield GaugeMetricFamily(
+                "landing_delta_last_age_seconds",
+                "seconds of the crawl's clock since the end of the registry watcher's last window",
+                value=(now - looked).total_seconds(),
             )
         version = stats.get(CONTINUOUS + "last_version")
         if version:

@@ -178,3 +178,32 @@ def test_figures_continuous_mode_does_not_have_yet_are_no_age_and_an_infinite_pe
     found = scrape()
     assert "landing_budget_keeps_days +Inf" in found
     assert not [line for line in found if line.startswith("landing_prefix_age_days")]
+
+
+def test_the_registry_watchers_stats_are_served_as_landing_delta_metrics(serving):
+    made, scrape = serving
+    _with(
+        made,
+        {
+            **CONTINUOUS,
+            "landing/delta/requests": 26,
+            "landing/delta/dois": 4000,
+            "landing/delta/changes": 3,
+            "landing/delta/signalled": 1,
+            "landing/delta/last": "2026-11-26T11:00:00Z",
+        },
+    )
+    assert {
+        "landing_delta_requests_total 26.0",
+        "landing_delta_dois_total 4000.0",
+        "landing_delta_changes_total 3.0",
+        "landing_delta_signalled_total 1.0",
+        "landing_delta_last_timestamp_seconds 1.7956908e+09",  # 2026-11-26T11:00:00Z
+        "landing_delta_last_age_seconds 3600.0",
+    } <= scrape()
+
+
+def test_a_crawl_whose_registry_watcher_set_nothing_has_no_delta_metrics(serving):
+    made, scrape = serving
+    _with(made, CONTINUOUS)
+    assert not [line for line in scrape() if line.startswith("landing_delta")]

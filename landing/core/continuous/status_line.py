@@ -1,5 +1,5 @@
 """`scrapy status`'s one line, from what the store and the artifacts directory hold: a continuous run's freshness,
-last version, budget and health, or a full run's progress. docs/operations.md "Status"."""
+last version, budget, registry deltas and health, or a full run's progress. docs/operations.md "Status"."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -78,12 +78,29 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
     today = int(state.get("continuous/requests-today") or 0) if counted_today else 0
     if bounds.budget > 0:
         parts.append(f"budget {today / bounds.budget:.0%} of today's ({today:,} requests)")
+    if looked := moment(state.get("continuous/delta-looked")):
+        parts.append(deltas(state, looked, now))
     # With no version yet, the export check counts from the first listing: when continuous sampling began.
     since = min((t for t in listed if t), default=None) or moment(state.get("continuous/listed")) or now
     checks = [health.freshness(found["max"], bounds.refresh_days), health.export(last, since, now, bounds.export_hours)]
     checks.append(went_back)
     parts.append(f"health {health.verdict(checks)}")
     return "; ".join(parts), checks
+
+
+def deltas(state: dict, looked: datetime, now: datetime) -> str:
+    """The registry deltas' part of the line: when the registries were last looked at, and what that look found.
+
+    >>> from datetime import UTC
+    >>> state = {"continuous/delta-dois": 3400, "continuous/delta-changes": 5, "continuous/delta-signalled": 2}
+    >>> deltas(state, datetime(2026, 11, 26, 3, 48, tzinfo=UTC), datetime(2026, 11, 26, 4, tzinfo=UTC))
+    'registries read 12 min ago (3,400 DOIs updated, 5 moved, 2 prefixes signalled)'
+    """
+    figures = [int(state.get(f"continuous/delta-{name}") or 0) for name in ("dois", "changes", "signalled")]
+    return (
+        f"registries read {_ago(looked, now)} ({figures[0]:,} DOIs updated, {figures[1]:,} moved, "
+        f"{figures[2]:,} prefix{'' if figures[2] == 1 else 'es'} signalled)"
+    )
 
 
 def _ago(moment_: datetime, now: datetime) -> str:

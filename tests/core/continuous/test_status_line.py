@@ -117,3 +117,21 @@ def test_a_full_run_says_its_progress_and_its_last_version():
         "full run 2026-11-25T22:00:00Z (finished): 200 of 200 owners sampled, 4,990 of 5,000 planned DOIs visited; "
         "last version 20261126T000000Z (4 h ago, 812 pairs changed)"
     )
+
+
+def test_the_line_says_when_the_registries_were_last_read_and_what_moved():
+    looked = state(
+        **{
+            "continuous/delta-looked": _stamp(NOW - timedelta(minutes=20)),
+            "continuous/delta-dois": 1200,
+            "continuous/delta-changes": 1,
+            "continuous/delta-signalled": 1,
+        }
+    )
+    line, _ = status_line.continuous(looked, prefixes([1, 2]), Version("20261126T010000Z", 0), NOW, BOUNDS)
+    assert "; registries read 20 min ago (1,200 DOIs updated, 1 moved, 1 prefix signalled); health OK" in line
+
+
+def test_a_run_that_never_read_the_registries_says_nothing_of_them():
+    line, _ = status_line.continuous(state(), prefixes([1, 2]), Version("20261126T010000Z", 0), NOW, BOUNDS)
+    assert "registries" not in line
