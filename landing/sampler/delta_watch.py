@@ -31,7 +31,7 @@ class DeltaWatch:
         self.cfg = cfg
         self.crawler = crawler
         self.logger = logger
-        self.run = None
+        self.run, self.began = None, None
         self._reset()
 
     def _reset(self):
@@ -47,7 +47,8 @@ class DeltaWatch:
     def requests(self, run, state: dict, now):
         """The first request of each registry's look at `now` (a first look asks nothing: it starts now)."""
         self._reset()
-        self.run = run
+        # The look is dated when it began, as the slice is: due again LANDING_DELTA_HOURS of slices later.
+        self.run, self.began = run, now.strftime(clock.FORMAT)
         s = self.cfg
         overlap, longest = timedelta(minutes=s.delta_overlap_minutes), timedelta(days=s.delta_max_days)
         ends = state.get("continuous/delta") or {}
@@ -131,7 +132,7 @@ class DeltaWatch:
     async def settle(self, state: dict) -> dict:
         """Once every registry's paging is over: what the look saw stored on the prefixes, and each registry whose
         paging ended its window's end in the state, so the next look starts there."""
-        run, stats, now = self.run, self.crawler.stats, clock.stamp()
+        run, stats = self.run, self.crawler.stats
         figures = {"dois": sum(look.dois for look in self.looks.values()), "changes": 0, "signalled": 0}
         for registry, look in sorted(self.looks.items()):
             found = await run.docs.call(run.records.observe, registry, look, self.cfg.changed_dois)
@@ -139,7 +140,7 @@ class DeltaWatch:
             figures["signalled"] += found["signalled"]
         ends = {r: w.end.strftime(clock.FORMAT) for r, w in self.windows.items() if r not in self.unanswered}
         ends.update(self.firsts)
-        state = await run.docs.call(run.records.looked, state, ends, figures, now)
+        state = await run.docs.call(run.records.looked, state, ends, figures, self.began)
         stats.inc_value(STATS + "changes", figures["changes"])
         stats.inc_value(STATS + "signalled", figures["signalled"])
         if ends:

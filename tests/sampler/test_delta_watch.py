@@ -132,3 +132,9 @@ def test_a_first_look_asks_nothing_and_starts_each_registry_now(spider):
     assert watch.over.is_set()
     state = asyncio.run(watch.settle({}))
     assert state["continuous/delta"] == {"crossref": "2030-01-02T04:00:00Z", "datacite": "2030-01-02T04:00:00Z"}
+
+
+def test_a_look_is_dated_when_it_began_so_that_hourly_looks_come_every_hourly_slice(spider):
+    watch = spider.planner.deltas
+    list(watch.requests(spider.planner.run, {}, NOW))
+    assert asyncio.run(watch.settle({}))["continuous/delta-looked"] == "2030-01-02T04:00:00Z"
