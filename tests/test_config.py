@@ -50,6 +50,17 @@ def test_continuous_spans_must_be_more_than_zero_and_counts_not_below_their_mini
     ]
 
 
+def test_registry_deltas_are_hourly_by_default_off_at_zero_and_never_a_negative_span(tmp_path):
+    assert config.of_settings(_settings(tmp_path)).delta_hours == 1.0
+    assert config.of_settings(_settings(tmp_path, LANDING_DELTA_HOURS="0")).delta_hours == 0.0
+    bad = {"LANDING_DELTA_HOURS": "-1", "TUNING_DELTA_OVERLAP_MINUTES": "-5", "TUNING_DELTA_MAX_DAYS": "0"}
+    assert problems(_settings(tmp_path, **bad)) == [
+        "LANDING_DELTA_HOURS=-1.0 must be at least 0",
+        "TUNING_DELTA_OVERLAP_MINUTES=-5.0 must be at least 0",
+        "TUNING_DELTA_MAX_DAYS='0' must be more than 0",
+    ]
+
+
 def test_continuous_mode_is_off_by_default_and_read_as_a_flag(tmp_path):
     assert config.of_settings(_settings(tmp_path)).continuous is False
     assert config.of_settings(_settings(tmp_path, LANDING_CONTINUOUS="1")).continuous is True
