@@ -133,9 +133,10 @@ def tallied(tally: Mapping[str, int], seen: Mapping[str, int]) -> dict[str, int]
 
 
 def changes(tally: Mapping[str, int], seen: Mapping[str, int]) -> list[str]:
-    """The domains of a window that are a change to a prefix with this tally: one the tally lacks, or a minority
-    one that got at least as many DOIs in the window as the tally held, and MOVE_DOIS. A prefix with no tally yet
-    learns its first domains without a change.
+    """The domains of a window that are a change to a prefix with this tally: one the tally lacks (with MOVE_DOIS
+    DOIs when the tally is full: the domain may be one it dropped), or a minority one that got at least as many DOIs
+    in the window as the tally held, and MOVE_DOIS. A prefix with no tally yet learns its first domains without a
+    change.
 
     >>> changes({"old.example": 90, "side.example": 10}, {"old.example": 40, "new.example": 1, "side.example": 4})
     ['new.example']
@@ -144,10 +145,12 @@ def changes(tally: Mapping[str, int], seen: Mapping[str, int]) -> list[str]:
     """
     if not tally:
         return []
+    full = len(tally) >= TALLY_DOMAINS
     return sorted(
         name
         for name, count in seen.items()
-        if name not in tally or (not _majority(tally, name) and count >= max(MOVE_DOIS, tally[name]))
+        if (name not in tally and (not full or count >= MOVE_DOIS))
+        or (name in tally and not _majority(tally, name) and count >= max(MOVE_DOIS, tally[name]))
     )
 
 

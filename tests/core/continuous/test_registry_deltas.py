@@ -173,3 +173,9 @@ def test_a_registry_visit_reaching_a_new_domain_signals_a_deeper_sample_and_is_n
     )
     assert (after["prefix/signals"], after["prefix/sampled"]) == ([DOMAIN_CHANGED], SAMPLED)
     assert after["prefix/resources"] == {"old.example": 40, "new.example": 1}
+
+
+def test_a_domain_missing_from_a_full_tally_is_a_change_only_with_as_many_dois_as_a_share_moving():
+    full = {f"d{n:02d}.example": 10 for n in range(deltas.TALLY_DOMAINS)}
+    assert deltas.changes(full, {"dropped.example": 1}) == []
+    assert deltas.changes(full, {"dropped.example": deltas.MOVE_DOIS}) == ["dropped.example"]
