@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import psutil
 
-from bench.continuous_store import Served, gaps, kept, reached, rounds
+from bench.continuous_store import Served, gaps, intact, reached, rounds
 from bench.crawls import REAL_PACE, mb
 from bench.scratch import scratch
 from landing import settings as defaults
@@ -235,7 +235,7 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     # The last version is exported while the crawl closes, and the clock runs on meanwhile: it shows what was
     # visited by the stop, so it counts at the stop.
     every = versions(stores.artifacts)
-    whole = [path for path in every if kept(path)]
+    whole = [path for path in every if intact(path)]
     found = [(min(version_time(path.name), end), load_version(path)) for path in whole]
     pairs = [(when, {(p, d) for p, d, _ in a.good | a.bad}) for when, a in found]
     print(f"\nversions: {len(found)}:", ", ".join(f"{when:%m-%d %H:%M}" for when, _ in found))

@@ -36,7 +36,7 @@ def gaps(times: list[datetime]) -> tuple[float | None, float | None]:
     return (min(hours), max(hours)) if hours else (None, None)
 
 
-def kept(path: Path) -> bool:
+def intact(path: Path) -> bool:
     """Whether a version directory still holds every file each version has (compressed `.gz` or not)."""
     from landing.artifacts.artifact_files import REQUIRED
 

@@ -1,6 +1,6 @@
 """What the continuous benchmark reads of a run's stores and logs."""
 
-from bench.continuous_store import Served, kept
+from bench.continuous_store import Served, intact
 from landing.core.publishing.artifact_format import BAD_CSV, DECISIONS_JSON, GOOD_CSV
 
 
@@ -19,6 +19,6 @@ def test_a_version_is_kept_with_each_of_its_files_plain_or_compressed(tmp_path):
     for name in (GOOD_CSV, BAD_CSV):
         (tmp_path / name).write_text("")
     (tmp_path / f"{DECISIONS_JSON}.gz").write_bytes(b"")
-    assert kept(tmp_path)
+    assert intact(tmp_path)
     (tmp_path / BAD_CSV).unlink()
-    assert not kept(tmp_path)
+    assert not intact(tmp_path)
