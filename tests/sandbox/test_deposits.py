@@ -175,3 +175,35 @@ def test_background_updates_come_at_the_rate_asked_and_the_same_for_a_seed():
     drawn = [deposits.background(f"10.1/{n}", 3, 0.01, 0, 30 * 86400) for n in range(2000)]
     assert 500 < sum(map(len, drawn)) < 700  # 2,000 DOIs, 1% a day, 30 days: 600
     assert drawn[:50] == [deposits.background(f"10.1/{n}", 3, 0.01, 0, 30 * 86400) for n in range(50)]
+
+
+def test_a_background_update_puts_a_doi_in_the_window_of_its_time_with_its_url_unchanged(directory, tmp_path):
+    for name in ("world.json", "dois.jsonl", "routes.jsonl"):
+        (tmp_path / name).write_bytes((directory / name).read_bytes())
+    event = {"at": _day(0), "kind": "background-updates", "rate": 2, "seed": 4, "days": 10}
+    (tmp_path / "timeline.jsonl").write_text(json.dumps(event) + "\n")
+    world = World(tmp_path)
+    day = deposits.period("2030-01-04")
+    world.now = lambda: day[1]  # the window's end: a DOI updated in it has not been updated since
+    try:
+        found, total = deposits.window(world, "crossref", *day)
+    finally:
+        world.close()
+    dois = [f"10.1234/{site}{n}" for site, count in (("a", 3), ("b", 2)) for n in range(count)]
+    drawn = {doi: deposits.background(doi, 4, 2, START.timestamp(), START.timestamp() + 10 * 86400) for doi in dois}
+    assert {r["doi"] for r in found} == {
+        doi for doi, times in drawn.items() if any(day[0] <= t < day[1] for t in times)
+    }
+    assert total == len(found) > 0 and all(
+        r["url"].startswith(("https://a.example/", "https://b.example/")) for r in found
+    )
+
+
+def test_a_cursor_misses_nothing_when_the_clock_moves_between_pages(ask):
+    message = ask(1, _works("2029", "2030", "&rows=2&cursor=*"))[1]["message"]
+    seen = [item["DOI"] for item in message["items"]]
+    while message["items"]:  # the registry-visible move at day 2 re-dates a0..a2 after every first deposit
+        message = ask(2.1, _works("2029", "2030", f"&rows=2&cursor={quote(message['next-cursor'])}"))[1]["message"]
+        seen += [item["DOI"] for item in message["items"]]
+    assert set(seen) == {"10.1234/a0", "10.1234/a1", "10.1234/a2", "10.1234/b0", "10.1234/b1"}
+    assert (seen.count("10.1234/b0"), seen.count("10.1234/b1")) == (1, 1)
