@@ -71,11 +71,14 @@ def build(db) -> None:
         if event["kind"] == "move" and event.get("registry", True):
             moves.setdefault(event["host"].lower(), []).append(at)
     end = anchor + float(updates["days"]) * 86400 if updates else anchor
+    names = "|".join(re.escape(host) for host in sorted(moves, key=len, reverse=True))
+    on_moved = re.compile(rf"^[a-z][a-z0-9+.-]*://(?:[^/@]*@)?({names})(?=[:/?#]|$)", re.IGNORECASE) if moves else None
     db.execute("create table deposit (rid integer, at real)")
     rows = []
     for rid, key, url, since in db.execute("select rid, key, url, since from doi").fetchall():
         first = since or first_deposit(key, anchor)
-        times = {first, *moves.get((urlsplit(url).hostname or "") if moves else "", ())}
+        moved = on_moved.match(url) if on_moved else None  # a regex, not urlsplit: it runs for every DOI
+        times = {first, *(moves[moved.group(1).lower()] if moved else ())}
         if updates:
             times.update(background(key, updates["seed"], float(updates["rate"]), anchor, end))
         rows.extend((rid, at) for at in times if at >= first)
