@@ -1,17 +1,21 @@
 """Continuous sampling over an evolving world: how soon moves show in the artifacts, and what a simulated day costs.
 
     .venv/bin/python -m bench.continuous [--dois 20000] [--sites 5] [--seed 1] [--days 30] [--speed 1440] [--latency-ms 200]
-                                         [--moves 0.01] [--new-owners 2] [--new-prefixes 1] [--every 2]
+                                         [--moves 0.01] [--registry-moves 0.5] [--new-owners 2] [--new-prefixes 1]
+                                         [--every 2]
                                          [--set NAME=VALUE ...] [--world DIR] [--keep]
 
 Generates an evolving world (`scrapy sandbox generate --evolve`: sites moving, owners and prefixes appearing, pages
 losing meta tags, outages), serves it and runs `scrapy crawl doi_sampler -s LANDING_CONTINUOUS=1` through it, both
 on one compressed clock (LANDING_CLOCK, LANDING_CLOCK_SPEED, LANDING_CLOCK_SINCE), for `--days` simulated days; then
-a SIGTERM, which exports a last version. Sampled every `--every` real seconds: the crawl's RSS and the sizes of the
-document store, the blobs and the artifacts. Printed: each move's delay until a version names its (prefix, new
-domain) pairs, against LANDING_REFRESH_DAYS; new prefixes' delay until a version names them; pairs the artifacts
-name that were never true; the prefixes' ages at the end; requests and growth per simulated day; RSS, second tenth
-against last tenth. bench/README.md "continuous.py" has the figures.
+a SIGTERM, which exports a last version. Sampled every `--every` real seconds: the crawl's RSS, the sizes of the
+document store, the blobs and the artifacts, and the requests the sandbox answered. Printed: each move's delay until
+a version names its (prefix, new domain) pairs, against LANDING_REFRESH_DAYS, and apart for the registry-visible
+moves (within 1 day) and the registry-silent ones (within LANDING_REFRESH_DAYS); new prefixes' delay until a version
+names them; pairs the artifacts name that were never true; the prefixes' ages at the end; the hours between
+versions and whether every version's files are still there; per prefix, the sites its visits reached against the
+sites holding 5% of its DOIs or more, and its refresh rounds; requests (the crawl's and the sandbox's) and growth
+per simulated day; RSS, second tenth against last tenth. bench/README.md "continuous.py" has the figures.
 """
 
 import argparse
@@ -27,13 +31,16 @@ from typing import NamedTuple
 
 import psutil
 
+from bench.continuous_store import Served, gaps, intact, reached, rounds
 from bench.crawls import REAL_PACE, mb
 from bench.scratch import scratch
 from landing import settings as defaults
 from landing_dev import runner
-from landing_dev.sandbox.timeline import Detection, Timeline, detections, moment, summary, wrong_pairs
+from landing_dev.sandbox.timeline import Detection, Timeline, coverage, detections, moment, summary, wrong_pairs
 
 STOP_GRACE = 600  # real seconds a SIGTERMed crawl may take to export its last version before it is killed
+VISIBLE_DAYS = 1  # a registry-visible move should show within this many simulated days
+LEAST_SHARE = 0.05  # a site holding this share of a prefix's DOIs should be seen by its visits
 
 
 class Sizes(NamedTuple):
@@ -42,6 +49,7 @@ class Sizes(NamedTuple):
     docs: int
     blobs: int
     artifacts: int
+    served: int = 0  # requests the sandbox answered so far
 
 
 def disk(path: Path) -> int:
@@ -141,7 +149,7 @@ def _world(directory: Path, opts) -> None:
         "--evolve",
     ]
     args += ["--start", opts.start, "--days", opts.days, "--moves", opts.moves, "--new-owners", opts.new_owners]
-    args += ["--new-prefixes", opts.new_prefixes]
+    args += ["--new-prefixes", opts.new_prefixes, "--registry-moves", opts.registry_moves]
     done = subprocess.run(runner.scrapy_command(*args), cwd=runner.PROJECT, capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"generate failed ({done.returncode}):\n{done.stderr[-2000:]}")
@@ -171,7 +179,8 @@ def run(opts, tmp: Path) -> None:
     server = crawl = None
     samples: list[Sizes] = []
     try:
-        server = runner.SandboxProcess(directory, opts.latency_ms, tmp / "serve.log", settings=clock)
+        server = runner.SandboxProcess(directory, opts.latency_ms, tmp / "serve.log", settings=clock, requests=True)
+        served = Served(tmp / "serve.log")
         command = runner.crawl_command(
             server.proxy, stores, {**settings, **clock}, [x for s in opts.set for x in ("-s", s)]
         )
@@ -181,7 +190,7 @@ def run(opts, tmp: Path) -> None:
         watched, ends = psutil.Process(crawl.process.pid), since + opts.days * 86400 / speed
         while crawl.running() and time.time() < ends:
             rss = runner.tree_rss(watched)
-            samples.append(Sizes(simulated(time.time()), rss, *_sizes(stores)))
+            samples.append(Sizes(simulated(time.time()), rss, *_sizes(stores), served()))
             time.sleep(opts.every)
         stopped = time.time()
         crawl.process.send_signal(signal.SIGTERM)
@@ -201,7 +210,7 @@ def run(opts, tmp: Path) -> None:
         if server:
             server.close()
     end = simulated(stopped)
-    samples.append(Sizes(end, 0, *_sizes(stores)))
+    samples.append(Sizes(end, 0, *_sizes(stores), served()))
     report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, end, refresh, budget)
 
 
@@ -225,9 +234,25 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
 
     # The last version is exported while the crawl closes, and the clock runs on meanwhile: it shows what was
     # visited by the stop, so it counts at the stop.
-    found = [(min(version_time(path.name), end), load_version(path)) for path in versions(stores.artifacts)]
+    every = versions(stores.artifacts)
+    whole = [path for path in every if intact(path)]
+    found = [(min(version_time(path.name), end), load_version(path)) for path in whole]
     pairs = [(when, {(p, d) for p, d, _ in a.good | a.bad}) for when, a in found]
     print(f"\nversions: {len(found)}:", ", ".join(f"{when:%m-%d %H:%M}" for when, _ in found))
+    least, most = gaps([version_time(path.name) for path in every])
+    print(
+        f"versions apart: {'-' if least is None else f'{least:.2f}'} to {'-' if most is None else f'{most:.2f}'} h "
+        f"(LANDING_EXPORT_EVERY={setting(opts.set, 'LANDING_EXPORT_EVERY')}); every version's files still there: "
+        f"{'yes' if len(whole) == len(every) else 'no'} ({len(whole)} of {len(every)})"
+    )
+    for registry, label, bound in ((True, "registry-visible", VISIBLE_DAYS), (False, "registry-silent", refresh)):
+        of_kind = timeline.moves(registry)
+        split = summary(detections(timeline, pairs, of_kind), bound, until=end)
+        print(
+            f"{label} moves: {len(of_kind)}, {split['pairs']} pairs, {split['shown']} shown; within {bound:g} d: "
+            f"{split['within'] or 0:.0%} ({split['pending']} pending); median {days(split['median_days'])}, "
+            f"max {days(split['max_days'])}"
+        )
     moved = detections(timeline, pairs)
     figures = summary(moved, refresh, until=end)
     print(
@@ -259,12 +284,26 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     try:
         ages = freshness.ages([freshness.prefix_of(doc) for doc in docs.scan("prefix")], end)
         state = docs.get("continuous", "state") or {}
+        sites, refreshed = reached(timeline, docs), rounds(docs)
     finally:
         docs.close()
     print(f"prefix ages at the end (days): {ages}; state: requests-today {state.get('continuous/requests-today')}")
+    shares = timeline.site_shares()
+    covered, held = coverage(shares, sites, LEAST_SHARE)
+    after4 = {p: s for p, s in shares.items() if refreshed.get(p, 0) >= 4}
+    covered4, held4 = coverage(after4, sites, LEAST_SHARE)
+    counts = sorted(refreshed.get(p, 0) for p in shares)
+    print(
+        f"sites holding >= {LEAST_SHARE:.0%} of a prefix's DOIs that its visits reached: {covered} of {held} "
+        f"({covered / held if held else 0:.1%}); after 4 or more rounds: {covered4} of {held4} "
+        f"({covered4 / held4 if held4 else 0:.1%}); rounds per prefix: min {counts[0] if counts else '-'}, "
+        f"median {statistics.median(counts) if counts else '-'}, max {counts[-1] if counts else '-'}"
+    )
     span = int((end - start) / timedelta(days=1))
     requests = per_day([(simulated(t + wall_of), r) for t, _, _, r in crawl.events], start, span)
     print(f"requests per simulated day (LANDING_BUDGET={budget:g}):", [r for r in requests if r is not None])
+    answered = per_day([(s.at, s.served) for s in samples], start, span)
+    print("requests the sandbox answered per simulated day:", [r for r in answered if r is not None])
     for name in ("docs", "blobs", "artifacts"):
         growth = per_day([(s.at, getattr(s, name)) for s in samples], start, span)
         kept = [g for g in growth if g is not None]
@@ -291,6 +330,9 @@ def main() -> None:
     )
     parser.add_argument("--latency-ms", type=float, default=200, help="sandbox latency per reply (200)")
     parser.add_argument("--moves", type=float, default=0.01, help="share of the sites moving per 30 days (0.01)")
+    parser.add_argument(
+        "--registry-moves", type=float, default=0.5, help="share of the moves the registries show (0.5)"
+    )
     parser.add_argument("--new-owners", type=float, default=2, help="owners appearing per week (2)")
     parser.add_argument("--new-prefixes", type=float, default=1, help="prefixes added per week (1)")
     parser.add_argument("--every", type=float, default=2, help="real seconds between readings of RSS and sizes (2)")

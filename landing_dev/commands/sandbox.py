@@ -18,8 +18,9 @@ USAGE = """
                           [--evolve ...]
   scrapy sandbox serve WORLD [--port P] [--host H] [--latency-ms L] [--jitter-ms J] [--log] [-s LANDING_CLOCK=...]
   scrapy sandbox truth WORLD     (re-walk a world, e.g. a hand-written one, and rewrite truth.jsonl)
-  scrapy sandbox evolve WORLD [--seed S] [--start T] [--days D] [--moves R] [--new-owners N] [--new-prefixes N]
-                              [--meta-flips R] [--outages R] [--outage-hours H] [--events FILE]
+  scrapy sandbox evolve WORLD [--seed S] [--start T] [--days D] [--moves R] [--registry-moves S] [--updates R]
+                              [--new-owners N] [--new-prefixes N] [--meta-flips R] [--outages R] [--outage-hours H]
+                              [--events FILE]
                               (write WORLD/timeline.jsonl)"""
 COMMANDS = ("generate", "serve", "truth", "evolve")
 
@@ -85,6 +86,12 @@ class Command(ScrapyCommand):
             ),
             ("days", float, "the horizon in simulated days"),
             ("moves", float, "share of the sites that move to a new domain per 30 days"),
+            (
+                "registry-moves",
+                float,
+                "share of the moves whose owners update their DOIs' registered URLs (the others keep a redirect)",
+            ),
+            ("updates", float, "share of the DOIs re-deposited a day with no URL change"),
             ("new-owners", float, "Crossref members or DataCite clients that appear per week"),
             ("new-prefixes", float, "prefixes existing owners add per week"),
             (
@@ -155,8 +162,7 @@ class Command(ScrapyCommand):
     def _evolve(self, directory, opts):
         from landing_dev.sandbox.evolution import Rates, evolve
 
-        names = ("start", "days", "moves", "new_owners", "new_prefixes", "meta_flips", "outages", "outage_hours")
-        rates = Rates(**{name: getattr(opts, name) for name in names})
+        rates = Rates(**{name: getattr(opts, name) for name in Rates.__dataclass_fields__})
         events = json.loads(Path(opts.events).read_text("utf-8")) if opts.events else None
         if events is not None and not isinstance(events, list):
             raise ValueError(f"{opts.events}: expected a JSON list of events")

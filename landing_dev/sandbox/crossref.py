@@ -1,14 +1,20 @@
-"""api.crossref.org: the part of the Crossref REST API the project uses, in its JSON envelope."""
+"""api.crossref.org: the part of the Crossref REST API the project uses, in its JSON envelope.
+
+A work's `deposited` and `indexed` dates are its update date at the world's clock (landing_dev.sandbox.deposits);
+`from-update-date`/`until-update-date` (the same as the deposit dates, as documented) select a window of them.
+"""
 
 import base64
 import json
 from urllib.parse import unquote
 
+from landing_dev.sandbox import deposits
 from landing_dev.sandbox.http import Reply, json_reply
 
 HOSTS = ("api.crossref.org",)
 MAX_ROWS, MAX_SAMPLE, MAX_OFFSET = 1000, 100, 10000
-FILTERS = ("member", "prefix", "alternative-id", "doi")
+DATES = ("from-update-date", "until-update-date", "from-deposit-date", "until-deposit-date")
+FILTERS = ("member", "prefix", "alternative-id", "doi", *DATES)
 # Fields the real API lets `select` name; the sandbox returns those of them it has.
 SELECTABLE = set(
     "DOI URL abstract accepted alternative-id approved archive article-number assertion author chair "
@@ -80,6 +86,31 @@ def _select(query):
     return fields
 
 
+def _date(at: float) -> dict:
+    """A date as the API writes a work's `deposited` or `indexed`."""
+    stamp = deposits.stamp(at)
+    parts = [int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])]
+    return {"date-parts": [parts], "date-time": stamp, "timestamp": int(at * 1000)}
+
+
+def _window(filters: dict) -> tuple[float, float] | None:
+    """The [start, end) of update dates the date filters select (None: no date filter); each bound covers its
+    whole date at its precision, as the API's inclusive `from-`/`until-` do."""
+    if not any(name in filters for name in DATES):
+        return None
+    start, end = float("-inf"), float("inf")
+    for name in DATES:
+        if name in filters:
+            try:
+                covered = deposits.period(filters[name])
+            except ValueError:
+                raise Invalid(
+                    "date-not-valid", filters[name], f"Date specified as {filters[name]} but is not valid."
+                ) from None
+            start, end = (max(start, covered[0]), end) if name.startswith("from") else (start, min(end, covered[1]))
+    return start, end
+
+
 def _work(record, fields):
     item = {
         "DOI": record["doi"].lower(),
@@ -93,6 +124,9 @@ def _work(record, fields):
         item["alternative-id"] = [record["pii"]]
     if record.get("title"):
         item["title"] = [record["title"]]
+    if record.get("updated") is not None:
+        item["deposited"] = _date(record["updated"])
+        item["indexed"] = {**_date(record["updated"]), "version": "0.1.0"}
     return {k: item[k] for k in fields if k in item} if fields else item
 
 
@@ -114,6 +148,9 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
     fields = _select(query)
     member = member or filters.get("member")
     prefix = prefix or filters.get("prefix")
+    window = _window(filters)
+    if window is not None and "doi" not in filters and "alternative-id" not in filters and "sample" not in query:
+        return _ok("work-list", _changed(world, query, fields, window, member, prefix))
     if "doi" in filters or "alternative-id" in filters:
         records = [world.doi(filters["doi"])] if "doi" in filters else world.by_pii(filters["alternative-id"])
         records = [
@@ -127,13 +164,13 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
         total = len(records)
         start = _int(query, "offset", 0, MAX_OFFSET)
         records = records[start : start + _int(query, "rows", 20, MAX_ROWS)]
-        message = {"total-results": total, "items": [_work(r, fields) for r in records]}
+        message = {"total-results": total, "items": [_work(deposits.updated(world, r), fields) for r in records]}
     elif "sample" in query:
         if "cursor" in query:
             raise Invalid("parameter-not-allowed", "cursor", "Cursor cannot be combined with sample.")
         n = _int(query, "sample", 20, MAX_SAMPLE)
         records = world.sample(state.rng, "crossref", member, prefix, n)
-        message = {"total-results": len(records), "items": [_work(r, fields) for r in records]}
+        message = {"total-results": len(records), "items": [_work(deposits.updated(world, r), fields) for r in records]}
     else:
         rows = _int(query, "rows", 20, MAX_ROWS)
         if "cursor" in query:
@@ -143,7 +180,7 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
         records = world.page("crossref", member, prefix, start, rows)
         message = {
             "total-results": world.count("crossref", member, prefix),
-            "items": [_work(r, fields) for r in records],
+            "items": [_work(deposits.updated(world, r), fields) for r in records],
             "items-per-page": rows,
             "query": {"start-index": start, "search-terms": None},
         }
@@ -153,6 +190,29 @@ def _works(world, query, state, member=None, prefix=None) -> Reply:
     message.setdefault("query", {"start-index": 0, "search-terms": None})
     message["facets"] = {}
     return _ok("work-list", message)
+
+
+def _changed(world, query, fields, window, member, prefix) -> dict:
+    """A page of the works whose update date falls in the window, by update date then DOI, with a cursor that
+    names the last one (so that pages stay right while the clock moves); rows=0 counts them."""
+    rows = _int(query, "rows", 20, MAX_ROWS)
+    try:
+        after = deposits.decursor(query.get("cursor", "*"))
+    except ValueError:
+        raise Invalid("cursor-not-valid", query["cursor"], "Cursor specified is not valid.") from None
+    offset = 0 if "cursor" in query else _int(query, "offset", 0, MAX_OFFSET)
+    found, total = deposits.window(world, "crossref", *window, after, rows, member, prefix, offset)
+    last = (found[-1]["updated"], found[-1]["rid"]) if found else after
+    message = {
+        "facets": {},
+        "total-results": total,
+        "items": [_work(r, fields) for r in found],
+        "items-per-page": rows,
+        "query": {"start-index": offset, "search-terms": None},
+    }
+    if "cursor" in query:
+        message["next-cursor"] = deposits.cursor(last)
+    return message
 
 
 def _member(world, member: dict) -> dict:
@@ -206,7 +266,7 @@ def respond(world, request, state) -> Reply:
             record = world.doi("/".join(parts[1:]))
             if record is None or record["ra"] != "crossref":
                 return Reply(404, [("Content-Type", "text/plain")], b"Resource not found.")
-            return _ok("work", _work(record, None))
+            return _ok("work", _work(deposits.updated(world, record), None))
         if parts == ["members"]:
             return _members(world, query)
         if len(parts) >= 2 and parts[0] == "members":

@@ -1,8 +1,13 @@
-"""api.datacite.org: the part of the DataCite REST API the project uses, in its JSON:API envelope."""
+"""api.datacite.org: the part of the DataCite REST API the project uses, in its JSON:API envelope.
+
+A DOI's `updated` is its update date at the world's clock (landing_dev.sandbox.deposits); `query=updated:[A TO B]`
+selects a window of them, paged with `page[cursor]`; `fields[dois]` keeps only the attributes it names.
+"""
 
 import math
 from urllib.parse import unquote, urlencode
 
+from landing_dev.sandbox import deposits
 from landing_dev.sandbox.http import Reply, json_reply
 
 HOSTS = ("api.datacite.org",)
@@ -29,9 +34,10 @@ def _paging(query):
     return min(int(size), MAX_PAGE_SIZE), int(number)
 
 
-def _doi(record) -> dict:
+def _doi(record, fields=None) -> dict:
+    """A DOI as the API answers it; `fields` (a `fields[dois]` value) keeps only those attributes."""
     doi = record["doi"].lower()
-    return {
+    found = {
         "id": doi,
         "type": "dois",
         "attributes": {
@@ -43,9 +49,15 @@ def _doi(record) -> dict:
             "state": "findable",
             "types": {"resourceTypeGeneral": "Dataset"},
             "titles": [{"title": record["title"]}] if record.get("title") else [],
+            "updated": deposits.stamp(record["updated"]) if record.get("updated") is not None else None,
         },
         "relationships": {"client": {"data": {"id": record["owner"], "type": "clients"}}},
     }
+    if fields:
+        wanted = {name.strip() for name in fields.split(",")}
+        found["attributes"] = {k: v for k, v in found["attributes"].items() if k in wanted}
+        found["relationships"] = {k: v for k, v in found["relationships"].items() if k in wanted}
+    return found
 
 
 def _links(request, query, number, pages):
@@ -57,10 +69,13 @@ def _links(request, query, number, pages):
 
 
 def _dois(world, request, query, state) -> Reply:
-    size, number = _paging(query)
     client, prefix = query.get("client-id"), query.get("prefix")
     if client is not None and world.owner("datacite", client) is None:
         client = "\0unknown"
+    window = deposits.lucene_range(query["query"]) if "query" in query else None
+    if window is not None:
+        return _changed(world, request, query, window, client, prefix)
+    size, number = _paging(query)
     total = world.count("datacite", client, prefix)
     if query.get("random") == "true":
         records = world.sample(state.rng, "datacite", client, prefix, size)
@@ -77,9 +92,28 @@ def _dois(world, request, query, state) -> Reply:
             ((world.prefix_count(p), p) for c in listed.values() for p in c.get("prefixes", [])), reverse=True
         )[:10]
         meta["prefixes"] = [{"id": p, "title": p, "count": n} for n, p in counts]
-    return _reply(
-        200, {"data": [_doi(r) for r in records], "meta": meta, "links": _links(request, query, number, pages)}
-    )
+    data = [_doi(deposits.updated(world, r), query.get("fields[dois]")) for r in records]
+    return _reply(200, {"data": data, "meta": meta, "links": _links(request, query, number, pages)})
+
+
+def _changed(world, request, query, window, client, prefix) -> Reply:
+    """A page of the DOIs whose `updated` falls in the window, oldest first, with a `links.next` whose cursor names
+    the last one (so that pages stay right while the clock moves); none on the last page."""
+    size = query.get("page[size]", str(DEFAULT_PAGE_SIZE))
+    if not size.isdigit():
+        raise ValueError("page[size] must be a positive integer")
+    size = min(int(size), MAX_PAGE_SIZE)
+    after = deposits.decursor(query.get("page[cursor]", "1"))
+    found, total = deposits.window(world, "datacite", *window, after, size + 1, client, prefix)
+    links = {"self": request.url}
+    if len(found) > size:
+        found = found[:size]
+        base = request.parts._replace(query="", fragment="").geturl()
+        token = deposits.cursor((found[-1]["updated"], found[-1]["rid"]))
+        links["next"] = base + "?" + urlencode({**query, "page[cursor]": token, "page[size]": size})
+    data = [_doi(r, query.get("fields[dois]")) for r in found]
+    meta = {"total": total, "totalPages": math.ceil(total / size) if size else 0}
+    return _reply(200, {"data": data, "meta": meta, "links": links})
 
 
 def _provider_id(client) -> str:
@@ -167,7 +201,7 @@ def respond(world, request, state) -> Reply:
             record = world.doi("/".join(parts[1:]))
             if record is None or record["ra"] != "datacite":
                 return _not_found()
-            return _reply(200, {"data": _doi(record)})
+            return _reply(200, {"data": _doi(deposits.updated(world, record), query.get("fields[dois]"))})
         if parts == ["clients"]:
             return _listing(request, query, [_client(world, c) for c in world.listed("datacite")], world)
         if parts[0] == "clients" and len(parts) == 2:

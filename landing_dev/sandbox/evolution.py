@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 from landing_dev.sandbox.world import STAMP, TIMELINE, WorldError, read_world_json
 
-KINDS = ("new-owner", "new-prefix", "move", "meta-tags-lost", "meta-tags-gained", "down", "up")
-GONE_SHARE = 0.25  # moved sites whose old domain stops answering; the others redirect to the new one
+KINDS = ("background-updates", "new-owner", "new-prefix", "move", "meta-tags-lost", "meta-tags-gained", "down", "up")
+GONE_SHARE = 0.25  # registry-visible moves whose old domain stops answering; the others redirect to the new one
 REFUSED_SHARE = 0.3  # outages that refuse connections; the others answer 503
 REGAIN_SHARE = 0.5  # sites that lost their DOI meta tags and get them back later
 NEWEST_SHARE = 0.9  # owners that may appear later: the smaller 90% (new members start small)
@@ -30,6 +30,8 @@ class Rates:
     start: str = "2030-01-01T00:00:00Z"  # the simulated instant the timeline starts at (a crawl's LANDING_CLOCK)
     days: float = 90.0  # the horizon: events fall in [start, start + days)
     moves: float = 0.01  # share of sites that move to a new domain per 30 days
+    registry_moves: float = 0.5  # share of the moves whose owners update their DOIs' registered URLs
+    updates: float = 0.002  # share of the DOIs re-deposited a day with no URL change (a new citation match...)
     new_owners: float = 1.0  # Crossref members or DataCite clients registered per week
     new_prefixes: float = 0.5  # prefixes added to existing owners per week
     meta_flips: float = 0.01  # share of the sites with DOI meta tags that lose them per 30 days
@@ -45,6 +47,8 @@ class Rates:
         for name, value in asdict(self).items():
             if name != "start" and not (isinstance(value, int | float) and value >= 0):
                 raise ValueError(f"{name}={value!r}: use a number, 0 or more")
+        if self.registry_moves > 1:
+            raise ValueError(f"registry_moves={self.registry_moves!r}: use a share, 0 to 1")
         if self.days <= 0:
             raise ValueError(f"days={self.days!r}: the horizon must be more than 0 days")
 
@@ -145,7 +149,16 @@ def plan(sites: list[Site], owners: list[dict], rates: Rates, seed: int = 0) -> 
         labels = site.host.split(".")
         to = f"{'-'.join(labels[:-1])}.platform{number % 7}.example"
         old = "gone" if rng.random() < GONE_SHARE else "redirect"
-        events.append({"at": at(rng.uniform(0, horizon)), "kind": "move", "host": site.host, "to": to, "old": old})
+        # Drawn apart from the timeline's stream, so that a seed's other events stay the same whatever the share.
+        registry = random.Random(f"registry:{seed}:{site.host}").random() < rates.registry_moves
+        move = {
+            "kind": "move",
+            "host": site.host,
+            "to": to,
+            "old": old if registry else "redirect",
+            "registry": registry,
+        }
+        events.append({"at": at(rng.uniform(0, horizon)), **move})
     for site in rng.sample(stable, min(_count(rates.outages, rates.days, 30, len(stable)), len(stable))):
         length = rng.uniform(0.5, 1.5) * rates.outage_hours * 3600
         begins = rng.uniform(0, max(horizon - length, 0))
@@ -166,14 +179,15 @@ def plan(sites: list[Site], owners: list[dict], rates: Rates, seed: int = 0) -> 
 def given(sites: list[Site], events: list[dict], rates: Rates) -> list[dict]:
     """A timeline from events a caller names ({"at", "kind", "host"...}: a site's `move`, `meta-tags-lost`,
     `meta-tags-gained`, `down` and `up`), checked against the sites and the horizon, in order of time; ValueError
-    naming the first event no timeline can hold. A move's `to` defaults as `plan` draws it, `old` to "redirect"."""
+    naming the first event no timeline can hold. A move's `to` defaults as `plan` draws it, `old` to "redirect",
+    `registry` (whether the owner updates its DOIs' registered URLs) to true."""
     rates.check()
     start = datetime.strptime(rates.start, STAMP).replace(tzinfo=UTC)
     hosts = {s.host for s in sites}
     drawn = []
     for number, event in enumerate(events):
         kind, host = event.get("kind"), event.get("host")
-        if kind not in KINDS or kind in ("new-owner", "new-prefix"):
+        if kind not in KINDS or kind in ("background-updates", "new-owner", "new-prefix"):
             raise ValueError(f"event {number + 1}: kind {kind!r}: use move, meta-tags-lost/gained, down or up")
         if host not in hosts:
             raise ValueError(f"event {number + 1}: host {host!r} serves no landing page of this world")
@@ -188,6 +202,9 @@ def given(sites: list[Site], events: list[dict], rates: Rates) -> list[dict]:
             labels = host.split(".")
             drawn[-1].setdefault("to", f"{'-'.join(labels[:-1])}.platform{number % 7}.example")
             drawn[-1].setdefault("old", "redirect")
+            drawn[-1].setdefault("registry", True)
+            if not drawn[-1]["registry"] and drawn[-1]["old"] == "gone":
+                raise ValueError(f"event {number + 1}: a registry-silent move keeps a redirect: old 'redirect'")
         elif kind == "down":
             drawn[-1].setdefault("how", "refused")
     return _described(sorted(drawn, key=lambda e: (e["at"], KINDS.index(e["kind"]), e["host"])), sites)
@@ -213,12 +230,24 @@ def _described(events: list[dict], sites: list[Site]) -> list[dict]:
     return events
 
 
+def background(rates: Rates, seed: int) -> dict:
+    """The event that starts the background updates: every DOI re-deposited at `rate` a day, at times a hash of
+    (seed, DOI, n) gives (landing_dev.sandbox.deposits), so that no event per DOI is written.
+
+    >>> background(Rates(days=30), 7)
+    {'at': '2030-01-01T00:00:00Z', 'kind': 'background-updates', 'rate': 0.002, 'seed': 7, 'days': 30}
+    """
+    return {"at": rates.start, "kind": "background-updates", "rate": rates.updates, "seed": seed, "days": rates.days}
+
+
 def evolve(directory, rates: Rates = Rates(), seed: int = 0, events: list[dict] | None = None) -> dict:
     """Write a world's timeline.jsonl from its world.json and truth.jsonl, drawn at `rates` or, given `events`, those
     (`given`); the count of each kind of event."""
     directory = Path(directory)
     sites, owners = sites_and_owners(directory)
     events = plan(sites, owners, rates, seed) if events is None else given(sites, events, rates)
+    if rates.updates:
+        events = [background(rates, seed), *events]
     with (directory / TIMELINE).open("w", encoding="utf-8") as out:
         for event in events:
             out.write(json.dumps(event) + "\n")

@@ -1,7 +1,9 @@
 """An evolving world as served: timeline.jsonl's events applied as the world's clock passes them.
 
-The events stay in the index (table `event`); the server keeps only what has happened so far: the sites moved, the
-sites whose pages lost their DOI meta tags, the sites down. Owners and prefixes that appear later are the World's
+The events stay in the index (table `event`); the server keeps only what has happened so far: the sites moved (and,
+for a registry-visible move, the domain its DOIs' registered URLs name: `World.registered`), the sites whose pages
+lost their DOI meta tags, the sites down. A registry-silent move leaves the registered URLs alone: the resolver and
+the APIs keep naming the old domain, which redirects. Owners and prefixes that appear later are the World's
 business (it hides their DOIs until then). Every effect is keyed by a site's first host (its *base*): a site that
 moved and then goes down is down on its new domain.
 """
@@ -22,6 +24,7 @@ NEEDS = {
     "meta-tags-gained": ("host",),
     "down": ("host",),
     "up": ("host",),
+    "background-updates": (),
 }
 # Down as a proxy says it: the origin refused the connection, or a moved site's old name no longer resolves.
 REFUSED = Reply(502, [("Content-Type", "text/plain")], b"sandbox: the site does not answer\n")
@@ -90,6 +93,8 @@ class Evolution:
             self.moved[host], self.base[event["to"]], self.retired[old] = event["to"], host, host
             if event.get("old") == "gone":
                 self.gone.add(old)
+            if event.get("registry", True):  # the owner re-registers its DOIs' URLs on the new domain
+                self.world.registered[host] = event["to"]
             names = "|".join(re.escape(name) for name in sorted(self.retired, key=len, reverse=True))
             self._text = re.compile(r"(?<=://)(" + names + r")(?=[/:?#\"'<\s]|$)")
             self._bytes = re.compile(self._text.pattern.encode())
@@ -108,8 +113,9 @@ class Evolution:
         host = host.lower()
         return host in self.gone or self.down.get(self.base.get(host, host)) == "refused"
 
-    def respond(self, world, request: Request, state, route_request) -> Reply:
-        """The reply to a request as the world stands now; `route_request` answers for the world as generated."""
+    def respond(self, world, request: Request, state, route_request, registries=frozenset()) -> Reply:
+        """The reply to a request as the world stands now; `route_request` answers for the world as generated, and
+        the `registries`' hosts answer from the registered URLs (never rewritten)."""
         self.catch_up()
         host = request.host
         if host in self.gone:
@@ -125,7 +131,7 @@ class Evolution:
         if base != host:
             request = Request(request.method, with_host(request.url, base), request.headers)
         reply = route_request(world, request, state)
-        if self._text is not None:
+        if self._text is not None and host not in registries:
             self._rewrite(reply)
         return reply
 
@@ -137,7 +143,8 @@ class Evolution:
         return {**route, "page": {**route["page"], "meta": meta}}
 
     def _rewrite(self, reply: Reply) -> None:
-        """Links to a moved site name its new domain: redirects, API records, page bodies."""
+        """Links on the sites to a moved site name its new domain: redirects and page bodies (the registries' answers
+        name the registered URLs)."""
         moved, retired = self.moved, self.retired
         reply.headers = [
             (k, self._text.sub(lambda f: moved[retired[f.group(1)]], v) if k.lower() == "location" else v)

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from urllib.parse import unquote
 
+from landing_dev.sandbox.deposits import registered
 from landing_dev.sandbox.http import Reply, html_reply, json_reply, redirect_reply
 
 HOSTS = ("doi.org", "dx.doi.org", "www.doi.org")
@@ -10,9 +11,8 @@ _TIMESTAMP = datetime(2020, 1, 1, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _lookup(world, handle: str):
-    if handle.lower().startswith("10/"):
-        return world.short(handle)
-    return world.doi(handle)
+    """The DOI's record with its URL as registered now."""
+    return registered(world, world.short(handle) if handle.lower().startswith("10/") else world.doi(handle))
 
 
 def respond(world, request) -> Reply:

@@ -1,5 +1,7 @@
 """The truth of an evolving world over time, for the tests and the benchmarks: where each prefix's DOIs land at a
-simulated moment, which (prefix, domain) pairs were ever true, and when the artifacts first showed each move.
+simulated moment, which (prefix, domain) pairs were ever true, which moves the registries show (registry-visible:
+the owner re-registered its DOIs' URLs) and which only a visit sees, each prefix's share of DOIs per site, and when
+the artifacts first showed each move.
 
 Read from the world's truth.jsonl (where each DOI lands in the world as generated) and timeline.jsonl (what changed,
 when: landing_dev.sandbox.evolution); the server applies the same events (landing_dev.sandbox.evolving).
@@ -29,19 +31,22 @@ def moment(stamp: str) -> datetime:
 
 @dataclass(frozen=True)
 class Doi:
-    """What the truth says of one DOI: its owner and prefix, and every host a visit of it may end on."""
+    """What the truth says of one DOI: its owner and prefix, every host a visit of it may end on, and the site its
+    landing page lives on (None: it has none)."""
 
     ra: str
     owner: str
     prefix: str
     hosts: frozenset
+    site: str | None = None
 
 
 def doi_of(record: dict) -> Doi:
     """A truth.jsonl record's DOI: the hosts of its final URLs (the three reference clients), and where the http
     client stopped (a failing visit still names its domain in the artifacts)."""
     hosts = {urlsplit(record[key]).hostname for key in _ENDS if record.get(key)}
-    return Doi(record["ra"], str(record["member_id"]), record["prefix"], frozenset(hosts - {None}))
+    site = urlsplit(record.get("landing_url") or "").hostname
+    return Doi(record["ra"], str(record["member_id"]), record["prefix"], frozenset(hosts - {None}), site)
 
 
 class Timeline:
@@ -64,6 +69,24 @@ class Timeline:
 
     def of_kind(self, kind: str) -> list[dict]:
         return [e for e in self.events if e["kind"] == kind]
+
+    def moves(self, registry: bool) -> list[dict]:
+        """The registry-visible moves (True) or the registry-silent ones (False); a move that does not say is
+        registry-visible, as the server takes it."""
+        return [e for e in self.of_kind("move") if e.get("registry", True) == registry]
+
+    def site_of(self, domain: str) -> str:
+        """The site a domain serves: a moved site's new domains count as the site itself."""
+        return next((e["host"] for e in self.of_kind("move") if e["to"] == domain), domain)
+
+    def site_shares(self) -> dict[str, dict[str, float]]:
+        """Per prefix, the share of its DOIs (those with a landing page) on each site."""
+        counts: dict[str, dict[str, int]] = {}
+        for doi in self.dois:
+            if doi.site:
+                sites = counts.setdefault(doi.prefix, {})
+                sites[doi.site] = sites.get(doi.site, 0) + 1
+        return {p: {s: n / sum(sites.values()) for s, n in sites.items()} for p, sites in counts.items()}
 
     def moved(self, t: datetime) -> dict[str, str]:
         """Base host -> the domain it serves from at t, for the sites that moved by then."""
@@ -115,15 +138,16 @@ class Detection:
         return None if self.shown is None else (self.shown - self.moved).total_seconds() / 86400
 
 
-def detections(timeline: Timeline, versions: list[tuple[datetime, set]]) -> list[Detection]:
-    """For each move, each prefix it took to the new domain (listed at the move): when a version first showed the pair.
+def detections(timeline: Timeline, versions: list[tuple[datetime, set]], moves=None) -> list[Detection]:
+    """For each move (of `moves`, default all), each prefix it took to the new domain (listed at the move): when a
+    version first showed the pair.
 
     `versions`: (the version's time, its (prefix, domain) pairs), any order. A version made before the move does not
     count, even if it names the pair.
     """
     ordered = sorted(versions, key=lambda v: v[0])
     found = []
-    for move in timeline.of_kind("move"):
+    for move in timeline.of_kind("move") if moves is None else moves:
         listed = {d.prefix for d in timeline.dois if move["host"] in d.hosts and timeline.visible(d, move["at"])}
         for prefix in sorted(listed):
             pair = (prefix, move["to"])
@@ -159,6 +183,17 @@ def summary(found: list[Detection], within_days: float, until: datetime | None =
         "within": within / len(judged) if judged else None,
         "pending": len(pending),
     }
+
+
+def coverage(shares: dict[str, dict[str, float]], seen: dict[str, set], least: float = 0.05) -> tuple[int, int]:
+    """Of the (prefix, site) pairs where the site holds at least `least` of the prefix's DOIs: how many the visits
+    reached (`seen`: prefix -> the sites its visits ended on), and how many there are.
+
+    >>> coverage({"10.1": {"a": 0.9, "b": 0.07, "c": 0.03}, "10.2": {"d": 1.0}}, {"10.1": {"a", "c"}})
+    (1, 3)
+    """
+    held = [(prefix, site) for prefix, sites in shares.items() for site, share in sites.items() if share >= least]
+    return sum(site in seen.get(prefix, ()) for prefix, site in held), len(held)
 
 
 def wrong_pairs(timeline: Timeline, pairs: set, until: datetime) -> set:

@@ -7,6 +7,7 @@ from landing_dev.sandbox import crossref, datacite, pages, resolver
 from landing_dev.sandbox.http import Reply, html_reply, redirect_reply
 
 _HTML = "text/html; charset=utf-8"
+REGISTRY_HOSTS = frozenset((*resolver.HOSTS, *crossref.HOSTS, *datacite.HOSTS))
 
 
 class State:
@@ -22,7 +23,7 @@ class State:
 
 def respond(world, request, state: State) -> Reply:
     if state.evolution is not None:
-        return state.evolution.respond(world, request, state, _respond)
+        return state.evolution.respond(world, request, state, _respond, REGISTRY_HOSTS)
     return _respond(world, request, state)
 
 

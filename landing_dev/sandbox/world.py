@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
+from landing_dev.sandbox import deposits
 from landing_dev.sandbox.evolving import problem
 
 FORMAT = "landing-sandbox/1"
 INDEX_NAME = ".index.sqlite"
-INDEX_VERSION = "6"
+INDEX_VERSION = "7"
 RAS = ("crossref", "datacite")
 DOI_PATTERN = re.compile(r"^10\.\d{4,9}/\S+$")
 # Sites serve a page whatever tracking parameters a link added to its URL.
@@ -235,6 +236,7 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
         create index doi_short on doi (short) where short is not null;
         """
     )
+    deposits.build(db)
     db.execute("insert into meta values ('version', ?)", (INDEX_VERSION,))
     db.commit()
     db.close()
@@ -287,6 +289,7 @@ class World:
             build_index(self.directory, index)
         self.db = sqlite3.connect(f"file:{index}?mode=ro", uri=True, check_same_thread=False)
         self.now = lambda: math.inf
+        self.registered: dict[str, str] = {}  # base host -> the domain its DOIs' registered URLs name now
         self.members = {str(m["id"]): m for m in self.meta.get("members", [])}
         self.clients = {str(c["id"]): c for c in self.meta.get("clients", [])}
         grouped = "select {0}, count(*) from doi where since = 0 group by {0}"

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 import pytest
 
-from landing_dev.sandbox.evolution import KINDS, Rates, Site, evolve, given, plan, sites_and_owners
+from landing_dev.sandbox.evolution import KINDS, Rates, Site, background, evolve, given, plan, sites_and_owners
 from landing_dev.sandbox.generator import generate
 from landing_dev.sandbox.timeline import moment
 from landing_dev.sandbox.world import World, WorldError
@@ -214,7 +214,8 @@ def test_scrapy_sandbox_evolve_writes_the_timeline_and_refuses_a_bad_start_with_
     done = scrapy("sandbox", "evolve", str(copy), "--seed", "3", "--days", "60", "--moves", "0.1", "--new-owners", "2")
     assert done.returncode == 0, done.stderr
     assert f"wrote {copy}/timeline.jsonl from 2030-01-01T00:00:00Z for 60 days" in done.stdout
-    expected = plan(*sites_and_owners(copy), Rates(days=60, moves=0.1, new_owners=2), seed=3)
+    rates = Rates(days=60, moves=0.1, new_owners=2)
+    expected = [background(rates, 3), *plan(*sites_and_owners(copy), rates, seed=3)]
     assert _events(copy) == expected
     refused = scrapy("sandbox", "evolve", str(copy), "--start", "soon")
     assert (refused.returncode, refused.stderr.strip()) == (
@@ -234,5 +235,26 @@ def test_scrapy_sandbox_evolve_plants_the_events_a_file_lists(evolved, tmp_path)
     (tmp_path / "events.json").write_text(json.dumps(planted))
     done = scrapy("sandbox", "evolve", str(copy), "--days", "30", "--events", str(tmp_path / "events.json"))
     assert done.returncode == 0, done.stderr
-    assert _events(copy) == given(sites, planted, Rates(days=30))
-    assert [e["kind"] for e in _events(copy)] == ["meta-tags-lost"]
+    assert _events(copy) == [background(Rates(days=30), 0), *given(sites, planted, Rates(days=30))]
+    assert [e["kind"] for e in _events(copy)] == ["background-updates", "meta-tags-lost"]
+
+
+def test_a_share_of_the_moves_is_registry_visible_and_a_silent_move_keeps_a_redirect():
+    moves = [e for e in _plan(Rates(days=90, moves=0.1, registry_moves=0.5)) if e["kind"] == "move"]
+    silent = [e for e in moves if not e["registry"]]
+    assert 0.4 < len(silent) / len(moves) < 0.6
+    assert {e["old"] for e in silent} == {"redirect"}
+
+
+def test_the_registry_share_changes_no_other_event():
+    def others(share):
+        events = _plan(Rates(days=60, moves=0.05, registry_moves=share))
+        return [{k: v for k, v in e.items() if k not in ("registry", "old")} for e in events]
+
+    assert others(0) == others(1)
+
+
+def test_a_given_silent_move_whose_old_site_is_gone_is_refused():
+    event = {"at": "2030-01-03T00:00:00Z", "kind": "move", "host": "www.s1.example", "old": "gone", "registry": False}
+    with pytest.raises(ValueError, match="event 1: a registry-silent move keeps a redirect"):
+        given(_sites(3), [event], Rates(days=30))

@@ -114,3 +114,20 @@ def test_a_pair_not_shown_that_moved_within_the_bound_of_the_end_is_pending_and_
     ]
     figures = summary(found, 7, until=T + timedelta(days=10))
     assert (figures["within"], figures["pending"]) == (0.5, 1)
+
+
+def test_a_move_is_registry_visible_unless_it_says_it_is_silent():
+    silent = {"at": _at(5), "kind": "move", "host": "www.b.example", "to": "b.platform1.example", "registry": False}
+    timeline = Timeline(DOIS, [*EVENTS, silent])
+    assert [e["host"] for e in timeline.moves(registry=True)] == ["www.a.example"]
+    assert [e["host"] for e in timeline.moves(registry=False)] == ["www.b.example"]
+    assert detections(timeline, [], timeline.moves(registry=False)) == [
+        Detection(T + timedelta(days=5), p, "b.platform1.example", None) for p in ("10.1000", "10.4000")
+    ]
+
+
+def test_a_prefixs_site_shares_count_its_dois_by_landing_site_and_a_new_domain_is_its_site():
+    dois = [Doi("crossref", "1", "10.1000", frozenset(), site) for site in ("a.example",) * 3 + ("b.example", None)]
+    timeline = Timeline(dois, EVENTS)
+    assert timeline.site_shares() == {"10.1000": {"a.example": 0.75, "b.example": 0.25}}
+    assert (timeline.site_of("a.platform0.example"), timeline.site_of("c.example")) == ("www.a.example", "c.example")
