@@ -147,7 +147,6 @@ class Config:
     plan_minutes: float
     relist_hours: float
     export_every: float
-    export_changes: int
     keep_versions_days: float
     keep_snapshots: int
     prune_hours: float

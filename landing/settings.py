@@ -190,8 +190,9 @@ LANDING_REFRESH_DAYS = 7.0
 # LANDING_BUDGET: requests a simulated UTC day continuous sampling may send, every one counted (robots.txt,
 # Chromium's). Default: 500000. Change it to what the deployment may ask of the web in a day.
 LANDING_BUDGET = 500000.0
-# LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode (none when nothing was sampled since); the
-# `export` health check fails after twice this. Default: 24. Change it to publish more or less often.
+# LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode, at fixed times of the clock (each multiple
+# of it from midnight UTC, the version named for it; none when nothing was sampled since); the `export` health check
+# fails after twice this. Default: 24. Change it to publish more or less often.
 LANDING_EXPORT_EVERY = 24.0
 # LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month
 # (`scrapy prune`, and continuous mode; docs/continuous.md "Retention"). Default: 30. Change it to fit the disk, or

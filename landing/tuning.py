@@ -50,8 +50,6 @@ REQUESTS_PER_DOI = 3.0
 PLAN_MINUTES = 60.0
 # How often, in simulated hours, every owner is listed again, to find new members, clients and prefixes.
 RELIST_HOURS = 24.0
-# A version is exported sooner than LANDING_EXPORT_EVERY once this many sampled prefixes signalled a change.
-EXPORT_CHANGES = 100
 # How often, in simulated hours, continuous mode applies the retention (LANDING_KEEP_*).
 PRUNE_HOURS = 24.0
 # A DOI's latest snapshots (and analyses) kept, besides those that show a change and the one reports count: one is
