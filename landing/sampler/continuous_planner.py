@@ -31,7 +31,7 @@ from landing.sampler.listing import Listing
 from landing.sampler.pipelines import export_or_say
 from landing.sampler.planner import Sampling, until_visited, walk
 from landing.sampler.run import ALONE, Lead
-from landing.stores import open_blobs
+from landing.stores import StoreError, open_blobs
 
 STATS = "landing/continuous/"
 
@@ -243,7 +243,16 @@ class Continuous(Sampling):
             # the export health check judges the wait.
             await docs.call(export_or_say, docs.store, s, self.crawler.stats, at)
             state = await docs.call(self.run.records.state)
-        return await self._prune(state, now)
+        state = await self._prune(state, now)
+        await self._checkpoint()
+        return state
+
+    async def _checkpoint(self):
+        """The store's log folded into its file each slice (SQLite's WAL cut to 0 bytes): its size does not swing."""
+        try:
+            await self.run.docs.call(self.run.docs.store.checkpoint)
+        except StoreError as error:
+            self.logger.warning("The document store's log was not checkpointed (tried again next slice): %s", error)
 
     async def _prune(self, state, now):
         """The retention step (landing.publish.pruning) every tuning.PRUNE_HOURS, on the store's thread."""
