@@ -147,7 +147,7 @@ class Config:
     plan_minutes: float
     relist_hours: float
     export_every: float
-    keep_versions_days: float
+    keep_reports_days: float
     keep_snapshots: int
     prune_hours: float
     metrics_port: int | None

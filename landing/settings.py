@@ -194,10 +194,10 @@ LANDING_BUDGET = 500000.0
 # of it from midnight UTC, the version named for it; none when nothing was sampled since); the `export` health check
 # fails after twice this. Default: 24. Change it to publish more or less often.
 LANDING_EXPORT_EVERY = 24.0
-# LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month
-# (`scrapy prune`, and continuous mode; docs/continuous.md "Retention"). Default: 30. Change it to fit the disk, or
-# the history consumers roll back to.
-LANDING_KEEP_VERSIONS_DAYS = 30.0
+# LANDING_KEEP_REPORTS_DAYS: keep every artifact version's report (its HTML pages and the report's data beside it) this
+# many days, then only the last of each UTC month's (`scrapy prune`, and continuous mode; docs/continuous.md
+# "Retention"). Every version's artifact files are kept for ever. Default: 30. Change it to fit the disk.
+LANDING_KEEP_REPORTS_DAYS = 30.0
 
 # --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------
 # LANDING_METRICS_PORT: serve Prometheus metrics at http://LANDING_METRICS_ADDRESS:PORT/metrics while the crawl runs

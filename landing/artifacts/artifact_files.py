@@ -156,28 +156,46 @@ def export(
     return version
 
 
-def remove_versions(directory, names) -> list[str]:
-    """Delete these version directories (landing.core.continuous.retention chooses them), under the lock exports take; the
-    names deleted (a name that is no version directory is skipped).
+KEPT = (*FILENAMES, CHANGES)  # a version's own files: never removed, whatever retention removes beside them
 
-    Each is first moved out of versions/ to a dot name, so that no reader, and no crash, ever leaves half a version
-    listed; a removal a crash interrupted is finished by the next call."""
+
+def remove_beside(directory, names, parts) -> list[str]:
+    """Delete these `parts` (names of files or folders beside a version's artifact files: its report, the report's
+    data) of these versions (landing.core.continuous.retention chooses them), under the lock exports take; the
+    versions something was deleted from. A version's artifact files and changes.json are never deleted (ValueError).
+
+    Each part is first moved out of its version to a dot name at the top, so that no crash leaves half a folder in a
+    version; a removal a crash interrupted (or a report thinning left) is finished by the next call."""
+    if kept := sorted(set(parts) & set(KEPT)):
+        raise ValueError(f"a version's own files are never removed: {', '.join(kept)}")
+    if any(part in ("", ".", "..") or "/" in part for part in parts):
+        raise ValueError(f"parts are names beside a version's files, not paths: {sorted(parts)}")
     directory = Path(directory)
     removed = []
     if not (directory / "versions").is_dir():
         return removed
     with _locked(directory):
         for left in directory.glob(".removing-*"):
-            shutil.rmtree(left, ignore_errors=True)
+            _remove(left)
         for name in names:
             version = directory / "versions" / name
             if name in ("", ".", "..") or "/" in name or not version.is_dir() or version.is_symlink():
                 continue
-            doomed = directory / f".removing-{name}"
-            os.replace(version, doomed)
-            shutil.rmtree(doomed)
-            removed.append(name)
+            found = [part for part in parts if (version / part).exists() or (version / part).is_symlink()]
+            for part in found:
+                doomed = directory / f".removing-{name}-{part}"
+                os.replace(version / part, doomed)
+                _remove(doomed)
+            if found:
+                removed.append(name)
     return removed
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def line_counts(directory) -> dict[str, int]:

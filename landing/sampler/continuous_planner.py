@@ -267,7 +267,7 @@ class Continuous(Sampling):
                 blobs,
                 s.artifacts_dir,
                 now,
-                s.keep_versions_days,
+                s.keep_reports_days,
                 s.keep_snapshots,
             )
         finally:
