@@ -196,7 +196,8 @@ LANDING_BUDGET = 500000.0
 LANDING_EXPORT_EVERY = 24.0
 # LANDING_KEEP_REPORTS_DAYS: keep every artifact version's report (its HTML pages and the report's data beside it) this
 # many days, then only the last of each UTC month's (`scrapy prune`, and continuous mode; docs/continuous.md
-# "Retention"). Every version's artifact files are kept for ever. Default: 30. Change it to fit the disk.
+# "Retention"). Every version's artifact files are kept for ever, gzipped once older than this. Default: 30. Change it
+# to fit the disk.
 LANDING_KEEP_REPORTS_DAYS = 30.0
 
 # --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------

@@ -23,8 +23,8 @@ class Command(ScrapyCommand):
 
     def short_desc(self):
         return (
-            "Apply the retention: delete old versions' reports (every artifact file stays), and the snapshots, "
-            "analyses and blobs not kept"
+            "Apply the retention: delete old versions' reports and compress their artifact files (every version's "
+            "stay), and delete the snapshots, analyses and blobs not kept"
         )
 
     def add_options(self, parser):
@@ -83,8 +83,8 @@ def line(summary: dict) -> str:
         else "no blob (no snapshot in the document store)"
     )
     said = (
-        f"prune: {verb} {summary['reports_deleted']:,} old versions' reports (kept {summary['reports_kept']:,}; "
-        "every version's artifact files kept), "
+        f"prune: {verb} {summary['reports_deleted']:,} old versions' reports (kept {summary['reports_kept']:,}), "
+        f"compressing {summary.get('versions_compressed', 0):,} versions' artifact files (every version's kept), "
         f"{summary['snapshots_deleted']:,} snapshots and {summary['analyses_deleted']:,} analyses of "
         f"{summary['dois']:,} DOIs (kept {summary['snapshots_kept']:,} snapshots), {blobs}"
     )

@@ -1,6 +1,6 @@
 """Retention applied to the stores (docs/continuous.md "Retention"): old versions' reports (never their artifact
-files), the snapshots and analyses
-a DOI's record does not need, and the blobs no kept snapshot names. `scrapy prune` runs it once; continuous mode
+files, which are gzipped), the snapshots and analyses a DOI's record does not need, and the blobs no kept snapshot
+names. `scrapy prune` runs it once; continuous mode
 every tuning.PRUNE_HOURS, on the document store's thread. The decisions are landing.core.continuous.retention's.
 
 Memory: one DOI's documents at a time, plus 8 bytes per page kept (the first 64 bits of its content hash, once per
@@ -18,6 +18,7 @@ from datetime import datetime
 from landing.artifacts import artifact_files
 from landing.core.continuous import schedule
 from landing.core.continuous.retention import doi_to_drop, ledger_to_drop, reports_to_delete
+from landing.core.publishing.artifact_format import FILENAMES
 from landing.core.sampling import runs
 from landing.publish.drawing import REPORT_DIR
 from landing.publish.report_data import ALERTS, ALERTS_CSV, DOMAINS, MEMBERS
@@ -66,6 +67,7 @@ def prune(
         "reports_deleted": 0,
         "reports_kept": 0,
         "deleted_reports": [],
+        "versions_compressed": 0,
         "unrecognised": [],
         "dois": 0,
         "dois_skipped": 0,
@@ -95,18 +97,22 @@ def prune(
 
 
 def _reports(artifacts_dir, now, keep_days, dry_run, summary) -> None:
-    """Delete the reports of the versions past `keep_days` but the last of each month; every artifact file stays."""
+    """Delete the reports of the versions past `keep_days` but the last of each month, and compress the artifact
+    files of every version past it; every artifact file stays, readable (landing.artifacts.artifact_files.text_of)."""
     found = {path.name: path for path in artifact_files.versions(artifacts_dir)}
     pruning = reports_to_delete(found, now, keep_days)
     summary["unrecognised"] = list(pruning.unrecognised)
     summary["reports_kept"] = len(pruning.keep)
     if dry_run:
         deleted = [name for name in pruning.delete if any((found[name] / p).exists() for p in REPORT_PARTS)]
+        plain = [name for name in pruning.compress if any((found[name] / f).is_file() for f in FILENAMES)]
     else:
         try:
             deleted = artifact_files.remove_beside(artifacts_dir, pruning.delete, REPORT_PARTS)
+            plain = artifact_files.compress_versions(artifacts_dir, pruning.compress)
         except OSError as error:
-            raise StoreError(f"cannot delete old versions' reports under {artifacts_dir}: {error}") from None
+            raise StoreError(f"cannot prune old versions under {artifacts_dir}: {error}") from None
+    summary["versions_compressed"] = len(plain)
     summary["deleted_reports"] = deleted
     summary["reports_deleted"] = len(deleted)
 

@@ -126,6 +126,7 @@ def test_the_summary_counts_what_went_and_what_stayed(stores, tmp_path):
         "blobs_checked": True,
         "samples_deleted": 0,
         "visits_deleted": 0,
+        "versions_compressed": 0,
         "dry_run": False,
     }
     assert blobs.get("snapshot/not-a-hash") == b"?"
@@ -251,8 +252,10 @@ def test_every_versions_artifact_files_are_still_there_after_60_days_of_daily_ve
                 prune(docs, None, tmp_path, start + timedelta(days=day, hours=1), 30, 1)
     found = artifact_files.versions(tmp_path)
     assert [version.name for version in found] == names
-    assert all((version / name).read_text() == text for version in found for name, text in files.items())
+    kept = [artifact_files.text_of(artifact_files.found_file(version, name)) for version in found for name in files]
+    assert kept == list(files.values()) * 60
     assert sum((version / "report").exists() for version in found) == 30 + 1  # 30 days, and September's last
+    assert sum((version / "prefixes-domains.csv.gz").exists() for version in found) == 30  # older than 30 days
 
 
 def history(seed=3, dois=40, days=10):
