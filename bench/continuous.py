@@ -228,6 +228,12 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     found = [(min(version_time(path.name), end), load_version(path)) for path in versions(stores.artifacts)]
     pairs = [(when, {(p, d) for p, d, _ in a.good | a.bad}) for when, a in found]
     print(f"\nversions: {len(found)}:", ", ".join(f"{when:%m-%d %H:%M}" for when, _ in found))
+    # Every version but the stop's is named for its boundary on the clock: the gaps should all be LANDING_EXPORT_EVERY.
+    named = [version_time(path.name) for path in versions(stores.artifacts)][:-1]
+    gaps = sorted({round((b - a).total_seconds() / 3600, 3) for a, b in zip(named, named[1:])})
+    print(
+        f"hours between the versions on the cadence (the stop's left out): {', '.join(f'{g:g}' for g in gaps) or '-'}"
+    )
     moved = detections(timeline, pairs)
     figures = summary(moved, refresh, until=end)
     print(
