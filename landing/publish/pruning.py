@@ -58,9 +58,9 @@ def prune(
     grace_seconds: float = GRACE_SECONDS,
     progress=None,
 ) -> dict:
-    """Apply the retention once (`keep_days`: old versions' reports kept this long); a summary of counts. `blobs` None leaves the blob store alone; `dry_run` counts what
-    would go and deletes nothing. StoreError when a store fails (what was deleted before stays deleted: the rules
-    are stable, so the next pass finishes the work)."""
+    """Apply the retention once (`keep_days`: old versions' reports kept this long); a summary of counts. `blobs`
+    None leaves the blob store alone; `dry_run` counts what would go and deletes nothing. StoreError when a store
+    fails (what was deleted before stays deleted: the rules are stable, so the next pass finishes the work)."""
     if keep_last < 0 or not keep_days >= 0:
         raise ValueError(f"keep_last and keep_days are 0 or more, not {keep_last!r} and {keep_days!r}")
     summary = {

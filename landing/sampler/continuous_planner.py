@@ -7,7 +7,8 @@ plan (landing.sampler.planner.walk), without waiting for their visits. Once a ro
 slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
 exported at each multiple of LANDING_EXPORT_EVERY hours on the clock, named for it, and the retention step runs every
 tuning.PRUNE_HOURS. Then it waits for the next slice, at the next multiple of tuning.PLAN_MINUTES on the clock
-(landing.core.continuous.cadence, landing.clock), so a compressed clock runs a simulated month in minutes. docs/continuous.md is the design.
+(landing.core.continuous.cadence, landing.clock), so a compressed clock runs a simulated month in minutes.
+docs/continuous.md is the design.
 """
 
 import asyncio

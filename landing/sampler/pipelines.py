@@ -55,8 +55,9 @@ def export(docs, cfg: config.Config, stats, at: datetime | None = None) -> dict:
 
 
 def export_or_say(docs, cfg: config.Config, stats, at: datetime | None = None) -> dict | None:
-    """`export` (named for `at`), or when it fails one ERROR line and the stat EXPORT_FAILED (a failing exit: landing/commands/crawl.py),
-    the traceback at DEBUG; a later export that succeeds clears the stat. The summary, or None."""
+    """`export` (named for `at`), or when it fails one ERROR line and the stat EXPORT_FAILED (a failing exit:
+    landing/commands/crawl.py), the traceback at DEBUG; a later export that succeeds clears the stat. The summary, or
+    None."""
     try:
         summary = export(docs, cfg, stats, at)
     except (PublishError, StoreError, OSError) as error:
