@@ -239,9 +239,10 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     found = [(min(version_time(path.name), end), load_version(path)) for path in whole]
     pairs = [(when, {(p, d) for p, d, _ in a.good | a.bad}) for when, a in found]
     print(f"\nversions: {len(found)}:", ", ".join(f"{when:%m-%d %H:%M}" for when, _ in found))
-    least, most = gaps([version_time(path.name) for path in every])
+    # Every version but the stop's is named for its boundary on the clock: the gaps should all be LANDING_EXPORT_EVERY.
+    least, most = gaps([version_time(path.name) for path in every][:-1])
     print(
-        f"versions apart: {'-' if least is None else f'{least:.2f}'} to {'-' if most is None else f'{most:.2f}'} h "
+        f"versions apart (the stop's left out): {'-' if least is None else f'{least:.2f}'} to {'-' if most is None else f'{most:.2f}'} h "
         f"(LANDING_EXPORT_EVERY={setting(opts.set, 'LANDING_EXPORT_EVERY')}); every version's files still there: "
         f"{'yes' if len(whole) == len(every) else 'no'} ({len(whole)} of {len(every)})"
     )

@@ -150,8 +150,7 @@ class Config:
     delta_overlap_minutes: float
     delta_max_days: float
     export_every: float
-    export_changes: int
-    keep_versions_days: float
+    keep_reports_days: float
     keep_snapshots: int
     prune_hours: float
     metrics_port: int | None

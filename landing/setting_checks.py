@@ -64,8 +64,7 @@ NUMBERS = {
     "LANDING_BUDGET": (float, 0),
     "LANDING_DELTA_HOURS": (float, 0),
     "TUNING_DELTA_OVERLAP_MINUTES": (float, 0),
-    "TUNING_EXPORT_CHANGES": (int, 1),
-    "LANDING_KEEP_VERSIONS_DAYS": (float, 0),
+    "LANDING_KEEP_REPORTS_DAYS": (float, 0),
     "TUNING_KEEP_SNAPSHOTS": (int, 1),
     "TUNING_HEALTH_FAILURES": (float, 0, 1),
     "TUNING_HEALTH_MIN_VISITS": (int, 1),
@@ -115,6 +114,12 @@ REMOVED = {
         for name, value in tuning.TUNED.items()
     },
     "LANDING_HEALTH_EXPORT_HOURS": "the export check fails after twice LANDING_EXPORT_EVERY",
+    "LANDING_KEEP_VERSIONS_DAYS": "every version's artifact files are kept; LANDING_KEEP_REPORTS_DAYS keeps their "
+    "reports",
+    **{
+        name: "versions come only on LANDING_EXPORT_EVERY's fixed times of the clock, never sooner"
+        for name in ("LANDING_EXPORT_CHANGES", "TUNING_EXPORT_CHANGES")
+    },
 }
 ENDPOINTS = ("LANDING_CROSSREF_API", "LANDING_DATACITE_API", "LANDING_DOI_RESOLVER")
 SOURCES = ("crossref", "datacite")

@@ -190,18 +190,20 @@ LANDING_REFRESH_DAYS = 7.0
 # LANDING_BUDGET: requests a simulated UTC day continuous sampling may send, every one counted (robots.txt,
 # Chromium's). Default: 500000. Change it to what the deployment may ask of the web in a day.
 LANDING_BUDGET = 500000.0
-# LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode (none when nothing was sampled since); the
-# `export` health check fails after twice this. Default: 24. Change it to publish more or less often.
+# LANDING_EXPORT_EVERY: hours between artifact versions in continuous mode, at fixed times of the clock (each multiple
+# of it from midnight UTC, the version named for it; none when nothing was sampled since); the `export` health check
+# fails after twice this. Default: 24. Change it to publish more or less often.
 LANDING_EXPORT_EVERY = 24.0
 # LANDING_DELTA_HOURS: every this many simulated hours, continuous mode asks Crossref and DataCite which DOIs were
 # updated since its last look, and visits first those whose resource URL moved to a domain their prefix was not seen on
 # (docs/continuous.md "Registry deltas"). 0: no registry deltas. Default: 1. Change it to learn of moves sooner or
 # later; each look costs a request per thousand updated DOIs and one more per registry.
 LANDING_DELTA_HOURS = 1.0
-# LANDING_KEEP_VERSIONS_DAYS: keep every artifact version this many days, then only the last of each UTC month
-# (`scrapy prune`, and continuous mode; docs/continuous.md "Retention"). Default: 30. Change it to fit the disk, or
-# the history consumers roll back to.
-LANDING_KEEP_VERSIONS_DAYS = 30.0
+# LANDING_KEEP_REPORTS_DAYS: keep every artifact version's report (its HTML pages and the report's data beside it) this
+# many days, then only the last of each UTC month's (`scrapy prune`, and continuous mode; docs/continuous.md
+# "Retention"). Every version's artifact files are kept for ever, gzipped once older than this. Default: 30. Change it
+# to fit the disk.
+LANDING_KEEP_REPORTS_DAYS = 30.0
 
 # --- Operating: metrics and health checks (docs/operations.md) -------------------------------------------
 # LANDING_METRICS_PORT: serve Prometheus metrics at http://LANDING_METRICS_ADDRESS:PORT/metrics while the crawl runs

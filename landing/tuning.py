@@ -56,8 +56,6 @@ DELTA_OVERLAP_MINUTES = 60.0
 # After a stop longer than this many days, a look asks only for this many days of updates: what is older waits for
 # the prefixes' refreshes, which a stop that long has made due anyway.
 DELTA_MAX_DAYS = 7.0
-# A version is exported sooner than LANDING_EXPORT_EVERY once this many sampled prefixes signalled a change.
-EXPORT_CHANGES = 100
 # How often, in simulated hours, continuous mode applies the retention (LANDING_KEEP_*).
 PRUNE_HOURS = 24.0
 # A DOI's latest snapshots (and analyses) kept, besides those that show a change and the one reports count: one is

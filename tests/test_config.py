@@ -38,11 +38,9 @@ def test_continuous_spans_must_be_more_than_zero_and_counts_not_below_their_mini
         "LANDING_EXPORT_EVERY": "inf",
         "TUNING_RELIST_HOURS": "daily",
         "LANDING_BUDGET": "-1",
-        "TUNING_EXPORT_CHANGES": "0",
     }
     assert problems(_settings(tmp_path, **bad)) == [
         "LANDING_BUDGET=-1.0 must be at least 0",
-        "TUNING_EXPORT_CHANGES=0 must be at least 1",
         "LANDING_REFRESH_DAYS='0' must be more than 0",
         "TUNING_PLAN_MINUTES='-5' must be more than 0",
         "TUNING_RELIST_HOURS='daily' is not a number",

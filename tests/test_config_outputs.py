@@ -54,6 +54,15 @@ def test_a_setting_that_became_a_constant_is_a_problem_naming_the_constant(tmp_p
     ]
 
 
+def test_the_version_retention_and_early_export_settings_are_problems_naming_what_replaced_them(tmp_path):
+    assert problems(_settings(tmp_path, LANDING_KEEP_VERSIONS_DAYS="30", TUNING_EXPORT_CHANGES="100")) == [
+        "LANDING_KEEP_VERSIONS_DAYS is no setting any more: every version's artifact files are kept; "
+        "LANDING_KEEP_REPORTS_DAYS keeps their reports",
+        "TUNING_EXPORT_CHANGES is no setting any more: versions come only on LANDING_EXPORT_EVERY's fixed times of the "
+        "clock, never sooner",
+    ]
+
+
 def test_a_tuning_name_that_is_no_constant_is_a_problem_naming_the_nearest(tmp_path):
     assert problems(_settings(tmp_path, TUNING_PLAN_MINUTE="1")) == [
         "TUNING_PLAN_MINUTE is no setting: did you mean TUNING_PLAN_MINUTES?"

@@ -1,13 +1,16 @@
 """Artifact files on disk: versioned, additive exports and the latest copy at the top of a directory.
 
-Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one.
+Layout: `<dir>/<file>` is the latest merged version; `<dir>/versions/<UTC stamp>[-N]/<file>` keeps each one, as
+`<file>.gz` once retention compressed it (every reader here reads either).
 """
 
 import fcntl
+import gzip
 import json
 import os
 import shutil
 import tempfile
+import zlib
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,20 +31,32 @@ from landing.core.publishing.changes import changes
 ARTIFACT_MODE = 0o644
 REQUIRED = (GOOD_CSV, BAD_CSV, DECISIONS_JSON)  # in every version ever exported
 CHANGES = "changes.json"  # beside each version's files: what it changed since the version before it
+GZ = ".gz"
 
 
 def text_of(path: Path) -> str:
-    """A file's UTF-8 text; ArtifactError naming it when it is not UTF-8 or cannot be read."""
+    """A file's UTF-8 text, gunzipped when its name ends in .gz; ArtifactError naming it when it is not UTF-8 or
+    cannot be read."""
     try:
+        if path.suffix == GZ:
+            return gzip.decompress(path.read_bytes()).decode("utf-8")
         return path.read_text("utf-8")
+    except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+        raise ArtifactError(path, f"not gzip ({error})") from None
     except UnicodeDecodeError as error:
         raise ArtifactError(path, f"not UTF-8 ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise ArtifactError(path, f"cannot be read ({error.strerror or error})") from None
 
 
+def found_file(directory: Path, name: str) -> Path | None:
+    """A version's file `name`, or its compressed `name.gz` (a plain one wins: a compression a crash interrupted);
+    None when neither is there."""
+    return next((path for path in (directory / name, directory / f"{name}{GZ}") if path.is_file()), None)
+
+
 def _read(directory: Path) -> dict[str, str]:
-    return {name: text_of(directory / name) for name in FILENAMES if (directory / name).is_file()}
+    return {name: text_of(path) for name in FILENAMES if (path := found_file(directory, name))}
 
 
 def _load(directory: Path) -> Artifacts:
@@ -115,7 +130,7 @@ def load_version(path) -> Artifacts:
     """
     path = Path(path)
     for name in REQUIRED:
-        if not (path / name).is_file():
+        if found_file(path, name) is None:
             raise ArtifactError(path / name, "missing: this version cannot be read")
     return _load(path)
 
@@ -156,28 +171,71 @@ def export(
     return version
 
 
-def remove_versions(directory, names) -> list[str]:
-    """Delete these version directories (landing.core.continuous.retention chooses them), under the lock exports take; the
-    names deleted (a name that is no version directory is skipped).
+KEPT = (*FILENAMES, CHANGES)  # a version's own files: never removed, whatever retention removes beside them
 
-    Each is first moved out of versions/ to a dot name, so that no reader, and no crash, ever leaves half a version
-    listed; a removal a crash interrupted is finished by the next call."""
+
+def remove_beside(directory, names, parts) -> list[str]:
+    """Delete these `parts` (names of files or folders beside a version's artifact files: its report, the report's
+    data) of these versions (landing.core.continuous.retention chooses them), under the lock exports take; the
+    versions something was deleted from. A version's artifact files and changes.json are never deleted (ValueError).
+
+    Each part is first moved out of its version to a dot name at the top, so that no crash leaves half a folder in a
+    version; a removal a crash interrupted (or a report thinning left) is finished by the next call."""
+    if kept := sorted(set(parts) & set(KEPT)):
+        raise ValueError(f"a version's own files are never removed: {', '.join(kept)}")
+    if any(part in ("", ".", "..") or "/" in part for part in parts):
+        raise ValueError(f"parts are names beside a version's files, not paths: {sorted(parts)}")
     directory = Path(directory)
     removed = []
     if not (directory / "versions").is_dir():
         return removed
     with _locked(directory):
         for left in directory.glob(".removing-*"):
-            shutil.rmtree(left, ignore_errors=True)
+            _remove(left)
         for name in names:
             version = directory / "versions" / name
             if name in ("", ".", "..") or "/" in name or not version.is_dir() or version.is_symlink():
                 continue
-            doomed = directory / f".removing-{name}"
-            os.replace(version, doomed)
-            shutil.rmtree(doomed)
-            removed.append(name)
+            found = [part for part in parts if (version / part).exists() or (version / part).is_symlink()]
+            for part in found:
+                doomed = directory / f".removing-{name}-{part}"
+                os.replace(version / part, doomed)
+                _remove(doomed)
+            if found:
+                removed.append(name)
     return removed
+
+
+def compress_versions(directory, names) -> list[str]:
+    """Gzip these versions' artifact files in place (`<file>.gz`, byte for byte the same text; the plain file removed
+    once the compressed one is synced), under the lock exports take; the versions something was compressed in.
+    Their changes.json stays plain (small, and the report reads it)."""
+    directory = Path(directory)
+    compressed = []
+    if not (directory / "versions").is_dir():
+        return compressed
+    with _locked(directory):
+        for name in names:
+            version = directory / "versions" / name
+            if name in ("", ".", "..") or "/" in name or not version.is_dir() or version.is_symlink():
+                continue
+            plain = [version / file for file in FILENAMES if (version / file).is_file()]
+            for path in plain:
+                with replacing(path.with_name(f"{path.name}{GZ}"), binary=True) as out:
+                    # No name or time in the header: the same file gives the same bytes.
+                    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as packed, open(path, "rb") as src:
+                        shutil.copyfileobj(src, packed)
+                path.unlink()
+            if plain:
+                compressed.append(name)
+    return compressed
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def line_counts(directory) -> dict[str, int]:

@@ -22,14 +22,17 @@ class Command(ScrapyCommand):
         return "[--dry-run]"
 
     def short_desc(self):
-        return "Apply the retention: delete old artifact versions, and the snapshots, analyses and blobs not kept"
+        return (
+            "Apply the retention: delete old versions' reports and compress their artifact files (every version's "
+            "stay), and delete the snapshots, analyses and blobs not kept"
+        )
 
     def add_options(self, parser):
         super().add_options(parser)
         parser.add_argument(
             "--dry-run",
             action="store_true",
-            help="delete nothing: print the versions that would go and count the rest",
+            help="delete nothing: print the versions whose report would go and count the rest",
         )
 
     def run(self, args, opts):
@@ -51,7 +54,7 @@ class Command(ScrapyCommand):
                 blobs,
                 cfg.artifacts_dir,
                 clock.now(),
-                cfg.keep_versions_days,
+                cfg.keep_reports_days,
                 cfg.keep_snapshots,
                 dry_run=opts.dry_run,
                 grace_seconds=grace(cfg.docs_outage_max),
@@ -65,8 +68,8 @@ class Command(ScrapyCommand):
             blobs.close()
             docs.close()
         if opts.dry_run:
-            for name in summary["deleted_versions"]:
-                print(printable(f"  would delete version {name}"))
+            for name in summary["deleted_reports"]:
+                print(printable(f"  would delete the report of version {name}"))
         print(printable(line(summary)))
 
 
@@ -80,7 +83,8 @@ def line(summary: dict) -> str:
         else "no blob (no snapshot in the document store)"
     )
     said = (
-        f"prune: {verb} {summary['versions_deleted']:,} versions (kept {summary['versions_kept']:,}), "
+        f"prune: {verb} {summary['reports_deleted']:,} old versions' reports (kept {summary['reports_kept']:,}), "
+        f"compressing {summary.get('versions_compressed', 0):,} versions' artifact files (every version's kept), "
         f"{summary['snapshots_deleted']:,} snapshots and {summary['analyses_deleted']:,} analyses of "
         f"{summary['dois']:,} DOIs (kept {summary['snapshots_kept']:,} snapshots), {blobs}"
     )

@@ -3,7 +3,9 @@ runs: a new version exported beside it is picked up without dropping an input. E
 `read_decisions`, which raises the artifacts' one error (landing.core.publishing.artifact_format.ArtifactError)."""
 
 import asyncio
+import gzip
 import logging
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,9 +20,10 @@ logger = logging.getLogger(__name__)
 def read_decisions(path: Path) -> Decisions:
     """The decisions of the artifact at path: the one reader of the matcher's artifact; ArtifactError when it cannot
     be used."""
-    try:
-        return Decisions.read(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError) as error:
+    try:  # an old version's file compressed by retention (`<file>.gz`, landing.artifacts) reads as well
+        text = gzip.decompress(path.read_bytes()).decode("utf-8") if path.suffix == ".gz" else path.read_text("utf-8")
+        return Decisions.read(text)
+    except (ValueError, OSError, EOFError, zlib.error) as error:
         raise ArtifactError(path, str(error), f"cannot use {path} as a {ARTIFACT}: {error}") from None
 
 

@@ -11,6 +11,7 @@ import logging
 import os
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from landing.artifacts import artifact_files
@@ -38,14 +39,16 @@ def publish(
     exclusions: frozenset[str] = frozenset(DOMAINS),
     report: bool = True,
     agent: str | None = None,
+    now: datetime | None = None,
 ) -> dict:
     """Recompute every report from the stored analyses and export a new artifact version (excluded domains only
     followed: landing.core.matching.exclusions), its HTML report drawn beside it unless `report` is False; returns a
-    summary. `agent`: the crawler's USER_AGENT, which the alerts name."""
+    summary. `agent`: the crawler's USER_AGENT, which the alerts name; `now`: the moment that names the version
+    (None: the clock's)."""
     aggregate, count, found, reports = rebuild(docs, progress)
     previous = artifact_files.load_latest(artifacts_dir)
     fresh = aggregate.artifacts()
-    version = artifact_files.export(artifacts_dir, fresh, exclusions=exclusions)
+    version = artifact_files.export(artifacts_dir, fresh, now=now, exclusions=exclusions)
     # Before drawing: the report's pages read these files.
     beside = write_beside(artifacts_dir, version, aggregate, agent)
     del aggregate

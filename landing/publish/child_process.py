@@ -9,6 +9,7 @@ import logging
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 from landing import clock
 from landing.artifacts.artifact_files import ArtifactError
@@ -24,9 +25,17 @@ class PublishError(RuntimeError):
     """The child could not export: its message says why."""
 
 
-def publish_apart(docs_url: str, docs_options: dict, artifacts_dir, exclusions: frozenset[str], report: bool) -> dict:
+def publish_apart(
+    docs_url: str,
+    docs_options: dict,
+    artifacts_dir,
+    exclusions: frozenset[str],
+    report: bool,
+    at: datetime | None = None,
+) -> dict:
     """landing.publish.publish on the store `docs_url` names (opened with `docs_options`, plain values), run in a
-    child process on this process's clock; its summary. PublishError when the child fails."""
+    child process on this process's clock, its version named for `at` (None: the child's now); its summary.
+    PublishError when the child fails."""
     spec = {
         "docs": docs_url,
         "options": docs_options,
@@ -34,6 +43,7 @@ def publish_apart(docs_url: str, docs_options: dict, artifacts_dir, exclusions: 
         "exclusions": sorted(exclusions),
         "report": report,
         "clock": clock.pinned(),
+        "at": at.strftime(clock.FORMAT) if at is not None else None,
     }
     # The child finds this code where the parent did (an egg under Scrapyd is on sys.path, not installed).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
@@ -69,7 +79,11 @@ def export_from_spec(text: str) -> int:
         docs = open_docs(spec["docs"], **spec["options"])
         try:
             summary = publish(
-                docs, spec["artifacts_dir"], exclusions=frozenset(spec["exclusions"]), report=spec["report"]
+                docs,
+                spec["artifacts_dir"],
+                exclusions=frozenset(spec["exclusions"]),
+                report=spec["report"],
+                now=spec.get("at") and datetime.strptime(spec["at"], clock.FORMAT).replace(tzinfo=UTC),
             )
         finally:
             docs.close()

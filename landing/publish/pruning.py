@@ -1,5 +1,6 @@
-"""Retention applied to the stores (docs/continuous.md "Retention"): old artifact versions, the snapshots and analyses
-a DOI's record does not need, and the blobs no kept snapshot names. `scrapy prune` runs it once; continuous mode
+"""Retention applied to the stores (docs/continuous.md "Retention"): old versions' reports (never their artifact
+files, which are gzipped), the snapshots and analyses a DOI's record does not need, and the blobs no kept snapshot
+names. `scrapy prune` runs it once; continuous mode
 every tuning.PRUNE_HOURS, on the document store's thread. The decisions are landing.core.continuous.retention's.
 
 Memory: one DOI's documents at a time, plus 8 bytes per page kept (the first 64 bits of its content hash, once per
@@ -16,8 +17,11 @@ from datetime import datetime
 
 from landing.artifacts import artifact_files
 from landing.core.continuous import schedule
-from landing.core.continuous.retention import doi_to_drop, ledger_to_drop, versions_to_delete
+from landing.core.continuous.retention import doi_to_drop, ledger_to_drop, reports_to_delete
+from landing.core.publishing.artifact_format import FILENAMES
 from landing.core.sampling import runs
+from landing.publish.drawing import REPORT_DIR
+from landing.publish.report_data import ALERTS, ALERTS_CSV, DOMAINS, MEMBERS
 from landing.stores import StoreError
 
 logger = logging.getLogger(__name__)
@@ -25,6 +29,10 @@ logger = logging.getLogger(__name__)
 GRACE_SECONDS = 3600.0  # `grace_seconds` of a caller that knows no LANDING_DOCS_OUTAGE_MAX
 DELETE_BATCH = 1000  # ids deleted at once: one transaction (SQLite) or bulk request (Elasticsearch)
 _BLOB = re.compile(r"snapshot/([0-9a-f]{64})(\.json)?")
+# A version's report: its pages and the report's data beside its artifact files, derived from them and the store,
+# and large (a full run's members file is megabytes). Its figures (report.json), which every later trend reads, and
+# its changes stay with its artifact files.
+REPORT_PARTS = (REPORT_DIR, MEMBERS, DOMAINS, ALERTS, ALERTS_CSV)
 
 
 def grace(docs_outage_max: float) -> float:
@@ -50,15 +58,16 @@ def prune(
     grace_seconds: float = GRACE_SECONDS,
     progress=None,
 ) -> dict:
-    """Apply the retention once; a summary of counts. `blobs` None leaves the blob store alone; `dry_run` counts what
-    would go and deletes nothing. StoreError when a store fails (what was deleted before stays deleted: the rules
-    are stable, so the next pass finishes the work)."""
+    """Apply the retention once (`keep_days`: old versions' reports kept this long); a summary of counts. `blobs`
+    None leaves the blob store alone; `dry_run` counts what would go and deletes nothing. StoreError when a store
+    fails (what was deleted before stays deleted: the rules are stable, so the next pass finishes the work)."""
     if keep_last < 0 or not keep_days >= 0:
         raise ValueError(f"keep_last and keep_days are 0 or more, not {keep_last!r} and {keep_days!r}")
     summary = {
-        "versions_deleted": 0,
-        "versions_kept": 0,
-        "deleted_versions": [],
+        "reports_deleted": 0,
+        "reports_kept": 0,
+        "deleted_reports": [],
+        "versions_compressed": 0,
         "unrecognised": [],
         "dois": 0,
         "dois_skipped": 0,
@@ -76,7 +85,7 @@ def prune(
     }
     # Before the snapshots are read: a blob written after this instant may be named by a snapshot the pass missed.
     cutoff = time.time() - grace_seconds
-    _versions(artifacts_dir, now, keep_days, dry_run, summary)
+    _reports(artifacts_dir, now, keep_days, dry_run, summary)
     _ledger(docs, dry_run, summary)
     kept = _snapshots(docs, keep_last, dry_run, summary, progress)
     if blobs is not None and summary["dois"]:  # an empty store (a mistyped LANDING_DOCS) never empties the blobs
@@ -87,19 +96,25 @@ def prune(
     return summary
 
 
-def _versions(artifacts_dir, now, keep_days, dry_run, summary) -> None:
-    pruning = versions_to_delete((path.name for path in artifact_files.versions(artifacts_dir)), now, keep_days)
+def _reports(artifacts_dir, now, keep_days, dry_run, summary) -> None:
+    """Delete the reports of the versions past `keep_days` but the last of each month, and compress the artifact
+    files of every version past it; every artifact file stays, readable (landing.artifacts.artifact_files.text_of)."""
+    found = {path.name: path for path in artifact_files.versions(artifacts_dir)}
+    pruning = reports_to_delete(found, now, keep_days)
     summary["unrecognised"] = list(pruning.unrecognised)
-    summary["versions_kept"] = len(pruning.keep)
+    summary["reports_kept"] = len(pruning.keep)
     if dry_run:
-        deleted = list(pruning.delete)
+        deleted = [name for name in pruning.delete if any((found[name] / p).exists() for p in REPORT_PARTS)]
+        plain = [name for name in pruning.compress if any((found[name] / f).is_file() for f in FILENAMES)]
     else:
         try:
-            deleted = artifact_files.remove_versions(artifacts_dir, pruning.delete)
+            deleted = artifact_files.remove_beside(artifacts_dir, pruning.delete, REPORT_PARTS)
+            plain = artifact_files.compress_versions(artifacts_dir, pruning.compress)
         except OSError as error:
-            raise StoreError(f"cannot delete artifact versions under {artifacts_dir}: {error}") from None
-    summary["deleted_versions"] = deleted
-    summary["versions_deleted"] = len(deleted)
+            raise StoreError(f"cannot prune old versions under {artifacts_dir}: {error}") from None
+    summary["versions_compressed"] = len(plain)
+    summary["deleted_reports"] = deleted
+    summary["reports_deleted"] = len(deleted)
 
 
 def _ledger(docs, dry_run, summary) -> None:

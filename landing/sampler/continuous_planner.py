@@ -6,9 +6,10 @@ have passed (new prefixes are stored never sampled), asks landing.core.continuou
 within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
 plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
 slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
-exported when LANDING_EXPORT_EVERY hours passed or tuning.EXPORT_CHANGES prefixes signalled, and the retention step
-runs every tuning.PRUNE_HOURS. Then it waits for the next slice on the clock (landing.clock), so a compressed clock
-runs a simulated month in minutes. docs/continuous.md is the design.
+exported at each multiple of LANDING_EXPORT_EVERY hours on the clock, named for it, and the retention step runs every
+tuning.PRUNE_HOURS. Then it waits for the next slice, at the next multiple of tuning.PLAN_MINUTES on the clock
+(landing.core.continuous.cadence, landing.clock), so a compressed clock runs a simulated month in minutes.
+docs/continuous.md is the design.
 """
 
 import asyncio
@@ -19,7 +20,7 @@ import redis
 from scrapy import signals as scrapy_signals
 
 from landing import clock
-from landing.core.continuous import freshness, schedule
+from landing.core.continuous import cadence, freshness, schedule
 from landing.core.continuous.freshness import prefix_id
 from landing.core.sampling import runs
 from landing.crawl import heap
@@ -33,7 +34,7 @@ from landing.sampler.listing import Listing
 from landing.sampler.pipelines import export_or_say
 from landing.sampler.planner import Sampling, until_visited, walk
 from landing.sampler.run import ALONE, Lead
-from landing.stores import open_blobs
+from landing.stores import StoreError, open_blobs
 
 STATS = "landing/continuous/"
 
@@ -140,7 +141,7 @@ class Continuous(Sampling):
             self._set_stats(known, plan, state)
             state = await self._export_and_prune(state)
             heap.trim()  # the slice's peaks (records, export, prune) freed: their memory back to the system
-            await self._wait_until(started + timedelta(minutes=s.plan_minutes))
+            await self._wait_until(cadence.next_slice(started, clock.now(), timedelta(minutes=s.plan_minutes)))
 
     async def _requeue_lost(self, after: int):
         """Sharing a Redis frontier: the sampled DOIs past order `after` without a visit that no worker holds, queued
@@ -247,11 +248,21 @@ class Continuous(Sampling):
 
     async def _export_and_prune(self, state):
         s, docs, now = self.cfg, self.run.docs, clock.now()
-        if schedule.export_due(state, now, s.export_every, s.export_changes):
-            # A failed export is said in one line and tried again next slice; the export health check judges the wait.
-            await docs.call(export_or_say, docs.store, s, self.crawler.stats)
+        if at := schedule.export_due(state, now, s.export_every):
+            # Named for its boundary on the clock. A failed export is said in one line and tried again next slice;
+            # the export health check judges the wait.
+            await docs.call(export_or_say, docs.store, s, self.crawler.stats, at)
             state = await docs.call(self.run.records.state)
-        return await self._prune(state, now)
+        state = await self._prune(state, now)
+        await self._checkpoint()
+        return state
+
+    async def _checkpoint(self):
+        """The store's log folded into its file each slice (SQLite's WAL cut to 0 bytes): its size does not swing."""
+        try:
+            await self.run.docs.call(self.run.docs.store.checkpoint)
+        except StoreError as error:
+            self.logger.warning("The document store's log was not checkpointed (tried again next slice): %s", error)
 
     async def _prune(self, state, now):
         """The retention step (landing.publish.pruning) every tuning.PRUNE_HOURS, on the store's thread."""
@@ -266,7 +277,7 @@ class Continuous(Sampling):
                 blobs,
                 s.artifacts_dir,
                 now,
-                s.keep_versions_days,
+                s.keep_reports_days,
                 s.keep_snapshots,
             )
         finally:

@@ -7,6 +7,7 @@ import logging
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 
 import redis
@@ -27,11 +28,12 @@ logger = logging.getLogger(__name__)
 EXPORT_FAILED = "landing/export_failed"  # stat: why the last export tried failed ("" once one succeeds)
 
 
-def export(docs, cfg: config.Config, stats) -> dict:
-    """On the document store's thread: rebuild the reports and export a new artifact version (landing.publish), its
-    line counts set as stats; in continuous mode the version is recorded in the run's state. The summary."""
+def export(docs, cfg: config.Config, stats, at: datetime | None = None) -> dict:
+    """On the document store's thread: rebuild the reports and export a new artifact version (landing.publish), named
+    for `at` (continuous mode's boundary; None: now), its line counts set as stats; in continuous mode the version is
+    recorded in the run's state. The summary."""
     docs.flush()  # the child reads the store: everything this crawl put must be in it
-    summary = publish_apart(cfg.docs, docs_options(cfg), cfg.artifacts_dir, cfg.excluded_domains, cfg.export_report)
+    summary = publish_apart(cfg.docs, docs_options(cfg), cfg.artifacts_dir, cfg.excluded_domains, cfg.export_report, at)
     for name, value in summary["lines"].items():
         stats.set_value(f"landing/artifacts/{name}", value)
     logger.info(
@@ -42,7 +44,8 @@ def export(docs, cfg: config.Config, stats) -> dict:
     if summary["report"]:
         logger.info("Report: %s", summary["report"])
     if cfg.continuous and (state := docs.get(*schedule.STATE)) is not None:
-        state = schedule.exported(state, Path(summary["version"]).name, clock.stamp())
+        stamp = at.strftime(clock.FORMAT) if at is not None else clock.stamp()
+        state = schedule.exported(state, Path(summary["version"]).name, stamp)
         docs.put(*schedule.STATE, state)
         docs.flush()
         stats.set_value("landing/continuous/last_version", state["continuous/version"])
@@ -51,11 +54,12 @@ def export(docs, cfg: config.Config, stats) -> dict:
     return summary
 
 
-def export_or_say(docs, cfg: config.Config, stats) -> dict | None:
-    """`export`, or when it fails one ERROR line and the stat EXPORT_FAILED (a failing exit: landing/commands/crawl.py),
-    the traceback at DEBUG; a later export that succeeds clears the stat. The summary, or None."""
+def export_or_say(docs, cfg: config.Config, stats, at: datetime | None = None) -> dict | None:
+    """`export` (named for `at`), or when it fails one ERROR line and the stat EXPORT_FAILED (a failing exit:
+    landing/commands/crawl.py), the traceback at DEBUG; a later export that succeeds clears the stat. The summary, or
+    None."""
     try:
-        summary = export(docs, cfg, stats)
+        summary = export(docs, cfg, stats, at)
     except (PublishError, StoreError, OSError) as error:
         logger.debug("The export failed", exc_info=True)
         logger.error("Artifacts not exported: %s", error)

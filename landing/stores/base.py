@@ -198,6 +198,15 @@ class DocStore(ABC):
         self.flush()
         self._delete_kind(kind)
 
+    def checkpoint(self) -> None:
+        """Fold what the store logged into its main file, so that its size on disk does not swing with the log (SQLite's
+        write-ahead log); a no-op for a store that keeps no such log. Buffered documents stay buffered."""
+        self._check_open()
+        self._checkpoint()
+
+    def _checkpoint(self) -> None:  # noqa: B027 (optional to override)
+        """Fold the store's log into its main file: nothing to do unless a backend keeps one."""
+
     def close(self) -> None:
         """Flush and release the store; closing twice is harmless."""
         if self._closed:

@@ -42,30 +42,34 @@ def test_prune_deletes_what_the_retention_drops_and_says_so_in_one_line(stores):
     done = stores.scrapy("prune", overrides=CLOCK)
     assert (done.returncode, done.stdout) == (
         0,
-        "prune: deleted 1 versions (kept 2), 3 snapshots and 3 analyses of 2 DOIs (kept 6 snapshots), 4 blobs (kept 8, "
-        "and 0 too recent to judge); not versions, left alone: notes\n",
+        "prune: deleted 1 old versions' reports (kept 2), compressing 0 versions' artifact files (every version's kept), "
+        "3 snapshots and 3 analyses of 2 DOIs (kept 6 snapshots), 4 blobs (kept 8, and 0 too recent to judge); not "
+        "versions, left alone: notes\n",
     )
     assert (
         snapshots(stores),
         len(list(stores.blob_store.keys())),
         sorted(os.listdir(stores.artifacts / "versions")),
+        sorted(os.listdir(stores.artifacts / "versions" / "20261001T000000Z")),
     ) == (
         6,
         8,
-        ["20261015T000000Z", "20261130T000000Z", "notes"],
+        VERSIONS,
+        ["changes.json", "report.json"],
     )
 
 
 def test_a_dry_run_names_the_versions_it_would_delete_and_deletes_nothing(stores):
     done = stores.scrapy("prune", "--dry-run", overrides=CLOCK)
     assert done.returncode == 0
-    assert done.stdout.splitlines()[0] == "  would delete version 20261001T000000Z"
-    assert done.stdout.splitlines()[1].startswith("prune: would delete 1 versions (kept 2), 3 snapshots")
+    assert done.stdout.splitlines()[0] == "  would delete the report of version 20261001T000000Z"
+    assert done.stdout.splitlines()[1].startswith("prune: would delete 1 old versions' reports (kept 2), compressing")
     assert (snapshots(stores), len(list(stores.blob_store.keys())), len(os.listdir(stores.artifacts / "versions"))) == (
         9,
         12,
         4,
     )
+    assert (stores.artifacts / "versions" / "20261001T000000Z" / "report" / "index.html").is_file()
 
 
 def test_an_unreachable_document_store_is_one_line_and_exit_2(stores):
@@ -91,8 +95,8 @@ def test_a_store_that_fails_mid_way_is_one_line_and_exit_1(stores):
 def test_the_line_counts_the_continuous_runs_ledger_deleted():
     summary = {
         "dry_run": False,
-        "versions_deleted": 0,
-        "versions_kept": 1,
+        "reports_deleted": 0,
+        "reports_kept": 1,
         "snapshots_deleted": 2,
         "analyses_deleted": 2,
         "dois": 1,
@@ -104,6 +108,6 @@ def test_the_line_counts_the_continuous_runs_ledger_deleted():
         "visits_deleted": 1200,
     }
     assert line(summary) == (
-        "prune: deleted 0 versions (kept 1), 2 snapshots and 2 analyses of 1 DOIs (kept 1 snapshots), no blob (no "
-        "snapshot in the document store); 3 samples and 1,200 visits of the continuous run's closed rounds"
+        "prune: deleted 0 old versions' reports (kept 1), compressing 0 versions' artifact files (every version's kept), "
+        "2 snapshots and 2 analyses of 1 DOIs (kept 1 snapshots), no blob (no snapshot in the document store); 3 samples and 1,200 visits of the continuous run's closed rounds"
     )

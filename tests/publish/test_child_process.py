@@ -1,5 +1,7 @@
 """landing.publish.child_process: the publish step run in a child process on the same store and the same clock."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from landing import clock
@@ -29,6 +31,13 @@ def test_a_child_export_writes_the_version_the_callers_clock_names_with_the_file
     version = tmp_path / "child" / "versions" / "20300102T030405Z"
     here = tmp_path / "here" / "versions" / "20300102T030405Z"
     assert [(version / f).read_text() for f in FILES] == [(here / f).read_text() for f in FILES]
+
+
+def test_a_child_export_given_a_boundary_names_its_version_for_the_boundary_not_the_clock(tmp_path):
+    store(tmp_path / "child.db", PLOS).close()
+    at = datetime(2030, 1, 2, tzinfo=UTC)
+    summary = publish_apart(f"sqlite:///{tmp_path / 'child.db'}", {}, tmp_path / "child", frozenset(), False, at)
+    assert summary["version"] == str(tmp_path / "child" / "versions" / "20300102T000000Z")
 
 
 def test_a_child_export_that_cannot_open_the_store_raises_a_publish_error_saying_why(tmp_path):

@@ -1,9 +1,8 @@
 """landing.publish.pruning: the retention applied to real stores (SQLite and files; the Elasticsearch stand-in and
 moto's S3 server), and the reports and artifacts unchanged by it."""
 
-import os
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -74,6 +73,10 @@ def ids(docs, kind):
     return [doc_id for doc_id, _ in docs.items(kind)]
 
 
+def tree(directory: Path) -> list[str]:
+    return sorted(str(path) for path in directory.rglob("*"))
+
+
 def run(docs, blobs, tmp_path, **options):
     return prune(docs, blobs, tmp_path / "artifacts", NOW, 30, options.pop("keep_last", 1), grace_seconds=0, **options)
 
@@ -110,7 +113,7 @@ def test_the_summary_counts_what_went_and_what_stayed(stores, tmp_path):
     store(docs, blobs, MOVED + STEADY)
     blobs.put("snapshot/not-a-hash", b"?")
     summary = run(docs, blobs, tmp_path)
-    assert {key: value for key, value in summary.items() if "version" not in key and key != "unrecognised"} == {
+    assert {key: value for key, value in summary.items() if "report" not in key and key != "unrecognised"} == {
         "dois": 2,
         "dois_skipped": 0,
         "snapshots_deleted": 3,
@@ -123,6 +126,7 @@ def test_the_summary_counts_what_went_and_what_stayed(stores, tmp_path):
         "blobs_checked": True,
         "samples_deleted": 0,
         "visits_deleted": 0,
+        "versions_compressed": 0,
         "dry_run": False,
     }
     assert blobs.get("snapshot/not-a-hash") == b"?"
@@ -132,19 +136,22 @@ def test_a_dry_run_counts_the_same_and_deletes_nothing(stores, tmp_path):
     docs, blobs = stores
     store(docs, blobs, MOVED + STEADY)
     make_versions(tmp_path / "artifacts", ["20261001T000000Z", "20261015T000000Z", "20261130T000000Z"])
-    before = (ids(docs, "snapshot"), ids(docs, "analysis"), sorted(blobs.keys()), os.listdir(tmp_path / "artifacts"))
+    before = (ids(docs, "snapshot"), ids(docs, "analysis"), sorted(blobs.keys()), tree(tmp_path / "artifacts"))
     dry = run(docs, blobs, tmp_path, dry_run=True)
-    after = (ids(docs, "snapshot"), ids(docs, "analysis"), sorted(blobs.keys()), os.listdir(tmp_path / "artifacts"))
+    after = (ids(docs, "snapshot"), ids(docs, "analysis"), sorted(blobs.keys()), tree(tmp_path / "artifacts"))
     assert after == before
+    assert dry["deleted_reports"] == ["20261001T000000Z"]
     assert {**run(docs, blobs, tmp_path), "dry_run": True} == dry
 
 
 def test_a_second_prune_finds_nothing_more_to_delete(stores, tmp_path):
     docs, blobs = stores
     store(docs, blobs, MOVED + STEADY)
-    run(docs, blobs, tmp_path)
+    make_versions(tmp_path / "artifacts", ["20261001T000000Z", "20261015T000000Z", "20261130T000000Z"])
+    assert run(docs, blobs, tmp_path)["reports_deleted"] == 1
     again = run(docs, blobs, tmp_path)
     assert (again["snapshots_deleted"], again["analyses_deleted"], again["blobs_deleted"]) == (0, 0, 0)
+    assert again["reports_deleted"] == 0
 
 
 def test_the_ledger_and_other_kinds_are_not_touched(stores, tmp_path):
@@ -202,29 +209,53 @@ def test_a_doi_whose_documents_are_not_under_their_derived_ids_is_kept_whole(sto
 
 
 def make_versions(directory: Path, names):
+    """Version folders, each with its artifact files' changes.json, figures, report folder and report data."""
     for name in names:
-        (directory / "versions" / name).mkdir(parents=True)
-        (directory / "versions" / name / "changes.json").write_text("{}")
+        version = directory / "versions" / name
+        (version / "report").mkdir(parents=True)
+        (version / "report" / "index.html").write_text("<p>report</p>")
+        for part in ("changes.json", "report.json", "members.jsonl.gz", "domains.jsonl.gz", "alerts.jsonl"):
+            (version / part).write_text("{}")
 
 
-def test_old_versions_go_but_the_last_of_each_month_and_unrecognised_names_stay(tmp_path):
+def test_old_versions_lose_their_report_but_the_last_of_each_month_and_unrecognised_names_keep_it(tmp_path):
     names = ["20260905T000000Z", "20260920T000000Z", "20261003T000000Z", "20261010T000000Z", "20261010T000000Z-1"]
     names += ["20261115T000000Z", "notes"]
     make_versions(tmp_path / "artifacts", names)
     with SqliteDocStore(tmp_path / "docs.db") as docs:
         summary = prune(docs, None, tmp_path / "artifacts", NOW, 30, 1)
-    assert [path.name for path in artifact_files.versions(tmp_path / "artifacts")] == [
-        "20260920T000000Z",
-        "20261010T000000Z-1",
-        "20261115T000000Z",
-        "notes",
+    assert [path.name for path in artifact_files.versions(tmp_path / "artifacts")] == names
+    reported = [name for name in names if (tmp_path / "artifacts" / "versions" / name / "report").exists()]
+    assert reported == ["20260920T000000Z", "20261010T000000Z-1", "20261115T000000Z", "notes"]
+    assert sorted(path.name for path in (tmp_path / "artifacts" / "versions" / names[0]).iterdir()) == [
+        "changes.json",
+        "report.json",
     ]
-    assert (summary["deleted_versions"], summary["unrecognised"], summary["versions_kept"]) == (
+    assert (summary["deleted_reports"], summary["unrecognised"], summary["reports_kept"]) == (
         ["20260905T000000Z", "20261003T000000Z", "20261010T000000Z"],
         ["notes"],
         3,
     )
     assert not list((tmp_path / "artifacts").glob(".removing-*"))
+
+
+def test_every_versions_artifact_files_are_still_there_after_60_days_of_daily_versions_and_prunes_between(tmp_path):
+    files = {name: f"{name}\n" for name in (*FILENAMES, "changes.json")}
+    start, names = datetime(2026, 9, 1, tzinfo=UTC), []
+    with SqliteDocStore(tmp_path / "docs.db") as docs:
+        for day in range(60):
+            names.append(f"{start + timedelta(days=day):%Y%m%dT%H%M%SZ}")
+            make_versions(tmp_path, names[-1:])
+            for name, text in files.items():
+                (tmp_path / "versions" / names[-1] / name).write_text(text)
+            if day % 4 == 3:  # every fourth day, the last on the 60th
+                prune(docs, None, tmp_path, start + timedelta(days=day, hours=1), 30, 1)
+    found = artifact_files.versions(tmp_path)
+    assert [version.name for version in found] == names
+    kept = [artifact_files.text_of(artifact_files.found_file(version, name)) for version in found for name in files]
+    assert kept == list(files.values()) * 60
+    assert sum((version / "report").exists() for version in found) == 30 + 1  # 30 days, and September's last
+    assert sum((version / "prefixes-domains.csv.gz").exists() for version in found) == 30  # older than 30 days
 
 
 def history(seed=3, dois=40, days=10):

@@ -180,6 +180,11 @@ def test_a_sigterm_exports_a_last_version_at_close_after_the_ones_on_the_cadence
     assert continuous_state(continuous["db"])["continuous/version"] == versions[-1]
 
 
+def test_the_versions_on_the_cadence_are_named_for_six_hour_boundaries_of_the_clock(continuous):
+    versions = sorted(path.name for path in Path(continuous["stores"].artifacts, "versions").iterdir())
+    assert {name[9:] for name in versions[:-1]} <= {"000000Z", "060000Z", "120000Z", "180000Z"}
+
+
 def test_the_prefixes_samples_and_pids_of_the_run_carry_their_owners_listed_names(continuous):
     world = json.loads((continuous["world"] / "world.json").read_text())
     providers = {p["id"]: p["name"] for p in world["providers"]}

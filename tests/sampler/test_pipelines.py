@@ -268,7 +268,7 @@ def test_close_exports_nothing_when_export_on_close_is_off(tmp_path):
 def test_the_event_loop_runs_on_while_close_exports_the_last_version(tmp_path, monkeypatch):
     exporting, ticked = threading.Event(), threading.Event()
 
-    def slow_export(docs, cfg, stats):
+    def slow_export(docs, cfg, stats, at=None):
         exporting.set()
         assert ticked.wait(10)  # only the event loop sets it, while this export holds the store's thread
 

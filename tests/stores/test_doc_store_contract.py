@@ -30,6 +30,16 @@ def test_get_of_a_kind_never_put_returns_none(doc_store):
     assert doc_store.get("report", "10.1/a") is None
 
 
+def test_a_checkpoint_keeps_every_document_and_the_buffered_ones_buffered(doc_store):
+    doc_store.put("pid", "10.1/a", pid("10.1/a"))
+    doc_store.flush()
+    doc_store.put("pid", "10.1/b", pid("10.1/b"))
+    pending = doc_store.pending
+    doc_store.checkpoint()
+    assert doc_store.pending == pending
+    assert ids_of(doc_store.scan("pid")) == ["10.1/a", "10.1/b"]
+
+
 def test_a_reput_replaces_the_whole_document(doc_store):
     doc_store.put("pid", "10.1/a", pid("10.1/a", old=1))
     doc_store.flush()

@@ -36,6 +36,19 @@ def test_documents_are_stored_as_compact_json_text(tmp_path):
     assert row == ("pid", "10.1/ü", '{"pid/doi":"10.1/ü","n":[1,2]}')
 
 
+def test_a_checkpoint_cuts_the_write_ahead_log_to_nothing_and_keeps_every_document(tmp_path):
+    with SqliteDocStore(tmp_path / "landing.db", batch_docs=100) as store:
+        for n in range(500):
+            store.put("pid", f"10.1/{n}", {"pid/doi": f"10.1/{n}", "text": "x" * 200})
+        store.flush()
+        wal = tmp_path / "landing.db-wal"
+        assert wal.stat().st_size > 0
+        store.checkpoint()
+        assert wal.stat().st_size == 0
+        assert store.count("pid") == 500
+    assert sqlite3.connect(tmp_path / "landing.db").execute("SELECT COUNT(*) FROM docs").fetchone() == (500,)
+
+
 def test_a_flush_waits_for_another_connections_write_lock(tmp_path):
     store = SqliteDocStore(tmp_path / "landing.db")
     locked, other = threading.Event(), sqlite3.connect(tmp_path / "landing.db", check_same_thread=False)

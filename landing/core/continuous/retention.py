@@ -1,6 +1,9 @@
-"""Retention: which artifact versions and which stored snapshots a long-running sampler may delete.
+"""Retention: which artifact versions' reports and which stored snapshots a long-running sampler may delete.
 
-Versions: every one younger than `keep_days`, then the last of each calendar month (UTC), so always the latest.
+Versions: every version's artifact files are kept for ever (a match's evidence names its version, and consumers
+browse every one); what goes is a version's report (its HTML pages and the report's data beside it, large and
+derived), kept for every version younger than `keep_days`, then for the last of each calendar month (UTC), so
+always for the latest; the artifact files of every version older than `keep_days` are compressed.
 Snapshots, one DOI at a time: the last `keep_last`, every one whose outcome (final domain, failure class, meta-tag
 correctness) differs from the same driver's snapshot before it, and the one reports count (the latest that
 reached a page, else the latest). So what is kept grows with the changes a DOI shows, not with its visits, and
@@ -21,12 +24,14 @@ OUTCOME = ("snapshot/final-url-domain", "snapshot/error", "analysis/meta-tag-cor
 
 @dataclass(frozen=True)
 class Pruning:
-    """Version names to keep and to delete, each oldest first; `unrecognised`: names that are not versions
-    (`YYYYMMDDTHHMMSSZ[-N]`), never deleted, for the caller to report."""
+    """Version names whose report to keep and to delete (their artifact files always stay), and whose artifact files
+    to compress (older than the window), each oldest first; `unrecognised`: names that are not versions
+    (`YYYYMMDDTHHMMSSZ[-N]`), never touched, for the caller to report."""
 
     keep: tuple[str, ...]
     delete: tuple[str, ...]
     unrecognised: tuple[str, ...]
+    compress: tuple[str, ...] = ()
 
 
 def version_time(name: str) -> datetime | None:
@@ -49,17 +54,20 @@ def version_time(name: str) -> datetime | None:
         return None
 
 
-def versions_to_delete(names: Iterable[str], now: datetime, keep_days: float) -> Pruning:
-    """Keep every version younger than keep_days and the last version of each UTC calendar month (so the latest).
+def reports_to_delete(names: Iterable[str], now: datetime, keep_days: float) -> Pruning:
+    """Keep the report of every version younger than keep_days and of the last version of each UTC calendar month
+    (so the latest); the others' reports may go, never their artifact files.
 
-    A version once deleted would never have been kept later: an older one's month already has a later version.
+    A report once deleted would never have been kept later: an older one's month already has a later version.
 
     >>> names = ["20260105T000000Z", "20260120T000000Z", "20260203T000000Z", "20260210T000000Z", "20260210T000000Z-1"]
-    >>> found = versions_to_delete(names, datetime(2026, 4, 15, tzinfo=UTC), keep_days=30)
+    >>> found = reports_to_delete(names, datetime(2026, 4, 15, tzinfo=UTC), keep_days=30)
     >>> found.keep
     ('20260120T000000Z', '20260210T000000Z-1')
     >>> found.delete
     ('20260105T000000Z', '20260203T000000Z', '20260210T000000Z')
+    >>> found.compress == tuple(names)
+    True
     """
     if not keep_days >= 0:
         raise ValueError(f"keep_days must be 0 or more, not {keep_days!r}")
@@ -76,11 +84,13 @@ def versions_to_delete(names: Iterable[str], now: datetime, keep_days: float) ->
     for when, _, name in dated:
         last_of_month[(when.year, when.month)] = name  # sorted: the last one written wins
     young = now - timedelta(days=keep_days)
-    keep, delete = [], []
+    keep, delete, old = [], [], []
     for when, _, name in dated:  # the latest is the last of its month: always kept
         kept = when > young or last_of_month[(when.year, when.month)] == name
         (keep if kept else delete).append(name)
-    return Pruning(tuple(keep), tuple(delete), tuple(sorted(unrecognised)))
+        if when <= young:
+            old.append(name)
+    return Pruning(tuple(keep), tuple(delete), tuple(sorted(unrecognised)), tuple(old))
 
 
 def snapshots_to_drop(snapshots: Sequence[dict], keep_last: int) -> list[str]:

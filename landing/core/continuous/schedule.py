@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
+from landing.core.continuous import cadence
 from landing.core.continuous.freshness import (
     NEW,
     SIGNALLED,
@@ -197,26 +198,28 @@ def due(last: str | None, now: datetime, hours: float) -> bool:
     return last is None or now - moment(last) >= timedelta(hours=hours)
 
 
-def export_due(state: dict, now: datetime, every_hours: float, changes: int) -> bool:
-    """A new artifact version is due: something was sampled since the last, and either `every_hours` passed since it
-    (or there is none yet) or `changes` prefixes signalled a change since it.
+def export_due(state: dict, now: datetime, every_hours: float) -> datetime | None:
+    """The boundary a new artifact version is due for (landing.core.continuous.cadence: every `every_hours` on the
+    clock), when something was sampled since the last version; else None.
 
     >>> state = {**new_state("continuous", "2026-11-01T00:00:00Z"), "continuous/exported": "2026-11-01T00:00:00Z"}
-    >>> at = moment("2026-11-01T06:00:00Z")
-    >>> export_due({**state, "continuous/sampled-since": 3}, at, 24, 100)
-    False
-    >>> export_due({**state, "continuous/sampled-since": 3, "continuous/changes": 100}, at, 24, 100)
+    >>> at = moment("2026-11-01T23:59:59Z")
+    >>> export_due({**state, "continuous/sampled-since": 3}, at, 24) is None
     True
-    >>> export_due({**state, "continuous/sampled-since": 0, "continuous/changes": 100}, at, 24, 100)
-    False
+    >>> export_due({**state, "continuous/sampled-since": 3}, at + timedelta(seconds=1), 24)
+    datetime.datetime(2026, 11, 2, 0, 0, tzinfo=datetime.timezone.utc)
+    >>> export_due({**state, "continuous/sampled-since": 0}, at + timedelta(seconds=1), 24) is None
+    True
     """
     if not state.get("continuous/sampled-since"):
-        return False
-    return due(state.get("continuous/exported"), now, every_hours) or state.get("continuous/changes", 0) >= changes
+        return None
+    last = state.get("continuous/exported")
+    return cadence.version_due(last and moment(last), now, timedelta(hours=every_hours))
 
 
 def exported(state: dict, version: str, now: str) -> dict:
-    """The state once a version is exported: the changes and samples since it start again from 0."""
+    """The state once a version is exported at `now` (on the cadence: its boundary, which names it): the changes and
+    samples since it start again from 0."""
     return {
         **state,
         "continuous/exported": now,

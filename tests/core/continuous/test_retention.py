@@ -5,9 +5,9 @@ import pytest
 from landing.core.continuous.retention import (
     doi_to_drop,
     ledger_to_drop,
+    reports_to_delete,
     snapshots_to_drop,
     version_time,
-    versions_to_delete,
 )
 
 NOW = datetime(2026, 11, 25, 12, tzinfo=UTC)
@@ -17,33 +17,33 @@ def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y%m%dT%H%M%SZ")  # as landing/artifacts/artifact_files.py names a version
 
 
-def test_every_version_younger_than_keep_days_is_kept():
+def test_the_report_of_every_version_younger_than_keep_days_is_kept():
     names = [_stamp(NOW - timedelta(days=days, hours=1)) for days in range(30)]
-    assert versions_to_delete(names, NOW, keep_days=30).delete == ()
+    assert reports_to_delete(names, NOW, keep_days=30).delete == ()
 
 
-def test_older_versions_keep_only_the_last_of_each_month():
+def test_of_older_versions_only_the_last_of_each_month_keeps_its_report():
     names = [_stamp(datetime(2026, month, day, 6, tzinfo=UTC)) for month in (7, 8) for day in (1, 15)]
     names += ["20260831T235959Z", "20260831T235959Z-1"]
-    found = versions_to_delete(names, NOW, keep_days=30)
+    found = reports_to_delete(names, NOW, keep_days=30)
     assert found.keep == ("20260715T060000Z", "20260831T235959Z-1")
     assert found.delete == ("20260701T060000Z", "20260801T060000Z", "20260815T060000Z", "20260831T235959Z")
 
 
-def test_the_latest_version_is_never_deleted():
+def test_the_latest_versions_report_is_never_deleted():
     names = [_stamp(NOW - timedelta(hours=2)), _stamp(NOW - timedelta(hours=1))]
-    found = versions_to_delete(names, NOW, keep_days=0)
+    found = reports_to_delete(names, NOW, keep_days=0)
     assert (found.keep, found.delete) == ((names[1],), (names[0],))
 
 
-def test_a_directory_that_is_not_a_version_is_reported_and_never_deleted():
-    found = versions_to_delete(["20250101T000000Z", "20250102T000000Z", "notes", ".tmp"], NOW, keep_days=30)
+def test_a_directory_that_is_not_a_version_is_reported_and_never_touched():
+    found = reports_to_delete(["20250101T000000Z", "20250102T000000Z", "notes", ".tmp"], NOW, keep_days=30)
     assert (found.unrecognised, "notes" in found.delete) == ((".tmp", "notes"), False)
 
 
 def test_a_same_second_version_sorts_after_its_stamp():
     assert version_time("20261124T100251Z-3") == version_time("20261124T100251Z")
-    found = versions_to_delete(["20250101T000000Z-2", "20250101T000000Z-10", "20250101T000000Z"], NOW, 0)
+    found = reports_to_delete(["20250101T000000Z-2", "20250101T000000Z-10", "20250101T000000Z"], NOW, 0)
     assert found.keep == ("20250101T000000Z-10",)
 
 

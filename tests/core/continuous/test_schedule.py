@@ -206,17 +206,24 @@ def test_the_prefix_document_holds_the_prefix_and_gives_it_back():
     assert prefix_of(doc) == prefix
 
 
-def test_an_export_is_due_every_so_many_hours_or_sooner_with_enough_changes_never_with_nothing_sampled():
+def test_an_export_is_due_at_each_boundary_on_the_clock_never_sooner_never_with_nothing_sampled():
     state = {**schedule.new_state("continuous", LISTED), "continuous/sampled-since": 1}
-    assert schedule.export_due(state, moment(LISTED), 24, 100)  # no version yet
+    first = moment(LISTED) + timedelta(hours=10)
+    assert schedule.export_due(state, first, 24) == moment(LISTED)  # no version yet: named for the latest boundary
     state = schedule.exported(state, "20261101T000000Z", LISTED)
     assert (state["continuous/changes"], state["continuous/sampled-since"], state["continuous/exports"]) == (0, 0, 1)
     later = moment(LISTED) + timedelta(hours=24)
-    assert not schedule.export_due(state, later, 24, 100)
-    state = {**state, "continuous/sampled-since": 2}
-    assert not schedule.export_due(state, later - timedelta(seconds=1), 24, 100)
-    assert schedule.export_due(state, later, 24, 100)
-    assert schedule.export_due({**state, "continuous/changes": 3}, moment(LISTED), 24, 3)
+    assert schedule.export_due(state, later, 24) is None
+    state = {**state, "continuous/sampled-since": 2, "continuous/changes": 500}
+    assert schedule.export_due(state, later - timedelta(seconds=1), 24) is None
+    assert schedule.export_due(state, later + timedelta(minutes=7), 24) == later
+
+
+def test_a_version_made_at_a_stop_is_followed_by_one_at_the_next_boundary():
+    state = {**schedule.new_state("continuous", LISTED), "continuous/sampled-since": 1}
+    state = {**schedule.exported(state, "20261101T153000Z", "2026-11-01T15:30:00Z"), "continuous/sampled-since": 1}
+    assert schedule.export_due(state, moment("2026-11-01T23:00:00Z"), 24) is None
+    assert schedule.export_due(state, moment("2026-11-02T00:00:00Z"), 24) == moment("2026-11-02T00:00:00Z")
 
 
 def test_requests_are_counted_per_simulated_utc_day():
