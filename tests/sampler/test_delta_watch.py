@@ -1,5 +1,6 @@
 """The registry watcher (landing.sampler.delta_watch) through the spider's callbacks on hand-made answers, shaped as
-the registries document them, with the continuous run's records in a real SQLite store."""
+the registries document them and as the sandbox's registries answer them, with the continuous run's records in a real
+SQLite store."""
 
 import asyncio
 import json
@@ -18,6 +19,10 @@ from landing.sampler.doi_sampler import DoiSamplerSpider
 from landing.sampler.ledger import Ledger
 from landing.sampler.pipelines import Docs
 from landing.sampler.run import ALONE, OpenRun
+from landing_dev.sandbox.evolving import Evolution
+from landing_dev.sandbox.http import Request as SandboxRequest
+from landing_dev.sandbox.web import State, respond
+from landing_dev.sandbox.world import World
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
 NOW = datetime(2030, 1, 2, 4, tzinfo=UTC)
@@ -138,3 +143,59 @@ def test_a_look_is_dated_when_it_began_so_that_hourly_looks_come_every_hourly_sl
     watch = spider.planner.deltas
     list(watch.requests(spider.planner.run, {}, NOW))
     assert asyncio.run(watch.settle({}))["continuous/delta-looked"] == "2030-01-02T04:00:00Z"
+
+
+@pytest.fixture
+def moving_world(tmp_path):
+    """A world whose Crossref site a.example moves with the registry at day 2 and b.example silently at day 3."""
+    world = {"format": "landing-sandbox/1", "members": [{"id": "7", "primary-name": "Seven", "prefixes": ["10.1234"]}]}
+    (tmp_path / "world.json").write_text(json.dumps(world))
+    dois = [
+        {"doi": f"10.1234/{site}{n}", "ra": "crossref", "member": "7", "url": f"https://{site}.example/{n}"}
+        for site, count in (("a", 3), ("b", 2))
+        for n in range(count)
+    ]
+    (tmp_path / "dois.jsonl").write_text("".join(json.dumps(d) + "\n" for d in dois))
+    (tmp_path / "routes.jsonl").write_text("")
+    events = [
+        {"at": "2030-01-01T00:00:00Z", "kind": "background-updates", "rate": 0, "seed": 1, "days": 10},
+        {"at": "2030-01-03T00:00:00Z", "kind": "move", "host": "a.example", "to": "a2.example", "registry": True},
+        {"at": "2030-01-04T00:00:00Z", "kind": "move", "host": "b.example", "to": "b2.example", "registry": False},
+    ]
+    (tmp_path / "timeline.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    found = World(tmp_path)
+    yield found
+    found.close()
+
+
+def _look(spider, world, last: str, now: datetime) -> dict:
+    """One look of the watcher at `now`, each of its requests answered by the sandbox's registries at that clock."""
+    world.now = now.timestamp
+    watch, state = spider.planner.deltas, {"continuous/delta": {"crossref": last, "datacite": last}}
+    pending = list(watch.requests(spider.planner.run, state, now))
+    while pending:
+        request = pending.pop()
+        reply = respond(world, SandboxRequest("GET", request.url, {}), State(0, evolution=Evolution(world)))
+        response = TextResponse(request.url, status=reply.status, body=reply.body, request=request)
+        pending += _parsed(spider, response)
+    return asyncio.run(watch.settle(state))
+
+
+def test_the_sandboxs_registry_shows_a_registry_visible_move_to_the_watcher_and_never_a_silent_one(
+    spider, moving_world
+):
+    docs = spider.planner.run.records.docs
+    sampled = prefix_doc(Prefix("crossref", "7", "10.1234", 5, NOW), "2030-01-01T00:00:00Z")
+    docs.put("prefix", "crossref 10.1234", {**sampled, "prefix/resources": {"a.example": 3, "b.example": 2}})
+    docs.flush()
+    _look(spider, moving_world, "2030-01-02T23:00:00Z", datetime(2030, 1, 3, 1, tzinfo=UTC))
+    moved = docs.get("prefix", "crossref 10.1234")
+    assert (sorted(moved["prefix/registry-dois"]), moved["prefix/signals"]) == (
+        ["10.1234/a0", "10.1234/a1", "10.1234/a2"],
+        ["registry-changed"],
+    )
+    docs.put("prefix", "crossref 10.1234", {**moved, "prefix/registry-dois": [], "prefix/signals": []})
+    docs.flush()
+    state = _look(spider, moving_world, "2030-01-03T23:00:00Z", datetime(2030, 1, 4, 1, tzinfo=UTC))
+    after = docs.get("prefix", "crossref 10.1234")
+    assert (state["continuous/delta-dois"], after["prefix/registry-dois"], after["prefix/signals"]) == (0, [], [])
