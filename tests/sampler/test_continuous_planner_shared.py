@@ -249,10 +249,15 @@ def test_no_visit_recorded_before_the_kill_is_lost_and_only_those_in_flight_are_
     assert {k for k in before if after[k] != before[k]} <= shared["in_flight"]
 
 
-def test_every_round_closes_on_its_visits_none_as_overdue(shared):
+def test_every_round_closes_on_its_visits_none_as_overdue_but_for_late_visits(shared):
     logs = {name: worker.text() for name, worker in shared["workers"].items()}
     assert " closed in all): " in logs["b"]
-    assert not any("rounds closed LANDING_REFRESH_DAYS after" in log for log in logs.values())
+    # A round closes overdue once LANDING_REFRESH_DAYS (12 real seconds here) passed before its visits were stored:
+    # what a machine starved that long does, whatever the code. The kill, the restart and the flush must not make
+    # one: such a round, visited late, has every visit by now (a DOI they lost never would).
+    if any("rounds closed LANDING_REFRESH_DAYS after" in log for log in logs.values()):
+        visits = set(stored(shared["db"], "visit"))
+        assert all(_wanted(shared["db"], shared[name]) <= visits for name in ("killed", "restarted", "flushed"))
 
 
 def test_the_dois_a_flush_lost_are_queued_again_by_the_leader_and_visited(shared):
