@@ -56,7 +56,7 @@ $(REDIS):
 # The suite runs on every core (pytest-xdist), with one worker more than cores: its tests wait on the processes and
 # servers they start about a fifth of the time, and a spare worker fills those waits. tests/conftest.py groups it so
 # that a module's fixtures and each shared crawl are set up once, and hands out the longest groups first. Doctests are
-# collected from every package: importing a module starts nothing, and the tests import nearly all of them anyway.
+# collected from every package's modules that have one (conftest.py): importing a module starts nothing.
 test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL) $(REDIS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

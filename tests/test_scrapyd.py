@@ -84,7 +84,8 @@ class Scrapyd:
 
     def get(self, endpoint: str, **params) -> dict:
         query = f"?{urllib.parse.urlencode(params)}" if params else ""
-        with urllib.request.urlopen(f"{self.url}{endpoint}{query}", timeout=10) as response:
+        # listspiders.json starts a runner process: slow on a loaded machine, a failure only past a minute.
+        with urllib.request.urlopen(f"{self.url}{endpoint}{query}", timeout=60) as response:
             return json.load(response)
 
     def post(self, endpoint: str, fields: list[tuple[str, str]]) -> dict:

@@ -1,6 +1,5 @@
 """landing.artifacts.artifact_files: versioned, additive exports on disk."""
 
-import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -8,6 +7,7 @@ from pathlib import Path
 from landing.artifacts.artifact_files import CHANGES, export, line_counts, load_latest
 from landing.core.publishing.artifact_format import FILENAMES, parse
 from landing.core.publishing.artifact_sets import Artifacts, merge
+from tests import forked
 
 FIRST = Artifacts(
     good=frozenset({("10.1371", "journals.plos.org", "crossref")}),
@@ -96,9 +96,7 @@ for k in range(15):
 
 def test_exports_from_two_processes_at_once_keep_every_entry_at_the_top(tmp_path):
     repo = Path(__file__).resolve().parents[2]
-    exporters = [
-        subprocess.Popen([sys.executable, "-c", EXPORTER, str(tmp_path), name], cwd=repo) for name in ("1", "2")
-    ]
+    exporters = [forked.popen([sys.executable, "-c", EXPORTER, str(tmp_path), name], cwd=repo) for name in ("1", "2")]
     assert [exporter.wait(timeout=120) for exporter in exporters] == [0, 0]
     expected = {(f"10.{name}{k}", "crossref") for name in ("1", "2") for k in range(15)}
     assert (load_latest(tmp_path).prefixes, len(list((tmp_path / "versions").iterdir()))) == (expected, 30)

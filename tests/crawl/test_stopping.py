@@ -1,7 +1,6 @@
 """landing.crawl.stopping: a stop ends every request the downloader holds at once, queued ones included."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.task import Clock
 
 from landing.crawl.stopping import Stopped, drop_queued
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,9 +41,7 @@ def test_dropping_ends_every_queued_request_with_stopped_and_the_slots_wait():
 )
 def test_a_stop_closes_the_spider_at_once_though_its_hosts_slot_waits_a_minute(mode, answered, dropped):
     # Scrapy's stop waited for each queued request to reach the handler, one per DOWNLOAD_DELAY (60 s here).
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.crawl.stop_crawl", mode], cwd=ROOT, capture_output=True, text=True, timeout=100
-    )
+    done = forked.run([sys.executable, "-m", "tests.crawl.stop_crawl", mode], ROOT, None, timeout=100)
     told = json.loads(done.stdout.strip().splitlines()[-1])
     assert (told["answered"], told["dropped"]) == (answered, dropped), done.stderr[-2000:]
     assert told["seconds"] < 10, told

@@ -4,13 +4,13 @@ the artifact the sampler's crawl of that world exports, under the default fetch 
 vector whose DOI is in its string right, and the page-only vectors right where the artifact can vouch for them."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from landing_dev.sandbox.corpus import FOLDER
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = FOLDER / "url-doi-vectors" / "dev.jsonl"
@@ -23,14 +23,8 @@ STRING_KINDS = ("doi-text", "doi-url", "url-path", "url-junk", "url-query", "url
 def elsewhere():
     """bench.vectors' tally per kind: {kind: {right, wrong, none}}. The shape `elsewhere` holds every kind the shape
     `friendly` does, and its page-only vectors' hard case. Without the corpus: `python -m bench.vectors` scores it."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.vectors", "--vectors", str(VECTORS), "--shape", "elsewhere", "--json"]
-        + ["--corpus", "none"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    command = [sys.executable, "-m", "bench.vectors", "--vectors", str(VECTORS), "--shape", "elsewhere", "--json"]
+    done = forked.run([*command, "--corpus", "none"], ROOT, None, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout)
 

@@ -279,8 +279,9 @@ def test_a_store_without_reports_draws_nothing(tmp_path):
 
 
 def test_the_report_is_drawn_beside_the_version_and_linked_at_the_top_from_an_exporting_process(tmp_path):
-    import subprocess
     import sys
+
+    from tests import forked
 
     store(tmp_path / "docs.db", PLOS, ZENODO).close()
     script = (
@@ -290,7 +291,7 @@ def test_the_report_is_drawn_beside_the_version_and_linked_at_the_top_from_an_ex
         "print(summary['report'])"
     )
     root = Path(__file__).resolve().parents[2]
-    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120)
+    done = forked.run([sys.executable, "-c", script], root, None, timeout=120)
     version = next((tmp_path / "artifacts" / "versions").iterdir())
     assert (done.stdout, (version / "report" / "index.html").is_file()) == (
         f"{tmp_path / 'artifacts' / 'report' / 'index.html'}\n",

@@ -5,7 +5,6 @@ import csv
 import json
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from landing.core.publishing.report_figures import figures
 from landing.publish import draw_beside, draw_version, publish
 from landing.report.directory import NotAReport, draw
 from landing.report.html import link
+from tests import forked
 from tests.browser.probe import ROOT
 from tests.publish.test_publish import PLOS, store
 from tests.report.building import HOSTILE
@@ -24,24 +24,9 @@ TABLE = re.compile(r'<table class=t id="([^"]+)"><thead>.*?</thead><tbody>(.*?)<
 
 
 def _scrapy_report(*args, tmp_path=None, docs=None, artifacts=None):
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "scrapy",
-            "report",
-            *args,
-            "-s",
-            f"LANDING_DOCS=sqlite:///{docs}",
-            "-s",
-            f"LANDING_ARTIFACTS_DIR={artifacts}",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ,
-    )
+    command = [sys.executable, "-m", "scrapy", "report", *args]
+    command += ["-s", f"LANDING_DOCS=sqlite:///{docs}", "-s", f"LANDING_ARTIFACTS_DIR={artifacts}"]
+    return forked.run(command, ROOT, os.environ, timeout=120)  # Scrapy imported once: tests/forked.py
 
 
 def test_every_table_of_every_page_is_beside_it_as_csv_and_json_with_the_same_rows(artifacts):

@@ -5,7 +5,6 @@ page of an ordinary site, and the landing page of a site whose robots.txt disall
 """
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -14,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def crawl(every_scenario_world, scenario_truth, tmp_path_factory):
     requests = []
     sandbox = RunningSandbox(every_scenario_world, log=requests.append)
     try:
-        done = subprocess.run(
+        done = forked.run(
             [
                 sys.executable,
                 "-m",
@@ -73,9 +73,8 @@ def crawl(every_scenario_world, scenario_truth, tmp_path_factory):
                 "-o",
                 f"{directory / 'items.jsonl'}:jsonlines",
             ],
-            cwd=PROJECT,
-            capture_output=True,
-            text=True,
+            PROJECT,
+            None,
             timeout=120,
         )
     finally:

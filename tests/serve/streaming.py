@@ -13,6 +13,7 @@ from pathlib import Path
 import redis
 
 from landing.serve.stream import StreamConsumer
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 GROUP = "landing"
@@ -107,4 +108,4 @@ async def answered_all(client, stream, consumers, n) -> dict:
 def worker(url, stream, name, delay, concurrency=4, claim_ms=300) -> subprocess.Popen:
     """A consumer in its own process (tests/serve/stream_worker.py)."""
     command = [sys.executable, "-m", "tests.serve.stream_worker", url, stream, stream + ":out", name]
-    return subprocess.Popen([*command, str(delay), str(claim_ms), str(concurrency)], cwd=ROOT)
+    return forked.popen([*command, str(delay), str(claim_ms), str(concurrency)], cwd=ROOT)

@@ -4,10 +4,10 @@ is told twice to stop."""
 import os
 import signal
 import socket
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 from landing_dev import runner
+from tests import forked
 from tests.sampler.crawling import PROJECT
 from tests.serve.serving import Served, get, match, wait_until
 
@@ -18,7 +18,7 @@ def test_a_port_already_taken_is_named_and_the_service_exits_1(tmp_path):
         taken.listen()
         port = taken.getsockname()[1]
         command = runner.scrapy_command("serve", "--port", port, settings={"LANDING_ARTIFACTS_DIR": tmp_path})
-        done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=120)
+        done = forked.run(command, PROJECT, None, timeout=120)
     assert done.returncode == 1, done.stderr[-3000:]
     assert f"cannot listen on 127.0.0.1 port {port}" in done.stderr
     assert "Serving on" not in done.stderr

@@ -4,13 +4,13 @@ exactly one result, the right one."""
 
 import json
 import signal
-import subprocess
 
 import pytest
 import redis
 
 from landing_dev import runner
 from landing_dev.sandbox.server import RunningSandbox
+from tests import forked
 from tests.sampler.crawling import PROJECT, truth_of
 from tests.serve.serving import Served, wait_until
 
@@ -87,7 +87,7 @@ def test_two_serve_processes_answer_a_stream_and_a_kill_9_of_one_loses_no_input(
 
 def test_no_http_without_a_stream_to_answer_is_a_usage_error(tmp_path):
     command = runner.scrapy_command("serve", "--no-http", settings={"LANDING_ARTIFACTS_DIR": tmp_path})
-    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=120)
+    done = forked.run(command, PROJECT, None, timeout=120)
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1].endswith(
         " error: --no-http answers LANDING_STREAM_IN only: set it (and LANDING_MATCH_REDIS)"

@@ -11,6 +11,7 @@ import pytest
 
 from landing.stores import StoreError
 from landing.stores.sqlite import SqliteDocStore
+from tests import forked
 from tests.stores.damaged import damaged_sqlite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,7 +87,7 @@ with SqliteDocStore(path, batch_docs=25) as store:
 
 def test_two_processes_write_the_same_file(tmp_path):
     writers = [
-        subprocess.Popen(
+        forked.popen(
             [sys.executable, "-c", WRITER, str(tmp_path / "landing.db"), name],
             cwd=REPO,
             stderr=subprocess.PIPE,
