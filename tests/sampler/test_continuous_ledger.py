@@ -90,7 +90,9 @@ def test_a_round_closes_once_every_sampled_doi_is_visited_and_records_its_prefix
     assert figures == {"rounds": 1, "overdue": 0, "sampled": 2, "signalled": 0, "failed": 0, "dois": 4}
     assert (closed["continuous/open"], closed["continuous/rounds"], closed["continuous/sampled-since"]) == ([], 1, 2)
     prefix = records.docs.get("prefix", "crossref 10.1")
-    assert (prefix["prefix/sampled"], prefix["prefix/panel"]) == (T1, ["10.1/0", "10.1/1"])
+    # Both of 10.1's DOIs reached a.example: one DOI per site known is its panel.
+    assert (prefix["prefix/sampled"], prefix["prefix/panel"], prefix["prefix/drawn"]) == (T1, ["10.1/0"], 2)
+    assert records.seen() == (4, 2)  # DOIs drawn, sites seen: both prefixes'
 
 
 def test_a_listings_names_reach_its_prefixes_and_the_samples_planned_of_them(records):
