@@ -6,6 +6,10 @@ import random
 
 from landing.core.continuous import rotation, schedule
 from landing.core.continuous.freshness import DOMAIN_CHANGED, Prefix, prefix_doc
+from landing.core.continuous.retention import doi_to_drop
+from landing.core.pages.documents import snapshot_id
+from landing.core.publishing.aggregation import Aggregate
+from landing.core.publishing.artifact_sets import merge
 
 LISTED = "2026-11-01T00:00:00Z"
 
@@ -103,3 +107,45 @@ def test_a_sites_doi_that_now_leads_elsewhere_leaves_the_site_seen_but_without_a
     sites = rotation.sites_after({"a.example": "10.1/a"}, ["10.1/a"], {"10.1/a": "b.example"})
     assert sites == {"a.example": None, "b.example": "10.1/a"}
     assert rotation.panel_of(sites, ["10.1/a"], {"10.1/a"}) == ["10.1/a"]
+
+
+def test_rotating_rounds_pruned_after_each_export_keep_every_pairs_first_and_last_seen():
+    # Half the prefix's DOIs are on b.example until it moves, silently, to c.example before the third round.
+    world = {f"10.1/{n}": "a.example" if n % 2 else "b.example" for n in range(60)}
+    moved = {doi: "c.example" if domain == "b.example" else domain for doi, domain in world.items()}
+    rng, store, every_visit, published, pruned = random.Random(11), {}, [], None, 0
+    doc = prefix_doc(Prefix("crossref", "7", "10.1", 60), LISTED)
+    for day in (1, 8, 15, 22, 29):
+        before, visited = set(store), len(every_visit)
+        doc, _ = _round(doc, world if day < 15 else moved, day, 10, rng, every_visit)
+        for visit in map(_stored, every_visit[visited:]):
+            store[snapshot_id(visit)] = visit
+        aggregate = Aggregate()
+        for doc_id in sorted(store):
+            aggregate.add(store[doc_id])
+        published = aggregate.artifacts() if published is None else merge(published, aggregate.artifacts())
+        assert set(store) > before
+        by_doi: dict[str, dict] = {}
+        for doc_id, visit in store.items():
+            by_doi.setdefault(visit["pid/doi"], {})[doc_id] = visit
+        for docs in by_doi.values():
+            for doc_id in doi_to_drop(docs, docs, keep_last=1):
+                del store[doc_id]
+                pruned += 1
+    truth: dict[tuple[str, str], list[str]] = {}
+    for visit in every_visit:
+        for key in (("10.1", ""), ("10.1", visit["snapshot/final-url-domain"])):
+            truth.setdefault(key, []).append(visit["snapshot/timestamp"])
+    assert pruned > 0 and {key[1] for key in truth} == {"", "a.example", "b.example", "c.example"}
+    assert published.seen == {(p, d, min(times), max(times)) for (p, d), times in truth.items()}
+
+
+def _stored(visit: dict) -> dict:
+    """A visit as a stored analysis: with its prefix, registry, driver and resource URL."""
+    return {
+        **visit,
+        "pid/doi-prefix": "10.1",
+        "pid/ra": "crossref",
+        "snapshot/driver": "http",
+        "snapshot/resource-url": f"https://{visit['snapshot/final-url-domain']}/",
+    }
