@@ -105,7 +105,7 @@ class ContinuousLedger:
                 rotation.revisited(doc.get("prefix/panel") or (), pick.dois),
                 planned,
                 names_in("prefix", doc),
-                doc.get("prefix/drawn-keys") or (),
+                doc.get("prefix/drawn-keys") or "",
             )
             samples.append(sample)
             self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)

@@ -104,7 +104,7 @@ class Samples:
             )
         if sample.get("sample/panel") or sample.get("sample/drawn"):  # a refresh: its panel, then fresh DOIs
             dois = rotation.drawn_fresh(
-                sample["sample/panel"], dois, frozenset(sample.get("sample/drawn") or ()), sample["sample/size"]
+                sample["sample/panel"], dois, sample.get("sample/drawn") or "", sample["sample/size"]
             )
         dois = await self._with_prefixes(sample, dois)
         if dois is None:

@@ -3,23 +3,34 @@ size with DOIs not drawn before, so what is known of a prefix grows with every r
 samples"."""
 
 import math
+from base64 import urlsafe_b64encode
 from collections.abc import Collection, Iterable, Sequence
 from hashlib import blake2b
 
 from landing.core.publishing.current_analysis import current
 
-DRAWN_KEEP = 400  # drawn DOIs a prefix document remembers (their keys, the latest): bounds the document
+KEY_CHARS = 4  # a drawn DOI's key: 24 bits of its hash in base64, so a record is one short string
+DRAWN_KEEP = 256  # keys a prefix document remembers, the latest: 1 KiB of JSON at most
 FRESH_SHARE = 5  # at least a fifth of a refresh (and at least one DOI) is drawn fresh, whatever the panel holds
 
 
 def drawn_key(doi: str) -> str:
-    """A drawn DOI as the prefix document remembers it: 32 bits of its hash, in hex (a collision only makes one DOI
-    look drawn before: it is then drawn after the fresh ones, never lost).
+    """A drawn DOI as the prefix document remembers it: 24 bits of its hash (a collision only makes one DOI look
+    drawn before: it is then taken after the fresh ones, never lost).
 
-    >>> drawn_key("10.1/a"), len(drawn_key("10.1/b"))
-    ('3549df99', 8)
+    >>> drawn_key("10.1/a"), len(drawn_key("10.1/b")) == KEY_CHARS
+    ('mKaG', True)
     """
-    return blake2b(doi.encode(), digest_size=4).hexdigest()
+    return urlsafe_b64encode(blake2b(doi.encode(), digest_size=3).digest()).decode()
+
+
+def drawn_keys(record: str) -> frozenset[str]:
+    """The keys a record of drawn DOIs (`prefix/drawn-keys`, their keys end to end) holds.
+
+    >>> sorted(drawn_keys(drawn_key("10.1/a") + drawn_key("10.1/b"))) == sorted([drawn_key("10.1/a"), drawn_key("10.1/b")])
+    True
+    """
+    return frozenset(record[n : n + KEY_CHARS] for n in range(0, len(record), KEY_CHARS))
 
 
 def panel_size(size: int) -> int:
@@ -41,16 +52,16 @@ def revisited(panel: Sequence[str], size: int) -> list[str]:
     return list(panel)[: panel_size(size)]
 
 
-def drawn_fresh(panel: Sequence[str], dois: Sequence[str], drawn: Collection[str], size: int) -> list[str]:
-    """A refresh's DOIs from the API's sample `dois`: the panel first, then DOIs whose key is not in `drawn`, then
-    the drawn ones (a prefix with few DOIs is sampled whole again), `size` in all (the panel whole).
+def drawn_fresh(panel: Sequence[str], dois: Sequence[str], record: str, size: int) -> list[str]:
+    """A refresh's DOIs from the API's sample `dois`: the panel first, then DOIs not in the `record` of those drawn
+    before, then the drawn ones (a prefix with few DOIs is sampled whole again), `size` in all (the panel whole).
 
-    >>> drawn_fresh(["a"], ["b", "a", "c", "d"], {drawn_key("b")}, 3)
+    >>> drawn_fresh(["a"], ["b", "a", "c", "d"], drawn_key("b"), 3)
     ['a', 'c', 'd']
-    >>> drawn_fresh(["a"], ["b", "a"], {drawn_key("b")}, 3)
+    >>> drawn_fresh(["a"], ["b", "a"], drawn_key("b"), 3)
     ['a', 'b']
     """
-    chosen = list(dict.fromkeys(panel))
+    chosen, drawn = list(dict.fromkeys(panel)), drawn_keys(record)
     others = [doi for doi in dict.fromkeys(dois) if doi not in set(chosen)]
     chosen += [doi for doi in others if drawn_key(doi) not in drawn]
     chosen += [doi for doi in others if drawn_key(doi) in drawn]
@@ -110,19 +121,19 @@ def learnt(doc: dict, sample: dict, latest: Iterable[dict]) -> dict:
     >>> visits = [{"pid/doi": d, "snapshot/final-url-domain": s, "snapshot/error": None}
     ...           for d, s in (("10.1/a", "a.example"), ("10.1/b", "a.example"), ("10.1/c", "c.example"))]
     >>> after = learnt(doc, sample, visits)
-    >>> after["prefix/sites"], after["prefix/panel"], after["prefix/drawn"], len(after["prefix/drawn-keys"])
+    >>> after["prefix/sites"], after["prefix/panel"], after["prefix/drawn"], len(drawn_keys(after["prefix/drawn-keys"]))
     ({'a.example': '10.1/a', 'c.example': '10.1/c'}, ['10.1/a', '10.1/c'], 3, 3)
     """
     dois = list(sample.get("sample/dois") or ())
     sites = sites_after(dict(doc.get("prefix/sites") or {}), dois, reached(latest))
-    keys = list(doc.get("prefix/drawn-keys") or ())
-    known = set(keys)
+    record = doc.get("prefix/drawn-keys") or ""
+    known = drawn_keys(record)
     new = [key for key in dict.fromkeys(drawn_key(doi) for doi in dois) if key not in known]
     return {
         "prefix/sites": sites,
         "prefix/panel": panel_of(sites, doc.get("prefix/panel") or (), set(dois)),
         "prefix/drawn": int(doc.get("prefix/drawn") or 0) + len(new),
-        "prefix/drawn-keys": (keys + new)[-DRAWN_KEEP:],
+        "prefix/drawn-keys": (record + "".join(new))[-DRAWN_KEEP * KEY_CHARS :],
     }
 
 

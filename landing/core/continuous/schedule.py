@@ -91,12 +91,12 @@ def pick_sample(
     panel: Sequence[str],
     planned: str,
     names: Names = UNKNOWN,
-    drawn: Sequence[str] = (),
+    drawn: str = "",
 ) -> dict:
     """A pick as a sample document of the continuous run's plan, with its owner's `names` (its prefix document's). A
     pick no larger than its `panel` revisits it, no sample query asked; a larger one asks for the prefix's sample,
-    twice its size once the prefix was sampled (`sample/ask`), to keep the panel first and then DOIs whose key is
-    not in `drawn` (landing.core.continuous.rotation.drawn_fresh).
+    twice its size once the prefix was sampled (`sample/ask`), to keep the panel first and then DOIs not in the
+    record of those `drawn` (landing.core.continuous.rotation.drawn_fresh).
 
     >>> from landing.core.continuous.freshness import STALE
     >>> pick = Pick(Prefix("crossref", "7", "10.1", 50), 2, STALE, 7)
@@ -107,7 +107,7 @@ def pick_sample(
     True
     >>> s = pick_sample("continuous", 3, Pick(pick.prefix, 10, STALE, 31), ["10.1/a"], "2026-11-02T00:00:00Z")
     >>> s["sample/dois"], s["sample/size"], s["sample/ask"], s["sample/drawn"]
-    (None, 10, 20, [])
+    (None, 10, 20, '')
     """
     p, panel = pick.prefix, list(panel)
     revisit = bool(panel) and pick.dois <= len(panel)
@@ -127,7 +127,7 @@ def pick_sample(
         "sample/reason": pick.reason,
         "sample/planned": planned,
         "sample/panel": panel,
-        **({"sample/ask": 2 * pick.dois, "sample/drawn": list(drawn)} if rotating else {}),
+        **({"sample/ask": 2 * pick.dois, "sample/drawn": drawn} if rotating else {}),
         **keyed("sample", names),
     }
 

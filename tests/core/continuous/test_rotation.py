@@ -29,15 +29,14 @@ def _round(doc, world, day, size, rng, stored):
     planned = f"2026-11-{day:02d}T00:00:00Z"
     panel = rotation.revisited(doc.get("prefix/panel") or (), size)
     answered = rng.sample(sorted(world), min(2 * size, len(world)))
-    drawn = frozenset(doc.get("prefix/drawn-keys") or ())
-    dois = rotation.drawn_fresh(panel, answered, drawn, size)
+    dois = rotation.drawn_fresh(panel, answered, doc.get("prefix/drawn-keys") or "", size)
     sample = {"sample/planned": planned, "sample/dois": dois, "sample/panel": panel}
     stored += [_visit(doi, world[doi], planned) for doi in dois]
     return schedule.sampled(doc, sample, stored), sample
 
 
 def test_a_refresh_takes_its_panel_then_dois_never_drawn_then_drawn_ones_up_to_its_size():
-    drawn = {rotation.drawn_key(doi) for doi in ("10.1/b", "10.1/c")}
+    drawn = rotation.drawn_key("10.1/b") + rotation.drawn_key("10.1/c")
     answered = ["10.1/b", "10.1/d", "10.1/a", "10.1/c", "10.1/e"]
     assert rotation.drawn_fresh(["10.1/a"], answered, drawn, 4) == ["10.1/a", "10.1/d", "10.1/e", "10.1/b"]
 
@@ -96,11 +95,12 @@ def test_a_panel_longer_than_a_refresh_revisits_every_site_in_turn():
 
 
 def test_the_drawn_record_keeps_the_latest_keys_only_and_counts_on():
-    doc = {"prefix/drawn": rotation.DRAWN_KEEP, "prefix/drawn-keys": [f"{n:08x}" for n in range(rotation.DRAWN_KEEP)]}
-    after = rotation.learnt(doc, {"sample/dois": ["10.1/new"]}, [])
+    record = "".join(rotation.drawn_key(f"10.1/{n}") for n in range(rotation.DRAWN_KEEP))
+    after = rotation.learnt(
+        {"prefix/drawn": rotation.DRAWN_KEEP, "prefix/drawn-keys": record}, {"sample/dois": ["10.1/new"]}, []
+    )
     assert after["prefix/drawn"] == rotation.DRAWN_KEEP + 1
-    assert after["prefix/drawn-keys"][-1] == rotation.drawn_key("10.1/new")
-    assert len(after["prefix/drawn-keys"]) == rotation.DRAWN_KEEP
+    assert after["prefix/drawn-keys"] == record[rotation.KEY_CHARS :] + rotation.drawn_key("10.1/new")
 
 
 def test_a_sites_doi_that_now_leads_elsewhere_leaves_the_site_seen_but_without_a_panel_doi():

@@ -139,7 +139,7 @@ def test_a_listing_that_renames_an_owner_changes_its_prefixes_and_counts_no_chan
 
 def test_a_signalled_pick_deeper_than_the_panel_asks_for_twice_its_size_keeping_the_panel_and_the_drawn_keys():
     pick = Pick(Prefix("crossref", "7", "10.1", 500, moment(LISTED), frozenset({DOMAIN_CHANGED})), 30, SIGNALLED, 91)
-    drawn = [rotation.drawn_key("10.1/c")]
+    drawn = rotation.drawn_key("10.1/c")
     sample = schedule.pick_sample("continuous", 9, pick, ["10.1/a", "10.1/b"], LISTED, drawn=drawn)
     assert (sample["sample/dois"], sample["sample/size"], sample["sample/ask"]) == (None, 30, 60)
     assert (sample["sample/panel"], sample["sample/drawn"]) == (["10.1/a", "10.1/b"], drawn)
@@ -179,7 +179,7 @@ def test_a_first_sample_makes_the_panel_and_signals_nothing():
         "prefix/panel": ["10.1/a"],
         "prefix/sites": {"a.example": "10.1/a"},
         "prefix/drawn": 2,
-        "prefix/drawn-keys": [rotation.drawn_key("10.1/a"), rotation.drawn_key("10.1/b")],
+        "prefix/drawn-keys": rotation.drawn_key("10.1/a") + rotation.drawn_key("10.1/b"),
     }
 
 
