@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
@@ -117,6 +118,23 @@ def by_move(found: list[Detection]) -> dict[tuple[datetime, str], list[Detection
     for detection in found:
         grouped.setdefault((detection.moved, detection.domain), []).append(detection)
     return grouped
+
+
+def site_coverage(timeline: Timeline, seen: dict[str, set[str]], end: datetime, share: float = 0.05) -> tuple[int, int]:
+    """(sites seen, sites) over the sampled prefixes (`seen`: prefix -> the domains its document names), counting
+    each site that holds at least `share` of its prefix's DOIs at `end`; a moved site is seen under either name."""
+    moved, held, dois = timeline.moved(end), {}, Counter()
+    for doi in timeline.dois:
+        if doi.prefix in seen:
+            dois[doi.prefix] += 1
+            held.setdefault(doi.prefix, Counter()).update(doi.hosts)
+    covered = total = 0
+    for prefix, hosts in held.items():
+        for host, n in hosts.items():
+            if n >= share * dois[prefix]:
+                total += 1
+                covered += bool({host, moved.get(host, host)} & seen[prefix])
+    return covered, total
 
 
 def days(value: float | None) -> str:
@@ -257,11 +275,21 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     print(f"wrong pairs (never true): {len(wrong)} of {len(named)}", sorted(wrong)[:10] if wrong else "")
     docs = open_docs(stores.docs)
     try:
-        ages = freshness.ages([freshness.prefix_of(doc) for doc in docs.scan("prefix")], end)
+        prefix_docs = list(docs.scan("prefix"))
         state = docs.get("continuous", "state") or {}
     finally:
         docs.close()
+    ages = freshness.ages([freshness.prefix_of(doc) for doc in prefix_docs], end)
     print(f"prefix ages at the end (days): {ages}; state: requests-today {state.get('continuous/requests-today')}")
+    seen = {
+        doc["prefix/prefix"]: set(doc.get("prefix/sites") or ()) for doc in prefix_docs if doc.get("prefix/sampled")
+    }
+    covered, total = site_coverage(timeline, seen, end)
+    drawn = sum(int(doc.get("prefix/drawn") or 0) for doc in prefix_docs)
+    print(
+        f"sites holding 5% or more of a sampled prefix's DOIs seen: {covered} of {total} "
+        f"({covered / total if total else 0:.1%}); DOIs drawn {drawn:,}"
+    )
     span = int((end - start) / timedelta(days=1))
     requests = per_day([(simulated(t + wall_of), r) for t, _, _, r in crawl.events], start, span)
     print(f"requests per simulated day (LANDING_BUDGET={budget:g}):", [r for r in requests if r is not None])
