@@ -168,3 +168,21 @@ def test_the_known_prefixes_the_ledger_keeps_stay_what_the_store_holds_as_it_lis
     kept = sorted(records.prefixes(), key=lambda p: p.prefix)
     assert kept == sorted(read_again, key=lambda p: p.prefix)
     assert [(p.prefix, p.sampled) for p in kept] == [("10.1", freshness.moment(T1)), ("10.2", freshness.moment(T1))]
+
+
+def test_a_refresh_asks_for_a_sample_with_the_prefixs_panel_and_its_record_of_dois_drawn(records):
+    run, state, _ = records.open(T0)
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)
+    (run, state, _), _ = _planned(records, run, state, T1)
+    sample = runs.sampled(next(records.docs.scan("sample")), ["10.1/0", "10.1/1"], T1)
+    records.ledger.store("sample", runs.sample_id("continuous", 0), sample)
+    _visit(records, run, sample, 0, "a.example", T1)
+    _visit(records, run, sample, 1, "b.example", T1)
+    state, _ = records.close(run, state, T1, idle=False)
+    later = "2026-11-08T01:00:00Z"
+    (run, state, asked), plan = _planned(records, run, state, later)
+    refresh = records.docs.get("sample", runs.sample_id("continuous", 1))
+    drawn = records.docs.get("prefix", "crossref 10.1")["prefix/drawn-keys"]
+    assert (asked, [p.reason for p in plan.picks]) == (1, ["stale"])
+    assert (refresh["sample/dois"], refresh["sample/size"], refresh["sample/ask"]) == (None, 4, 8)
+    assert (refresh["sample/panel"], refresh["sample/drawn"]) == (["10.1/0", "10.1/1"], drawn)  # a DOI a site
