@@ -47,9 +47,16 @@ class Sizes(NamedTuple):
 
 def disk(path: Path) -> int:
     """Bytes of the files under a folder, or of a file and its SQLite companions (-wal, -shm)."""
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists())
+    found = path.rglob("*") if path.is_dir() else (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
+    return sum(_size(p) for p in found)
+
+
+def _size(path: Path) -> int:
+    """A file's bytes; 0 for a folder or a file gone meanwhile (an export or a prune moves versions as it runs)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except FileNotFoundError:
+        return 0
 
 
 def version_time(name: str) -> datetime:
