@@ -31,6 +31,7 @@ def _visit(records, run, sample, rank, domain, at):
         "snapshot/driver": "http",
         "snapshot/timestamp": at,
         "snapshot/final-url-domain": domain,
+        "snapshot/resource-url": f"https://{domain}/",
         "snapshot/error": None,
         "analysis/meta-tag-correctness": "ok",
     }

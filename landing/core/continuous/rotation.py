@@ -7,6 +7,7 @@ from base64 import urlsafe_b64encode
 from collections.abc import Collection, Iterable, Sequence
 from hashlib import blake2b
 
+from landing.core.publishing.aggregation import followed_domain
 from landing.core.publishing.current_analysis import current
 
 KEY_CHARS = 4  # a drawn DOI's key: 24 bits of its hash in base64, so a record is one short string
@@ -69,19 +70,18 @@ def drawn_fresh(panel: Sequence[str], dois: Sequence[str], record: str, size: in
 
 
 def reached(latest: Iterable[dict]) -> dict[str, str]:
-    """{DOI: the domain its latest visit reached} of a round's analyses (one per DOI, as reports count them); a
-    visit that failed says nothing of where its DOI leads.
+    """{DOI: the domain its latest visit led to} of a round's analyses (one per DOI, as reports count them), as the
+    artifacts name it whatever the visit's class (a site that answers a crawler with errors is still its site); a
+    visit that never left the resolver leads nowhere.
 
-    >>> reached([{"pid/doi": "10.1/a", "snapshot/final-url-domain": "a.example", "snapshot/error": None},
-    ...          {"pid/doi": "10.1/b", "snapshot/final-url-domain": "b.example", "snapshot/error": "http-4xx"}])
+    >>> reached([{"pid/doi": "10.1/a", "snapshot/final-url-domain": "a.example", "snapshot/error": "http-4xx",
+    ...           "snapshot/resource-url": "https://a.example/1"},
+    ...          {"pid/doi": "10.1/b", "snapshot/final-url-domain": "doi.org", "snapshot/error": "http-4xx",
+    ...           "snapshot/resource-url": None}])
     {'10.1/a': 'a.example'}
     """
     ordered = sorted(latest, key=lambda doc: doc.get("pid/doi") or "")
-    return {
-        doc["pid/doi"]: doc["snapshot/final-url-domain"]
-        for doc in current(ordered)
-        if doc.get("snapshot/error") is None and doc.get("snapshot/final-url-domain")
-    }
+    return {doc["pid/doi"]: domain for doc in current(ordered) if (domain := followed_domain(doc))}
 
 
 def sites_after(sites: dict[str, str | None], dois: Sequence[str], where: dict[str, str]) -> dict[str, str | None]:
@@ -118,7 +118,7 @@ def learnt(doc: dict, sample: dict, latest: Iterable[dict]) -> dict:
 
     >>> doc = {"prefix/panel": [], "prefix/drawn": 0}
     >>> sample = {"sample/dois": ["10.1/a", "10.1/b", "10.1/c"]}
-    >>> visits = [{"pid/doi": d, "snapshot/final-url-domain": s, "snapshot/error": None}
+    >>> visits = [{"pid/doi": d, "snapshot/final-url-domain": s, "snapshot/error": None, "snapshot/resource-url": "r"}
     ...           for d, s in (("10.1/a", "a.example"), ("10.1/b", "a.example"), ("10.1/c", "c.example"))]
     >>> after = learnt(doc, sample, visits)
     >>> after["prefix/sites"], after["prefix/panel"], after["prefix/drawn"], len(drawn_keys(after["prefix/drawn-keys"]))

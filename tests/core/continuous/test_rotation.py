@@ -19,6 +19,7 @@ def _visit(doi, domain, at, error=None):
         "pid/doi": doi,
         "snapshot/final-url-domain": domain,
         "snapshot/error": error,
+        "snapshot/resource-url": f"https://{domain}/",
         "snapshot/timestamp": at,
         "analysis/meta-tag-correctness": "ok",
     }

@@ -29,6 +29,7 @@ def _visit(doi, domain, at, error=None):
         "pid/doi": doi,
         "snapshot/final-url-domain": None if error else domain,
         "snapshot/error": error,
+        "snapshot/resource-url": f"https://{domain}/",
         "snapshot/timestamp": at,
         "analysis/meta-tag-correctness": None if error else "ok",
     }
