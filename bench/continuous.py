@@ -47,12 +47,13 @@ class Sizes(NamedTuple):
 
 def disk(path: Path) -> int:
     """Bytes of the files under a folder, or of a file and its SQLite companions (-wal, -shm)."""
-    found = path.rglob("*") if path.is_dir() else (path, Path(f"{path}-wal"), Path(f"{path}-shm"))
-    return sum(_size(p) for p in found)
+    if path.is_dir():  # os.walk passes over a folder gone meanwhile (an export or a prune moves versions as it runs)
+        return sum(_size(Path(root, name)) for root, _, names in os.walk(path) for name in names)
+    return sum(_size(p) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
 
 
 def _size(path: Path) -> int:
-    """A file's bytes; 0 for a folder or a file gone meanwhile (an export or a prune moves versions as it runs)."""
+    """A file's bytes; 0 for a folder or a file gone meanwhile."""
     try:
         return path.stat().st_size if path.is_file() else 0
     except FileNotFoundError:
