@@ -25,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
@@ -54,9 +55,17 @@ class Sizes(NamedTuple):
 
 def disk(path: Path) -> int:
     """Bytes of the files under a folder, or of a file and its SQLite companions (-wal, -shm)."""
-    if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return sum(p.stat().st_size for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")) if p.exists())
+    if path.is_dir():  # os.walk passes over a folder gone meanwhile (an export or a prune moves versions as it runs)
+        return sum(_size(Path(root, name)) for root, _, names in os.walk(path) for name in names)
+    return sum(_size(p) for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")))
+
+
+def _size(path: Path) -> int:
+    """A file's bytes; 0 for a folder or a file gone meanwhile."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except FileNotFoundError:
+        return 0
 
 
 def version_time(name: str) -> datetime:
@@ -125,6 +134,23 @@ def by_move(found: list[Detection]) -> dict[tuple[datetime, str], list[Detection
     for detection in found:
         grouped.setdefault((detection.moved, detection.domain), []).append(detection)
     return grouped
+
+
+def site_coverage(timeline: Timeline, seen: dict[str, set[str]], end: datetime, share: float = 0.05) -> tuple[int, int]:
+    """(sites seen, sites) over the sampled prefixes (`seen`: prefix -> the domains its document names), counting
+    each site that holds at least `share` of its prefix's DOIs at `end`; a moved site is seen under either name."""
+    moved, held, dois = timeline.moved(end), {}, Counter()
+    for doi in timeline.dois:
+        if doi.prefix in seen:
+            dois[doi.prefix] += 1
+            held.setdefault(doi.prefix, Counter()).update(doi.hosts)
+    covered = total = 0
+    for prefix, hosts in held.items():
+        for host, n in hosts.items():
+            if n >= share * dois[prefix]:
+                total += 1
+                covered += bool({host, moved.get(host, host)} & seen[prefix])
+    return covered, total
 
 
 def days(value: float | None) -> str:
@@ -283,11 +309,12 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     print(f"wrong pairs (never true): {len(wrong)} of {len(named)}", sorted(wrong)[:10] if wrong else "")
     docs = open_docs(stores.docs)
     try:
-        ages = freshness.ages([freshness.prefix_of(doc) for doc in docs.scan("prefix")], end)
+        prefix_docs = list(docs.scan("prefix"))
         state = docs.get("continuous", "state") or {}
         sites, refreshed = reached(timeline, docs), rounds(docs)
     finally:
         docs.close()
+    ages = freshness.ages([freshness.prefix_of(doc) for doc in prefix_docs], end)
     print(f"prefix ages at the end (days): {ages}; state: requests-today {state.get('continuous/requests-today')}")
     shares = timeline.site_shares()
     covered, held = coverage(shares, sites, LEAST_SHARE)
@@ -299,6 +326,15 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
         f"({covered / held if held else 0:.1%}); after 4 or more rounds: {covered4} of {held4} "
         f"({covered4 / held4 if held4 else 0:.1%}); rounds per prefix: min {counts[0] if counts else '-'}, "
         f"median {statistics.median(counts) if counts else '-'}, max {counts[-1] if counts else '-'}"
+    )
+    seen = {
+        doc["prefix/prefix"]: set(doc.get("prefix/sites") or ()) for doc in prefix_docs if doc.get("prefix/sampled")
+    }
+    covered, total = site_coverage(timeline, seen, end)
+    drawn = sum(int(doc.get("prefix/drawn") or 0) for doc in prefix_docs)
+    print(
+        f"the same by the prefix documents' sites (prefix/sites): {covered} of {total} "
+        f"({covered / total if total else 0:.1%}); DOIs drawn {drawn:,}"
     )
     span = int((end - start) / timedelta(days=1))
     requests = per_day([(simulated(t + wall_of), r) for t, _, _, r in crawl.events], start, span)

@@ -59,6 +59,8 @@ GAUGES = (
     ("landing_budget_requests", CONTINUOUS + "budget", "requests a day continuous mode may make (LANDING_BUDGET)"),
     ("landing_requests_per_doi", CONTINUOUS + "requests_per_doi", "requests a DOI's visit costs, as planned"),
     ("landing_budget_within", CONTINUOUS + "within", "1 when the budget keeps every prefix within its target age"),
+    ("landing_dois_seen", CONTINUOUS + "dois_seen", "distinct DOIs drawn, summed over the known prefixes"),
+    ("landing_sites_seen", CONTINUOUS + "sites_seen", "distinct sites seen, summed over the known prefixes"),
 )
 AGES = (("0.5", "age_p50_days"), ("0.95", "age_p95_days"), ("1", "age_max_days"))
 

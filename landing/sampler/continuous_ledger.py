@@ -7,7 +7,7 @@ and the state that names the round are written in one flush, so a crawl killed a
 was in: its samples are in the plan, its visits recorded as they are stored.
 """
 
-from landing.core.continuous import registry_deltas, schedule
+from landing.core.continuous import registry_deltas, rotation, schedule
 from landing.core.continuous.freshness import REGISTRY, Prefix, moment, prefix_id, prefix_of
 from landing.core.registries.names import read as names_in
 from landing.core.sampling import runs
@@ -22,6 +22,8 @@ class ContinuousLedger:
         # Every known prefix by id, read once and then kept as this ledger writes them: a slice plans over all of
         # them, and reading every prefix document back each slice was slow (docs/continuous.md "What a slice costs").
         self.known: dict[str, Prefix] | None = None
+        # Distinct DOIs drawn and sites seen, summed over the known prefixes as they are read and then recorded.
+        self.drawn, self.sites = 0, 0
 
     def open(self, now: str) -> tuple[dict, dict, bool]:
         """(the continuous run, its state, resumed?): the run is opened as a full run's is, marked continuous."""
@@ -52,8 +54,16 @@ class ContinuousLedger:
         """Every known prefix: the `prefix` documents read on the first call, then as this ledger wrote them (only
         the run's planner writes them)."""
         if self.known is None:
-            self.known = {doc_id: prefix_of(doc) for doc_id, doc in self.docs.items("prefix")}
+            self.known, self.drawn, self.sites = {}, 0, 0
+            for doc_id, doc in self.docs.items("prefix"):
+                self.known[doc_id] = prefix_of(doc)
+                drawn, sites = rotation.seen(doc)
+                self.drawn, self.sites = self.drawn + drawn, self.sites + sites
         return list(self.known.values())
+
+    def seen(self) -> tuple[int, int]:
+        """(distinct DOIs drawn, distinct sites seen) summed over the known prefixes (read by `prefixes` first)."""
+        return self.drawn, self.sites
 
     def _put_prefix(self, doc_id: str, doc: dict) -> None:
         self.docs.put("prefix", doc_id, doc)
@@ -103,9 +113,10 @@ class ContinuousLedger:
                 run["run/id"],
                 start + len(samples),
                 pick,
-                doc.get("prefix/panel") or (),
+                rotation.revisited(doc.get("prefix/panel") or (), pick.dois),
                 planned,
                 names_in("prefix", doc),
+                doc.get("prefix/drawn-keys") or "",
             )
             samples.append(sample)
             self.docs.put("sample", runs.sample_id(run["run/id"], sample["sample/order"]), sample)
@@ -243,12 +254,16 @@ class ContinuousLedger:
         doc = self.docs.get("prefix", doc_id)
         if doc is None:
             return
+        before = rotation.seen(doc)
         analyses = list(self.docs.scan("analysis", prefix=sample["sample/prefix"] + "/"))
         if sample.get("sample/reason") == REGISTRY:  # a few DOIs the registries moved: no refresh of the prefix
             doc = registry_deltas.visited(doc, sample, analyses)
         else:
             doc = registry_deltas.resourced(schedule.sampled(doc, sample, analyses), sample, analyses)
         self._put_prefix(doc_id, doc)
+        if self.known is not None:
+            after = rotation.seen(doc)
+            self.drawn, self.sites = self.drawn + after[0] - before[0], self.sites + after[1] - before[1]
         figures["sampled"] += 1
         figures["signalled"] += bool(doc["prefix/signals"])
         figures["dois"] += len(sample["sample/dois"])

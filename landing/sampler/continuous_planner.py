@@ -311,6 +311,7 @@ class Continuous(Sampling):
         return uncounted
 
     def _set_stats(self, known, plan, state):
+        drawn, sites = self.run.records.seen()
         figures = {
             **schedule.age_stats(known, clock.now()),
             "latest_record": schedule.latest_record(known, state),
@@ -319,6 +320,8 @@ class Continuous(Sampling):
             "within": int(plan.within),
             "rounds": state.get("continuous/rounds", 0),
             "requests_per_doi": round(schedule.per_doi(state, self.cfg.requests_per_doi), 3),
+            "dois_seen": drawn,
+            "sites_seen": sites,
         }
         for name, value in figures.items():
             self.crawler.stats.set_value(STATS + name, value)

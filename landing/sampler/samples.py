@@ -4,7 +4,7 @@ its DOIs are visited."""
 import asyncio
 
 from landing import clock
-from landing.core.continuous import schedule
+from landing.core.continuous import rotation
 from landing.core.pids.doi import normalise, well_formed
 from landing.core.registries import crossref, datacite
 from landing.core.sampling import runs, sample_sizes
@@ -35,7 +35,12 @@ class Samples:
         self.mailto = cfg.mailto
 
     def request(self, sample):
-        size, owner, prefix = sample["sample/size"], sample["sample/owner"], sample.get("sample/prefix")
+        # A refresh asks for more than its size (`sample/ask`) to keep DOIs not drawn before: one request either way.
+        size, owner, prefix = (
+            sample.get("sample/ask") or sample["sample/size"],
+            sample["sample/owner"],
+            sample.get("sample/prefix"),
+        )
         if sample["sample/ra"] == "crossref" and prefix:  # continuous mode samples one prefix of an owner
             url = crossref.prefix_sample_url(self.crossref_api, owner, prefix, size, self.mailto)
         elif sample["sample/ra"] == "crossref":
@@ -97,11 +102,13 @@ class Samples:
                 sample["sample/owner"],
                 ", ".join(repr(d) for d in answered if not well_formed(d))[:300],
             )
+        if sample.get("sample/panel") or sample.get("sample/drawn"):  # a refresh: its panel, then fresh DOIs
+            dois = rotation.drawn_fresh(
+                sample["sample/panel"], dois, sample.get("sample/drawn") or "", sample["sample/size"]
+            )
         dois = await self._with_prefixes(sample, dois)
         if dois is None:
             return None
-        if sample.get("sample/panel"):  # a prefix's deeper sample: the DOIs its refreshes revisit come first
-            dois = schedule.with_panel(sample["sample/panel"], dois, sample["sample/size"])
         sample = runs.sampled(sample, dois, clock.stamp())
         self.count(sample)
         self.frontier.leave(sample["sample/size"] - len(sample["sample/dois"]))

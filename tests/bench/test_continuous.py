@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from bench.continuous import appearances, by_move, per_day, tenths, version_time
+from bench.continuous import appearances, by_move, per_day, site_coverage, tenths, version_time
 from landing_dev.sandbox.timeline import Detection, Doi, Timeline
 
 T = datetime(2030, 1, 1, tzinfo=UTC)
@@ -56,3 +56,16 @@ def test_detections_group_by_move_in_the_order_they_came():
         Detection(a, "10.3", "x.example", b),
     ]
     assert by_move(found) == {(a, "x.example"): [found[0], found[2]], (b, "y.example"): [found[1]]}
+
+
+def test_site_coverage_counts_the_sites_holding_5_percent_of_a_sampled_prefixs_dois_seen_under_either_name():
+    dois = [Doi("crossref", "1", "10.1", frozenset({"a.example"})) for _ in range(18)]
+    dois += [
+        Doi("crossref", "1", "10.1", frozenset({"b.example"})),
+        Doi("crossref", "1", "10.1", frozenset({"c.example"})),
+    ]
+    dois += [Doi("crossref", "2", "10.2", frozenset({"d.example"}))]  # never sampled: not counted
+    moved = [{"at": "2030-01-02T00:00:00Z", "kind": "move", "host": "b.example", "to": "b-new.example"}]
+    timeline = Timeline(dois, moved)
+    # 20 DOIs: a.example holds 90%, b.example and c.example 5% each; b.example was seen under its new name.
+    assert site_coverage(timeline, {"10.1": {"a.example", "b-new.example"}}, T + timedelta(days=2)) == (2, 3)

@@ -31,6 +31,7 @@ def _visit(records, run, sample, rank, domain, at):
         "snapshot/driver": "http",
         "snapshot/timestamp": at,
         "snapshot/final-url-domain": domain,
+        "snapshot/resource-url": f"https://{domain}/",
         "snapshot/error": None,
         "analysis/meta-tag-correctness": "ok",
     }
@@ -90,7 +91,9 @@ def test_a_round_closes_once_every_sampled_doi_is_visited_and_records_its_prefix
     assert figures == {"rounds": 1, "overdue": 0, "sampled": 2, "signalled": 0, "failed": 0, "dois": 4}
     assert (closed["continuous/open"], closed["continuous/rounds"], closed["continuous/sampled-since"]) == ([], 1, 2)
     prefix = records.docs.get("prefix", "crossref 10.1")
-    assert (prefix["prefix/sampled"], prefix["prefix/panel"]) == (T1, ["10.1/0", "10.1/1"])
+    # Both of 10.1's DOIs reached a.example: one DOI per site known is its panel.
+    assert (prefix["prefix/sampled"], prefix["prefix/panel"], prefix["prefix/drawn"]) == (T1, ["10.1/0"], 2)
+    assert records.seen() == (4, 2)  # DOIs drawn, sites seen: both prefixes'
 
 
 def test_a_listings_names_reach_its_prefixes_and_the_samples_planned_of_them(records):
@@ -213,3 +216,21 @@ def test_a_registry_delta_onto_a_new_domain_is_visited_first_in_the_next_round_a
     state, figures = records.close(run, state, later, idle=False)
     prefix = records.docs.get("prefix", "crossref 10.1")
     assert (figures["rounds"], prefix["prefix/sampled"], prefix["prefix/signals"]) == (1, T1, ["domain-changed"])
+
+
+def test_a_refresh_asks_for_a_sample_with_the_prefixs_panel_and_its_record_of_dois_drawn(records):
+    run, state, _ = records.open(T0)
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)
+    (run, state, _), _ = _planned(records, run, state, T1)
+    sample = runs.sampled(next(records.docs.scan("sample")), ["10.1/0", "10.1/1"], T1)
+    records.ledger.store("sample", runs.sample_id("continuous", 0), sample)
+    _visit(records, run, sample, 0, "a.example", T1)
+    _visit(records, run, sample, 1, "b.example", T1)
+    state, _ = records.close(run, state, T1, idle=False)
+    later = "2026-11-08T01:00:00Z"
+    (run, state, asked), plan = _planned(records, run, state, later)
+    refresh = records.docs.get("sample", runs.sample_id("continuous", 1))
+    drawn = records.docs.get("prefix", "crossref 10.1")["prefix/drawn-keys"]
+    assert (asked, [p.reason for p in plan.picks]) == (1, ["stale"])
+    assert (refresh["sample/dois"], refresh["sample/size"], refresh["sample/ask"]) == (None, 4, 8)
+    assert (refresh["sample/panel"], refresh["sample/drawn"]) == (["10.1/0", "10.1/1"], drawn)  # a DOI a site

@@ -219,3 +219,19 @@ def test_the_health_checks_judge_the_continuous_crawl_when_it_closes(continuous)
     judged = "INFO: health: OK (freshness, export, clock)"
     late = re.compile(r"ERROR: health: FAILED: (freshness|export) \([^)]*\)(; export \([^)]*\))?")
     assert said and (said[-1] == judged or late.fullmatch(said[-1])), said
+
+
+def test_each_prefix_counts_the_distinct_dois_its_closed_rounds_drew_and_keeps_a_panel_doi_per_site(continuous):
+    db = continuous["db"]
+    still = {o for r in continuous_state(db).get("continuous/open", []) for o in range(r["from"], r["to"])}
+    drawn: dict[str, set] = {}
+    for sample in stored(db, "sample").values():
+        if sample["sample/order"] not in still and sample["sample/dois"]:
+            key = freshness.prefix_id(sample["sample/ra"], sample["sample/prefix"])
+            drawn.setdefault(key, set()).update(sample["sample/dois"])
+    docs = stored(db, "prefix")
+    assert {key: docs[key]["prefix/drawn"] for key in drawn} == {key: len(dois) for key, dois in drawn.items()}
+    assert any(docs[key]["prefix/sites"] for key in drawn)
+    for key in drawn:
+        sites = docs[key]["prefix/sites"]
+        assert sorted(docs[key]["prefix/panel"]) == sorted({doi for doi in sites.values() if doi})

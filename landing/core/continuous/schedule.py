@@ -6,10 +6,9 @@ import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from landing.core.continuous import cadence
+from landing.core.continuous import cadence, rotation
 from landing.core.continuous.freshness import (
     NEW,
-    SIGNALLED,
     Pick,
     Prefix,
     ages,
@@ -86,11 +85,18 @@ def relisted(
 
 
 def pick_sample(
-    run_id: str, order: int, pick: Pick, panel: Sequence[str], planned: str, names: Names = UNKNOWN
+    run_id: str,
+    order: int,
+    pick: Pick,
+    panel: Sequence[str],
+    planned: str,
+    names: Names = UNKNOWN,
+    drawn: str = "",
 ) -> dict:
-    """A pick as a sample document of the continuous run's plan, with its owner's `names` (its prefix document's). A prefix with a panel revisits it, no sample
-    query asked, unless the pick wants more DOIs than the panel has (a signalled prefix, deeper): then the prefix's
-    sample is asked for, the panel kept first (`with_panel`).
+    """A pick as a sample document of the continuous run's plan, with its owner's `names` (its prefix document's). A
+    pick no larger than its `panel` revisits it, no sample query asked; a larger one asks for the prefix's sample,
+    twice its size once the prefix was sampled (`sample/ask`), to keep the panel first and then DOIs not in the
+    record of those `drawn` (landing.core.continuous.rotation.drawn_fresh).
 
     >>> from landing.core.continuous.freshness import STALE
     >>> pick = Pick(Prefix("crossref", "7", "10.1", 50), 2, STALE, 7)
@@ -99,9 +105,13 @@ def pick_sample(
     (['10.1/a', '10.1/b'], 2, 'stale', '2026-11-02T00:00:00Z')
     >>> pick_sample("continuous", 3, pick, [], "2026-11-02T00:00:00Z")["sample/dois"] is None
     True
+    >>> s = pick_sample("continuous", 3, Pick(pick.prefix, 10, STALE, 31), ["10.1/a"], "2026-11-02T00:00:00Z")
+    >>> s["sample/dois"], s["sample/size"], s["sample/ask"], s["sample/drawn"]
+    (None, 10, 20, '')
     """
     p, panel = pick.prefix, list(panel)
-    revisit = bool(panel) and (pick.reason != SIGNALLED or pick.dois <= len(panel))
+    revisit = bool(panel) and pick.dois <= len(panel)
+    rotating = not revisit and bool(panel or drawn)
     return {
         "sample/run": run_id,
         "sample/order": order,
@@ -117,25 +127,16 @@ def pick_sample(
         "sample/reason": pick.reason,
         "sample/planned": planned,
         "sample/panel": panel,
+        **({"sample/ask": 2 * pick.dois, "sample/drawn": drawn} if rotating else {}),
         **keyed("sample", names),
     }
 
 
-def with_panel(panel: Sequence[str], dois: Sequence[str], size: int) -> list[str]:
-    """A deeper sample of a prefix: its panel first, then the API's other DOIs, `size` in all (the panel whole).
-
-    >>> with_panel(["a", "b"], ["c", "a", "d", "e"], 4)
-    ['a', 'b', 'c', 'd']
-    """
-    chosen = list(dict.fromkeys(panel))
-    chosen += [doi for doi in dict.fromkeys(dois) if doi not in set(chosen)]
-    return chosen[: max(size, len(panel))]
-
-
 def sampled(doc: dict, sample: dict, analyses: Iterable[dict]) -> dict:
     """A prefix's document once its sample's visits are stored: sampled when the round planned it, its signals
-    what the visits show against the earlier ones (the panel's DOIs only, once it has one: like with like), the
-    panel its first sample's DOIs. `analyses`: every stored analysis of the prefix's DOIs.
+    what the visits show against the earlier ones (the panel's DOIs the round visited only, once it has a panel:
+    like with like), and what the round adds to its sites, panel and DOIs drawn (rotation.learnt). `analyses`:
+    every stored analysis of the prefix's DOIs.
 
     >>> def visit(doi, domain, at):
     ...     return {"pid/doi": doi, "snapshot/final-url-domain": domain, "snapshot/error": None,
@@ -148,20 +149,22 @@ def sampled(doc: dict, sample: dict, analyses: Iterable[dict]) -> dict:
     ('2026-11-09T00:00:00Z', ['domain-changed'], '2026-11-09T00:00:00Z')
     """
     planned, dois = sample["sample/planned"], sample["sample/dois"] or []
-    panel = list(doc.get("prefix/panel") or ()) or list(dois)
-    compared = set(panel)
-    earlier, latest = [], []
+    visited = set(dois)
+    compared = (set(doc.get("prefix/panel") or ()) & visited) or visited
+    earlier, latest, round_ = [], [], []
     for analysis in analyses:
-        if analysis.get("pid/doi") not in compared:
-            continue
-        (latest if analysis.get("snapshot/timestamp", "") >= planned else earlier).append(analysis)
+        doi, now = analysis.get("pid/doi"), analysis.get("snapshot/timestamp", "") >= planned
+        if doi in compared:
+            (latest if now else earlier).append(analysis)
+        if now and doi in visited:
+            round_.append(analysis)
     found = sorted(signals(earlier, latest))
     return {
         **doc,
         "prefix/sampled": planned,
         "prefix/signals": found,
         "prefix/changed": planned if found else doc.get("prefix/changed"),
-        "prefix/panel": panel,
+        **rotation.learnt(doc, sample, round_),
     }
 
 

@@ -5,7 +5,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from landing.core.continuous import health
+from landing.core.continuous import health, rotation
 from landing.core.continuous.freshness import ages, prefix_of
 from landing.core.continuous.freshness import moment as stamp_moment
 from landing.core.continuous.retention import version_time
@@ -45,14 +45,16 @@ def moment(stamp) -> datetime | None:
 def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, now: datetime, bounds: Bounds):
     """(the line, the health checks) of a continuous run: `state` its `continuous` document, `prefixes` every
     `prefix` document, `version` the latest in the artifacts directory."""
-    known, listed, unreadable = [], [], 0
+    known, listed, unreadable, drawn, sites = [], [], 0, 0, 0
     for doc in prefixes:
         try:
             known.append(prefix_of(doc))
+            seen = rotation.seen(doc)
         except (KeyError, TypeError, ValueError):
             unreadable += 1  # said in the line, never a traceback: the rest still tell the operator something
             continue
         listed.append(moment(doc.get("prefix/listed")))
+        drawn, sites = drawn + seen[0], sites + seen[1]
     found = ages(known, now)
     last = version_time(version.name) if version else None
     stamps = (moment(state.get(f"continuous/{name}")) for name in ("exported", "updated", "listed"))
@@ -63,6 +65,8 @@ def continuous(state: dict, prefixes: Iterable[dict], version: Version | None, n
     elif found["max"] is not None:
         parts[0] += ", age " + " ".join(f"{q} {health.days(found[q])}" for q in ("p50", "p95", "max"))
     parts[0] += f" (refresh {health.days(bounds.refresh_days)}), {found['never']:,} never sampled"
+    if drawn:
+        parts[0] += f", {drawn:,} DOIs drawn, {sites:,} sites seen"
     if unreadable:
         parts[0] += f", {unreadable:,} prefix documents unreadable"
 

@@ -3,7 +3,7 @@ record after its visits, and the schedule in the state document (exports, the da
 
 from datetime import timedelta
 
-from landing.core.continuous import schedule
+from landing.core.continuous import rotation, schedule
 from landing.core.continuous.freshness import (
     DOMAIN_CHANGED,
     FAILING,
@@ -29,6 +29,7 @@ def _visit(doi, domain, at, error=None):
         "pid/doi": doi,
         "snapshot/final-url-domain": None if error else domain,
         "snapshot/error": error,
+        "snapshot/resource-url": f"https://{domain}/",
         "snapshot/timestamp": at,
         "analysis/meta-tag-correctness": None if error else "ok",
     }
@@ -137,25 +138,34 @@ def test_a_listing_that_renames_an_owner_changes_its_prefixes_and_counts_no_chan
     assert same == []
 
 
-def test_a_signalled_pick_deeper_than_the_panel_asks_for_a_sample_that_keeps_the_panel():
+def test_a_signalled_pick_deeper_than_the_panel_asks_for_twice_its_size_keeping_the_panel_and_the_drawn_keys():
     pick = Pick(Prefix("crossref", "7", "10.1", 500, moment(LISTED), frozenset({DOMAIN_CHANGED})), 30, SIGNALLED, 91)
-    sample = schedule.pick_sample("continuous", 9, pick, ["10.1/a", "10.1/b"], LISTED)
-    assert (sample["sample/dois"], sample["sample/size"], sample["sample/panel"]) == (None, 30, ["10.1/a", "10.1/b"])
-    assert schedule.with_panel(sample["sample/panel"], ["10.1/c", "10.1/b", "10.1/d"], 3) == [
-        "10.1/a",
-        "10.1/b",
-        "10.1/c",
-    ]
+    drawn = rotation.drawn_key("10.1/c")
+    sample = schedule.pick_sample("continuous", 9, pick, ["10.1/a", "10.1/b"], LISTED, drawn=drawn)
+    assert (sample["sample/dois"], sample["sample/size"], sample["sample/ask"]) == (None, 30, 60)
+    assert (sample["sample/panel"], sample["sample/drawn"]) == (["10.1/a", "10.1/b"], drawn)
 
 
-def test_a_stale_pick_revisits_the_panel_without_a_sample_query():
+def test_a_stale_pick_larger_than_its_panel_asks_the_api_for_fresh_dois():
     pick = Pick(Prefix("crossref", "7", "10.1", 500, moment(LISTED)), 10, STALE, 31)
+    sample = schedule.pick_sample("continuous", 9, pick, ["10.1/a", "10.1/b"], "2026-11-08T00:00:00Z")
+    assert (sample["sample/dois"], sample["sample/size"], sample["sample/ask"], sample["sample/timestamp"]) == (
+        None,
+        10,
+        20,
+        None,
+    )
+
+
+def test_a_pick_no_larger_than_its_panel_revisits_it_without_a_sample_query():
+    pick = Pick(Prefix("crossref", "7", "10.1", 500, moment(LISTED)), 2, STALE, 7)
     sample = schedule.pick_sample("continuous", 9, pick, ["10.1/a", "10.1/b"], "2026-11-08T00:00:00Z")
     assert (sample["sample/dois"], sample["sample/size"], sample["sample/timestamp"]) == (
         ["10.1/a", "10.1/b"],
         2,
         "2026-11-08T00:00:00Z",
     )
+    assert "sample/ask" not in sample
 
 
 def test_a_first_sample_makes_the_panel_and_signals_nothing():
@@ -167,7 +177,10 @@ def test_a_first_sample_makes_the_panel_and_signals_nothing():
         "prefix/sampled": "2026-11-02T00:00:00Z",
         "prefix/signals": [],
         "prefix/changed": None,
-        "prefix/panel": ["10.1/a", "10.1/b"],
+        "prefix/panel": ["10.1/a"],
+        "prefix/sites": {"a.example": "10.1/a"},
+        "prefix/drawn": 2,
+        "prefix/drawn-keys": rotation.drawn_key("10.1/a") + rotation.drawn_key("10.1/b"),
     }
 
 

@@ -51,6 +51,14 @@ def test_a_healthy_continuous_run_is_one_line_with_ages_version_budget_and_healt
     assert [(c.name, c.ok) for c in checks] == [("freshness", True), ("export", True), ("clock", True)]
 
 
+def test_the_line_sums_the_dois_drawn_and_the_sites_seen_of_the_prefixes():
+    docs = prefixes([1, 2])
+    docs[0] |= {"prefix/drawn": 30, "prefix/sites": {"a.example": "10.1000/a", "b.example": None}}
+    docs[1] |= {"prefix/drawn": 12, "prefix/sites": {"c.example": "10.1001/c"}}
+    line, _ = status_line.continuous(state(), docs, Version("20261126T010000Z", 0), NOW, BOUNDS)
+    assert ", 0 never sampled, 42 DOIs drawn, 3 sites seen; " in line
+
+
 def test_state_written_after_now_fails_the_clock_check_and_shows_no_negative_age():
     # A run restarted with its clock 6 days behind: its prefixes and its last export are in that clock's future.
     behind = NOW - timedelta(days=6)
