@@ -10,14 +10,15 @@ signal, so a DOI seen on a known domain changes nothing but the tally.
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from landing.core.continuous.freshness import DOMAIN_CHANGED, REGISTRY, REGISTRY_CHANGED, Pick, moment
+from landing.core.continuous.freshness import DOMAIN_CHANGED, REGISTRY_CHANGED, Pick, moment
+from landing.core.continuous.schedule import pick_sample
 from landing.core.pages.documents import domain
 from landing.core.pids.doi import normalise, prefix, well_formed
 from landing.core.publishing.current_analysis import current
-from landing.core.registries.names import UNKNOWN, Names, keyed
+from landing.core.registries.names import UNKNOWN, Names
 
 TALLY_DOMAINS = 50  # domains a prefix's tally keeps, the most seen: a prefix's DOIs sit on a few
 # A share moving: a domain that held a minority of a prefix's tally gets, in one window, at least as many DOIs as its
@@ -247,30 +248,15 @@ def sample(run_id: str, order: int, pick: Pick, dois: list[str], planned: str, n
     """A registry pick as a sample document of the continuous run's plan: exactly the DOIs its prefix keeps, no
     sample query asked (as a panel's revisit).
 
-    >>> from landing.core.continuous.freshness import Prefix
+    >>> from landing.core.continuous.freshness import REGISTRY, Prefix
     >>> s = sample("continuous", 4, Pick(Prefix("crossref", "7", "10.1", 50), 2, REGISTRY, 6), ["10.1/a", "10.1/b"],
     ...     "2030-01-05T00:00:00Z")
     >>> s["sample/dois"], s["sample/size"], s["sample/reason"], s["sample/timestamp"]
     (['10.1/a', '10.1/b'], 2, 'registry', '2030-01-05T00:00:00Z')
     """
-    p = pick.prefix
-    return {
-        "sample/run": run_id,
-        "sample/order": order,
-        "sample/ra": p.ra,
-        "sample/owner": p.owner,
-        "sample/total": p.dois,
-        "sample/size": len(dois),
-        "sample/prefixes": [p.prefix],
-        "sample/per-prefix": 0,
-        "sample/dois": list(dois),
-        "sample/timestamp": planned,
-        "sample/prefix": p.prefix,
-        "sample/reason": REGISTRY,
-        "sample/planned": planned,
-        "sample/panel": [],
-        **keyed("sample", names),
-    }
+    # A pick no larger than its panel is a revisit of it: the panel here is the kept DOIs, never the prefix's.
+    revisit = pick_sample(run_id, order, replace(pick, dois=len(dois)), list(dois), planned, names)
+    return {**revisit, "sample/panel": []}
 
 
 def picked(doc: dict) -> dict:
