@@ -56,9 +56,5 @@ def reached(timeline: Timeline, docs) -> dict[str, set]:
 
 
 def rounds(docs) -> dict[str, int]:
-    """Per prefix, how many samples (refresh rounds) the store holds."""
-    found: dict[str, int] = {}
-    for sample in docs.scan("sample"):
-        if sample.get("sample/prefix"):
-            found[sample["sample/prefix"]] = found.get(sample["sample/prefix"], 0) + 1
-    return found
+    """Per prefix, the refresh rounds its document counts (`prefix/rounds`: retention drops closed rounds' samples)."""
+    return {doc["prefix/prefix"]: int(doc.get("prefix/rounds") or 0) for doc in docs.scan("prefix")}

@@ -114,7 +114,8 @@ def panel_of(sites: dict[str, str | None], earlier: Sequence[str], revisits: Col
 def learnt(doc: dict, sample: dict, latest: Iterable[dict]) -> dict:
     """What a round adds to a prefix's document (kind `prefix`): its sites (`prefix/sites`: domain -> the DOI that
     shows it), its panel, how many distinct DOIs were drawn (`prefix/drawn`) and their keys (`prefix/drawn-keys`,
-    the latest DRAWN_KEEP). `latest`: the round's analyses of the sample's DOIs.
+    the latest DRAWN_KEEP), and one more round (`prefix/rounds`: retention drops closed rounds' samples). `latest`:
+    the round's analyses of the sample's DOIs.
 
     >>> doc = {"prefix/panel": [], "prefix/drawn": 0}
     >>> sample = {"sample/dois": ["10.1/a", "10.1/b", "10.1/c"]}
@@ -123,6 +124,8 @@ def learnt(doc: dict, sample: dict, latest: Iterable[dict]) -> dict:
     >>> after = learnt(doc, sample, visits)
     >>> after["prefix/sites"], after["prefix/panel"], after["prefix/drawn"], len(drawn_keys(after["prefix/drawn-keys"]))
     ({'a.example': '10.1/a', 'c.example': '10.1/c'}, ['10.1/a', '10.1/c'], 3, 3)
+    >>> after["prefix/rounds"], learnt(after, sample, visits)["prefix/rounds"]
+    (1, 2)
     """
     dois = list(sample.get("sample/dois") or ())
     sites = sites_after(dict(doc.get("prefix/sites") or {}), dois, reached(latest))
@@ -134,6 +137,7 @@ def learnt(doc: dict, sample: dict, latest: Iterable[dict]) -> dict:
         "prefix/panel": panel_of(sites, doc.get("prefix/panel") or (), set(dois)),
         "prefix/drawn": int(doc.get("prefix/drawn") or 0) + len(new),
         "prefix/drawn-keys": (record + "".join(new))[-DRAWN_KEEP * KEY_CHARS :],
+        "prefix/rounds": int(doc.get("prefix/rounds") or 0) + 1,
     }
 
 

@@ -181,6 +181,7 @@ def test_a_first_sample_makes_the_panel_and_signals_nothing():
         "prefix/sites": {"a.example": "10.1/a"},
         "prefix/drawn": 2,
         "prefix/drawn-keys": rotation.drawn_key("10.1/a") + rotation.drawn_key("10.1/b"),
+        "prefix/rounds": 1,
     }
 
 
