@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from landing import clock, config
+from landing.core.continuous.freshness import REGISTRY
 from landing.core.pages import documents
 from landing.core.registries import names
 from landing.core.sampling import runs
@@ -82,7 +83,8 @@ class OpenRun:
                 names.read("sample", sample),
             )
         )
-        request = self.visitor.visit(pid, (self.id, sample["sample/order"], rank))
+        first = sample.get("sample/reason") == REGISTRY  # the registries say it moved: before the queued refreshes
+        request = self.visitor.visit(pid, (self.id, sample["sample/order"], rank), first)
         if self.shared:
             # To the workers' Redis frontier, queued once under its visit id. The worker that visits the DOI writes
             # its pid, with its visit record: the leader's buffer may die with it before the pid is written.

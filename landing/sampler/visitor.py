@@ -27,6 +27,9 @@ from landing.sampler.frontier import Frontier
 from landing.sampler.frontier_redis import LEASE
 from landing.sampler.items import Visit
 
+# A DOI the registries say moved is visited before the queued refreshes (visits rank 0 down), after the API requests
+# (landing.sampler.answers.API_PRIORITY), so its move shows in the next version even when the frontier is full.
+FIRST_PRIORITY = 50
 BEFORE = "landing_browser_before"  # Request.meta: the hops an HTTP chain made before its browser visit took over
 
 
@@ -52,11 +55,13 @@ class Visitor:
         self.maxsize = maxsize
         self.robots_counted = 0  # the browser rules' robots.txt fetches counted so far
 
-    def visit(self, pid, visit):
-        """The first request of a DOI's visit; meta `visit` (run id, plan order, sample rank) names its record."""
+    def visit(self, pid, visit, first: bool = False):
+        """The first request of a DOI's visit; meta `visit` (run id, plan order, sample rank) names its record; `first`:
+        ahead of every other visit queued (a DOI the registries say moved), still behind the API's requests."""
         rank = visit[2]
+        priority = FIRST_PRIORITY if first else -rank
         if self.driver == "browser":
-            return self._browser_visit(dict(pid), visit, priority=-rank)
+            return self._browser_visit(dict(pid), visit, priority=priority)
         handle = resolver_path(pid["pid/doi"])
         # Each DOI's chain keeps its own cookies (ChainCookiesMiddleware), as a browser visiting it fresh would.
         meta = {"pid": dict(pid), "visit": visit, "handle_httpstatus_list": [401], "cookiejar": pid["pid/doi"]}
@@ -66,7 +71,7 @@ class Visitor:
                 f"{self.resolver}/api/handles/{handle}?type=URL",
                 callback=self.callbacks.parse_handle,
                 errback=self.callbacks.visit_failed,
-                priority=-rank,
+                priority=priority,
                 dont_filter=True,
                 meta={**meta, "landing_resolver": True},
             )
@@ -75,7 +80,7 @@ class Visitor:
             f"{self.resolver}/{handle}",
             callback=self.callbacks.parse_page,
             errback=self.callbacks.visit_failed,
-            priority=-rank,
+            priority=priority,
             dont_filter=True,
             meta=meta,
         )

@@ -8,10 +8,12 @@ from scrapy.http import Request
 from scrapy.utils.test import get_crawler
 
 from landing import settings as project_settings
+from landing.sampler.answers import API_PRIORITY
 from landing.sampler.doi_sampler import DoiSamplerSpider
 from landing.sampler.frontier_redis import SHARED
 from landing.sampler.items import PidItem
 from landing.sampler.run import ALONE, open_run
+from landing.sampler.visitor import FIRST_PRIORITY
 
 PROJECT = {name: getattr(project_settings, name) for name in dir(project_settings) if name.isupper()}
 SAMPLE = {
@@ -80,3 +82,11 @@ def test_a_doi_of_a_shared_run_is_only_its_request_queued_once_under_its_visit_i
 
 def test_a_crawl_alone_always_leads_its_run_and_inherits_none():
     assert (ALONE.leading, ALONE.inherited, ALONE.publish("r")) == (True, "", None)
+
+
+def test_a_doi_the_registries_say_moved_is_visited_before_every_queued_refresh_and_after_the_apis(tmp_path):
+    run, _, _ = _opened(tmp_path, ALONE)
+    _, refresh = run.pid_and_visit({**SAMPLE, "sample/reason": "stale"}, 0, "10.1/a")
+    _, moved = run.pid_and_visit({**SAMPLE, "sample/reason": "registry"}, 1, "10.1/b")
+    assert (refresh.priority, moved.priority) == (0, FIRST_PRIORITY)
+    assert 0 < FIRST_PRIORITY < API_PRIORITY
