@@ -3,9 +3,9 @@
 Each slice (tuning.PLAN_MINUTES of the clock's time) the planner asks the registries which DOIs were updated when
 LANDING_DELTA_HOURS have passed (landing.sampler.delta_watch), lists every owner again when tuning.RELIST_HOURS
 have passed (new prefixes are stored never sampled), asks landing.core.continuous.freshness.plan which known prefixes to sample
-within the day's budget, appends them to the run's plan as a round of samples, and walks them as a full run walks its
-plan (landing.sampler.planner.walk), without waiting for their visits. Once a round's visits are stored (checked each
-slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
+within the day's budget, appends them to the run's plan as a round of samples, visits at once the DOIs the registries
+moved, and hands the rest to the scheduler as the frontier has room until the slice ends, without waiting for their
+visits (landing.sampler.round_walker). Once a round's visits are stored (checked each slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
 exported at each multiple of LANDING_EXPORT_EVERY hours on the clock, named for it, and the retention step runs every
 tuning.PRUNE_HOURS. Then it waits for the next slice, at the next multiple of tuning.PLAN_MINUTES on the clock
 (landing.core.continuous.cadence, landing.clock), so a compressed clock runs a simulated month in minutes.
@@ -32,7 +32,8 @@ from landing.sampler.continuous_ledger import ContinuousLedger
 from landing.sampler.delta_watch import DeltaWatch
 from landing.sampler.listing import Listing
 from landing.sampler.pipelines import export_or_say
-from landing.sampler.planner import Sampling, until_visited, walk
+from landing.sampler.planner import Sampling, until_visited
+from landing.sampler.round_walker import RoundWalker
 from landing.sampler.run import ALONE, Lead
 from landing.stores import StoreError, open_blobs
 
@@ -55,6 +56,7 @@ class Continuous(Sampling):
             cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
         )
         self.deltas = DeltaWatch(self.api, callbacks, cfg, crawler, logger)
+        self.walker: RoundWalker | None = None  # the open rounds' walk, once the run is open
         crawler.signals.connect(self._closing, signal=crawl_stopping)
         crawler.signals.connect(self._closing, signal=scrapy_signals.spider_closed)
 
@@ -90,10 +92,10 @@ class Continuous(Sampling):
         )
         if opened := state.get("continuous/open"):  # rounds a stopped crawl left: their DOIs without a visit
             self.logger.info("Resuming the rounds planned at %s", ", ".join(r["planned"] for r in opened))
-            async for request_or_item in walk(run, self.record, opened[0]["from"] - 1):
-                yield request_or_item
+        self.walker = RoundWalker(run, opened[0]["from"] - 1 if opened else self.record["run/owners"] - 1)
         while not self._stopped():
             started = clock.now()
+            ends = cadence.next_slice(started, started, timedelta(minutes=s.plan_minutes))
             # The requests of the visits that ran while the planner waited, in the day before the slice plans.
             state = await docs.call(records.spent, state, clock.stamp(), self._uncounted())
             before = self._requests()  # the registries' deltas and the listing: requests that are no visit's
@@ -119,27 +121,30 @@ class Continuous(Sampling):
                 self.record, state, asked = await docs.call(records.begin, self.record, state, plan, planned)
                 self.crawler.stats.inc_value(STATS + "picks", len(plan.picks))
                 self.crawler.stats.set_value("landing/run/owners", self.record["run/owners"])
-                # Handed to the scheduler as the frontier admits them; the slice does not wait for their visits.
-                if self.record["run/owners"] > start:
-                    async for request_or_item in walk(run, self.record, start - 1):
-                        yield request_or_item
+                # The registries' moves visited at once, ahead of every round still waiting for the frontier.
+                async for request in self.walker.rush(self.record, start - 1):
+                    yield request
+            # Handed to the scheduler as the frontier admits them, until the slice ends; the slice does not wait for
+            # their visits, and what the frontier could not take yet is walked on in the next slice.
+            async for request_or_item in self.walker.steps(self.record, ends):
+                yield request_or_item
             if self._stopped():
                 return
-            if state.get("continuous/open") and self.frontier.idle():
+            if state.get("continuous/open") and self.walker.done and self.frontier.idle():
                 # Nothing in flight: DOIs of the open rounds still without a visit are queued again, then closed.
                 async for request in until_visited(run, self.record, state["continuous/open"][0]["from"] - 1):
                     yield request
                 if self._stopped():
                     return
                 state, known = await self._close_rounds(state, idle=True)
-            elif state.get("continuous/open") and run.shared:
+            elif state.get("continuous/open") and run.shared and self.walker.done:
                 # New rounds may keep the shared frontier from ever draining: DOIs Redis lost are found by key.
                 async for request in self._requeue_lost(state["continuous/open"][0]["from"] - 1):
                     yield request
             requests = self._uncounted()
             state = await docs.call(records.counted, state, plan, planned, requests, max(0, requests - listed - asked))
             self._set_stats(known, plan, state)
-            state = await self._export_and_prune(state)
+            state = await self._export_and_prune(state, ends)
             heap.trim()  # the slice's peaks (records, export, prune) freed: their memory back to the system
             await self._wait_until(cadence.next_slice(started, clock.now(), timedelta(minutes=s.plan_minutes)))
 
@@ -246,9 +251,12 @@ class Continuous(Sampling):
         )
         return state
 
-    async def _export_and_prune(self, state):
+    async def _export_and_prune(self, state, ends):
         s, docs, now = self.cfg, self.run.docs, clock.now()
         if at := schedule.export_due(state, now, s.export_every):
+            # The moves the registries showed this slice in this version: their visits waited for until the slice ends.
+            if not await self.walker.settled(ends):
+                self.logger.info("Exporting with %d registry visits still under way", len(self.walker.pending))
             # Named for its boundary on the clock. A failed export is said in one line and tried again next slice;
             # the export health check judges the wait.
             await docs.call(export_or_say, docs.store, s, self.crawler.stats, at)

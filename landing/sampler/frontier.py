@@ -33,10 +33,26 @@ class Frontier:
 
     async def enter(self, n: int = 1) -> None:
         """Wait for room for n more DOIs (all at once when the frontier is empty, whatever n), then take it."""
-        while self.size and self.size + n > self.bound:
-            self._changed.clear()
-            await self._changed.wait()
+        while not self.room(n):
+            await self.changed()
         self.size += n
+
+    def room(self, n: int = 1) -> bool:
+        """Whether n more DOIs may enter now (any n when the frontier is empty)."""
+        return not self.size or self.size + n <= self.bound
+
+    def force(self, n: int = 1) -> None:
+        """n DOIs entered past the bound: a few visits that may not wait (the registries' moves), the bound being a
+        memory bound with room to spare."""
+        self.size += n
+
+    async def changed(self, seconds: float | None = None) -> None:
+        """Wait until a DOI leaves, or `seconds` (None: no limit) pass."""
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), seconds)
+        except TimeoutError:
+            pass
 
     def leave(self, n: int = 1) -> None:
         self.size -= n
@@ -74,10 +90,12 @@ class SharedFrontier(Frontier):
         scheduler = scheduler_of(self.crawler)
         return scheduler is not None and bool(scheduler.held)
 
-    async def enter(self, n: int = 1) -> None:
-        while (total := self._total()) and total + n > self.bound:
-            await asyncio.sleep(self.poll)
-        self.size += n
+    def room(self, n: int = 1) -> bool:
+        total = self._total()
+        return not total or total + n <= self.bound
+
+    async def changed(self, seconds: float | None = None) -> None:
+        await asyncio.sleep(self.poll if seconds is None else max(0.0, min(self.poll, seconds)))
 
     def queued(self) -> None:
         self.leave()

@@ -160,9 +160,22 @@ class FullRun(Sampling):
         self.logger.info("Run %s finished", run.id)
 
 
+FULL = object()  # what paced_walk yields where the frontier has no room
+
+
 async def walk(run: OpenRun, record: dict, after: int = -1):
     """Sample and visit the plan's owners past order `after` (-1: from the start) of `run` (its document: `record`),
     as the frontier drains; the DOIs of owners sampled already are visited where no visit is recorded."""
+    async for item in paced_walk(run, record, after):
+        if item is FULL:
+            await run.frontier.changed()
+        else:
+            yield item
+
+
+async def paced_walk(run: OpenRun, record: dict, after: int = -1, skip: set[int] = frozenset()):
+    """`walk`, yielding FULL where the frontier has no room instead of waiting for it, so that its caller may leave
+    the walk and come back to it later; the samples whose order is in `skip` were walked already."""
     while True:
         chunk = await run.docs.call(run.ledger.chunk, record, after)
         if not chunk:
@@ -171,13 +184,19 @@ async def walk(run: OpenRun, record: dict, after: int = -1):
             if not run.lead.leading:
                 return
             after = sample["sample/order"]
+            if after in skip:
+                continue
             if sample["sample/dois"] is None:
+                while not run.frontier.room(sample["sample/size"]):
+                    yield FULL
                 await run.frontier.enter(sample["sample/size"])
                 yield run.samples.request(sample)
                 continue
             run.samples.count(sample)
             run.crawler.stats.inc_value("landing/run/visited_before", len(visited))
             for rank, doi in runs.unvisited(sample, visited):
+                while not run.frontier.room():
+                    yield FULL
                 await run.frontier.enter()
                 # The pid again: it may not have reached the store before the crawl stopped.
                 for pid_or_request in run.pid_and_visit(sample, rank, doi):
