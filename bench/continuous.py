@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.continuous [--dois 20000] [--sites 5] [--seed 1] [--days 30] [--speed 1440] [--latency-ms 200]
                                          [--moves 0.01] [--registry-moves 0.5] [--new-owners 2] [--new-prefixes 1]
                                          [--every 2]
-                                         [--set NAME=VALUE ...] [--world DIR] [--keep]
+                                         [--set NAME=VALUE ...] [--world DIR] [--keep] [--crawl-from DIR]
 
 Generates an evolving world (`scrapy sandbox generate --evolve`: sites moving, owners and prefixes appearing, pages
 losing meta tags, outages), serves it and runs `scrapy crawl doi_sampler -s LANDING_CONTINUOUS=1` through it, both
@@ -211,7 +211,10 @@ def run(opts, tmp: Path) -> None:
             server.proxy, stores, {**settings, **clock}, [x for s in opts.set for x in ("-s", s)]
         )
         print("crawl:", " ".join(map(str, command)), flush=True)
-        crawl = runner.Crawl(command, tmp / "crawl.log")
+        checkout = Path(opts.crawl_from).resolve() if opts.crawl_from else runner.PROJECT
+        if opts.crawl_from:  # another checkout's crawl (its own virtualenv) on the same world: an A/B of two versions
+            command = [str(checkout / ".venv" / "bin" / "python"), *command[1:]]
+        crawl = runner.Crawl(command, tmp / "crawl.log", cwd=checkout)
         wall_of = time.time() - time.monotonic()
         watched, ends = psutil.Process(crawl.process.pid), since + opts.days * 86400 / speed
         while crawl.running() and time.time() < ends:
@@ -376,6 +379,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting (repeat)")
     parser.add_argument("--world", help="an evolving world to reuse; generated (and kept) there if it holds none")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (world, stores, logs)")
+    parser.add_argument("--crawl-from", metavar="DIR", help="run the crawl from this checkout (its .venv): an A/B")
     opts = parser.parse_args()
     with scratch("landing-continuous-", opts.keep) as tmp:
         try:
