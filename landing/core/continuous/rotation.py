@@ -12,6 +12,7 @@ from landing.core.publishing.current_analysis import current
 
 KEY_CHARS = 4  # a drawn DOI's key: 24 bits of its hash in base64, so a record is one short string
 DRAWN_KEEP = 256  # keys a prefix document remembers, the latest: 1 KiB of JSON at most
+SITES_KEEP = 200  # sites a prefix document lists: a prefix on more (a hosting service's) keeps its latest
 FRESH_SHARE = 5  # at least a fifth of a refresh (and at least one DOI) is drawn fresh, whatever the panel holds
 
 
@@ -84,18 +85,26 @@ def reached(latest: Iterable[dict]) -> dict[str, str]:
     return {doc["pid/doi"]: domain for doc in current(ordered) if (domain := followed_domain(doc))}
 
 
-def sites_after(sites: dict[str, str | None], dois: Sequence[str], where: dict[str, str]) -> dict[str, str | None]:
+def sites_after(
+    sites: dict[str, str | None], dois: Sequence[str], where: dict[str, str], keep: int = SITES_KEEP
+) -> dict[str, str | None]:
     """Every site seen for a prefix, each with the DOI that shows it (None once that DOI leads elsewhere and no other
-    of the round's DOIs reached it), after a round whose `dois` reached `where` ({DOI: domain}).
+    of the round's DOIs reached it), after a round whose `dois` reached `where` ({DOI: domain}); past `keep` sites,
+    those no DOI shows any more go first, then the earliest seen.
 
     >>> sites_after({"a.example": "10.1/a"}, ["10.1/a", "10.1/b"], {"10.1/a": "new.example", "10.1/b": "b.example"})
     {'a.example': None, 'new.example': '10.1/a', 'b.example': '10.1/b'}
+    >>> sites_after({"a.example": "10.1/a", "b.example": "10.1/b"}, ["10.1/a"], {"10.1/a": "c.example"}, keep=2)
+    {'b.example': '10.1/b', 'c.example': '10.1/a'}
     """
     found = {site: None if doi in where and where[doi] != site else doi for site, doi in sites.items()}
     for doi in dois:
         domain = where.get(doi)
         if domain and found.get(domain) is None:
             found[domain] = doi
+    excess = len(found) - keep
+    for site in sorted(found, key=lambda site: found[site] is not None)[: max(0, excess)]:
+        del found[site]
     return found
 
 
