@@ -138,7 +138,8 @@ def build_index(directory: Path, index: Path | None = None) -> Path:
     directory = Path(directory)
     world = read_world_json(directory)
     index = index or directory / INDEX_NAME
-    partial = index.with_suffix(".partial")
+    # One partial file per process: two servers started on one world build it side by side, the last rename wins.
+    partial = index.with_suffix(f".{os.getpid()}.partial")
     partial.unlink(missing_ok=True)
     db = sqlite3.connect(partial)
     db.executescript(
