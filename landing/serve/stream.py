@@ -7,7 +7,6 @@ while the entry is still pending for the consumer running it, makes a second out
 """
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -19,6 +18,7 @@ from redis.exceptions import RedisError, ResponseError
 from redis.retry import Retry
 
 from landing.core.matching.events import event_line
+from landing.core.matching.input_lines import dumps
 from landing.core.matching.stream_entries import error, read_entry, result_version
 
 # Write the result and acknowledge the input, only while the input is still pending for this consumer: an entry
@@ -176,11 +176,11 @@ class StreamConsumer:
     def _script(self, entry_id: str, result: dict) -> tuple[list, list]:
         """The write script's keys and arguments for entry_id's result."""
         try:
-            payload = json.dumps(result, ensure_ascii=False)
+            payload = dumps(result)  # bytes that always encode: a lone surrogate would fail the whole batch's trip
         except (TypeError, ValueError):  # never pending for ever: the entry gets an error result instead
             self.logger.exception("entry %s of %s: the answer is not JSON", entry_id, self.stream_in)
             result = error("the matcher's answer to this input is not JSON", 500)
-            payload = json.dumps(result)
+            payload = dumps(result)
         version = result_version(result) or ""
         return [self.stream_in, self.stream_out], [self.group, self.consumer, entry_id, payload, version, self.maxlen]
 

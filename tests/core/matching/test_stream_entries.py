@@ -3,11 +3,15 @@
 from landing.core.matching.stream_entries import StreamInput, read_entry, result_version
 
 
-def test_a_fetch_that_is_not_utf8_is_named_in_its_error():
+def test_a_fetch_that_is_not_utf8_is_read_as_every_input_is_and_named_in_its_error():
     assert read_entry({b"q": b"10.1234/x", b"fetch": b"\xff"}, 100) == {
-        "error": "fetch='\\\\xff': use none, known or all",
+        "error": "fetch='\ufffd': use none, known or all",
         "status": 400,
     }
+
+
+def test_a_q_that_is_not_utf8_is_read_with_a_replacement_character_for_each_bad_byte_and_a_bom_dropped():
+    assert read_entry({b"q": b"\xef\xbb\xbf\xff10.1234/x"}, 100) == StreamInput("\ufffd10.1234/x", "known")
 
 
 def test_an_input_of_exactly_the_limit_is_answered():
