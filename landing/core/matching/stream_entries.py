@@ -67,3 +67,39 @@ def result_version(result: dict) -> str | None:
 def _text(value):
     """value as str (bytes read as every input is: landing.core.matching.input_lines.text_of); None stays None."""
     return text_of(value) if isinstance(value, bytes) else value
+
+
+def entry_order(entry_id: str) -> tuple[int, int]:
+    """A stream entry id as the (milliseconds, sequence) pair Redis orders entries by.
+
+    >>> entry_order("1700000000000-3") < entry_order("1700000000000-12")
+    True
+    """
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def resumed_at(answered, entries: list[str]) -> tuple[str, frozenset[str]]:
+    """Where a consumer group lost while its input stream survives starts again, and the entries after that point
+    that were answered already (their redelivery is acknowledged with no second output). answered: the input ids the
+    output stream's last entries name; entries: the input stream's ids from the oldest of those to the newest. The
+    group starts just before the first entry the output does not name ("0": nothing answered, start from the first).
+
+    >>> resumed_at([], [])
+    ('0', frozenset())
+    >>> resumed_at(["1-0", "2-0", "3-0"], ["1-0", "2-0", "3-0"])
+    ('3-0', frozenset())
+    >>> point, skipped = resumed_at(["1-0", "3-0", "4-0"], ["1-0", "2-0", "3-0", "4-0"])
+    >>> point, sorted(skipped)
+    ('1-18446744073709551615', ['3-0', '4-0'])
+    """
+    done = set(answered)
+    if not done:
+        return "0", frozenset()
+    missing = [entry_id for entry_id in entries if entry_id not in done]
+    if not missing:
+        return max(done, key=entry_order), frozenset()
+    first = min(missing, key=entry_order)
+    ms, seq = entry_order(first)
+    before = f"{ms}-{seq - 1}" if seq else f"{ms - 1}-{2**64 - 1}"
+    return before, frozenset(entry_id for entry_id in done if entry_order(entry_id) > (ms, seq))
