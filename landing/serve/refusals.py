@@ -63,6 +63,9 @@ class RefusalLog:
     def __init__(self, logger):
         self.logger = logger
 
+    def __getattr__(self, name):  # any other logger method aiohttp may call, as the service's logger has it
+        return getattr(self.logger, name)
+
     def exception(self, message, *args, exc_info=True, **_):
         self._line(message, args, exc_info)
 

@@ -136,3 +136,9 @@ def test_a_post_answered_after_refused_lines_leaves_no_task_failing_in_the_loop(
 
     caplog.set_level(logging.DEBUG)
     assert (run(scenario()), [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]) == ((200, 3), [])
+
+
+def test_a_logger_method_aiohttp_calls_that_is_not_a_refusal_is_the_service_loggers_own(caplog):
+    caplog.set_level(logging.DEBUG)
+    RefusalLog(logging.getLogger("tests.serve.fast")).warning("a warning of %s", "aiohttp's")
+    assert logged(caplog) == ["a warning of aiohttp's"]
