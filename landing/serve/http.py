@@ -12,6 +12,7 @@ import time
 from collections import Counter, deque
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from yarl import URL
 
 from landing.core.matching.cascade import FETCHES
@@ -21,7 +22,7 @@ from landing.match.answering import MatcherClosed
 from landing.serve.fast_path import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
-from landing.serve.refusals import REFUSED, RefusalLog, error_message, fault, log_refusal
+from landing.serve.refusals import REFUSED, RefusalLog, body_refusal, error_message, fault, log_refusal
 
 NDJSON = "application/x-ndjson"
 # Past a drain, connections still open get this long to take their answers before they are closed.
@@ -210,6 +211,10 @@ class Service:
             self.clients[peer] += 1
         try:
             return await handler(request)
+        except RequestPayloadError as unreadable:  # a body aiohttp's parser refuses: a bad chunk, a bad gzip stream
+            return error(400, f"the body cannot be read: {body_refusal(unreadable)}")
+        except ConnectionError:  # the client went away while its request was read: nobody to answer, one line said
+            return error(400, "the client went away before its request was read")
         except web.HTTPException as refused:  # aiohttp's own: 404, 405 (with Allow), 413
             response = error(refused.status, refused.reason)
             if "Allow" in refused.headers:

@@ -7,6 +7,7 @@ import sys
 import traceback
 
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 # Statuses logged as refusals: a request or line the service cannot read or answer as asked. A busy client's 429 and
 # the 503s of a start or a drain say nothing wrong of the request, and are counted in /metrics only.
@@ -36,6 +37,19 @@ def fault(failed: BaseException) -> str:
     where = traceback.extract_tb(failed.__traceback__)[-1:] if failed.__traceback__ else ()
     at = "".join(f" (at {frame.filename}:{frame.lineno} in {frame.name})" for frame in where)
     return f"{type(failed).__name__}: {reason_of(str(failed))}{at}"
+
+
+def body_refusal(failed: RequestPayloadError) -> str:
+    """Why aiohttp could not read a request's body (its RequestPayloadError wraps its parser's error as text).
+
+    >>> body_refusal(RequestPayloadError("400, message:\\n  Can not decode content-encoding: gzip"))
+    'Can not decode content-encoding: gzip'
+    """
+    cause = failed.__cause__
+    if isinstance(cause, HttpProcessingError) and cause.message:
+        return reason_of(cause.message)
+    text = str(failed)
+    return reason_of(text.partition("message:")[2] or text)
 
 
 def log_refusal(logger, what: str, peer: str, status: int, reason: str) -> None:
@@ -79,7 +93,10 @@ class RefusalLog:
     def _line(self, message, args, exc_info) -> None:
         failed = sys.exc_info()[1] if exc_info is True else exc_info
         peer = args[0] if args and str(message).startswith("Error handling request") else ""
-        if isinstance(failed, HttpProcessingError):
+        if isinstance(failed, RequestPayloadError):
+            # aiohttp reading the rest of a body the handler refused already, or did not need: said, and answered, then
+            self.logger.debug("%s: %s", message % args if args else message, body_refusal(failed))
+        elif isinstance(failed, HttpProcessingError):
             log_refusal(
                 self.logger, "a request", str(peer), failed.code or 400, failed.message or type(failed).__name__
             )

@@ -17,9 +17,10 @@ GOOD = b'"10.1234/known"'
 DEEP = b"[" * 3000 + b"]" * 3000
 
 
-def post(body: bytes, query: str = "?fetch=none") -> bytes:
-    head = f"POST /match{query} HTTP/1.1\r\nHost: test\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    return head.encode() + body
+def post(body: bytes, query: str = "?fetch=none", header: str = "") -> bytes:
+    length = "" if "chunked" in header else f"Content-Length: {len(body)}\r\n"
+    head = f"POST /match{query} HTTP/1.1\r\nHost: test\r\n{length}{header and header + chr(13) + chr(10)}"
+    return (head + "Connection: close\r\n\r\n").encode() + body
 
 
 def asked(tmp_path, raw: bytes) -> tuple[int, bytes]:
@@ -39,7 +40,8 @@ def asked(tmp_path, raw: bytes) -> tuple[int, bytes]:
 def logged(caplog) -> list[str]:
     assert "Traceback" not in caplog.text
     assert [record for record in caplog.records if record.exc_info] == []
-    return [record.getMessage() for record in caplog.records if record.name == "tests.serve.fast"]
+    mine = [record for record in caplog.records if record.name == "tests.serve.fast" and record.levelno >= logging.INFO]
+    return [record.getMessage() for record in mine]
 
 
 def test_each_malformed_post_line_gets_its_own_error_and_one_log_line_and_every_other_line_its_answer(tmp_path, caplog):
@@ -88,6 +90,9 @@ def test_a_get_whose_q_starts_with_a_byte_order_mark_is_read_without_it(tmp_path
         (get("/match?q=10.1234/known&fetch=some"), "fetch='some': use none, known, all"),
         (post(b""), 'give JSON lines: each a string, or {"q": ..., "fetch": ...}'),
         (post(GOOD, "?format=xml"), "format='xml': use flat or event"),
+        (post(b"zz\r\n", "?fetch=none", "Transfer-Encoding: chunked"), "Invalid character in chunk size"),
+        (post(b"abcde", "?fetch=none", "Content-Encoding: gzip"), "the body cannot be read: Can not decode"),
+        (post(b"abcde", "?fetch=none", "Content-Length: 6"), "Duplicate Content-Length"),
     ],
     ids=[
         "bad header",
@@ -99,6 +104,9 @@ def test_a_get_whose_q_starts_with_a_byte_order_mark_is_read_without_it(tmp_path
         "bad fetch",
         "no lines",
         "bad format",
+        "bad chunk",
+        "bad gzip",
+        "two lengths",
     ],
 )
 def test_a_malformed_request_is_refused_with_400_and_one_log_line_naming_the_reason(tmp_path, caplog, raw, reason):
@@ -142,3 +150,20 @@ def test_a_logger_method_aiohttp_calls_that_is_not_a_refusal_is_the_service_logg
     caplog.set_level(logging.DEBUG)
     RefusalLog(logging.getLogger("tests.serve.fast")).warning("a warning of %s", "aiohttp's")
     assert logged(caplog) == ["a warning of aiohttp's"]
+
+
+def test_a_client_that_goes_away_before_its_body_is_read_is_one_log_line_not_a_fault(tmp_path, caplog):
+    async def scenario():
+        async with Served(tmp_path) as served:
+            _, writer = await served.connect()
+            writer.write(post(b'"10.1234/known"\n')[:-4])  # the head says 4 bytes more than come
+            await writer.drain()
+            writer.close()
+            while not logged(caplog):
+                await asyncio.sleep(0.01)  # polling for the line, not waiting out a time
+
+    caplog.set_level(logging.DEBUG)
+    run(scenario())
+    assert logged(caplog) == [
+        "refused POST /match from 127.0.0.1: 400 the client went away before its request was read"
+    ]
