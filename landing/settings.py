@@ -365,6 +365,10 @@ DOWNLOAD_SLOTS = {
 # One item at a time per response: the default costs throughput for nothing (docs/design.md "Facts measured here").
 CONCURRENT_ITEMS = 1
 LOG_LEVEL = "INFO"
+# No telnet console, in a crawl or in `scrapy serve`: Scrapy's default opens a Python shell into the running process
+# on port 6023 and logs its password at INFO, and nothing here needs one. Change it (-s TELNETCONSOLE_ENABLED=True) to
+# inspect a live crawl from its own host (its metrics and status line need none: docs/operations.md).
+TELNETCONSOLE_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 FEED_EXPORT_ENCODING = "utf-8"

@@ -19,6 +19,7 @@ from landing.config import trusted
 from landing.core.matching.decisions import Decisions
 from landing.core.matching.evaluation import render_levels, render_table, tabulate
 from landing.core.matching.events import FORMATS, citing_page, event_line
+from landing.core.matching.input_lines import text_of
 from landing.match.labelled import LabelledError, read_labelled
 from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolder
 from landing.match.matcher_spider import MatcherSpider
@@ -259,16 +260,22 @@ class _Printer:
 
 
 def read_inputs(lines) -> tuple[list[str], list[int]]:
-    """The non-blank inputs of raw byte lines, stripped, as UTF-8 (a BOM dropped); and the numbers of the lines
-    that were not UTF-8, read with U+FFFD for their bad bytes."""
+    """The non-blank inputs of raw byte lines, stripped, read as every input is (landing.core.matching.input_lines:
+    UTF-8, a BOM at the start dropped); and the numbers of the lines that were not UTF-8, read with U+FFFD for their
+    bad bytes."""
     inputs, bad = [], []
     for number, raw in enumerate(lines, 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            line = raw.decode("utf-8", "replace")
+        line = text_of(raw)
+        if "\ufffd" in line and not _utf8(raw):
             bad.append(number)
-        line = line.removeprefix("\ufeff") if number == 1 else line
         if line.strip():
             inputs.append(line.strip())
     return inputs, bad
+
+
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

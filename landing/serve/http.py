@@ -12,14 +12,17 @@ import time
 from collections import Counter, deque
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from yarl import URL
 
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import event_line, unshaped
+from landing.core.matching.input_lines import BOM, dumps, read_line, utf8
 from landing.match.answering import MatcherClosed
 from landing.serve.fast_path import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
+from landing.serve.refusals import REFUSED, RefusalLog, body_refusal, error_message, fault, log_refusal
 
 NDJSON = "application/x-ndjson"
 # Past a drain, connections still open get this long to take their answers before they are closed.
@@ -43,12 +46,13 @@ def _unknown_fetch(asked: str) -> str:
 
 
 def _error_body(status: int, message: str) -> bytes:
-    return _dumps({"error": message, "status": status}).encode()
+    return dumps({"error": message, "status": status})
 
 
 def _asked(query) -> tuple:
     """A GET /match query's q, fetch, format and citing page (subj); None where not given, format flat."""
-    return query.get("q"), query.get("fetch"), query.get("format", "flat"), query.get("subj")
+    q = query.get("q")  # percent-escapes read as UTF-8, bad bytes as U+FFFD (yarl): text_of's reading, and its BOM
+    return q if q is None else q.removeprefix(BOM), query.get("fetch"), query.get("format", "flat"), query.get("subj")
 
 
 class Service:
@@ -88,7 +92,9 @@ class Service:
     async def start(self, address: str, port: int) -> tuple[str, int]:
         """Listen; (address, port) listened on (port 0: the free one chosen). OSError when it cannot."""
         # No access log: a line per request at thousands a second; the counts are in /metrics.
-        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS)
+        # Its refusals and faults one log line each (landing.serve.refusals), never a traceback.
+        log = RefusalLog(self.logger)
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS, logger=log)
         await self.runner.setup()
         # Every connection starts on the fast path, which hands it to aiohttp's RequestHandler (runner.server()) at
         # the first request that is not a plain GET /match.
@@ -163,6 +169,8 @@ class Service:
             else:
                 response = await self._counted(request, handler, peer if route == "/match" else None)
             status = response.status
+            if status in REFUSED:
+                log_refusal(self.logger, f"{request.method} {request.path}", peer, status, error_message(response.body))
             return response
         finally:
             self._leave(route, request.method, status, started)
@@ -184,8 +192,10 @@ class Service:
                 text = target.decode("utf-8", "surrogateescape").partition("#")[0]
                 query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
                 status, body = await self._answer(*_asked(query))
+                if status in REFUSED:
+                    log_refusal(self.logger, "GET /match", peer, status, error_message(body))
             except Exception as failed:  # as _counted says it
-                self.logger.exception("GET /match failed")
+                self.logger.error("GET /match failed: %s", fault(failed))
                 status = 500
                 body = _error_body(500, f"the service failed: {type(failed).__name__}")
             finally:
@@ -201,13 +211,17 @@ class Service:
             self.clients[peer] += 1
         try:
             return await handler(request)
+        except RequestPayloadError as unreadable:  # a body aiohttp's parser refuses: a bad chunk, a bad gzip stream
+            return error(400, f"the body cannot be read: {body_refusal(unreadable)}")
+        except ConnectionError:  # the client went away while its request was read: nobody to answer, one line said
+            return error(400, "the client went away before its request was read")
         except web.HTTPException as refused:  # aiohttp's own: 404, 405 (with Allow), 413
             response = error(refused.status, refused.reason)
             if "Allow" in refused.headers:
                 response.headers["Allow"] = refused.headers["Allow"]
             return response
-        except Exception as failed:  # a fault of the service's, said in JSON like any error; the traceback is logged
-            self.logger.exception("%s %s failed", request.method, request.path)
+        except Exception as failed:  # a fault of the service's, said in JSON like any error, and in one log line
+            self.logger.error("%s %s failed: %s", request.method, request.path, fault(failed))
             return error(500, f"the service failed: {type(failed).__name__}")
         finally:
             if peer is not None:
@@ -242,11 +256,11 @@ class Service:
         except MatcherClosed:
             return 503, _error_body(503, "the service is stopping")
         if form == "event":  # built anew: the encoded results are the flat ones
-            return 200, _dumps(event_line(result, subj)).encode()
+            return 200, dumps(event_line(result, subj))
         held = self.encoded.get(id(result))
         if held is not None and held[0] is result:
             return 200, held[1]
-        body = _dumps(result).encode()
+        body = dumps(result)
         if len(self.encoded) >= ENCODED:
             self.encoded.clear()
         self.encoded[id(result)] = (result, body)
@@ -283,7 +297,7 @@ class Service:
                 while window and window[0].done():  # those after it already answered go out with it, in one write
                     ready.append(window.popleft().result())
                 self._start(window, waiting, default, shaping)
-                await response.write("".join(_dumps(found) + "\n" for found in ready).encode())
+                await response.write(utf8("".join(_dumps(found) + "\n" for found in ready)))
             await response.write_eof()
         except ConnectionError:  # the client went away: its answers still running are not wanted
             self.logger.debug("a POST /match client went away with %d answer(s) pending", len(window))
@@ -302,32 +316,20 @@ class Service:
 
     async def _line(self, number: int, line: bytes, default: str, shaping: tuple) -> dict:
         """A POST line's result, or its error object (with the line's number); shaping: the request's format and
-        citing page, which a line's own `format` and `subj` replace."""
+        citing page, which a line's own `format` and `subj` replace. Whatever the line, it never fails the answer."""
+        read = read_line(line, self.cfg.serve_max_input, default, *shaping)
+        if isinstance(read, dict):
+            log_refusal(self.logger, f"line {number} of a POST /match", "", read["status"], read["error"])
+            return {"error": f"line {number}: {read['error']}", "status": read["status"], "line": number}
         try:
-            value = json.loads(line)
-        except ValueError as bad:
-            return {"error": f"line {number}: not JSON ({bad})", "status": 400, "line": number}
-        fetch, (form, subj) = default, shaping
-        if isinstance(value, dict):
-            q, fetch = value.get("q"), value.get("fetch", default)
-            form, subj = value.get("format", form), value.get("subj", subj)
-        else:
-            q = value
-        if not isinstance(q, str) or not q.strip():
-            return {"error": f'line {number}: give a string, or {{"q": string}}', "status": 400, "line": number}
-        if fetch not in FETCHES:
-            return {"error": f"line {number}: fetch={fetch!r}: use {', '.join(FETCHES)}", "status": 400, "line": number}
-        refused = unshaped(form, subj)
-        if refused is not None:
-            return {"error": f"line {number}: {refused}", "status": 400, "line": number}
-        if len(q) > self.cfg.serve_max_input:
-            why = f"line {number}: {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
-            return {"error": why, "status": 413, "line": number}
-        try:
-            result = await self.matcher.match(q, fetch)
+            result = await self.matcher.match(read.text, read.fetch)
         except MatcherClosed:
             return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
-        return event_line(result, subj) if form == "event" else result
+        except Exception as failed:  # a fault of the service's: this line's error, every other line still answered
+            self.logger.error("POST /match line %d failed: %s", number, fault(failed))
+            why = f"line {number}: the service failed: {type(failed).__name__}"
+            return {"error": why, "status": 500, "line": number}
+        return event_line(result, read.subj) if read.format == "event" else result
 
     async def healthz(self, request):
         stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}

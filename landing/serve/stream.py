@@ -7,7 +7,6 @@ while the entry is still pending for the consumer running it, makes a second out
 """
 
 import asyncio
-import json
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -19,12 +18,19 @@ from redis.exceptions import RedisError, ResponseError
 from redis.retry import Retry
 
 from landing.core.matching.events import event_line
+from landing.core.matching.input_lines import dumps
 from landing.core.matching.stream_entries import error, read_entry, result_version
+from landing.serve.lost_group import answered_key, start_of
 
 # Write the result and acknowledge the input, only while the input is still pending for this consumer: an entry
-# claimed by another consumer (this one was thought dead) or already acknowledged gets no second output.
+# claimed by another consumer (this one was thought dead) or already acknowledged gets no second output, nor does one
+# answered before its group was lost (KEYS[3], landing.serve.lost_group).
 _WRITE = """
 if #redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[3], ARGV[3], 1, ARGV[2]) == 0 then
+  return false
+end
+if redis.call('SISMEMBER', KEYS[3], ARGV[3]) == 1 then
+  redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])
   return false
 end
 local fields = {'input', ARGV[3], 'result', ARGV[4]}
@@ -176,18 +182,22 @@ class StreamConsumer:
     def _script(self, entry_id: str, result: dict) -> tuple[list, list]:
         """The write script's keys and arguments for entry_id's result."""
         try:
-            payload = json.dumps(result, ensure_ascii=False)
+            payload = dumps(result)  # bytes that always encode: a lone surrogate would fail the whole batch's trip
         except (TypeError, ValueError):  # never pending for ever: the entry gets an error result instead
             self.logger.exception("entry %s of %s: the answer is not JSON", entry_id, self.stream_in)
             result = error("the matcher's answer to this input is not JSON", 500)
-            payload = json.dumps(result)
+            payload = dumps(result)
         version = result_version(result) or ""
-        return [self.stream_in, self.stream_out], [self.group, self.consumer, entry_id, payload, version, self.maxlen]
+        keys = [self.stream_in, self.stream_out, answered_key(self.stream_in, self.group)]
+        return keys, [self.group, self.consumer, entry_id, payload, version, self.maxlen]
 
     async def _join(self) -> bool:
-        """Create the group (reading the stream from its start, so entries written before it are answered too)."""
+        """Create the group when it is missing: reading the stream from its start, so entries written before it are
+        answered too, or, once the output names answered inputs, from the last answered (landing.serve.lost_group)."""
+        start = await start_of(self.client, self.stream_in, self.stream_out, self.group, self.logger)
         try:
-            await self.client.xgroup_create(self.stream_in, self.group, id="0", mkstream=True)
+            if start is not None:
+                await self.client.xgroup_create(self.stream_in, self.group, id=start, mkstream=True)
         except ResponseError as refused:
             if not str(refused).startswith("BUSYGROUP"):
                 raise
@@ -313,7 +323,7 @@ class StreamConsumer:
             try:
                 value = await call(*args)
             except ResponseError as refused:
-                if str(refused).startswith("NOGROUP"):
+                if "NOGROUP" in str(refused):  # said first, or after the command it failed in a pipeline
                     self.logger.warning("group %s of %s is gone: creating it again", self.group, self.stream_in)
                     await self._retried(self._join, stopping)
                     continue

@@ -59,6 +59,13 @@ def test_inputs_that_are_not_utf8_are_read_with_replacement_and_their_lines_name
     assert read_inputs(lines) == (["https://example.org/a", "https://example.org/caf\ufffd", "10.1234/é"], [3])
 
 
+def test_a_line_opening_with_a_utf16_byte_order_mark_is_read_as_utf8_with_replacement_not_as_utf16():
+    assert read_inputs([b"\xff\xfe1\x000\x00\n", "\ufeff10.1234/x\n".encode()]) == (
+        ["\ufffd\ufffd1\x000\x00", "10.1234/x"],
+        [1],
+    )
+
+
 def test_a_latin1_input_file_is_matched_line_by_line_and_said_not_a_traceback(tmp_path):
     inputs = tmp_path / "latin1.txt"
     inputs.write_bytes(b"https://example.org/caf\xe9\n10.1234/abc\n")

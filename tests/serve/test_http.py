@@ -239,6 +239,10 @@ def test_healthz_names_the_artifact_version_answers_use_and_when_it_was_loaded(u
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", health["artifact_loaded"])
 
 
+def test_the_service_runs_no_telnet_console(service, url):
+    assert "scrapy.extensions.telnet" not in service.log()
+
+
 def test_the_openapi_document_is_valid_openapi_3(url):
     status, document, _ = get(f"{url}/openapi.json")
     validate(document)  # raises on an invalid document

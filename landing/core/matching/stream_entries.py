@@ -1,26 +1,11 @@
 """The stream consumer's rules on entries (docs/service.md "Event streams"): what an input entry asks for, or the
 error result it gets instead, and the artifact version an answer names."""
 
-from dataclasses import dataclass
-
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import unshaped
+from landing.core.matching.input_lines import StreamInput, error, text_of
 
-
-@dataclass(frozen=True)
-class StreamInput:
-    """One input entry's question: the text to match, how much may be fetched for it, the result's format and, for
-    Events, the citing page (subj)."""
-
-    text: str
-    fetch: str = "known"
-    format: str = "flat"
-    subj: str | None = None
-
-
-def error(message: str, status: int) -> dict:
-    """An error result, shaped as the service's errors are: the message and the HTTP status it stands for."""
-    return {"error": message, "status": status}
+__all__ = ["StreamInput", "error", "read_entry", "result_version"]
 
 
 def read_entry(fields: dict, max_input: int) -> StreamInput | dict:
@@ -43,16 +28,13 @@ def read_entry(fields: dict, max_input: int) -> StreamInput | dict:
     text = _text(named.get("q"))
     if text is None:
         return error("the entry has no field q (the input to match)", 400)
-    if isinstance(text, bytes):
-        return error("q is not UTF-8 text", 400)
     if not text.strip():
         return error("q is empty", 400)
     if len(text) > max_input:
         return error(f"q has {len(text)} characters: at most {max_input} are answered", 413)
     fetch = _text(named.get("fetch", "known"))
     if fetch not in FETCHES:
-        shown = fetch if isinstance(fetch, str) else repr(fetch)[2:-1]
-        return error(f"fetch={shown!r}: use none, known or all", 400)
+        return error(f"fetch={fetch!r}: use none, known or all", 400)
     form, subj = _text(named.get("format", "flat")), _text(named.get("subj"))
     refused = unshaped(form, subj)
     if refused is not None:
@@ -83,10 +65,41 @@ def result_version(result: dict) -> str | None:
 
 
 def _text(value):
-    """value as str when it is UTF-8 bytes or str; bytes that are not UTF-8 stay bytes; None stays None."""
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            return value
-    return value
+    """value as str (bytes read as every input is: landing.core.matching.input_lines.text_of); None stays None."""
+    return text_of(value) if isinstance(value, bytes) else value
+
+
+def entry_order(entry_id: str) -> tuple[int, int]:
+    """A stream entry id as the (milliseconds, sequence) pair Redis orders entries by.
+
+    >>> entry_order("1700000000000-3") < entry_order("1700000000000-12")
+    True
+    """
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def resumed_at(answered, entries: list[str]) -> tuple[str, frozenset[str]]:
+    """Where a consumer group lost while its input stream survives starts again, and the entries after that point
+    that were answered already (their redelivery is acknowledged with no second output). answered: the input ids the
+    output stream's last entries name; entries: the input stream's ids from the oldest of those to the newest. The
+    group starts just before the first entry the output does not name ("0": nothing answered, start from the first).
+
+    >>> resumed_at([], [])
+    ('0', frozenset())
+    >>> resumed_at(["1-0", "2-0", "3-0"], ["1-0", "2-0", "3-0"])
+    ('3-0', frozenset())
+    >>> point, skipped = resumed_at(["1-0", "3-0", "4-0"], ["1-0", "2-0", "3-0", "4-0"])
+    >>> point, sorted(skipped)
+    ('1-18446744073709551615', ['3-0', '4-0'])
+    """
+    done = set(answered)
+    if not done:
+        return "0", frozenset()
+    missing = [entry_id for entry_id in entries if entry_id not in done]
+    if not missing:
+        return max(done, key=entry_order), frozenset()
+    first = min(missing, key=entry_order)
+    ms, seq = entry_order(first)
+    before = f"{ms}-{seq - 1}" if seq else f"{ms - 1}-{2**64 - 1}"
+    return before, frozenset(entry_id for entry_id in done if entry_order(entry_id) > (ms, seq))
