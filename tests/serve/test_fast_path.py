@@ -27,7 +27,7 @@ class Served:
     """A Service listening on a free port, its Matcher asking the Handle API table; `release` lets the input
     10.1234/slow's question be answered."""
 
-    def __init__(self, tmp_path, idle: float | None = None, head: float | None = None):
+    def __init__(self, tmp_path, idle: float | None = None, head: float | None = None, body: float | None = None):
         settings = Settings()
         settings.setmodule(defaults)
         settings.set("LANDING_SERVE_MAX_INPUT", MAX_INPUT)
@@ -39,6 +39,8 @@ class Served:
             self.service.idle_seconds = idle
         if head is not None:
             self.service.door.head = head
+        if body is not None:
+            self.service.door.body = body
         answers = LocalAnswers()
         self.matcher = Matcher(
             holder, base_setup(self.cfg), self.ask, answers, deadline=10, concurrency=8, logger=logger
