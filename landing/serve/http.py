@@ -26,8 +26,8 @@ NDJSON = "application/x-ndjson"
 # Past a drain, connections still open get this long to take their answers before they are closed.
 LAST_WORDS = 1.0
 # Results' JSON kept by the result object answered (the result cache hands out the object it holds): an input asked
-# again costs no encoding. Emptied when full.
-ENCODED = 10_000
+# again costs no encoding. Emptied when full: of entries, or of bytes (inputs may be long, and so their JSON).
+ENCODED, ENCODED_BYTES = 10_000, 32 * 1024 * 1024
 
 
 def error(status: int, message: str, **extra) -> web.Response:
@@ -65,6 +65,7 @@ class Service:
         self.in_flight = 0
         self.connections: set = set()  # the connections landing.serve.fast_path answers
         self.encoded: dict = {}  # id(result) -> (result, its JSON): see ENCODED
+        self.encoded_bytes = 0
         self.server: asyncio.Server | None = None
         self.idle_seconds = cfg.serve_idle_seconds  # how long a connection may stay open with no request under way
         # The connection caps and the head's and body's times (landing.serve.admission).
@@ -270,9 +271,11 @@ class Service:
         if held is not None and held[0] is result:
             return 200, held[1]
         body = _dumps(result).encode()
-        if len(self.encoded) >= ENCODED:
+        if len(self.encoded) >= ENCODED or self.encoded_bytes + len(body) > ENCODED_BYTES:
             self.encoded.clear()
+            self.encoded_bytes = 0
         self.encoded[id(result)] = (result, body)
+        self.encoded_bytes += len(body)
         return 200, body
 
     async def post_match(self, request):
