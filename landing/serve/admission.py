@@ -10,6 +10,7 @@ import asyncio
 import ctypes
 import ctypes.util
 import errno
+import gc
 import resource
 from collections import Counter
 from dataclasses import dataclass
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 SWEEP_SECONDS = 1.0
 LOG_EVERY = 60.0
 # Memory is handed back to the system once this many connections have closed since the busiest moment, and at
-# least half of those open then have: after a burst, not after every client that leaves.
-TRIM_AFTER = 256
+# least half of those open then have: after a burst, not after every client that leaves; and at most once in
+# TRIM_EVERY seconds, since a collection of the whole heap holds the event loop for a moment.
+TRIM_AFTER, TRIM_EVERY = 256, 10.0
 # asyncio's context message when accept() fails for want of descriptors or memory (selector_events).
 ACCEPT_FAILED = "socket.accept() out of system resource"
 OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
@@ -96,6 +98,7 @@ class Admission:
         self.refused = {"total": Tally(LOG_EVERY), "client": Tally(LOG_EVERY)}
         self.refusals = 0
         self.busiest = 0  # connections open at the busiest moment since memory was last handed back
+        self.trimmed = float("-inf")  # when it was
         self.trim = trimmer() if trim is None else trim
         self.sweeper = None
 
@@ -144,22 +147,33 @@ class Admission:
 
     def _swept(self) -> None:
         self._sweep()
-        left = len(self.open)
-        if self.busiest - left >= TRIM_AFTER and left * 2 <= self.busiest:
+        left, now = len(self.open), asyncio.get_running_loop().time()
+        burst = self.busiest - left >= TRIM_AFTER and left * 2 <= self.busiest
+        if burst and now - self.trimmed >= TRIM_EVERY:
             self.trim()
-            self.busiest = left
-        self.sweeper = asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._swept) if left else None
+            self.busiest, self.trimmed, burst = left, now, False
+        # Swept while connections are open, or a trim waits for its turn.
+        self.sweeper = asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._swept) if left or burst else None
 
 
 def trimmer():
-    """A function that hands the C heap's free memory back to the system (glibc's malloc_trim); a no-op elsewhere."""
+    """A function that frees what closed connections left and hands the C heap's free memory back to the system."""
     name = ctypes.util.find_library("c")
     try:
-        trim = ctypes.CDLL(name).malloc_trim
+        malloc_trim = ctypes.CDLL(name).malloc_trim  # glibc's
     except (OSError, AttributeError, TypeError):
-        return lambda: None
-    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return lambda: trim(0)
+        malloc_trim = None
+    else:
+        malloc_trim.argtypes, malloc_trim.restype = [ctypes.c_size_t], ctypes.c_int
+
+    def trim():
+        # A closed connection's objects hold one another (a parser and its protocol, a handler and its tasks): only
+        # the cycle collector frees them, and in a process that allocates little it may not run for hours.
+        gc.collect()
+        if malloc_trim is not None:
+            malloc_trim(0)
+
+    return trim
 
 
 def quiet_accept_errors(loop, logger) -> None:
