@@ -57,6 +57,8 @@ class Tally:
     >>> tally = Tally(60.0)
     >>> [tally.note(t) for t in (0.0, 1.0, 2.0, 61.0, 62.0)]
     [1, None, None, 3, None]
+    >>> tally.due(100.0), tally.due(121.0), tally.due(122.0)  # the one of 62.0, once its minute has passed
+    (None, 1, None)
     """
 
     every: float
@@ -66,6 +68,13 @@ class Tally:
     def note(self, now: float) -> int | None:
         self.count += 1
         if now - self.logged < self.every:
+            return None
+        count, self.count, self.logged = self.count, 0, now
+        return count
+
+    def due(self, now: float) -> int | None:
+        """The count not yet logged, when its line is due and there is one, else None."""
+        if not self.count or now - self.logged < self.every:
             return None
         count, self.count, self.logged = self.count, 0, now
         return count
@@ -110,12 +119,7 @@ class Admission:
             why = refusal(len(self.open), self.peers[peer], self.cap, self.client_cap)
         if why is not None:
             self.refusals += 1
-            count = self.refused[why].note(asyncio.get_running_loop().time())
-            if count is not None:
-                limit = f"{self.cap} in all" if why == "total" else f"{self.client_cap} from one address ({peer})"
-                self.logger.warning(
-                    "refused %d connection(s) over the cap of %s (at most one line a minute)", count, limit
-                )
+            self._said(why, self.refused[why].note(asyncio.get_running_loop().time()), peer)
             return False
         self.open[transport] = peer
         self.peers[peer] += 1
@@ -131,6 +135,11 @@ class Admission:
             self.peers[peer] -= 1
             if not self.peers[peer]:
                 del self.peers[peer]
+
+    def _said(self, why: str, count: int | None, peer: str = "") -> None:
+        if count is not None:
+            limit = f"{self.cap} in all" if why == "total" else f"{self.client_cap} from one address {peer}".rstrip()
+            self.logger.warning("refused %d connection(s) over the cap of %s (at most one line a minute)", count, limit)
 
     def refused_head(self, peer: str, status: int, why: str) -> None:
         """One line for a request head refused (414, 431)."""
@@ -148,12 +157,15 @@ class Admission:
     def _swept(self) -> None:
         self._sweep()
         left, now = len(self.open), asyncio.get_running_loop().time()
+        for why, tally in self.refused.items():  # refusals since the last line, once a minute has passed
+            self._said(why, tally.due(now))
         burst = self.busiest - left >= TRIM_AFTER and left * 2 <= self.busiest
         if burst and now - self.trimmed >= TRIM_EVERY:
             self.trim()
             self.busiest, self.trimmed, burst = left, now, False
-        # Swept while connections are open, or a trim waits for its turn.
-        self.sweeper = asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._swept) if left or burst else None
+        # Swept while connections are open, or a trim or a line waits for its turn.
+        waiting = left or burst or any(tally.count for tally in self.refused.values())
+        self.sweeper = asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._swept) if waiting else None
 
 
 def trimmer():
