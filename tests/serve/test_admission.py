@@ -69,6 +69,24 @@ def test_a_connection_handed_to_aiohttp_is_counted_out_once_closed(tmp_path):
     assert run(scenario()) == (1, {})
 
 
+def test_a_connection_handed_to_aiohttp_is_closed_once_idle_and_its_later_heads_bounded_as_the_fast_paths(tmp_path):
+    async def scenario():
+        async with Served(tmp_path, idle=0.2) as served:
+            reader, writer = await served.connect()
+            many = b"GET /healthz HTTP/1.1\r\nHost: test\r\n" + b"X-A: b\r\n" * 40 + b"\r\n"
+            statuses = []
+            for head in (get("/healthz"), many):  # aiohttp's from the first: its limits for the second
+                writer.write(head)
+                statuses.append((await read_response(reader))[0])
+            ended = await asyncio.wait_for(reader.read(), DEADLINE)
+            other_reader, other_writer = await served.connect()
+            other_writer.write(get("/healthz"))
+            idle = (await read_response(other_reader))[0], await asyncio.wait_for(other_reader.read(), DEADLINE)
+            return statuses, ended, idle
+
+    assert run(scenario()) == ([200, 400], b"", (200, b""))
+
+
 def test_a_post_whose_body_stalls_is_answered_408_and_closed(tmp_path):
     async def scenario():
         async with Served(tmp_path, body=0.2) as served:
