@@ -95,7 +95,8 @@ SERVE_REQUEST_CONCURRENCY = 32
 # Connections open at once, in all and from one peer address (landing.serve.admission); one past either is answered
 # 503 and closed at once. In all: each costs a file descriptor and a buffer, and the total stays below three quarters
 # of the process's file limit whatever this says (the rest is the crawl's, Redis's and the logs'). Per client: a few
-# hundred is more than any client's pool of keep-alive connections, a reverse proxy's included.
+# hundred is more than any client's pool of keep-alive connections; and at least four for each request a client may
+# have in flight (LANDING_SERVE_CLIENT_CONCURRENCY), so that a reverse proxy, for which that is raised, is not refused.
 SERVE_CONNECTIONS = 4096
 SERVE_CLIENT_CONNECTIONS = 256
 # Seconds a request head may take from its first byte to its blank line, and a request body may go without a byte

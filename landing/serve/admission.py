@@ -37,6 +37,16 @@ def connection_cap(wanted: int, file_limit: int) -> int:
     return max(1, min(wanted, file_limit * 3 // 4))
 
 
+def client_connections(wanted: int, concurrency: int) -> int:
+    """Connections one peer address may hold: `wanted`, or four for each request it may have in flight when more
+    (a reverse proxy, for which LANDING_SERVE_CLIENT_CONCURRENCY is raised, opens one per request in flight).
+
+    >>> client_connections(256, 64), client_connections(256, 1000)
+    (256, 4000)
+    """
+    return max(wanted, 4 * concurrency)
+
+
 def file_limit() -> int:
     """The soft limit on open files, raised to the hard limit first where the system allows it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

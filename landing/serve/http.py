@@ -17,7 +17,14 @@ from yarl import URL
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import event_line, unshaped
 from landing.match.answering import MatcherClosed
-from landing.serve.admission import Admission, chunks, connection_cap, file_limit, quiet_accept_errors
+from landing.serve.admission import (
+    Admission,
+    chunks,
+    client_connections,
+    connection_cap,
+    file_limit,
+    quiet_accept_errors,
+)
 from landing.serve.fast_path import FIELD_LIMIT, HEADERS_LIMIT, LINE_LIMIT, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
@@ -71,7 +78,7 @@ class Service:
         # The connection caps and the head's and body's times (landing.serve.admission).
         self.door = Admission(
             cfg.serve_connections,
-            cfg.serve_client_connections,
+            client_connections(cfg.serve_client_connections, cfg.serve_client_concurrency),
             logger,
             head=cfg.serve_head_seconds,
             body=cfg.serve_body_seconds,
