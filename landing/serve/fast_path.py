@@ -21,8 +21,8 @@ HEAD_LIMIT = 16384
 LINE_LIMIT, FIELD_LIMIT, HEADERS_LIMIT = 8190, 4096, 32
 # Bytes a connection may buffer while its request is being answered (a client pipelining) before reading pauses.
 BUFFER_LIMIT = 1 << 16
-# A connection answering nothing is closed once it has sent no complete head for this long (a slow or half-sent
-# head included): it holds a socket and a buffer.
+# A connection with no request under way is closed after this long, unless told another time (the service passes
+# tuning.SERVE_IDLE_SECONDS): it holds a socket and a buffer.
 IDLE_SECONDS = 75.0
 REASONS = {200: "OK", 400: "Bad Request", 413: "Payload Too Large", 414: "URI Too Long", 429: "Too Many Requests"}
 REASONS |= {431: "Request Header Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
@@ -150,8 +150,8 @@ class FastConnection(asyncio.Protocol):
             self.oversize = self.oversize or (431, f"a header field over {FIELD_LIMIT:,} bytes")
         elif self.count > HEADERS_LIMIT:
             self.oversize = self.oversize or (431, f"over {HEADERS_LIMIT} header fields")
-        # A body, a field over aiohttp's limits, a field given twice (aiohttp refuses some, such as two Hosts) or a
-        # NUL in a value (aiohttp refuses it, llhttp lets it by): not this path's to answer.
+        # A body, a field given twice (aiohttp refuses some, such as two Hosts) or a NUL in a value (aiohttp refuses
+        # it, llhttp lets it by): not this path's to answer.
         if name in BODYLESS or name in self.headers:
             self.body = True
         elif b"\x00" in value:
