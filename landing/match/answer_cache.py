@@ -30,8 +30,8 @@ PAUSE_SECONDS = 5.0
 WARN_EVERY = 60.0
 TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (a local answer takes far less)
 # A result's bytes in memory, estimated from its input's length: what any result holds besides text, and its input
-# at most twice (the input, and a URL or piece of it); measured with tracemalloc, a result took 1.0 to 1.2 KB beside
-# a short input, and 1.0 to 1.6 times a 98,000-character input's length.
+# at most twice (the input, and a URL or piece of it); above what a result was measured to take (docs/service.md
+# "Connections and memory").
 RESULT_BYTES, INPUT_COPIES = 1024, 2
 
 

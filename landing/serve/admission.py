@@ -200,7 +200,7 @@ def trimmer():
 
 def quiet_accept_errors(loop, logger) -> None:
     """asyncio logs a traceback for every accept() that fails for want of descriptors, and retries the rest of its
-    backlog in the same turn: thousands a second. Those become one line a minute with their count; every other error
+    backlog in the same turn, over and over. Those become one line a minute with their count; every other error
     goes to the handler there was. asyncio itself stops reading the listening socket for a second after each."""
     before = loop.get_exception_handler()
     tally = Tally(LOG_EVERY)
