@@ -201,7 +201,8 @@ def trimmer():
 def quiet_accept_errors(loop, logger) -> None:
     """asyncio logs a traceback for every accept() that fails for want of descriptors, and retries the rest of its
     backlog in the same turn, over and over. Those become one line a minute with their count; every other error
-    goes to the handler there was. asyncio itself stops reading the listening socket for a second after each."""
+    goes to the handler there was. asyncio's pause after each (a second) does not stop the retries: the caps are what
+    keep the service's own connections from getting there."""
     before = loop.get_exception_handler()
     tally = Tally(LOG_EVERY)
 
