@@ -122,12 +122,18 @@ class Config:
     match_redis: str | None = field(repr=False)
     match_cache_hours: float
     match_cache_entries: int
+    match_cache_bytes: int
     serve_address: str
     serve_port: int
     serve_max_body: int
     serve_max_input: int
     serve_client_concurrency: int
     serve_request_concurrency: int
+    serve_connections: int
+    serve_client_connections: int
+    serve_head_seconds: float
+    serve_body_seconds: float
+    serve_idle_seconds: float
     serve_drain_seconds: float
     serve_artifact_seconds: float
     stream_in: str | None  # None: no stream consumer

@@ -82,6 +82,9 @@ MATCH_CANDIDATES = 20
 MATCH_EVIDENCE = 100
 # Answered questions (and, in the service, results) a process keeps in memory, the least recently used dropped first.
 MATCH_CACHE_ENTRIES = 100000
+# Bytes the results kept in memory may take, as estimated from their inputs' lengths (landing.match.answer_cache):
+# inputs can be up to LANDING_SERVE_MAX_INPUT characters each, and entries alone let long ones fill gigabytes.
+MATCH_CACHE_BYTES = 256 * 1024 * 1024
 
 # --- The matching service (docs/service.md) ------------------------------------------------------------------------
 # On SIGTERM or Ctrl-C, how long (seconds) requests in flight may take to finish before the service stops anyway (a
@@ -89,6 +92,20 @@ MATCH_CACHE_ENTRIES = 100000
 SERVE_DRAIN_SECONDS = 30.0
 # Inputs of one POST answered at once (their lines still come out in input order).
 SERVE_REQUEST_CONCURRENCY = 32
+# Connections open at once, in all and from one peer address (landing.serve.admission); one past either is answered
+# 503 and closed at once. In all: each costs a file descriptor and a buffer, and the total stays below three quarters
+# of the process's file limit whatever this says (the rest is the crawl's, Redis's and the logs'). Per client: a few
+# hundred is more than any client's pool of keep-alive connections; and at least four for each request a client may
+# have in flight (LANDING_SERVE_CLIENT_CONCURRENCY), so that a reverse proxy, for which that is raised, is not refused.
+SERVE_CONNECTIONS = 4096
+SERVE_CLIENT_CONNECTIONS = 256
+# Seconds a request head may take from its first byte to its blank line, and a request body may go without a byte
+# (a slow client holds a connection and its buffer; a real one sends a head at once).
+SERVE_HEAD_SECONDS = 10.0
+SERVE_BODY_SECONDS = 10.0
+# Seconds a connection may stay open with no request under way, after an answer or before the first: longer than a
+# reverse proxy keeps its idle upstream connections (nginx: 60), so that the proxy, not the service, closes them.
+SERVE_IDLE_SECONDS = 75.0
 # How often, in seconds, the artifact file is checked for a new version (0: never reloaded).
 SERVE_ARTIFACT_SECONDS = 10.0
 # The consumer group every instance of the service joins (created reading the stream from its start), and this

@@ -19,6 +19,7 @@ import redis.asyncio
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from landing import tuning
 from landing.match.cache_layers import Layer, Memory, stack
 
 logger = logging.getLogger(__name__)
@@ -28,15 +29,30 @@ logger = logging.getLogger(__name__)
 PAUSE_SECONDS = 5.0
 WARN_EVERY = 60.0
 TIMEOUT = 2.0  # seconds a Redis command may take before it counts as an error (a local answer takes far less)
+# A result's bytes in memory, estimated from its input's length: what any result holds besides text, and its input
+# at most twice (the input, and a URL or piece of it); above what a result was measured to take (docs/service.md
+# "Connections and memory").
+RESULT_BYTES, INPUT_COPIES = 1024, 2
 
 
 def answers_of(cfg) -> "Answers":
     """The answers a matcher's Config asks for: in Redis with LANDING_MATCH_REDIS, else in this process; each
-    kept LANDING_MATCH_CACHE_HOURS, tuning.MATCH_CACHE_ENTRIES of them in memory."""
+    kept LANDING_MATCH_CACHE_HOURS, tuning.MATCH_CACHE_ENTRIES of them in memory (and their results in
+    tuning.MATCH_CACHE_BYTES)."""
     ttl = cfg.match_cache_hours * 3600
+    entries, weight = cfg.match_cache_entries, cfg.match_cache_bytes
     if cfg.match_redis:
-        return SharedAnswers(cfg.match_redis, ttl, namespace_of(cfg), entries=cfg.match_cache_entries)
-    return LocalAnswers(cfg.match_cache_entries, ttl)
+        return SharedAnswers(cfg.match_redis, ttl, namespace_of(cfg), entries=entries, weight=weight)
+    return LocalAnswers(entries, ttl, weight=weight)
+
+
+def result_weight(key: tuple, result) -> int:
+    """A kept result's estimated bytes in memory, from its key (version, fetch, input).
+
+    >>> result_weight(("v", "none", "10.1234/x"), {}), result_weight(("v", "none", "x" * 100_000), {})
+    (1042, 201024)
+    """
+    return RESULT_BYTES + INPUT_COPIES * len(key[2])
 
 
 def namespace_of(cfg) -> str:
@@ -93,13 +109,22 @@ class Answers:
 
 
 class LocalAnswers(Answers):
-    """Answers and results kept in this process only (no LANDING_MATCH_REDIS)."""
+    """Answers and results kept in this process only (no LANDING_MATCH_REDIS): `entries` of each, and results of
+    `weight` bytes in all (result_weight's estimate)."""
 
-    def __init__(self, entries: int = 100_000, ttl_seconds: float | None = None, clock=time.monotonic):
+    def __init__(
+        self,
+        entries: int = 100_000,
+        ttl_seconds: float | None = None,
+        clock=time.monotonic,
+        *,
+        weight: int = tuning.MATCH_CACHE_BYTES,
+    ):
         stats = {"hits": 0, "misses": 0, "errors": 0}
         # The questions' own lookups are not counted: the counters are the results' (and Redis's, when shared).
         questions = stack(Memory(entries, ttl_seconds, clock))
-        super().__init__(questions, stack(Memory(entries, ttl_seconds, clock), stats=stats), stats)
+        results = Memory(entries, ttl_seconds, clock, weigh=result_weight, weight=weight)
+        super().__init__(questions, stack(results, stats=stats), stats)
 
 
 class SharedAnswers(Answers):
@@ -113,6 +138,7 @@ class SharedAnswers(Answers):
         namespace: str = "landing:match",
         *,
         entries: int = 100_000,
+        weight: int = tuning.MATCH_CACHE_BYTES,
         clock=time.monotonic,
     ):
         self.redis = Redis(url, ttl_seconds, clock)
@@ -121,7 +147,7 @@ class SharedAnswers(Answers):
             Memory(entries, ttl_seconds, clock), RedisLayer(self.redis, lambda key: question_key(namespace, key))
         )
         results = stack(
-            Memory(entries, ttl_seconds, clock),
+            Memory(entries, ttl_seconds, clock, weigh=result_weight, weight=weight),
             RedisLayer(self.redis, lambda key: result_key(namespace, *key), counted=False, kept=_is_result),
             stats=self.redis.stats,
         )

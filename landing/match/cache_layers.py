@@ -23,13 +23,14 @@ class Layer(Protocol):
 
 class Memory:
     """A layer in this process: at most `entries` values, the least recently used dropped first, each kept for `ttl`
-    seconds (None: for ever) on `clock`."""
+    seconds (None: for ever) on `clock`; with `weigh(key, value)` (an estimate of an entry's bytes), at most `weight` of
+    them in all."""
 
-    def __init__(self, entries: int, ttl: float | None = None, clock=time.monotonic):
+    def __init__(self, entries: int, ttl: float | None = None, clock=time.monotonic, *, weigh=None, weight: int = 0):
         if entries < 1:
             raise ValueError(f"entries={entries}: keep at least 1")
         self.entries, self.ttl = entries, ttl
-        self.values = Recent(entries, ttl=ttl, clock=clock)
+        self.values = Recent(entries, ttl=ttl, clock=clock, weigh=weigh, weight=weight)
 
     def __len__(self) -> int:
         return len(self.values)

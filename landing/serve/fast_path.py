@@ -1,9 +1,10 @@
 """GET /match without aiohttp's per-request machinery (docs/service.md "Why aiohttp, and a fast path").
 
 Every connection starts as a `FastConnection`, which reads request heads with httptools (llhttp, the parser uvicorn
-uses). A plain `GET /match` (origin form, HTTP/1.1, no body) is answered here. Any other request, a head llhttp
-refuses, or one that outgrows HEAD_LIMIT hands the connection, from that request's first byte, to aiohttp's
-RequestHandler, which answers it and every later request on the connection exactly as it does without this path.
+uses). A plain `GET /match` (origin form, HTTP/1.1, no body) is answered here. Any other request, or a head llhttp
+refuses, hands the connection, from that request's first byte, to aiohttp's RequestHandler, which answers it and every
+later request on the connection exactly as it does without this path. A head past the bounds below is refused here
+(414, 431), whatever its request, and a connection past its phase's time closed (landing.serve.admission).
 """
 
 import asyncio
@@ -12,18 +13,20 @@ from email.utils import formatdate
 
 import httptools
 
-# Past this many bytes without a complete head, aiohttp reads it (and applies its own line and field limits).
+# What a request of the API needs of a head, and all a connection's first head may take here: a request target of
+# 8,190 bytes (aiohttp's max_line_size, which the service keeps), fields of 4,096 and 32 of them (a client's and a
+# proxy's headers), 16 KiB in all; past one, 414 or 431. aiohttp reads later heads with the same line, field and
+# count limits (its refusal is a 400), so that no head holds more than a few hundred kilobytes.
 HEAD_LIMIT = 16384
-# aiohttp's limits on a request target or a header (max_line_size, max_field_size) and on the headers (max_headers):
-# a head past one goes to aiohttp, whose refusal it gets, however the head arrived.
-FIELD_LIMIT, HEADERS_LIMIT = 8190, 128
+LINE_LIMIT, FIELD_LIMIT, HEADERS_LIMIT = 8190, 4096, 32
 # Bytes a connection may buffer while its request is being answered (a client pipelining) before reading pauses.
 BUFFER_LIMIT = 1 << 16
-# A connection answering nothing is closed once it has sent no complete head for this long (a slow or half-sent
-# head included): it holds a socket and a buffer.
+# A connection with no request under way is closed after this long, unless told another time (the service passes
+# tuning.SERVE_IDLE_SECONDS): it holds a socket and a buffer.
 IDLE_SECONDS = 75.0
-REASONS = {200: "OK", 400: "Bad Request", 413: "Payload Too Large", 429: "Too Many Requests"}
-REASONS |= {500: "Internal Server Error", 503: "Service Unavailable"}
+REASONS = {200: "OK", 400: "Bad Request", 413: "Payload Too Large", 414: "URI Too Long", 429: "Too Many Requests"}
+REASONS |= {431: "Request Header Fields Too Large", 500: "Internal Server Error", 503: "Service Unavailable"}
+REFUSED = b'{"error": "too many connections: try again later", "status": 503}'
 BODYLESS = (b"content-length", b"transfer-encoding")
 
 
@@ -72,10 +75,15 @@ def response(status: int, body: bytes, close: bool) -> bytes:
 class FastConnection(asyncio.Protocol):
     """One connection: its GET /match requests answered in order, one at a time (as aiohttp answers a pipelined
     connection), by `answer(target, peer)` -> (status, JSON body); `handover()` makes the aiohttp RequestHandler that
-    takes the connection over; `connections`: the set of open fast connections this one joins while it is one."""
+    takes the connection over; `connections`: the set of open fast connections this one joins while it is one; `door`:
+    the landing.serve.admission.Admission that counts it in (None: no cap, no head time)."""
 
-    def __init__(self, answer, handover, connections: set, idle: float = IDLE_SECONDS):
+    def __init__(self, answer, handover, connections: set, idle: float = IDLE_SECONDS, door=None):
         self.answer, self.handover, self.connections, self.idle = answer, handover, connections, idle
+        self.door = door
+        self.began = 0.0  # when the head being read began to come
+        self.oversize = None  # (status, why) of a head past the bounds
+        self.count = 0  # header fields in the head being read
         self.transport = None
         self.buffer = bytearray()  # bytes from the first byte of the request being read
         self.fed = 0  # of which the parser has read this many
@@ -93,15 +101,22 @@ class FastConnection(asyncio.Protocol):
         self.transport = transport
         peer = transport.get_extra_info("peername")
         self.peer = peer[0] if peer else ""  # what aiohttp's request.remote says, the per-client limit's key
+        if self.door is not None and not self.door.admit(transport, self.peer):
+            self.transport = None  # refused: nothing more of it is read, and connection_lost has nothing to do
+            transport.write(response(503, REFUSED, True))
+            transport.close()
+            return
         self.parser = httptools.HttpRequestParser(self)
         self.connections.add(self)
         loop = asyncio.get_running_loop()
         self.last = loop.time()
-        self.timer = loop.call_later(self.idle, self._idle)
+        self.timer = loop.call_later(self._every(), self._idle)
 
     def connection_lost(self, exc):
         # An answer under way still finishes (its result is cached, counted): aiohttp does not cancel handlers either.
         self.gone = True
+        if self.transport is not None and self.door is not None:
+            self.door.release(self.transport)
         self._leave()
 
     def _leave(self):
@@ -123,15 +138,21 @@ class FastConnection(asyncio.Protocol):
         self.url.clear()
         self.body = self.head = self.complete = False
         self.headers.clear()
+        self.count = 0
 
     def on_url(self, url: bytes):
         self.url += url
 
     def on_header(self, name: bytes, value: bytes):
         name = name.lower()
-        # A body, a field over aiohttp's limits, a field given twice (aiohttp refuses some, such as two Hosts) or a
-        # NUL in a value (aiohttp refuses it, llhttp lets it by): not this path's to answer.
-        if name in BODYLESS or name in self.headers or len(name) > FIELD_LIMIT or len(value) > FIELD_LIMIT:
+        self.count += 1
+        if len(name) > FIELD_LIMIT or len(value) > FIELD_LIMIT:
+            self.oversize = self.oversize or (431, f"a header field over {FIELD_LIMIT:,} bytes")
+        elif self.count > HEADERS_LIMIT:
+            self.oversize = self.oversize or (431, f"over {HEADERS_LIMIT} header fields")
+        # A body, a field given twice (aiohttp refuses some, such as two Hosts) or a NUL in a value (aiohttp refuses
+        # it, llhttp lets it by): not this path's to answer.
+        if name in BODYLESS or name in self.headers:
             self.body = True
         elif b"\x00" in value:
             self.body = True
@@ -145,6 +166,10 @@ class FastConnection(asyncio.Protocol):
         self.complete = True
 
     def data_received(self, data: bytes):
+        if self.transport is None:
+            return  # refused, or handed over: bytes still on their way
+        if not self.buffer:
+            self.began = asyncio.get_running_loop().time()
         self.buffer += data
         if self.busy is None and not self.blocked:
             self._advance()
@@ -164,23 +189,27 @@ class FastConnection(asyncio.Protocol):
             except (httptools.HttpParserError, httptools.HttpParserUpgrade):
                 return self._hand_over()  # aiohttp reads the same bytes and answers as it would have
             self.fed = end
+            if len(self.url) > LINE_LIMIT:
+                self.oversize = self.oversize or (414, f"a request target over {LINE_LIMIT:,} bytes")
+            if self.oversize is not None:
+                return self._refuse(*self.oversize)
             if self.head:
                 version = self.parser.get_http_version()
                 upgrade = self.parser.should_upgrade()
                 # HTTP/1.1 without a Host: aiohttp's 400.
-                odd = self.body or b"host" not in self.headers or len(self.headers) > HEADERS_LIMIT
-                odd = odd or len(self.url) > FIELD_LIMIT
+                odd = self.body or b"host" not in self.headers
                 if not self.complete or not is_fast(self.parser.get_method(), version, bytes(self.url), odd, upgrade):
                     return self._hand_over()
                 keep = self.keep
                 target = bytes(self.url)
                 del self.buffer[:end]
+                self.began = asyncio.get_running_loop().time()  # the next head, if any of it came already
                 self.fed = 0
                 self.head = self.complete = False
                 self.busy = asyncio.ensure_future(self._respond(target, keep))
                 return
         if len(self.buffer) > HEAD_LIMIT:
-            self._hand_over()
+            self._refuse(431, f"a request head over {HEAD_LIMIT:,} bytes")
         elif self.paused:
             self.paused = False
             self.transport.resume_reading()
@@ -202,6 +231,15 @@ class FastConnection(asyncio.Protocol):
             return
         self._advance()
 
+    def _refuse(self, status: int, why: str):
+        """Answer a head past the bounds with `status` and close: its bytes are not kept, nor read further."""
+        if self.door is not None:
+            self.door.refused_head(self.peer, status, why)
+        self.transport.write(response(status, b'{"error": "%s", "status": %d}' % (why.encode(), status), True))
+        self.close()
+        self.buffer.clear()
+        self.fed = 0
+
     def _hand_over(self):
         handler = self.handover()
         self._leave()
@@ -218,12 +256,19 @@ class FastConnection(asyncio.Protocol):
     def _idle(self):
         if self.transport is None:
             return
-        waited = asyncio.get_running_loop().time() - self.last
-        if self.busy is None and waited >= self.idle:
+        now = asyncio.get_running_loop().time()
+        # A head under way has the head's time from its first byte; a connection with none, the idle time.
+        heading = bool(self.buffer) and not self.blocked and self.door is not None
+        ends = self.began + self.door.head if heading else self.last + self.idle
+        if self.busy is None and now >= ends:
             self.transport.close()
             self._leave()
         else:
-            self.timer = asyncio.get_running_loop().call_later(max(self.idle - waited, 0.05), self._idle)
+            self.timer = asyncio.get_running_loop().call_later(max(min(ends - now, self._every()), 0.05), self._idle)
+
+    def _every(self) -> float:
+        """How often the connection's times are checked: a head may begin at any moment."""
+        return min(self.idle, self.door.head) if self.door is not None else self.idle
 
     def close(self):
         """Close the connection once what was written is sent."""

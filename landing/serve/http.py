@@ -19,7 +19,15 @@ from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import event_line, unshaped
 from landing.core.matching.input_lines import BOM, dumps, read_line, utf8
 from landing.match.answering import MatcherClosed
-from landing.serve.fast_path import IDLE_SECONDS, FastConnection
+from landing.serve.admission import (
+    Admission,
+    chunks,
+    client_connections,
+    connection_cap,
+    file_limit,
+    quiet_accept_errors,
+)
+from landing.serve.fast_path import FIELD_LIMIT, HEADERS_LIMIT, LINE_LIMIT, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
 from landing.serve.refusals import REFUSED, RefusalLog, body_refusal, error_message, fault, log_refusal
@@ -28,8 +36,8 @@ NDJSON = "application/x-ndjson"
 # Past a drain, connections still open get this long to take their answers before they are closed.
 LAST_WORDS = 1.0
 # Results' JSON kept by the result object answered (the result cache hands out the object it holds): an input asked
-# again costs no encoding. Emptied when full.
-ENCODED = 10_000
+# again costs no encoding. Emptied when full: of entries, or of bytes (inputs may be long, and so their JSON).
+ENCODED, ENCODED_BYTES = 10_000, 32 * 1024 * 1024
 
 
 def error(status: int, message: str, **extra) -> web.Response:
@@ -68,8 +76,17 @@ class Service:
         self.in_flight = 0
         self.connections: set = set()  # the connections landing.serve.fast_path answers
         self.encoded: dict = {}  # id(result) -> (result, its JSON): see ENCODED
+        self.encoded_bytes = 0
         self.server: asyncio.Server | None = None
-        self.idle_seconds = IDLE_SECONDS  # how long a connection may go without a complete request head
+        self.idle_seconds = cfg.serve_idle_seconds  # how long a connection may stay open with no request under way
+        # The connection caps and the head's and body's times (landing.serve.admission).
+        self.door = Admission(
+            cfg.serve_connections,
+            client_connections(cfg.serve_client_connections, cfg.serve_client_concurrency),
+            logger,
+            head=cfg.serve_head_seconds,
+            body=cfg.serve_body_seconds,
+        )
         self.idle = asyncio.Event()
         self.idle.set()
         self.metrics = ServiceMetrics(self, holder)
@@ -91,17 +108,30 @@ class Service:
 
     async def start(self, address: str, port: int) -> tuple[str, int]:
         """Listen; (address, port) listened on (port 0: the free one chosen). OSError when it cannot."""
-        # No access log: a line per request at thousands a second; the counts are in /metrics.
-        # Its refusals and faults one log line each (landing.serve.refusals), never a traceback.
-        log = RefusalLog(self.logger)
-        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS, logger=log)
+        # No access log: a line per request at thousands a second; the counts are in /metrics. Its refusals and faults
+        # one log line each (landing.serve.refusals), never a traceback. aiohttp's connections: idle as long as the
+        # fast path's, heads bounded as the fast path bounds them, and a body not read (refused, stalled) drained no
+        # longer than a body may stall.
+        bounds = {"max_line_size": LINE_LIMIT, "max_field_size": FIELD_LIMIT, "max_headers": HEADERS_LIMIT}
+        self.runner = web.AppRunner(
+            self.app,
+            access_log=None,
+            shutdown_timeout=LAST_WORDS,
+            keepalive_timeout=self.idle_seconds,
+            lingering_time=self.door.body,
+            logger=RefusalLog(self.logger),
+            **bounds,
+        )
         await self.runner.setup()
+        loop = asyncio.get_running_loop()
+        self.door.cap = connection_cap(self.door.cap, file_limit())
+        quiet_accept_errors(loop, self.logger)
         # Every connection starts on the fast path, which hands it to aiohttp's RequestHandler (runner.server()) at
         # the first request that is not a plain GET /match.
-        connections, handover, idle = self.connections, self.runner.server, self.idle_seconds
+        connections, handover, idle, door = self.connections, self.runner.server, self.idle_seconds, self.door
         try:
-            self.server = await asyncio.get_running_loop().create_server(
-                lambda: FastConnection(self.fast_match, handover, connections, idle), address, port, backlog=128
+            self.server = await loop.create_server(
+                lambda: FastConnection(self.fast_match, handover, connections, idle, door), address, port, backlog=128
             )
         except OSError:
             await self.runner.cleanup()
@@ -129,6 +159,7 @@ class Service:
                 await asyncio.wait_for(self.idle.wait(), LAST_WORDS)
         for connection in list(self.connections):
             connection.close()
+        self.door.close()
         await self.runner.cleanup()  # closes the connections handed to aiohttp
         return finished
 
@@ -261,9 +292,11 @@ class Service:
         if held is not None and held[0] is result:
             return 200, held[1]
         body = dumps(result)
-        if len(self.encoded) >= ENCODED:
+        if len(self.encoded) >= ENCODED or self.encoded_bytes + len(body) > ENCODED_BYTES:
             self.encoded.clear()
+            self.encoded_bytes = 0
         self.encoded[id(result)] = (result, body)
+        self.encoded_bytes += len(body)
         return 200, body
 
     async def post_match(self, request):
@@ -278,10 +311,14 @@ class Service:
         if (request.content_length or 0) > limit:
             return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
         body = bytearray()
-        async for chunk in request.content.iter_chunked(1 << 16):  # a chunked body has no length to refuse first
-            body += chunk
-            if len(body) > limit:
-                return error(413, f"a body over {limit:,} bytes (LANDING_SERVE_MAX_BODY)")
+        try:
+            async for chunk in chunks(request.content, self.door.body):  # a chunked body has no length to refuse first
+                body += chunk
+                if len(body) > limit:
+                    return error(413, f"a body over {limit:,} bytes (LANDING_SERVE_MAX_BODY)")
+        except TimeoutError:
+            self.logger.info("refused a POST from %s: 408, its body stalled for %g s", request.remote, self.door.body)
+            return error(408, f"the body stalled: no byte of it for {self.door.body:g} s")
         lines = [(n, line) for n, line in enumerate(bytes(body).split(b"\n"), 1) if line.strip()]
         if not lines:
             return error(400, 'give JSON lines: each a string, or {"q": ..., "fetch": ...}')

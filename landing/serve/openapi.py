@@ -168,7 +168,12 @@ def document(version: str, fetch_default: str, max_body: int, max_input: int, cl
         ),
         "413": _error(f"A body over {max_body:,} bytes or an input over {max_input:,} characters."),
         "429": _error(f"The client (its address) has {client_concurrency} requests in flight already."),
-        "503": _error("The service is starting or draining (stopping)."),
+        "408": _error("A POST body that sent no byte for a while; the connection is closed."),
+        "414": _error("A request target over 8,190 bytes: send a long input by POST."),
+        "431": _error("A request head with a field over 4,096 bytes, over 32 fields, or over 16 KiB in all."),
+        "503": _error(
+            "The service is starting or draining (stopping), or the connection is past the caps on connections."
+        ),
     }
     return {
         "openapi": "3.0.3",

@@ -66,6 +66,21 @@ def test_local_answers_keep_answers_and_results_within_their_bound():
     assert (sizes, stats) == ((2, 2), {"hits": 1, "misses": 2, "errors": 0})
 
 
+def test_local_results_are_bounded_in_bytes_the_least_recently_used_long_inputs_dropped_first():
+    async def scenario():
+        # Room for two results of 10,000-character inputs (each about 21,000 bytes) and not three.
+        local = LocalAnswers(entries=100, weight=50_000)
+        texts = [str(n) * 10_000 for n in range(4)]
+        for text in texts:
+            await local.put_result("v1", "known", text, {**RESULT, "input": text})
+        kept = [await local.get_result("v1", "known", text) is not None for text in texts]
+        memory = local.results.layers[0]
+        return kept, memory.values.weighed
+
+    kept, weighed = run(scenario())
+    assert (kept, weighed) == ([False, False, True, True], 2 * (1024 + 2 * 10_000))
+
+
 # --- SharedAnswers: Redis ------------------------------------------------------------------------------------
 def test_an_answer_one_instance_wrote_is_read_by_another(redis_server):
     space = namespace()

@@ -6,7 +6,8 @@ from collections import OrderedDict
 
 class Recent(OrderedDict):
     """Forgets its least recently used entries past `size`, except those `keep(value)` says are still needed; with
-    `ttl`, each entry for `ttl` seconds of `clock()` after it was set.
+    `ttl`, each entry for `ttl` seconds of `clock()` after it was set; with `weigh(key, value)`, also those past
+    `weight` in all (the newest entry is kept whatever it weighs).
 
     >>> recent = Recent(2)
     >>> recent["a"], recent["b"] = 1, 2
@@ -21,12 +22,19 @@ class Recent(OrderedDict):
     >>> now[0] = 10.0
     >>> "a" in lasting, len(lasting)
     (False, 0)
+    >>> light = Recent(10, weigh=lambda key, value: len(value), weight=6)
+    >>> light["a"], light["b"], light["c"] = "xx", "yy", "zzzz"  # 8 in all: "a" goes
+    >>> list(light), light.weighed
+    (['b', 'c'], 6)
     """
 
-    def __init__(self, size: int, keep=None, ttl: float | None = None, clock=None):
+    def __init__(self, size: int, keep=None, ttl: float | None = None, clock=None, weigh=None, weight: int = 0):
         super().__init__()
         self.size, self.keep, self.ttl, self.clock = max(size, 1), keep, ttl, clock
         self.expires: dict = {}  # key -> when it is forgotten, with a ttl
+        self.weigh, self.weight = weigh, weight
+        self.weights: dict = {}  # key -> its weight, with `weigh`
+        self.weighed = 0  # their sum
 
     def __reduce__(self):
         """Copied (a deep copy of the crawl's settings holds one) with its size, not as a plain OrderedDict would be.
@@ -38,7 +46,8 @@ class Recent(OrderedDict):
         >>> copied.size, dict(copied)
         (2, {'a': 1})
         """
-        return type(self), (self.size, self.keep, self.ttl, self.clock), None, None, iter(self.items())
+        arguments = (self.size, self.keep, self.ttl, self.clock, self.weigh, self.weight)
+        return type(self), arguments, None, None, iter(self.items())
 
     def __contains__(self, key) -> bool:
         if self.ttl is not None and key in self.expires and self.clock() >= self.expires[key]:
@@ -60,14 +69,21 @@ class Recent(OrderedDict):
         self.move_to_end(key)
         if self.ttl is not None:
             self.expires[key] = self.clock() + self.ttl
-        if len(self) > self.size:
+        if self.weigh is not None:
+            weight = self.weigh(key, value)
+            self.weighed += weight - self.weights.get(key, 0)
+            self.weights[key] = weight
+        while len(self) > self.size or self.weigh is not None and self.weighed > self.weight and len(self) > 1:
             # Keys only, read without __getitem__: reading through it would reorder the mapping mid-scan.
             old = next(
                 (k for k in self if k != key and not (self.keep and self.keep(OrderedDict.__getitem__(self, k)))), None
             )
-            if old is not None:
-                del self[old]
+            if old is None:
+                return
+            del self[old]
 
     def __delitem__(self, key):
         super().__delitem__(key)
         self.expires.pop(key, None)
+        if self.weigh is not None:
+            self.weighed -= self.weights.pop(key, 0)
