@@ -89,6 +89,13 @@ MATCH_CACHE_ENTRIES = 100000
 SERVE_DRAIN_SECONDS = 30.0
 # Inputs of one POST answered at once (their lines still come out in input order).
 SERVE_REQUEST_CONCURRENCY = 32
+# The share of the page slots (MATCH_CONCURRENCY: inputs fetching pages at once) no one client of the service may hold:
+# they stay free for the next client with a page to fetch, whose first page then never waits for another's slow ones.
+SERVE_SLOT_RESERVE = 0.25
+# /healthz says `degraded` (503) once an input has waited longer than this (seconds) for a page slot: slots are not
+# freeing as fast as inputs ask, and a page input's answer takes that much longer than its pages do. A page's own
+# download may take DOWNLOAD_TIMEOUT (30 s) and its retries, so waits shorter than that are a busy service's.
+SERVE_SLOT_WAIT_SECONDS = 60.0
 # How often, in seconds, the artifact file is checked for a new version (0: never reloaded).
 SERVE_ARTIFACT_SECONDS = 10.0
 # The consumer group every instance of the service joins (created reading the stream from its start), and this

@@ -16,12 +16,15 @@ from yarl import URL
 
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import event_line, unshaped
+from landing.core.matching.page_slots import saturation
 from landing.match.answering import MatcherClosed
 from landing.serve.fast_path import IDLE_SECONDS, FastConnection
 from landing.serve.metrics import ServiceMetrics, route_of
 from landing.serve.openapi import document
 
 NDJSON = "application/x-ndjson"
+# The status a request is counted under when its client went away before its answer (nginx's "client closed request").
+GONE = 499
 # Past a drain, connections still open get this long to take their answers before they are closed.
 LAST_WORDS = 1.0
 # Results' JSON kept by the result object answered (the result cache hands out the object it holds): an input asked
@@ -88,7 +91,8 @@ class Service:
     async def start(self, address: str, port: int) -> tuple[str, int]:
         """Listen; (address, port) listened on (port 0: the free one chosen). OSError when it cannot."""
         # No access log: a line per request at thousands a second; the counts are in /metrics.
-        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS)
+        # handler_cancellation: a client gone cancels its request's handler, and so the inputs it was answering.
+        self.runner = web.AppRunner(self.app, access_log=None, shutdown_timeout=LAST_WORDS, handler_cancellation=True)
         await self.runner.setup()
         # Every connection starts on the fast path, which hands it to aiohttp's RequestHandler (runner.server()) at
         # the first request that is not a plain GET /match.
@@ -164,6 +168,9 @@ class Service:
                 response = await self._counted(request, handler, peer if route == "/match" else None)
             status = response.status
             return response
+        except asyncio.CancelledError:
+            status = GONE
+            raise
         finally:
             self._leave(route, request.method, status, started)
 
@@ -183,7 +190,10 @@ class Service:
                 # The query as aiohttp's parser reads a request target (aiohttp/_http_parser.pyx).
                 text = target.decode("utf-8", "surrogateescape").partition("#")[0]
                 query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
-                status, body = await self._answer(*_asked(query))
+                status, body = await self._answer(*_asked(query), peer)
+            except asyncio.CancelledError:
+                status = GONE
+                raise
             except Exception as failed:  # as _counted says it
                 self.logger.exception("GET /match failed")
                 status = 500
@@ -221,11 +231,11 @@ class Service:
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):
-        status, body = await self._answer(*_asked(request.query))
+        status, body = await self._answer(*_asked(request.query), request.remote or "")
         return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
 
-    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None) -> tuple[int, bytes]:
-        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given)."""
+    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None, peer="") -> tuple[int, bytes]:
+        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given) from `peer`."""
         fetch = self._fetch(asked)
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
@@ -238,7 +248,7 @@ class Service:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
         try:
-            result = await self.matcher.match(q, fetch)
+            result = await self.matcher.match(q, fetch, peer)
         except MatcherClosed:
             return 503, _error_body(503, "the service is stopping")
         if form == "event":  # built anew: the encoded results are the flat ones
@@ -276,13 +286,13 @@ class Service:
         window: deque = deque()  # answers started, in input order; at most serve_request_concurrency at once
         waiting = iter(lines)
         try:
-            self._start(window, waiting, default, shaping)
+            self._start(window, waiting, default, shaping, request.remote or "")
             while window:
                 ready = [await window[0]]
                 window.popleft()
                 while window and window[0].done():  # those after it already answered go out with it, in one write
                     ready.append(window.popleft().result())
-                self._start(window, waiting, default, shaping)
+                self._start(window, waiting, default, shaping, request.remote or "")
                 await response.write("".join(_dumps(found) + "\n" for found in ready).encode())
             await response.write_eof()
         except ConnectionError:  # the client went away: its answers still running are not wanted
@@ -292,15 +302,15 @@ class Service:
                 pending.cancel()
         return response
 
-    def _start(self, window: deque, waiting, default: str, shaping: tuple) -> None:
-        """Start the next lines' answers, up to serve_request_concurrency in the window."""
+    def _start(self, window: deque, waiting, default: str, shaping: tuple, peer: str) -> None:
+        """Start the next lines' answers, up to serve_request_concurrency in the window (`peer`: whose they are)."""
         while len(window) < self.cfg.serve_request_concurrency:
             following = next(waiting, None)
             if following is None:
                 return
-            window.append(asyncio.ensure_future(self._line(*following, default, shaping)))
+            window.append(asyncio.ensure_future(self._line(*following, default, shaping, peer)))
 
-    async def _line(self, number: int, line: bytes, default: str, shaping: tuple) -> dict:
+    async def _line(self, number: int, line: bytes, default: str, shaping: tuple, peer: str = "") -> dict:
         """A POST line's result, or its error object (with the line's number); shaping: the request's format and
         citing page, which a line's own `format` and `subj` replace."""
         try:
@@ -324,7 +334,7 @@ class Service:
             why = f"line {number}: {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return {"error": why, "status": 413, "line": number}
         try:
-            result = await self.matcher.match(q, fetch)
+            result = await self.matcher.match(q, fetch, peer)
         except MatcherClosed:
             return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
         return event_line(result, subj) if form == "event" else result
@@ -332,15 +342,22 @@ class Service:
     async def healthz(self, request):
         stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}
         state = "draining" if self.draining else "starting" if self.matcher is None else "ok"
+        pages = stats.get("pages") or {"total": 0, "held": 0, "waiting": 0, "longest_wait": 0.0}
+        why = saturation(pages["longest_wait"], self.cfg.serve_slot_wait_seconds) if state == "ok" else None
         body = {
-            "status": state,
+            "status": "degraded" if why else state,
             "artifact": self.holder.version,
             "artifact_loaded": self.holder.loaded,
             "artifact_reloads": self.holder.reloads,
             "inputs": stats["inputs"],
             "in_flight": stats["in_flight"],
+            "page_slots": pages["total"],
+            "page_slots_held": pages["held"],
+            "waiting": pages["waiting"],
+            "longest_wait": round(pages["longest_wait"], 3),
+            **({"why": why} if why else {}),
         }
-        return web.json_response(body, status=200 if state == "ok" else 503)
+        return web.json_response(body, status=200 if body["status"] == "ok" else 503)
 
     async def prometheus(self, request):
         return web.Response(
