@@ -3,6 +3,7 @@ first page question and holds it until it ends; an input that never asks one (a 
 states its DOI) never waits for a slot."""
 
 import asyncio
+import time
 from collections import deque
 
 from landing.core.matching.page_slots import Slots, asked, given_back, left, longest_wait, next_turn, page_work, taken
@@ -18,9 +19,8 @@ class PageSlots:
     async def take(self, client: str) -> float:
         """Wait for a slot of `client`'s; the seconds waited. Cancelled while waiting, the input leaves the queue (a
         slot given to it just then is given back)."""
-        loop = asyncio.get_running_loop()
-        since = loop.time()
-        turn = loop.create_future()
+        since = time.monotonic()
+        turn = asyncio.get_running_loop().create_future()
         self.slots = asked(self.slots, client, since)
         self.waiters.setdefault(client, deque()).append((since, turn))
         self._give()
@@ -35,7 +35,7 @@ class PageSlots:
                     del self.waiters[client]
                 self.slots = left(self.slots, client, since)
             raise
-        return loop.time() - since
+        return time.monotonic() - since
 
     def give_back(self, client: str) -> None:
         """`client`'s input ended: its slot goes to whoever's turn is next."""
@@ -58,7 +58,7 @@ class PageSlots:
             "held": slots.holding,
             "free": slots.total - slots.holding,
             "waiting": slots.queued,
-            "longest_wait": longest_wait(slots, asyncio.get_running_loop().time()),
+            "longest_wait": longest_wait(slots, time.monotonic()),
             "clients": len(set(slots.held) | set(slots.waiting)),
         }
 

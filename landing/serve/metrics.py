@@ -131,6 +131,29 @@ def _matched(stats: dict):
             shared.add_metric([outcome], n)
     yield shared
     yield GaugeMetricFamily("landing_match_inputs_in_flight", "Inputs being answered", value=stats["in_flight"])
+    yield from _paged(stats["pages"])
+
+
+def _paged(pages: dict):
+    """The page slots' figures (landing.match.page_turns.PageSlots.stats) as metric families.
+
+    >>> [(m.name, [(s.labels, s.value) for s in m.samples]) for m in _paged(
+    ...     {"held": 3, "free": 1, "waiting": 2, "longest_wait": 1.5, "clients": 2})][:2]
+    [('landing_match_page_slots', [({'state': 'held'}, 3), ({'state': 'free'}, 1)]), ('landing_match_page_waiting', [({}, 2)])]
+    """
+    slots = GaugeMetricFamily("landing_match_page_slots", "Page slots, held or free", labels=["state"])
+    slots.add_metric(["held"], pages["held"])
+    slots.add_metric(["free"], pages["free"])
+    yield slots
+    yield GaugeMetricFamily("landing_match_page_waiting", "Inputs waiting for a page slot", value=pages["waiting"])
+    yield GaugeMetricFamily(
+        "landing_match_page_wait_seconds",
+        "How long the input waiting longest for a page slot has waited",
+        value=pages["longest_wait"],
+    )
+    yield GaugeMetricFamily(
+        "landing_match_page_clients", "Clients holding or waiting for page slots", value=pages["clients"]
+    )
 
 
 def _consumed(stats, held: int):
