@@ -72,7 +72,9 @@ HEALTH_MIN_VISITS = 100
 # DOIs found in a page's text checked by resolving them (those the artifact knows on the page's domain first):
 # reference lists run to hundreds.
 MATCH_TEXT_CANDIDATES = 20
-# Inputs `scrapy match` matches at once; the downloader's limits still pace the requests.
+# Inputs doing page work (a page fetched, a DOI resolved) at once, in `scrapy match` and the service: each holds its
+# slot until it ends, which bounds the page bodies held; inputs needing no page never wait for one. The downloader's
+# limits still pace the requests.
 MATCH_CONCURRENCY = 100
 # Free text's URLs and DOIs matched, in text order; the rest are counted in the evidence.
 MATCH_PIECES = 20
