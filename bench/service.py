@@ -20,7 +20,8 @@ again at --latency-ms. Then, in one run:
 4. two instances sharing the redis-server against one, each held to --cores CPUs (bench/cgroups.py), the string
    inputs by GET at the largest --clients (wrk) split between them, one then two, --rounds times: the median ratio;
 5. a new artifact version written while clients ask: failed requests, and the versions the answers named;
-6. the string inputs added to a Redis Stream that one `scrapy serve --no-http` consumes: answers/s.
+6. the string inputs added to a Redis Stream that one `scrapy serve --no-http` consumes: answers/s;
+7. (--fairness-only: alone) new string inputs by GET, alone and beside 128 slow pages (bench/service_fairness.py).
 
 GETs are driven by wrk (Debian's package `wrk`: `apt-get install wrk`), a load generator in C with the Lua script
 bench/service_get.lua: aiohttp's client in Python cost more CPU a request than the service, on the same 2 cores.
@@ -43,6 +44,7 @@ from urllib.parse import quote, urlsplit
 from bench.cgroups import cpu_cap
 from bench.limits import page_limits
 from bench.service_client import _text
+from bench.service_fairness import slow_pages, step
 from landing import settings as defaults
 from landing import tuning
 from landing.core.matching.cascade import Matching, Setup, drive
@@ -223,6 +225,7 @@ def main():
     parser.add_argument("--cores", type=float, default=0.3, help="CPUs each instance may use in the 1-vs-2 step")
     parser.add_argument("--rounds", type=int, default=3, help="one-then-two rounds of the 1-vs-2 step (3)")
     parser.add_argument("--keep", help="keep the world, stores and logs here")
+    parser.add_argument("--fairness-only", action="store_true", help="step 7 alone")
     args = parser.parse_args()
     if WRK is None:
         sys.exit("bench.service drives GET /match with wrk, a load generator in C: install it (apt-get install wrk)")
@@ -253,6 +256,7 @@ def main():
         page_file = write_inputs(tmp / "pages.jsonl", pages)
         print(f"{len(strings):,} string inputs, {len(pages):,} page inputs; artifact {decisions.version}", flush=True)
 
+        slow = slow_pages(world)
         redis_process, redis_url = runner.redis_server(tmp)
         sandbox_log = tmp / "sandbox.log"
         sandbox = runner.SandboxProcess(world, args.latency_ms, log=sandbox_log, requests=True)
@@ -267,6 +271,8 @@ def main():
         }
         services = []
         try:
+            if args.fairness_only:
+                return step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
             one = Service("one", tmp, serve_settings)
             services.append(one)
             print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
@@ -382,6 +388,7 @@ def main():
             consumer = Service("stream", tmp, streaming, http=False)
             services.append(consumer)
             print(f"  {stream_rate(redis_url, strings):9,.0f} answers/s (entries added, their results all written)")
+            step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
         finally:
             for service in services:
                 service.close()
