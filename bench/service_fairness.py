@@ -91,15 +91,16 @@ def waited(url: str, what: str, check, seconds: float = 120) -> float:
     return time.monotonic() - began
 
 
-def fairness(url: str, paths: Path, count: int, seconds: float, pages: list[str], measure, show) -> dict:
+def fairness(url: str, paths: tuple, count: int, seconds: float, pages: list[str], measure, show) -> dict:
     """The step: `measure(paths, count, seconds)` (bench.service.wrk_get on `url`) alone, then while a SlowClient keeps
-    its pages in flight; `show(name, figures)` prints each. The figures, and the page slots seen."""
-    alone = measure(paths, count, seconds)
+    its pages in flight, each on paths of its own (an input asked alone would be a cached result beside); `show(name,
+    figures)` prints each. The figures, and the page slots seen."""
+    alone = measure(paths[0], count, seconds)
     show(f"fetch=none GET, {count} clients, alone", alone)
     slow = SlowClient(url, pages)
     try:
         waited(url, "the slow client's inputs", lambda h: h["page_slots_held"] + h["waiting"] >= len(pages))
-        beside = measure(paths, count, seconds)
+        beside = measure(paths[1], count, seconds)
         status, during = health(url)
     finally:
         slow.leave()
@@ -123,7 +124,8 @@ def step(bench, tmp: Path, settings: dict, strings: list[str], string_file: Path
         # The Handle API's answers cached (the shared Redis), as in step 1; the results not.
         warming = "--requests", len(strings) // bench.BATCH + 1, "--batch", bench.BATCH, "--fetch", "none"
         bench.clients([service.url], string_file, most, *warming, "--unique", 2)
-        paths = bench.wrk_paths(tmp / "fair.txt", strings, max(1, int(seconds * 25_000 / len(strings))), 3)
+        rounds = max(1, int(seconds * 25_000 / len(strings)))
+        paths = [bench.wrk_paths(tmp / f"fair-{run}.txt", strings, rounds, run) for run in (3, 4)]
         measure = lambda paths, count, seconds: bench.wrk_get([service.url], paths, count, seconds)  # noqa: E731
         return fairness(service.url, paths, most, seconds, pages, measure, bench.show)
     finally:
