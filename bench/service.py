@@ -24,20 +24,18 @@ again at --latency-ms. Then, in one run:
 7. --flood connections from one client address (127.0.0.1), half idle, half sending an unfinished head of 12,000
    bytes, while a second client (127.0.0.2) asks /healthz and GETs: their statuses and p99; then, once the
    flood's connections close, the service's RSS after --settle seconds against its RSS before the flood.
+8. (--fairness-only: alone) new string inputs by GET, alone and beside 128 slow pages (bench/service_fairness.py).
 
 GETs are driven by wrk (Debian's package `wrk`: `apt-get install wrk`), a load generator in C with the Lua script
 bench/service_get.lua: aiohttp's client in Python cost more CPU a request than the service, on the same 2 cores.
 """
 
 import argparse
-import http.client
 import json
 import os
 import random
 import re
-import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,9 +44,11 @@ import time
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from bench import service_flood
 from bench.cgroups import cpu_cap
 from bench.limits import page_limits
 from bench.service_client import _text
+from bench.service_fairness import slow_pages, step
 from landing import settings as defaults
 from landing import tuning
 from landing.core.matching.cascade import Matching, Setup, drive
@@ -194,93 +194,6 @@ def stream_rate(url: str, inputs: list[str]) -> float:
         return len(inputs) / (time.monotonic() - began)
 
 
-def rss_mb(pid: int) -> float:
-    """A process's resident memory, in MB (Linux's /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def flood(url: str, pid: int, inputs: list[str], count: int, settle: float) -> dict:
-    """`count` connections from 127.0.0.1, every other one sending an unfinished head of 12,000 bytes (within the
-    service's bounds, so held until the head's time runs out), held while a client from 127.0.0.2 asks /healthz and a GET per input; then closed, and
-    the service's RSS read `settle` seconds later: the figures."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the bench's own descriptors: one per connection
-    host, port = urlsplit(url).hostname, urlsplit(url).port
-    before = rss_mb(pid)
-    head = b"GET /match?q=10.1234/x HTTP/1.1\r\nHost: bench\r\n" + b"".join(
-        b"X-Field-%d: %s\r\n" % (n, b"y" * 4000) for n in range(3)
-    )
-    held, failed = [], 0
-    for n in range(count):
-        try:
-            sock = socket.create_connection((host, port), timeout=5)
-        except OSError:
-            failed += 1
-            continue
-        held.append(sock)
-        if n % 2:
-            sock.setblocking(False)
-            try:
-                sock.send(head)  # as much as the socket takes: the service reads it, or refuses the head
-            except OSError:
-                pass
-    time.sleep(2)  # what was sent is read
-    peak = rss_mb(pid)
-    closed = 0
-    for sock in held:  # refused connections were answered 503 (or 431) and closed by the service
-        sock.setblocking(False)
-        try:
-            sock.recv(1, socket.MSG_PEEK)  # an answer, or the end: either way the service is done with it
-            closed += 1
-        except BlockingIOError:
-            pass
-        except OSError:
-            closed += 1
-    other = http.client.HTTPConnection(host, port, timeout=30, source_address=("127.0.0.2", 0))
-    statuses, seconds = {}, []
-    for path in ["/healthz"] + [f"/match?q={quote(text, safe='')}&fetch=none" for text in inputs]:
-        began = time.perf_counter()
-        other.request("GET", path)
-        answer = other.getresponse()
-        answer.read()
-        seconds.append(time.perf_counter() - began)
-        statuses[answer.status] = statuses.get(answer.status, 0) + 1
-    other.close()
-    for sock in held:
-        sock.close()
-    time.sleep(settle)
-    after = rss_mb(pid)
-    seconds.sort()
-    return {
-        "connections": len(held),
-        "not_connected": failed,
-        "refused_or_closed": closed,
-        "statuses": statuses,
-        "p50_ms": round(1000 * seconds[len(seconds) // 2], 1),
-        "p99_ms": round(1000 * seconds[int(len(seconds) * 0.99)], 1),
-        "rss_mb": {"before": round(before), "held": round(peak), "after": round(after)},
-        "after_vs_before": round(after / before, 3),
-    }
-
-
-def show_flood(found: dict, settle: float) -> None:
-    rss = found["rss_mb"]
-    print(
-        f"  {found['connections']:,} connections held ({found['refused_or_closed']:,} refused or closed by the service,"
-        f" {found['not_connected']} not connected); the other client: {found['statuses']}, p50 {found['p50_ms']} ms,"
-        f" p99 {found['p99_ms']} ms",
-        flush=True,
-    )
-    print(
-        f"  RSS {rss['before']} MB before, {rss['held']} MB held, {rss['after']} MB {settle:g} s after they closed"
-        f" ({found['after_vs_before']:.1%} of before)",
-        flush=True,
-    )
-
-
 def write_inputs(path: Path, inputs: list[str]) -> Path:
     path.write_text("".join(json.dumps(text) + "\n" for text in inputs), encoding="utf-8")
     return path
@@ -318,6 +231,7 @@ def main():
     parser.add_argument("--flood", type=int, default=2000, help="connections the flood step opens from one client")
     parser.add_argument("--settle", type=float, default=60, help="seconds after the flood before RSS is read (60)")
     parser.add_argument("--keep", help="keep the world, stores and logs here")
+    parser.add_argument("--fairness-only", action="store_true", help="step 7 alone")
     args = parser.parse_args()
     if WRK is None:
         sys.exit("bench.service drives GET /match with wrk, a load generator in C: install it (apt-get install wrk)")
@@ -348,6 +262,7 @@ def main():
         page_file = write_inputs(tmp / "pages.jsonl", pages)
         print(f"{len(strings):,} string inputs, {len(pages):,} page inputs; artifact {decisions.version}", flush=True)
 
+        slow = slow_pages(world)
         redis_process, redis_url = runner.redis_server(tmp)
         sandbox_log = tmp / "sandbox.log"
         sandbox = runner.SandboxProcess(world, args.latency_ms, log=sandbox_log, requests=True)
@@ -362,6 +277,8 @@ def main():
         }
         services = []
         try:
+            if args.fairness_only:
+                return step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
             one = Service("one", tmp, serve_settings)
             services.append(one)
             print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
@@ -482,8 +399,11 @@ def main():
             flooded = Service("flooded", tmp, serve_settings)
             services.append(flooded)
             clients([flooded.url], string_file, most, *warming)  # its result cache warm, its memory grown as it would
-            found = flood(flooded.url, flooded.process.process.pid, strings[:200], args.flood, args.settle)
-            show_flood(found, args.settle)
+            found = service_flood.flood(
+                flooded.url, flooded.process.process.pid, strings[:200], args.flood, args.settle
+            )
+            service_flood.show_flood(found, args.settle)
+            step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
         finally:
             for service in services:
                 service.close()

@@ -136,6 +136,8 @@ class Config:
     serve_idle_seconds: float
     serve_drain_seconds: float
     serve_artifact_seconds: float
+    serve_slot_reserve: float
+    serve_slot_wait_seconds: float
     stream_in: str | None  # None: no stream consumer
     stream_out: str
     stream_group: str

@@ -219,8 +219,8 @@ LANDING_METRICS_ADDRESS = "127.0.0.1"
 # LANDING_MATCH_REQUESTS: requests one input may make; once made, it asks no more questions and gets no match
 # (docs/matching.md "Limits"). Default: 200. Change it to bound what a hostile input may cost the service.
 LANDING_MATCH_REQUESTS = 200
-# LANDING_MATCH_DEADLINE: seconds one input may take once its turn came; then it gets the outcome `deadline` and no
-# match. 0: none. Waiting for the downloader counts: in a batch, inputs queue behind each other on polite hosts.
+# LANDING_MATCH_DEADLINE: seconds one input may take once its turn came (waiting for a page slot does not count); then
+# it gets the outcome `deadline` and no match. 0: none. Waiting for the downloader counts: in a batch, inputs queue behind each other on polite hosts.
 # Default: 600. Change it to what the service's callers wait.
 LANDING_MATCH_DEADLINE = 600.0
 # LANDING_MATCH_SEEN_WITHIN: days; when above 0, the matcher ignores the artifact's domain-prefix pairs last seen

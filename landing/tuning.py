@@ -72,7 +72,9 @@ HEALTH_MIN_VISITS = 100
 # DOIs found in a page's text checked by resolving them (those the artifact knows on the page's domain first):
 # reference lists run to hundreds.
 MATCH_TEXT_CANDIDATES = 20
-# Inputs `scrapy match` matches at once; the downloader's limits still pace the requests.
+# Inputs doing page work (a page fetched, a DOI resolved) at once, in `scrapy match` and the service: each holds its
+# slot until it ends, which bounds the page bodies held; inputs needing no page never wait for one. The downloader's
+# limits still pace the requests.
 MATCH_CONCURRENCY = 100
 # Free text's URLs and DOIs matched, in text order; the rest are counted in the evidence.
 MATCH_PIECES = 20
@@ -106,6 +108,13 @@ SERVE_BODY_SECONDS = 10.0
 # Seconds a connection may stay open with no request under way, after an answer or before the first: longer than a
 # reverse proxy keeps its idle upstream connections (nginx: 60), so that the proxy, not the service, closes them.
 SERVE_IDLE_SECONDS = 75.0
+# The share of the page slots (MATCH_CONCURRENCY: inputs fetching pages at once) no one client of the service may hold:
+# they stay free for the next client with a page to fetch, whose first page then never waits for another's slow ones.
+SERVE_SLOT_RESERVE = 0.25
+# /healthz says `degraded` (503) once an input has waited longer than this (seconds) for a page slot: slots are not
+# freeing as fast as inputs ask, and a page input's answer takes that much longer than its pages do. A page's own
+# download may take DOWNLOAD_TIMEOUT (30 s) and its retries, so waits shorter than that are a busy service's.
+SERVE_SLOT_WAIT_SECONDS = 60.0
 # How often, in seconds, the artifact file is checked for a new version (0: never reloaded).
 SERVE_ARTIFACT_SECONDS = 10.0
 # The consumer group every instance of the service joins (created reading the stream from its start), and this

@@ -37,6 +37,8 @@ return string.format('%.6f', start - now)
 PAUSE_SECONDS = 5.0
 WARN_EVERY = 60.0
 TIMEOUT = 2.0
+# Connections to Redis a process books on at once: a booking is one short script.
+CONNECTIONS = 32
 
 
 class ResolverPaceMiddleware:
@@ -65,9 +67,17 @@ class ResolverPaceMiddleware:
         self.pace = Pace(rate, burst=int(rate / 4))
         self.client = self.script = None
         if redis_url and rate > 0:
-            self.client = redis.asyncio.Redis.from_url(
-                redis_url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry=Retry(NoBackoff(), 0)
+            # Bookings past the pool's connections wait for one (within TIMEOUT) rather than fail: the service asks
+            # the resolver for as many inputs at once as its clients send, not a bounded few.
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                redis_url,
+                max_connections=CONNECTIONS,
+                timeout=TIMEOUT,
+                socket_timeout=TIMEOUT,
+                socket_connect_timeout=TIMEOUT,
+                retry=Retry(NoBackoff(), 0),
             )
+            self.client = redis.asyncio.Redis.from_pool(pool)
             self.script = self.client.register_script(GCRA)
             self.args = (self.pace.interval, self.pace.tolerance)
             alone = rate / max(1, workers)

@@ -13,9 +13,11 @@ from dataclasses import replace
 from landing import config
 from landing.core.matching.cascade import Matching, Setup, drive_async, fetching
 from landing.core.matching.decisions import Decisions
+from landing.core.matching.page_slots import reserve_of
 from landing.core.matching.results import LookupFailed, Result
 from landing.match.cache_layers import Layer
 from landing.match.lookups import Lookups
+from landing.match.page_turns import PageSlots, Turn
 
 
 def short(text: str) -> str:
@@ -27,14 +29,17 @@ def short(text: str) -> str:
     return text if len(text) <= 200 else f"{text[:200]}... ({len(text):,} characters)"
 
 
-async def bounded(matching: Matching, ask, deadline: float, logger, *, inflight: set | None = None) -> Result | None:
-    """The input's Result within `deadline` seconds (0: none); None when the cascade's task was cancelled by someone
-    else (a stop: the owner of `inflight`, which holds the task while it runs, cancelled it)."""
-    work = asyncio.ensure_future(drive_async(matching, ask))
+async def bounded(
+    matching: Matching, ask, deadline: float, logger, *, inflight: set | None = None, turn: Turn | None = None
+) -> Result | None:
+    """The input's Result within `deadline` seconds (0: none), not counting what its `turn` waited for a page slot;
+    None when the cascade's task was cancelled by someone else (a stop: the owner of `inflight`, which holds the task
+    while it runs, cancelled it)."""
+    work = asyncio.ensure_future(_within(matching, ask, deadline, turn))
     if inflight is not None:
         inflight.add(work)
     try:
-        return await asyncio.wait_for(work, deadline or None)
+        return await work
     except TimeoutError:
         return matching.stopped("deadline", f"no answer within {deadline:g} s")
     except asyncio.CancelledError:
@@ -52,6 +57,14 @@ async def bounded(matching: Matching, ask, deadline: float, logger, *, inflight:
     finally:
         if inflight is not None:
             inflight.discard(work)
+
+
+async def _within(matching: Matching, ask, deadline: float, turn: Turn | None) -> Result:
+    """The cascade driven under the deadline, which the turn pauses while it waits for a slot."""
+    async with asyncio.timeout(deadline or None) as timer:
+        if turn is not None:
+            turn.timer = timer
+        return await drive_async(matching, ask)
 
 
 # A result that stopped says nothing lasting about its input: asked again, it may be answered.
@@ -87,8 +100,9 @@ def base_setup(cfg: config.Config) -> Setup:
 
 
 class Matcher:
-    """Long-lived: answers inputs a call each, any number of calls at once (up to `concurrency` of them running the
-    cascade), with the artifact `holder` holds when the input starts, the caps and deadline of `scrapy match`."""
+    """Long-lived: answers inputs a call each, any number of calls at once (up to `concurrency` of them doing page work,
+    shared between clients as landing.core.matching.page_slots says, `reserve` of them kept from any one client), with
+    the artifact `holder` holds when the input starts, the caps and deadline of `scrapy match`."""
 
     def __init__(
         self,
@@ -99,6 +113,7 @@ class Matcher:
         *,
         deadline: float,
         concurrency: int,
+        reserve: int = 0,
         logger,
         cancel=None,
         results: Layer | None = None,
@@ -109,7 +124,8 @@ class Matcher:
         self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
         self.results = answers.results if results is None else results
         self.cancel = cancel
-        self.deadline, self.running = deadline, asyncio.Semaphore(concurrency)
+        # Page work only, held until its input ends: what is held at once (page bodies awaiting their checks).
+        self.deadline, self.pages = deadline, PageSlots(concurrency, reserve)
         self.inflight: set = set()
         self.counts: Counter = Counter()  # inputs; by method, verification and stop; cache hits and misses
         self.current = 0  # inputs being answered now
@@ -132,9 +148,10 @@ class Matcher:
             found = self._setups[fetch] = fetching(replace(self.base, decisions=decisions), fetch)
         return found
 
-    async def match(self, text: str, fetch: str = "known") -> dict:
-        """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number");
-        ValueError for a fetch policy not in FETCHES; MatcherClosed once the matcher is closed."""
+    async def match(self, text: str, fetch: str = "known", client: str = "") -> dict:
+        """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number"); `client`:
+        whose page slots its page work takes (the service's peer address); ValueError for a fetch policy not in
+        FETCHES; MatcherClosed once the matcher is closed."""
         setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
         if self.closed:
             raise MatcherClosed("the matcher is closed")
@@ -147,12 +164,14 @@ class Matcher:
                 self._count(found)
                 return found
             self.counts["cache-misses"] += 1
-            async with self.running:  # bounds what is held at once (page bodies awaiting their checks)
-                if self.closed:  # stopped while this input waited for its turn
-                    raise MatcherClosed("the matcher was closed before the input's turn came")
+            turn = Turn(self.pages, client, self.ask)
+            try:
+                matching = Matching(text, setup)
                 result = await bounded(
-                    Matching(text, setup), self.ask, self.deadline, self.logger, inflight=self.inflight
+                    matching, turn.ask, self.deadline, self.logger, inflight=self.inflight, turn=turn
                 )
+            finally:
+                turn.end()
             if result is None:
                 raise MatcherClosed("the matcher was closed while the input was being answered")
             found = result.to_json()
@@ -171,8 +190,8 @@ class Matcher:
 
     def stats(self) -> dict:
         """Counters for /metrics and /healthz: inputs, by_answer ((method, verification) -> inputs; "none" for no
-        match), stopped (why -> inputs), cache_hits, cache_misses, in_flight, version, and the answers cache's own
-        counters (`answers`)."""
+        match), stopped (why -> inputs), cache_hits, cache_misses, in_flight, version, the answers cache's own counters
+        (`answers`) and the page slots' (`pages`: landing.match.page_turns.PageSlots.stats)."""
         by: dict = {}
         for key, value in self.counts.items():
             if isinstance(key, tuple):
@@ -186,6 +205,7 @@ class Matcher:
             "in_flight": self.current,
             "version": self.version,
             "answers": dict(getattr(self.answers, "stats", {}) or {}),
+            "pages": self.pages.stats(),
         }
 
     def stop(self) -> None:
@@ -203,10 +223,10 @@ class Matcher:
         await self.answers.close()
 
 
-def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None) -> Matcher:
+def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None, reserve: float = 0.0) -> Matcher:
     """The crawler's Matcher, as its LANDING_MATCH_* settings have it: its questions asked through the crawler's engine
     and kept in `answers` (landing.match.answer_cache.answers_of), the artifact `holder` holds, results kept in `results`
-    (default: answers.results)."""
+    (default: answers.results), `reserve` (a share) of its page slots kept from any one client."""
     cfg = config.of(crawler)
     lookups = Lookups.of(crawler, answers)
     return Matcher(
@@ -216,6 +236,7 @@ def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None
         answers,
         deadline=cfg.match_deadline,
         concurrency=cfg.match_concurrency,
+        reserve=reserve_of(cfg.match_concurrency, reserve),
         logger=logger,
         cancel=lookups.cancel,
         results=results,

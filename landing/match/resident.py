@@ -58,7 +58,8 @@ class ResidentSpider(scrapy.Spider):
             self.holder = ArtifactHolder(
                 Path(cfg.artifacts_dir) / ARTIFACT, required=False, trust=lambda d: trusted(d, self.crawler.settings)
             )
-        self.matcher = matcher_of(self.crawler, self.holder, answers, self.logger)
+        # The service's clients share its page slots: a share of them is kept from any one (docs/service.md).
+        self.matcher = matcher_of(self.crawler, self.holder, answers, self.logger, reserve=cfg.serve_slot_reserve)
         self.stopping = asyncio.Event()
         if cfg.serve_artifact_seconds:
             self.watching = asyncio.ensure_future(self.holder.watch(cfg.serve_artifact_seconds, self.stopping))

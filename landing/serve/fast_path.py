@@ -113,11 +113,14 @@ class FastConnection(asyncio.Protocol):
         self.timer = loop.call_later(self._every(), self._idle)
 
     def connection_lost(self, exc):
-        # An answer under way still finishes (its result is cached, counted): aiohttp does not cancel handlers either.
+        # An answer under way is not wanted any more: cancelled, as aiohttp cancels the handlers of a client gone, its
+        # page slot and questions freed.
         self.gone = True
         if self.transport is not None and self.door is not None:
             self.door.release(self.transport)
         self._leave()
+        if self.busy is not None:
+            self.busy.cancel()
 
     def _leave(self):
         self.connections.discard(self)

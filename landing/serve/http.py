@@ -28,11 +28,13 @@ from landing.serve.admission import (
     quiet_accept_errors,
 )
 from landing.serve.fast_path import FIELD_LIMIT, HEADERS_LIMIT, LINE_LIMIT, FastConnection
-from landing.serve.metrics import ServiceMetrics, route_of
+from landing.serve.metrics import ServiceMetrics, health, route_of
 from landing.serve.openapi import document
 from landing.serve.refusals import REFUSED, RefusalLog, body_refusal, error_message, fault, log_refusal
 
 NDJSON = "application/x-ndjson"
+# The status a request is counted under when its client went away before its answer (nginx's "client closed request").
+GONE = 499
 # Past a drain, connections still open get this long to take their answers before they are closed.
 LAST_WORDS = 1.0
 # Results' JSON kept by the result object answered (the result cache hands out the object it holds): an input asked
@@ -111,7 +113,8 @@ class Service:
         # No access log: a line per request at thousands a second; the counts are in /metrics. Its refusals and faults
         # one log line each (landing.serve.refusals), never a traceback. aiohttp's connections: idle as long as the
         # fast path's, heads bounded as the fast path bounds them, and a body not read (refused, stalled) drained no
-        # longer than a body may stall.
+        # longer than a body may stall. handler_cancellation: a client gone cancels its request's handler, and so the
+        # inputs it was answering.
         bounds = {"max_line_size": LINE_LIMIT, "max_field_size": FIELD_LIMIT, "max_headers": HEADERS_LIMIT}
         self.runner = web.AppRunner(
             self.app,
@@ -120,6 +123,7 @@ class Service:
             keepalive_timeout=self.idle_seconds,
             lingering_time=self.door.body,
             logger=RefusalLog(self.logger),
+            handler_cancellation=True,
             **bounds,
         )
         await self.runner.setup()
@@ -203,6 +207,9 @@ class Service:
             if status in REFUSED:
                 log_refusal(self.logger, f"{request.method} {request.path}", peer, status, error_message(response.body))
             return response
+        except asyncio.CancelledError:
+            status = GONE
+            raise
         finally:
             self._leave(route, request.method, status, started)
 
@@ -222,9 +229,12 @@ class Service:
                 # The query as aiohttp's parser reads a request target (aiohttp/_http_parser.pyx).
                 text = target.decode("utf-8", "surrogateescape").partition("#")[0]
                 query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
-                status, body = await self._answer(*_asked(query))
+                status, body = await self._answer(*_asked(query), peer)
                 if status in REFUSED:
                     log_refusal(self.logger, "GET /match", peer, status, error_message(body))
+            except asyncio.CancelledError:
+                status = GONE
+                raise
             except Exception as failed:  # as _counted says it
                 self.logger.error("GET /match failed: %s", fault(failed))
                 status = 500
@@ -266,11 +276,11 @@ class Service:
         return fetch if fetch in FETCHES else None
 
     async def get_match(self, request):
-        status, body = await self._answer(*_asked(request.query))
+        status, body = await self._answer(*_asked(request.query), request.remote or "")
         return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
 
-    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None) -> tuple[int, bytes]:
-        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given)."""
+    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None, peer="") -> tuple[int, bytes]:
+        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given) from `peer`."""
         fetch = self._fetch(asked)
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
@@ -283,7 +293,7 @@ class Service:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
         try:
-            result = await self.matcher.match(q, fetch)
+            result = await self.matcher.match(q, fetch, peer)
         except MatcherClosed:
             return 503, _error_body(503, "the service is stopping")
         if form == "event":  # built anew: the encoded results are the flat ones
@@ -327,13 +337,13 @@ class Service:
         window: deque = deque()  # answers started, in input order; at most serve_request_concurrency at once
         waiting = iter(lines)
         try:
-            self._start(window, waiting, default, shaping)
+            self._start(window, waiting, default, shaping, request.remote or "")
             while window:
                 ready = [await window[0]]
                 window.popleft()
                 while window and window[0].done():  # those after it already answered go out with it, in one write
                     ready.append(window.popleft().result())
-                self._start(window, waiting, default, shaping)
+                self._start(window, waiting, default, shaping, request.remote or "")
                 await response.write(utf8("".join(_dumps(found) + "\n" for found in ready)))
             await response.write_eof()
         except ConnectionError:  # the client went away: its answers still running are not wanted
@@ -343,15 +353,15 @@ class Service:
                 pending.cancel()
         return response
 
-    def _start(self, window: deque, waiting, default: str, shaping: tuple) -> None:
-        """Start the next lines' answers, up to serve_request_concurrency in the window."""
+    def _start(self, window: deque, waiting, default: str, shaping: tuple, peer: str) -> None:
+        """Start the next lines' answers, up to serve_request_concurrency in the window (`peer`: whose they are)."""
         while len(window) < self.cfg.serve_request_concurrency:
             following = next(waiting, None)
             if following is None:
                 return
-            window.append(asyncio.ensure_future(self._line(*following, default, shaping)))
+            window.append(asyncio.ensure_future(self._line(*following, default, shaping, peer)))
 
-    async def _line(self, number: int, line: bytes, default: str, shaping: tuple) -> dict:
+    async def _line(self, number: int, line: bytes, default: str, shaping: tuple, peer: str = "") -> dict:
         """A POST line's result, or its error object (with the line's number); shaping: the request's format and
         citing page, which a line's own `format` and `subj` replace. Whatever the line, it never fails the answer."""
         read = read_line(line, self.cfg.serve_max_input, default, *shaping)
@@ -359,7 +369,7 @@ class Service:
             log_refusal(self.logger, f"line {number} of a POST /match", "", read["status"], read["error"])
             return {"error": f"line {number}: {read['error']}", "status": read["status"], "line": number}
         try:
-            result = await self.matcher.match(read.text, read.fetch)
+            result = await self.matcher.match(read.text, read.fetch, peer)
         except MatcherClosed:
             return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
         except Exception as failed:  # a fault of the service's: this line's error, every other line still answered
@@ -371,15 +381,8 @@ class Service:
     async def healthz(self, request):
         stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}
         state = "draining" if self.draining else "starting" if self.matcher is None else "ok"
-        body = {
-            "status": state,
-            "artifact": self.holder.version,
-            "artifact_loaded": self.holder.loaded,
-            "artifact_reloads": self.holder.reloads,
-            "inputs": stats["inputs"],
-            "in_flight": stats["in_flight"],
-        }
-        return web.json_response(body, status=200 if state == "ok" else 503)
+        body = health(state, stats, self.holder, self.cfg.serve_slot_wait_seconds)
+        return web.json_response(body, status=200 if body["status"] == "ok" else 503)
 
     async def prometheus(self, request):
         return web.Response(

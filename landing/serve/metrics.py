@@ -7,6 +7,8 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, InfoMetricFamily
 from prometheus_client.utils import floatToGoString
 
+from landing.core.matching.page_slots import saturation
+
 ROUTES = ("/match", "/healthz", "/metrics", "/openapi.json")
 METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")  # any other: "other", as a path not routed
 # An answer from the artifact alone takes well under a millisecond; a page behind a polite host, seconds.
@@ -131,6 +133,29 @@ def _matched(stats: dict):
             shared.add_metric([outcome], n)
     yield shared
     yield GaugeMetricFamily("landing_match_inputs_in_flight", "Inputs being answered", value=stats["in_flight"])
+    yield from _paged(stats["pages"])
+
+
+def _paged(pages: dict):
+    """The page slots' figures (landing.match.page_turns.PageSlots.stats) as metric families.
+
+    >>> [(m.name, [(s.labels, s.value) for s in m.samples]) for m in _paged(
+    ...     {"held": 3, "free": 1, "waiting": 2, "longest_wait": 1.5, "clients": 2})][:2]
+    [('landing_match_page_slots', [({'state': 'held'}, 3), ({'state': 'free'}, 1)]), ('landing_match_page_waiting', [({}, 2)])]
+    """
+    slots = GaugeMetricFamily("landing_match_page_slots", "Page slots, held or free", labels=["state"])
+    slots.add_metric(["held"], pages["held"])
+    slots.add_metric(["free"], pages["free"])
+    yield slots
+    yield GaugeMetricFamily("landing_match_page_waiting", "Inputs waiting for a page slot", value=pages["waiting"])
+    yield GaugeMetricFamily(
+        "landing_match_page_wait_seconds",
+        "How long the input waiting longest for a page slot has waited",
+        value=pages["longest_wait"],
+    )
+    yield GaugeMetricFamily(
+        "landing_match_page_clients", "Clients holding or waiting for page slots", value=pages["clients"]
+    )
 
 
 def _consumed(stats, held: int):
@@ -147,3 +172,23 @@ def _consumed(stats, held: int):
         entries.add_metric([outcome], n)
     yield entries
     yield GaugeMetricFamily("landing_stream_entries_held", "Stream entries being answered", value=held)
+
+
+def health(state: str, stats: dict, holder, wait_bound: float) -> dict:
+    """GET /healthz's body: the service's `state` (ok, starting, draining), `degraded` with why while an input has
+    waited for a page slot longer than `wait_bound` seconds; the Matcher's `stats`, the artifact `holder`'s version."""
+    pages = stats.get("pages") or {"total": 0, "held": 0, "waiting": 0, "longest_wait": 0.0}
+    why = saturation(pages["longest_wait"], wait_bound) if state == "ok" else None
+    return {
+        "status": "degraded" if why else state,
+        "artifact": holder.version,
+        "artifact_loaded": holder.loaded,
+        "artifact_reloads": holder.reloads,
+        "inputs": stats["inputs"],
+        "in_flight": stats["in_flight"],
+        "page_slots": pages["total"],
+        "page_slots_held": pages["held"],
+        "waiting": pages["waiting"],
+        "longest_wait": round(pages["longest_wait"], 3),
+        **({"why": why} if why else {}),
+    }

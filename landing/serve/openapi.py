@@ -121,12 +121,22 @@ def _schemas() -> dict:
             "type": "object",
             "required": ["status", "artifact", "artifact_loaded"],
             "properties": {
-                "status": {"type": "string", "enum": ["ok", "starting", "draining"]},
+                "status": {
+                    "type": "string",
+                    "enum": ["ok", "degraded", "starting", "draining"],
+                    "description": "degraded: an input has waited for a page slot longer than the service's bound "
+                    "(saturated: `why` says how long).",
+                },
                 "artifact": {"type": "string", "description": 'The artifact version answers name ("" without one).'},
                 "artifact_loaded": {"type": "string", "description": "When it was loaded (UTC, ISO 8601)."},
                 "artifact_reloads": {"type": "integer"},
                 "inputs": {"type": "integer"},
                 "in_flight": {"type": "integer"},
+                "page_slots": {"type": "integer", "description": "Inputs that may do page work at once."},
+                "page_slots_held": {"type": "integer", "description": "Of which held now."},
+                "waiting": {"type": "integer", "description": "Inputs waiting for a page slot."},
+                "longest_wait": {"type": "number", "description": "Seconds the input waiting longest has waited."},
+                "why": {"type": "string", "description": "degraded only: why."},
             },
         },
     }
@@ -245,7 +255,8 @@ def document(version: str, fetch_default: str, max_body: int, max_input: int, cl
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}},
                         },
                         "503": {
-                            "description": "Starting or draining.",
+                            "description": "Degraded (saturated: inputs wait too long for a page slot), starting "
+                            "or draining.",
                             "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Health"}}},
                         },
                     },

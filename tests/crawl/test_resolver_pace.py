@@ -7,7 +7,7 @@ import socket
 import redis
 
 from landing.core.web.pace import Pace
-from landing.crawl.resolver_pace import KEY, ResolverPaceMiddleware
+from landing.crawl.resolver_pace import CONNECTIONS, KEY, ResolverPaceMiddleware
 from tests.crawl.project import crawler
 
 HOSTS = frozenset({"doi.org"})
@@ -89,6 +89,23 @@ def test_a_redis_that_fails_falls_back_to_the_processs_share_of_the_rate_and_is_
     # rate 20 over 2 workers: 10 a second alone, a burst of 2.
     assert _booked([middleware], 4) == [0.0, 0.0, 0.1, 0.2]
     assert made.stats.get_value("landing/resolver_pace/redis_errors") == 1  # then Redis rests a while, unasked
+
+
+def test_more_bookings_at_once_than_redis_connections_wait_for_one_and_none_fails(redis_server):
+    clock, made = Clock(), crawler()
+    middleware = ResolverPaceMiddleware(
+        HOSTS, 20, redis_url=redis_server, stats=made.stats, clock=clock, key="test:pace:crowd"
+    )
+
+    async def crowd():
+        waits = await asyncio.gather(*(middleware.book() for _ in range(CONNECTIONS * 4)))
+        await middleware.close()
+        return waits
+
+    assert (len(asyncio.run(crowd())), made.stats.get_value("landing/resolver_pace/redis_errors")) == (
+        CONNECTIONS * 4,
+        None,
+    )
 
 
 def test_with_landing_match_redis_a_crawlers_middleware_books_in_redis_on_the_servers_clock(redis_server):

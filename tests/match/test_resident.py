@@ -194,23 +194,28 @@ def test_closing_drops_inputs_in_progress_and_refuses_new_ones(artifact):
     run(close_midway())
 
 
-def test_closing_drops_an_input_still_waiting_for_its_turn(artifact):
-    table = Table({Exists(DOI): (True, 1), Exists("10.1234/next"): (True, 1)})
+def test_closing_drops_an_input_still_waiting_for_a_page_slot(artifact):
+    pages = [f"{ELSEWHERE}?page={n}" for n in (1, 2)]
+    table = Table({Fetch(url): page(url) for url in pages})
     holder = ArtifactHolder(artifact, required=True)
     matcher = Matcher(holder, SETUP, table.ask, LocalAnswers(100), deadline=5, concurrency=1, logger=LOG)
-    table.gate = asyncio.Event()  # shut: the first input holds the only turn
+    table.gate = asyncio.Event()  # shut: the first input holds the only page slot
 
     async def close_while_waiting():
-        first = asyncio.ensure_future(matcher.match(DOI))
-        waiting = asyncio.ensure_future(matcher.match("10.1234/next"))
+        first = asyncio.ensure_future(matcher.match(pages[0], "all"))
+        waiting = asyncio.ensure_future(matcher.match(pages[1], "all"))
         while not table.asked:
             await asyncio.sleep(0)
+        for _ in range(10):  # the second input runs as far as its page question
+            await asyncio.sleep(0)
+        held = matcher.stats()["pages"]
         await matcher.close()
         table.gate.set()  # answers would come now, for an input let through
-        return await asyncio.gather(first, waiting, return_exceptions=True)
+        return held, await asyncio.gather(first, waiting, return_exceptions=True)
 
-    assert [type(e) for e in run(close_while_waiting())] == [MatcherClosed, MatcherClosed]
-    assert table.asked == [Exists(DOI)]  # the waiting input never ran
+    held, answers = run(close_while_waiting())
+    assert ((held["held"], held["waiting"]), [type(e) for e in answers]) == ((1, 1), [MatcherClosed, MatcherClosed])
+    assert table.asked == [Fetch(pages[0])]  # the waiting input never fetched its page
 
 
 def test_stats_count_inputs_by_method_and_verification_and_the_cache(artifact):

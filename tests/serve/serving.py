@@ -3,6 +3,7 @@ clients (the standard library's, as any user's would be) to ask it."""
 
 import http.client
 import json
+import socket
 import subprocess
 import threading
 import time
@@ -126,3 +127,13 @@ def wait_until(what: str, check):
             raise AssertionError(f"waited {DEADLINE} s for {what}")
         time.sleep(0.05)
     return found
+
+
+def left_open(url: str, method: str, target: str, body: bytes = b"", source: str = "127.0.0.1") -> socket.socket:
+    """A request sent from the address `source` whose answer is never read: the socket, for the test to close (a
+    client going away)."""
+    host, port = url.removeprefix("http://").split(":")
+    connection = socket.create_connection((host, int(port)), timeout=DEADLINE, source_address=(source, 0))
+    head = f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(body)}\r\n\r\n"
+    connection.sendall(head.encode() + body)
+    return connection

@@ -24,12 +24,20 @@ from landing.core.matching.events import event_line
 from landing.core.publishing.artifact_format import DECISIONS_JSON
 from landing_dev.sandbox.server import RunningSandbox
 from tests.sampler.crawling import truth_of
-from tests.serve.serving import Served, get, match, posted, request, wait_until
+from tests.serve.serving import Served, get, left_open, match, posted, request, wait_until
 
 CITING = "https://blog.example.org/post/7?utm_source=rss"  # a citing page, for Event-shaped answers
 SLOW_MS = 1000  # a slow page's delay: long enough to act while its input is answered, short for the suite
 MAX_INPUT, MAX_BODY, PER_CLIENT = 5000, 100_000, 2
 UNLISTED = "https://unlisted.example/post/1"  # a page the sandbox serves on a host the artifact does not list
+# Pages that answer long after any test ends (held, not timed: an input asking one holds its page slot until its client
+# goes), each on a host of its own, on no host the artifact lists (fetched with fetch=all).
+BLOCKED = [f"https://blocked-{n}.example/page" for n in range(6)]
+BLOCKED_MS = 600_000
+# Page slots: one client holds at most 3 of them (a quarter kept for the next client), and an input waiting for one
+# at all makes /healthz say degraded.
+PAGE_SLOTS, PER_CLIENT_SLOTS = 4, 3
+OTHER_CLIENT = "127.0.0.2"  # a second client: its own peer address, on the loopback the service listens on
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +78,7 @@ def sandbox(match_world, picked, tmp_path_factory):
     slowed = [{**r, "delay_ms": SLOW_MS} if r["url"] in picked["slow"] else r for r in routes]
     assert sum(r != s for r, s in zip(routes, slowed, strict=True)) == len(picked["slow"]) == 4
     slowed.append({"url": UNLISTED, "body": "<html><title>A post</title></html>"})
+    slowed += [{"url": url, "body": "<html></html>", "delay_ms": BLOCKED_MS} for url in BLOCKED]
     (world / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in slowed))
     requests = []
     running = RunningSandbox(world, log=requests.append)
@@ -96,6 +105,8 @@ def service(match_crawl, sandbox, artifact):
         "LANDING_SERVE_CLIENT_CONCURRENCY": PER_CLIENT,
         "LANDING_SERVE_MAX_INPUT": MAX_INPUT,
         "LANDING_SERVE_MAX_BODY": MAX_BODY,
+        "TUNING_MATCH_CONCURRENCY": PAGE_SLOTS,
+        "TUNING_SERVE_SLOT_WAIT_SECONDS": 0,
     }
     settings = [arg for name, value in limits.items() for arg in ("-s", f"{name}={value}")]
     started = Served(["--artifact", str(artifact), *stores.settings(), *settings], stores.env)
@@ -315,6 +326,98 @@ def test_a_url_on_a_host_the_artifact_does_not_list_is_fetched_only_when_asked_f
     )
     status, _ = match(url, UNLISTED, "all")  # answered once the page came, which the sandbox logs before sending it
     assert (status, f"GET {UNLISTED} -> 200" in unlisted_requests()) == (200, True)
+
+
+def health(url) -> dict:
+    return get(f"{url}/healthz")[1]
+
+
+def held_and_waiting(url) -> tuple[int, int]:
+    found = health(url)
+    return found["page_slots_held"], found["waiting"]
+
+
+def metric(url, name: str, **labels) -> float | None:
+    for family in text_string_to_metric_families(get(f"{url}/metrics")[1]):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return None
+
+
+def blocked_lines(pages: list[str]) -> bytes:
+    return b"".join(json.dumps({"q": page, "fetch": "all"}).encode() + b"\n" for page in pages)
+
+
+@pytest.fixture
+def leaving(url):
+    """left_open for the test, every socket closed at its end and every page slot free again before the next test."""
+    opened = []
+
+    def leave_open(*args, **kwargs):
+        opened.append(left_open(url, *args, **kwargs))
+        return opened[-1]
+
+    yield leave_open
+    for connection in opened:
+        connection.close()
+    wait_until("every page slot free", lambda: held_and_waiting(url) == (0, 0))
+
+
+def test_a_post_whose_client_went_away_has_its_inputs_cancelled_and_their_page_slots_freed(url, leaving):
+    gone = {"route": "/match", "method": "POST", "status": "499"}
+    before = metric(url, "landing_serve_requests_total", **gone) or 0
+    post = leaving("POST", "/match", blocked_lines(BLOCKED[:3]))
+    wait_until("three page slots held", lambda: held_and_waiting(url) == (3, 0))
+    post.close()
+    wait_until("the page slots freed", lambda: held_and_waiting(url) == (0, 0))
+    assert metric(url, "landing_serve_requests_total", **gone) == before + 1
+
+
+def test_a_get_whose_client_went_away_has_its_input_cancelled_and_its_page_slot_freed(url, leaving):
+    asked = leaving("GET", f"/match?q={quote(BLOCKED[0], safe='')}&fetch=all")
+    wait_until("a page slot held", lambda: held_and_waiting(url) == (1, 0))
+    asked.close()
+    wait_until("the page slot freed", lambda: held_and_waiting(url) == (0, 0))
+    assert metric(url, "landing_match_page_slots", state="free") == PAGE_SLOTS
+
+
+@pytest.fixture
+def saturated(url, leaving):
+    """One client holding every page slot it may, with one more page input waiting; a second holding the last."""
+    leaving("POST", "/match", blocked_lines(BLOCKED[: PER_CLIENT_SLOTS + 1]))
+    wait_until("one client at its share, one input waiting", lambda: held_and_waiting(url) == (PER_CLIENT_SLOTS, 1))
+    leaving("GET", f"/match?q={quote(BLOCKED[-1], safe='')}&fetch=all", source=OTHER_CLIENT)
+    wait_until("every page slot held", lambda: held_and_waiting(url) == (PAGE_SLOTS, 1))
+
+
+def test_a_second_clients_page_input_takes_the_slot_the_first_client_may_not_hold(url, saturated):
+    assert (metric(url, "landing_match_page_slots", state="held"), metric(url, "landing_match_page_waiting")) == (
+        PAGE_SLOTS,
+        1,
+    )
+    assert metric(url, "landing_match_page_clients") == 2
+
+
+def test_inputs_that_fetch_no_page_are_answered_while_every_page_slot_is_held(url, picked, saturated):
+    status, body = match(url, picked["doi"], "none")
+    assert (status, body["doi"], body["method"], held_and_waiting(url)) == (
+        200,
+        picked["doi"],
+        "doi-literal",
+        (PAGE_SLOTS, 1),
+    )
+
+
+def test_healthz_is_503_degraded_saying_why_while_an_input_waits_for_a_page_slot_past_the_bound(url, saturated):
+    status, body, _ = get(f"{url}/healthz")
+    assert (status, body["status"], body["waiting"], "for a page slot, over 0 s" in body["why"]) == (
+        503,
+        "degraded",
+        1,
+        True,
+    )
+    assert metric(url, "landing_match_page_wait_seconds") > 0
 
 
 def test_sigterm_stops_new_connections_lets_a_request_in_flight_finish_and_exits_0(service, url, picked):
