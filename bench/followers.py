@@ -7,7 +7,7 @@ Generates (or reuses, under --worlds) a --small-DOI and a --large-DOI world (see
 each at 0 ms latency and, per world and mode, starts a redis-server and worker A (`scrapy crawl doi_sampler` with
 LANDING_FRONTIER_REDIS and LANDING_WORKERS=2, LANDING_DRIVER=http), waits until A leads the run, then starts worker B
 with the same command, as an operator starting a second machine does. A full run ends by itself (or is stopped after
---seconds); a continuous one (LANDING_CONTINUOUS, the real clock) is stopped after --seconds. Per crawl: each
+FULL_LIMIT); a continuous one (LANDING_CONTINUOUS, the real clock) is stopped --seconds after B started. Per crawl: each
 worker's DOIs visited (its last progress line), what B found when it joined the frontier ("N requests pending, M
 leased"), and the seconds.
 """
@@ -22,6 +22,7 @@ from bench.worlds import sized_world
 from landing_dev import runner
 from landing_dev.runner import SandboxProcess
 
+FULL_LIMIT = 1800  # seconds after B started that a full run is stopped if it has not ended
 JOINED = re.compile(r"joining a shared frontier: (\d+) requests pending, (\d+) leased")
 
 
@@ -46,7 +47,9 @@ def shared_crawl(server: SandboxProcess, scratch_dir: Path, mode: str, seconds: 
         crawls.append(runner.Crawl(command, scratch_dir / "a.log"))
         _wait_for(crawls[0], "Leading the run")
         crawls.append(runner.Crawl(command, scratch_dir / "b.log"))
-        seen = runner.watch(crawls, time_limit=seconds)
+        # A full run ends by itself; a continuous one is stopped --seconds after B started, on a loaded machine too.
+        limit = FULL_LIMIT if mode == "full" else seconds
+        seen = runner.watch(crawls, time_limit=crawls[1].started - crawls[0].started + limit)
     finally:
         for crawl in crawls:
             crawl.kill()
@@ -66,7 +69,7 @@ def main():
     parser.add_argument("--large", type=int, default=100000)
     parser.add_argument("--worlds", help="keep the worlds here and reuse them (default: the scratch folder)")
     parser.add_argument("--modes", default="full,continuous")
-    parser.add_argument("--seconds", type=float, default=60, help="stop the workers after this long")
+    parser.add_argument("--seconds", type=float, default=60, help="how long B runs in continuous mode")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (logs, stores)")
     args = parser.parse_args()

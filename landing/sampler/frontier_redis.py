@@ -5,7 +5,10 @@ taken. Here a pop is a *lease* instead (landing.sampler.leased_queue): the reque
 worker until an expiry that the worker pushes forward while it works (heartbeat), and is deleted only when the
 worker *acks* it once the unit's work is stored. Any worker reaps expired leases back into the queue, so the work
 of a dead worker comes back to the others after at most LANDING_LEASE_SECONDS. Delivery is at-least-once: a unit
-can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI).
+can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI). A worker
+holds at most its share of the run's frontier (1/LANDING_WORKERS, landing.core.sampling.lease_shares): Scrapy's
+engine asks for requests until CONCURRENT_REQUESTS wait in its downloader, which would lease a small run's every DOI
+to the first worker.
 
 Only requests whose meta has ``landing_shared`` go to Redis: the first request of each DOI, keyed by its visit
 id (a second push of a key still queued or leased is dropped: the frontier is its own dupefilter), or True
