@@ -1,13 +1,14 @@
 """Benchmark: do two workers sharing a run each visit pages, on a small and a large world, full and continuous?
 
     .venv/bin/python -m bench.followers [--small 3000] [--large 100000] [--worlds DIR] [--modes full,continuous]
-                                        [--seconds 60] [--set NAME=VALUE ...] [--keep]
+                                        [--seconds 60] [--full-seconds 1800] [--set NAME=VALUE ...] [--keep]
 
 Generates (or reuses, under --worlds) a --small-DOI and a --large-DOI world (seed 1, as bench/scaling.py's), serves
 each at 0 ms latency and, per world and mode, starts a redis-server and worker A (`scrapy crawl doi_sampler` with
 LANDING_FRONTIER_REDIS and LANDING_WORKERS=2, LANDING_DRIVER=http), waits until A leads the run, then starts worker B
-with the same command, as an operator starting a second machine does. A full run ends by itself (or is stopped after
-FULL_LIMIT); a continuous one (LANDING_CONTINUOUS, the real clock) is stopped --seconds after B started. Per crawl: each
+with the same command, as an operator starting a second machine does. A full run ends by itself (or is stopped
+--full-seconds after B started); a continuous one (LANDING_CONTINUOUS, the real clock) is stopped --seconds after B
+started. Per crawl: each
 worker's DOIs visited (its last progress line), what B found when it joined the frontier ("N requests pending, M
 leased"), and the seconds.
 """
@@ -22,7 +23,6 @@ from bench.worlds import sized_world
 from landing_dev import runner
 from landing_dev.runner import SandboxProcess
 
-FULL_LIMIT = 1800  # seconds after B started that a full run is stopped if it has not ended
 JOINED = re.compile(r"joining a shared frontier: (\d+) requests pending, (\d+) leased")
 
 
@@ -35,7 +35,8 @@ def _wait_for(crawl: runner.Crawl, text: str, timeout: float = 300) -> None:
 
 
 def shared_crawl(server: SandboxProcess, scratch_dir: Path, mode: str, seconds: float, extra: list[str]) -> dict:
-    """Workers A then B on one run; each one's visits, what B joined, the seconds."""
+    """Workers A then B on one run, B stopped `seconds` after it started; each one's visits, what B joined, the
+    seconds."""
     redis, url = runner.redis_server(scratch_dir)
     settings = {"LANDING_FRONTIER_REDIS": url, "LANDING_WORKERS": 2, "LANDING_DRIVER": "http"}
     settings |= {"LANDING_PROGRESS_INTERVAL": 1}
@@ -47,9 +48,8 @@ def shared_crawl(server: SandboxProcess, scratch_dir: Path, mode: str, seconds: 
         crawls.append(runner.Crawl(command, scratch_dir / "a.log"))
         _wait_for(crawls[0], "Leading the run")
         crawls.append(runner.Crawl(command, scratch_dir / "b.log"))
-        # A full run ends by itself; a continuous one is stopped --seconds after B started, on a loaded machine too.
-        limit = FULL_LIMIT if mode == "full" else seconds
-        seen = runner.watch(crawls, time_limit=crawls[1].started - crawls[0].started + limit)
+        # From B's start, however long A took to start on a loaded machine.
+        seen = runner.watch(crawls, time_limit=crawls[1].started - crawls[0].started + seconds)
     finally:
         for crawl in crawls:
             crawl.kill()
@@ -70,6 +70,7 @@ def main():
     parser.add_argument("--worlds", help="keep the worlds here and reuse them (default: the scratch folder)")
     parser.add_argument("--modes", default="full,continuous")
     parser.add_argument("--seconds", type=float, default=60, help="how long B runs in continuous mode")
+    parser.add_argument("--full-seconds", type=float, default=1800, help="how long B runs at most in a full run")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a crawl setting")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (logs, stores)")
     args = parser.parse_args()
@@ -87,7 +88,8 @@ def main():
                 for mode in args.modes.split(","):
                     scratch_dir = tmp / f"{mode}-{size}"
                     scratch_dir.mkdir()
-                    r = shared_crawl(server, scratch_dir, mode, args.seconds, extra)
+                    seconds = args.full_seconds if mode == "full" else args.seconds
+                    r = shared_crawl(server, scratch_dir, mode, seconds, extra)
                     a, b = r["visited"]
                     codes = "" if max(r["codes"]) in (0, 130) else f"  (exit codes {r['codes']})"
                     print(
