@@ -120,7 +120,8 @@ LANDING_FRONTIER_REDIS = None
 LANDING_LEASE_SECONDS = 120
 # LANDING_WORKERS: how many workers share the frontier; each takes 1/N of the per-host limits (per-domain
 # concurrency, AutoThrottle's target, the resolver's slot and rate), so together they ask a host no more than one
-# would. Default: 1. Set it to the number of workers sharing LANDING_FRONTIER_REDIS (or matchers sharing the
+# would, and leases at most 1/N of the DOIs in the frontier, so a worker that starts later still finds some to visit
+# (landing.core.sampling.lease_shares). Default: 1. Set it to the number of workers sharing LANDING_FRONTIER_REDIS (or matchers sharing the
 # resolver's rate through LANDING_MATCH_REDIS).
 LANDING_WORKERS = 1
 

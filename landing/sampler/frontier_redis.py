@@ -5,7 +5,10 @@ taken. Here a pop is a *lease* instead (landing.sampler.leased_queue): the reque
 worker until an expiry that the worker pushes forward while it works (heartbeat), and is deleted only when the
 worker *acks* it once the unit's work is stored. Any worker reaps expired leases back into the queue, so the work
 of a dead worker comes back to the others after at most LANDING_LEASE_SECONDS. Delivery is at-least-once: a unit
-can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI).
+can be done twice (a lost lease), so what stores its results must be idempotent (ids derived from the DOI). A worker
+holds at most its share of the run's frontier (1/LANDING_WORKERS, landing.core.sampling.lease_shares): Scrapy's
+engine asks for requests until CONCURRENT_REQUESTS wait in its downloader, which would lease a small run's every DOI
+to the first worker.
 
 Only requests whose meta has ``landing_shared`` go to Redis: the first request of each DOI, keyed by its visit
 id (a second push of a key still queued or leased is dropped: the frontier is its own dupefilter), or True
@@ -51,6 +54,7 @@ from scrapy_redis import defaults
 from scrapy_redis.scheduler import Scheduler as RedisScheduler
 
 from landing import config
+from landing.core.sampling.lease_shares import lease_room
 from landing.core.sampling.runs import shared_namespace
 from landing.sampler.leased_queue import LEASE, LeasedQueue
 
@@ -128,6 +132,7 @@ class Scheduler(RedisScheduler):
         )
         scheduler.crawler, scheduler.stats = crawler, crawler.stats
         scheduler.ttl, scheduler.docs, scheduler.wanted = cfg.lease_seconds, cfg.docs, cfg.run
+        scheduler.workers = cfg.workers  # each leases at most its share of the run's frontier (lease_shares)
         crawler.landing_redis_scheduler = scheduler  # how ack(crawler, meta) finds it
         return scheduler
 
@@ -236,11 +241,20 @@ class Scheduler(RedisScheduler):
         if request is not None:
             self._count("scheduler/dequeued/memory")
             return request
-        request = self.queue.pop() if self.queue is not None else None
+        request = self.queue.pop() if self._room() else None
         if request is not None:
             self.held.add(request.meta[LEASE][0])
             self._count("scheduler/dequeued/redis")
         return request
+
+    def _room(self) -> bool:
+        """Whether this worker may lease one more of the run's requests: its share of the frontier
+        (landing.core.sampling.lease_shares) from the counts its last lease saw, else from Redis now."""
+        if self.queue is None:
+            return False
+        if lease_room(*self.queue.seen, len(self.held), self.workers) > 0:
+            return True
+        return lease_room(*self.queue.lengths(), len(self.held), self.workers) > 0
 
     def has_pending_requests(self):
         # Leases held by other workers count: if one of them dies its work comes back here.

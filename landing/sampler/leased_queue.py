@@ -35,6 +35,7 @@ redis.call('ZADD', KEYS[1], ARGV[3], id)
 return id
 """
 
+# Returns the lease with the frontier's (pending, leased) counts after it, for the worker's share of it.
 # KEYS: pending data prio leased owner; ARGV: offset ttl token
 _POP = (
     _NOW
@@ -47,7 +48,7 @@ while true do
   if payload then
     redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), id)
     redis.call('HSET', KEYS[5], id, ARGV[3])
-    return {id, payload}
+    return {id, payload, redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[4])}
   end
   redis.call('HDEL', KEYS[3], id)  -- an id without a payload: drop it and take the next
 end
@@ -120,6 +121,7 @@ class LeasedQueue(PriorityQueue):
     def __init__(self, server, spider, key, serializer=None):
         super().__init__(server, spider, key, serializer or payloads)
         self.token = uuid.uuid4().hex  # this worker's identity in <q>:owner
+        self.seen = (0, 0)  # (pending, leased) as the last lease or lengths() found them
         self.keys = {name: f"{self.key}:{name}" for name in ("seq", "data", "prio", "leased", "owner", "dead")}
         self.keys["pending"] = self.key
         scripts = {"push": _PUSH, "pop": _POP, "ack": _ACK, "extend": _EXTEND, "requeue": _REQUEUE}
@@ -142,7 +144,11 @@ class LeasedQueue(PriorityQueue):
     def lease(self):
         """Lease the best pending request to this worker: (id, payload), or None when pending is empty."""
         found = self._run("pop", "pending data prio leased owner", self.ttl, self.token)
-        return (found[0].decode(), found[1]) if found else None
+        if not found:
+            self.seen = (0, self.seen[1])
+            return None
+        self.seen = (found[2], found[3])
+        return found[0].decode(), found[1]
 
     def pop(self, timeout=0):
         """Lease the best pending request and return it with (id, token) in meta["landing_lease"], or None."""
@@ -214,7 +220,8 @@ class LeasedQueue(PriorityQueue):
         """(pending, leased) counts."""
         pipe = self.server.pipeline(transaction=False)
         pipe.zcard(self.keys["pending"]).zcard(self.keys["leased"])
-        return tuple(pipe.execute())
+        self.seen = tuple(pipe.execute())
+        return self.seen
 
     def clear(self):
         self.server.delete(*self.keys.values())

@@ -139,6 +139,27 @@ def test_a_short_lease_is_reaped_half_a_lease_after_the_last_reap(redis_url):
     assert reaper.queue.lengths() == (1, 0)
 
 
+def test_of_two_workers_the_first_leases_half_of_a_small_run_and_the_second_joining_later_the_rest(redis_url):
+    first = worker(redis_url, LANDING_WORKERS=2)
+    first.share([shared(f"https://doi.org/10.1/{n}", landing_shared=f"run/1/{n}") for n in range(10)])
+    taken = drain(first)
+    second = worker(redis_url, LANDING_WORKERS=2)
+    joined = drain(second)
+    assert (len(taken), len(joined)) == (5, 5)
+    assert {r.url for r in taken} | {r.url for r in joined} == {f"https://doi.org/10.1/{n}" for n in range(10)}
+
+
+def test_a_worker_holding_its_share_leases_again_as_its_visits_are_acked_until_the_frontier_is_empty(redis_url):
+    alone = worker(redis_url, LANDING_WORKERS=2)  # the other never came, or died
+    alone.share([shared(f"https://doi.org/10.1/{n}", landing_shared=f"run/1/{n}") for n in range(10)])
+    served = []
+    while batch := drain(alone):
+        served += batch
+        assert alone.ack_many([r.meta["landing_lease"] for r in batch]) == len(batch)
+    assert sorted(r.url for r in served) == sorted(f"https://doi.org/10.1/{n}" for n in range(10))
+    assert alone.queue.lengths() == (0, 0)
+
+
 def test_ack_removes_a_leased_request_for_good(redis_url):
     scheduler = worker(redis_url)
     scheduler.enqueue_request(shared("https://doi.org/10.1/a"))
