@@ -76,6 +76,10 @@ class Answers:
         """(True, value) when a question's answer is kept, else (False, None)."""
         return await self.questions.get(key)
 
+    def held(self, key: tuple) -> tuple[bool, object]:
+        """get, from this process's own layer alone and at once: (False, None) when only Redis might hold it."""
+        return self.questions.held(key)
+
     async def put(self, key: tuple, value) -> None:
         """Keep a question's answer (JSON: dicts, lists, strings, numbers, None) for the TTL."""
         await self.questions.put(key, value)
