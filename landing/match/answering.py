@@ -189,6 +189,8 @@ class Matcher:
             if result is None:
                 return None
             self.counts["cache-misses"] += 1
+            if hasattr(self.results, "missed"):
+                self.results.missed()  # counted as `get` counted it before: the answers' stats say the same
             found = result.to_json()
             if not stopped(found):
                 keeping = asyncio.ensure_future(self.results.put(key, found))

@@ -74,8 +74,9 @@ class Stack:
         return False, None
 
     def held(self, key) -> tuple[bool, object]:
-        """What the first layer holds, when it answers at once (a Memory: `held`); else (False, None), as a miss. Not
-        counted in `stats`: whoever finds nothing here asks `get`.
+        """What the first layer holds, when it answers at once (a Memory: `held`); else (False, None), as a miss. A
+        value found is counted in `stats` as a hit; nothing found is not counted: whoever finds nothing here asks
+        `get`, or counts the miss (`missed`).
 
         >>> import asyncio
         >>> near, far = Memory(10), Memory(10)
@@ -84,7 +85,14 @@ class Stack:
         ((False, None), (True, 1), (False, None))
         """
         held = getattr(self.layers[0], "held", None) if self.layers else None
-        return held(key) if held is not None else (False, None)
+        found = held(key) if held is not None else (False, None)
+        if found[0]:
+            self._count("hits")
+        return found
+
+    def missed(self) -> None:
+        """Count a miss of a value not asked with `get` (a result matched at once, landing.match.answering)."""
+        self._count("misses")
 
     async def put(self, key, value) -> None:
         for layer in self.layers:

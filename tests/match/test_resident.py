@@ -370,3 +370,16 @@ def test_an_input_whose_answer_is_not_held_is_asked(artifact):
     table = Held({Exists(DOI): (True, 1)}, {})
     got = run(held_matcher(artifact, table).match(DOI))
     assert (got["doi"], table.asked, table.held_asked) == (DOI, [Exists(DOI)], [])
+
+
+def test_results_matched_at_once_are_counted_in_the_answers_stats_as_results_asked_were(artifact):
+    table = Held({}, {Exists(DOI): (True, 0)})
+    matcher = held_matcher(artifact, table)
+
+    async def twice():
+        await matcher.match(DOI)
+        await asyncio.sleep(0)  # one turn of the loop: the result is kept in this process's layer
+        await matcher.match(DOI)
+
+    run(twice())
+    assert matcher.stats()["answers"] == {"hits": 1, "misses": 1, "errors": 0}
