@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.service [--dois 2000] [--seed 3] [--clients 1,16,64] [--seconds 10]
                                       [--latency-ms 200] [--pages 1500] [--cores 0.3] [--rounds 3] [--keep DIR]
+                                      [--quick]
 
 Generates a world, crawls it once (sandbox at 0 ms) for the artifacts, starts a redis-server and serves the world
 again at --latency-ms. Then, in one run:
@@ -9,7 +10,8 @@ again at --latency-ms. Then, in one run:
 1. string-recoverable inputs (DOI literals, doi.org URLs, landing URLs that hold their DOI on a domain the artifact
    vouches for; `fetch=none`): a warm-up pass (the Handle API answers cached), then GET /match at each --clients for
    --seconds (answers/s, p50, p99 per request) driven by wrk, and POST /match in batches of 100 at the largest
-   --clients (bench/service_client.py);
+   --clients (bench/service_client.py); then the same at the largest --clients with every input one never asked
+   before (no result cached, the questions' answers cached): a stream of new links. --quick stops there;
 2. the same inputs through the pure cascade called in a loop in this process (landing.core.matching.cascade.drive, every
    registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
 3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients, each POSTing
@@ -47,7 +49,6 @@ from urllib.parse import quote, urlsplit
 from bench import service_flood
 from bench.cgroups import cpu_cap
 from bench.limits import page_limits
-from bench.service_client import _text
 from bench.service_fairness import slow_pages, step
 from landing import settings as defaults
 from landing import tuning
@@ -141,23 +142,24 @@ def clients(urls: list[str], inputs: Path, count: int, *extra) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-def wrk_paths(path: Path, inputs: list[str], rounds: int = 1, unique: int = 0) -> Path:
-    """wrk's request paths, GET /match?q=INPUT&fetch=none: each input once a round; with `unique`, each round's texts
-    padded as bench.service_client pads them (no result cached)."""
+def wrk_paths(path: Path, inputs: list[str]) -> Path:
+    """wrk's request paths, GET /match?q=INPUT&fetch=none: each input once."""
     with open(path, "w", encoding="utf-8") as out:
-        for n in range(len(inputs) * rounds):
-            out.write(f"/match?q={quote(_text(inputs, n, unique), safe='')}&fetch=none\n")
+        for text in inputs:
+            out.write(f"/match?q={quote(text, safe='')}&fetch=none\n")
     return path
 
 
-def wrk_get(urls: list[str], paths: Path, count: int, seconds: float) -> dict:
+def wrk_get(urls: list[str], paths: Path, count: int, seconds: float, unique: int = 0) -> dict:
     """GET /match by `count` wrk connections (each one request in flight, keep-alive) spread over `urls` for
-    `seconds`, the paths of `paths` in turn: bench.service_client's figures (answers, p50 and p99 per request)."""
+    `seconds`, the paths of `paths` in turn: bench.service_client's figures (answers, p50 and p99 per request). With
+    `unique` (a run's own number, above 0), every request's input is one never asked before (bench/service_get.lua)."""
     threads = min(count, 2 if len(urls) == 1 else len(urls))  # a thread's connections go to one URL
     addresses = ",".join(urlsplit(url).netloc for url in urls)
     command = [WRK, "-t", threads, "-c", count, "-d", f"{max(1, round(seconds))}s", "--timeout", "30s"]
     command += ["-s", Path(__file__).with_name("service_get.lua"), urls[0]]
     env = {**os.environ, "LANDING_WRK_PATHS": str(paths), "LANDING_WRK_ADDRS": addresses}
+    env["LANDING_WRK_UNIQUE"] = str(unique)
     done = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env)
     if done.returncode != 0 or not done.stdout.strip():
         sys.exit(f"wrk failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
@@ -231,7 +233,8 @@ def main():
     parser.add_argument("--flood", type=int, default=2000, help="connections the flood step opens from one client")
     parser.add_argument("--settle", type=float, default=60, help="seconds after the flood before RSS is read (60)")
     parser.add_argument("--keep", help="keep the world, stores and logs here")
-    parser.add_argument("--fairness-only", action="store_true", help="step 7 alone")
+    parser.add_argument("--fairness-only", action="store_true", help="step 8 alone")
+    parser.add_argument("--quick", action="store_true", help="step 1 only: new inputs against repeated ones")
     args = parser.parse_args()
     if WRK is None:
         sys.exit("bench.service drives GET /match with wrk, a load generator in C: install it (apt-get install wrk)")
@@ -294,12 +297,12 @@ def main():
             )
             show(f"POST x{BATCH}, {most} clients", batched)
             fresh = "--seconds", args.seconds, "--fetch", "none", "--unique"
-            # Rounds enough for wrk not to come back to a text already asked (then cached) within --seconds.
-            rounds = max(1, int(args.seconds * 25_000 / len(strings)))
-            uncached = wrk_get([one.url], wrk_paths(tmp / "unique.txt", strings, rounds, 1), most, args.seconds)
+            uncached = wrk_get([one.url], paths, most, args.seconds, unique=1)  # each input new: no result cached
             show(f"GET, {most} clients, no result cached", uncached)
             uncached_batched = clients([one.url], string_file, most, *fresh, 2, "--batch", BATCH)
             show(f"POST x{BATCH}, {most} clients, none cached", uncached_batched)
+            if args.quick:
+                return
 
             print("\n2. the same inputs elsewhere", flush=True)
             pure = pure_rate(strings, decisions, registered, settings)

@@ -1,7 +1,9 @@
 -- wrk's script for bench/service.py: GET /match for each line of a file of request paths in turn, and a JSON line
 -- of the figures when done. Environment: LANDING_WRK_PATHS (the file: one path a line, already URL-encoded),
 -- LANDING_WRK_ADDRS ("host:port,host:port": each thread's connections go to one address in turn, so that several
--- instances share the clients).
+-- instances share the clients), LANDING_WRK_UNIQUE (optional, a run's own number above 0: each request's input
+-- padded with leading whitespace spelling the run, the thread and the request's count in binary, which the matcher
+-- strips: the same questions as the line's input, a text never asked before, so no result is cached).
 
 local addresses = {}
 local threads = 0
@@ -20,15 +22,40 @@ end
 
 local requests = {}
 local turn = 0
+local unique = tonumber(os.getenv("LANDING_WRK_UNIQUE") or "0")
+local paths = {}
+local sent = 0
+
+-- n in binary, a bit a space or a tab (percent-encoded), as bench/service_client.py's _text pads.
+local function bits(n)
+  local out = ""
+  repeat
+    out = (n % 2 == 1 and "%09" or "%20") .. out
+    n = math.floor(n / 2)
+  until n == 0
+  return out
+end
 
 function init(args)
   for path in io.lines(os.getenv("LANDING_WRK_PATHS")) do
-    table.insert(requests, wrk.format("GET", path))
+    if unique > 0 then
+      table.insert(paths, path)
+    else
+      table.insert(requests, wrk.format("GET", path))
+    end
   end
   turn = (first or 0) * 7919 -- threads start at different inputs
 end
 
 function request()
+  if unique > 0 then
+    turn = turn % #paths + 1
+    sent = sent + 1
+    local path = paths[turn]
+    local at = string.find(path, "q=", 1, true) + 1
+    local pad = bits(unique) .. "%0A" .. bits(first or 0) .. "%0A" .. bits(sent) .. "%20"
+    return wrk.format("GET", string.sub(path, 1, at) .. pad .. string.sub(path, at + 1))
+  end
   turn = turn % #requests + 1
   return requests[turn]
 end

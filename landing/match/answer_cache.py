@@ -92,6 +92,10 @@ class Answers:
         """(True, value) when a question's answer is kept, else (False, None)."""
         return await self.questions.get(key)
 
+    def held(self, key: tuple) -> tuple[bool, object]:
+        """get, from this process's own layer alone and at once: (False, None) when only Redis might hold it."""
+        return self.questions.held(key)
+
     async def put(self, key: tuple, value) -> None:
         """Keep a question's answer (JSON: dicts, lists, strings, numbers, None) for the TTL."""
         await self.questions.put(key, value)
@@ -188,9 +192,11 @@ class RedisLayer:
 
 
 class Redis:
-    """The connection every Redis layer of a matcher shares. The reads (and the writes) asked in one turn of the event
-    loop go to Redis as one MGET (one pipeline of SETs): a round trip costs a context switch to the server, most of
-    a command's cost on a busy host, and concurrent inputs ask together."""
+    """The connection every Redis layer of a matcher shares, pipelined by itself: the reads and writes asked while no
+    batch is out go to Redis as one round trip (the writes' SETs and one MGET of the reads), and those asked while one
+    is out wait for it to come back, then go together as the next. A round trip costs a context switch to the server
+    and redis-py's own work, most of a command's cost on a busy host: under load the batches grow, the round trips
+    a second stay what the link allows, and an answer costs no more than one of them."""
 
     def __init__(self, url: str, ttl_seconds: float, clock=time.monotonic):
         # No retries inside a command: a miss now is cheaper than a question held while Redis reconnects.
@@ -203,14 +209,20 @@ class Redis:
         self.stats = {"hits": 0, "misses": 0, "errors": 0}
         self.paused_until = float("-inf")
         self.warned = float("-inf")
-        self.reads: dict = {}  # key -> the futures waiting for its value, sent at the end of this loop turn
-        self.writes: dict = {}  # key -> (its JSON, the futures waiting for it to be written)
-        self.sending: set = set()  # the batches in flight
+        self.reads: dict = {}  # key -> [None, the futures waiting for its value], for the next batch
+        self.writes: dict = {}  # key -> [its JSON, the futures waiting for it to be written], for the next batch
+        self.sending: set = set()  # the batch in flight (at most one)
+        self.scheduled = False  # a batch is to go at the end of this loop turn
 
     async def close(self) -> None:
-        """Wait for the batches in flight, then close the connections."""
-        while self.sending:
-            await asyncio.gather(*self.sending, return_exceptions=True)
+        """Send what is queued, wait for the batches in flight, then close the connections."""
+        while self.sending or self.scheduled or self.reads or self.writes:
+            if self.sending:
+                await asyncio.gather(*self.sending, return_exceptions=True)
+            else:
+                await asyncio.sleep(0)  # the batch scheduled for the end of this turn goes
+                if not (self.sending or self.scheduled) and (self.reads or self.writes):
+                    self._send()
         await self.client.aclose()
 
     async def get(self, key: str, counted: bool = True) -> tuple[bool, object]:
@@ -220,7 +232,7 @@ class Redis:
             self._count("misses", counted)
             return False, None
         try:
-            raw = await self._queued(self.reads, key, self._send_reads)
+            raw = await self._queued(self.reads, key)
             value = None if raw is None else json.loads(raw)
         except (redis.RedisError, OSError, ValueError) as error:
             self._failed(error)
@@ -234,7 +246,7 @@ class Redis:
         if self.clock() < self.paused_until:
             return
         try:
-            await self._queued(self.writes, key, self._send_writes, json.dumps(value, ensure_ascii=False))
+            await self._queued(self.writes, key, json.dumps(value, ensure_ascii=False))
         except (redis.RedisError, OSError) as error:
             self._failed(error)
 
@@ -242,35 +254,49 @@ class Redis:
         if counted:
             self.stats[outcome] += 1
 
-    def _queued(self, queue: dict, key: str, send, value=None) -> asyncio.Future:
-        """A future for key's read or write, sent with the others of this loop turn by send(batch)."""
+    def _queued(self, queue: dict, key: str, value=None) -> asyncio.Future:
+        """A future for key's read or write, sent in the next batch: at the end of this loop turn when no batch is
+        out, else as soon as the one out comes back."""
         loop = asyncio.get_running_loop()
-        if not queue:
-            loop.call_soon(self._send, queue, send)
         future = loop.create_future()
-        queue.setdefault(key, [value, []])[0] = value  # a key written twice in one turn: its last value
-        queue[key][1].append(future)
+        entry = queue.get(key)
+        if entry is None:
+            queue[key] = [value, [future]]
+        else:
+            entry[0] = value  # a key written twice before its batch goes: its last value
+            entry[1].append(future)
+        if not self.sending and not self.scheduled:
+            self.scheduled = True
+            loop.call_soon(self._send)
         return future
 
-    def _send(self, queue: dict, send) -> None:
-        batch = dict(queue)
-        queue.clear()
-        task = asyncio.ensure_future(self._answer(batch, send))
+    def _send(self) -> None:
+        self.scheduled = False
+        if self.sending or not (self.reads or self.writes):
+            return
+        reads, writes = self.reads, self.writes
+        self.reads, self.writes = {}, {}
+        task = asyncio.ensure_future(self._answer(reads, writes))
         self.sending.add(task)
-        task.add_done_callback(self.sending.discard)
+        task.add_done_callback(self._sent)
 
-    async def _answer(self, batch: dict, send) -> None:
+    def _sent(self, task: asyncio.Task) -> None:
+        self.sending.discard(task)
+        if self.reads or self.writes:  # asked while the batch was out: they go now, together
+            self._send()
+
+    async def _answer(self, reads: dict, writes: dict) -> None:
         """Each waiting future gets its key's answer, or the batch's error (cancelled when the batch is)."""
         try:
-            answers = await send(batch)
+            answers = await self._batch(list(reads), writes)
         except asyncio.CancelledError:
-            for _, futures in batch.values():
+            for _, futures in (*reads.values(), *writes.values()):
                 for future in futures:
                     future.cancel()
             raise
         except Exception as error:
-            answers = [error] * len(batch)
-        for (_, futures), answer in zip(batch.values(), answers):
+            answers = [error] * (len(writes) + len(reads))
+        for (_, futures), answer in zip((*writes.values(), *reads.values()), answers):
             for future in futures:
                 if future.done():
                     continue  # its asker gave up
@@ -279,14 +305,18 @@ class Redis:
                 else:
                     future.set_result(answer)
 
-    async def _send_reads(self, batch: dict) -> list:
-        return await self.client.mget(list(batch))
-
-    async def _send_writes(self, batch: dict) -> list:
+    async def _batch(self, keys: list, writes: dict) -> list:
+        """One round trip: the writes' SETs, then one MGET of `keys` (reads see the writes before them); each write's
+        answer, then each key's value."""
+        if not writes:
+            return await self.client.mget(keys)
         async with self.client.pipeline(transaction=False) as pipe:
-            for key, (value, _) in batch.items():
+            for key, (value, _) in writes.items():
                 pipe.set(key, value, px=self.ttl_ms)
-            return await pipe.execute()
+            if keys:
+                pipe.mget(keys)
+            answers = await pipe.execute()
+        return answers[: len(writes)] + (answers[-1] if keys else [])
 
     def _failed(self, error: Exception) -> None:
         now = self.clock()

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import replace
 
 from landing import config
-from landing.core.matching.cascade import Matching, Setup, drive_async, fetching
+from landing.core.matching.cascade import Matching, Setup, drive, drive_async, fetching
 from landing.core.matching.decisions import Decisions
 from landing.core.matching.page_slots import reserve_of
 from landing.core.matching.results import LookupFailed, Result
@@ -67,6 +67,16 @@ async def _within(matching: Matching, ask, deadline: float, turn: Turn | None) -
         return await drive_async(matching, ask)
 
 
+def at_once(matching: Matching, held) -> Result | None:
+    """The input's Result when `held(question)` (Lookups.held) answers every question it asks at once, with no turn of
+    the event loop: cheaper than a round trip to a shared cache; None when one is not held (or the input is odd),
+    for `bounded` to answer as it answers any input."""
+    try:
+        return drive(matching, held)
+    except Exception:  # NotHeld, or an input the cascade fails on: `bounded` says so, once
+        return None
+
+
 # A result that stopped says nothing lasting about its input: asked again, it may be answered.
 STOPS = frozenset({"deadline", "lookup-failed", "error", "request-cap"})
 
@@ -117,13 +127,16 @@ class Matcher:
         logger,
         cancel=None,
         results: Layer | None = None,
+        held=None,
     ):
         """holder: the artifact's `decisions` and `version` (landing.match.loaded_artifact); ask: the cascade's questions
         answered (Lookups.answer); answers: the caches (landing.match.answer_cache's Answers); results: where results are
-        kept (default: answers.results); cancel(): cancels every question in flight (Lookups.cancel)."""
+        kept (default: answers.results); cancel(): cancels every question in flight (Lookups.cancel); held: the
+        questions answered at once from this process's answers (Lookups.held), tried before any round trip."""
         self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
         self.results = answers.results if results is None else results
-        self.cancel = cancel
+        self.cancel, self.held = cancel, held
+        self.keeping: set = set()  # results being written to the layers beyond this process's
         # Page work only, held until its input ends: what is held at once (page bodies awaiting their checks).
         self.deadline, self.pages = deadline, PageSlots(concurrency, reserve)
         self.inflight: set = set()
@@ -158,6 +171,8 @@ class Matcher:
         version = setup.decisions.version
         self.current += 1
         try:
+            if self.held is not None and (found := self._at_once((version, fetch, text), setup)) is not None:
+                return found
             _, found = await self.results.get((version, fetch, text))
             if found is not None:
                 self.counts["cache-hits"] += 1
@@ -181,6 +196,27 @@ class Matcher:
             return found
         finally:
             self.current -= 1
+
+    def _at_once(self, key: tuple, setup: Setup) -> dict | None:
+        """An input's result with no turn of the event loop, from this process's own layers, when it holds the result
+        or every answer its cascade asks for (kept then in the others, Redis, in the background); else None."""
+        found = self.results.held(key)[1] if hasattr(self.results, "held") else None
+        if found is not None:
+            self.counts["cache-hits"] += 1
+        else:
+            result = at_once(Matching(key[2], setup), self.held)
+            if result is None:
+                return None
+            self.counts["cache-misses"] += 1
+            if hasattr(self.results, "missed"):
+                self.results.missed()  # counted as `get` counted it before: the answers' stats say the same
+            found = result.to_json()
+            if not stopped(found):
+                keeping = asyncio.ensure_future(self.results.put(key, found))
+                self.keeping.add(keeping)
+                keeping.add_done_callback(self.keeping.discard)
+        self._count(found)
+        return found
 
     def _count(self, result: dict) -> None:
         self.counts["inputs"] += 1
@@ -218,8 +254,10 @@ class Matcher:
             self.cancel()
 
     async def close(self) -> None:
-        """stop(), and close the caches."""
+        """stop(), and close the caches once the results being kept are."""
         self.stop()
+        while self.keeping:
+            await asyncio.gather(*self.keeping, return_exceptions=True)
         await self.answers.close()
 
 
@@ -240,4 +278,5 @@ def matcher_of(crawler, holder, answers, logger, *, results: Layer | None = None
         logger=logger,
         cancel=lookups.cancel,
         results=results,
+        held=lookups.held,
     )

@@ -35,9 +35,19 @@ class Memory:
     def __len__(self) -> int:
         return len(self.values)
 
-    async def get(self, key) -> tuple[bool, object]:
+    def held(self, key) -> tuple[bool, object]:
+        """get, at once: a layer in this process needs no turn of the event loop.
+
+        >>> near = Memory(10)
+        >>> near.values["k"] = None
+        >>> near.held("k"), near.held("j")
+        ((True, None), (False, None))
+        """
         values = self.values
         return (True, values[key]) if key in values else (False, None)
+
+    async def get(self, key) -> tuple[bool, object]:
+        return self.held(key)
 
     async def put(self, key, value) -> None:
         self.values[key] = value
@@ -63,6 +73,27 @@ class Stack:
                 return True, value
         self._count("misses")
         return False, None
+
+    def held(self, key) -> tuple[bool, object]:
+        """What the first layer holds, when it answers at once (a Memory: `held`); else (False, None), as a miss. A
+        value found is counted in `stats` as a hit; nothing found is not counted: whoever finds nothing here asks
+        `get`, or counts the miss (`missed`).
+
+        >>> import asyncio
+        >>> near, far = Memory(10), Memory(10)
+        >>> asyncio.run(far.put("k", 1))
+        >>> stack(near, far).held("k"), stack(far, near).held("k"), stack().held("k")
+        ((False, None), (True, 1), (False, None))
+        """
+        held = getattr(self.layers[0], "held", None) if self.layers else None
+        found = held(key) if held is not None else (False, None)
+        if found[0]:
+            self._count("hits")
+        return found
+
+    def missed(self) -> None:
+        """Count a miss of a value not asked with `get` (a result matched at once, landing.match.answering)."""
+        self._count("misses")
 
     async def put(self, key, value) -> None:
         for layer in self.layers:

@@ -21,6 +21,10 @@ from landing.crawl.signals import chain_ended
 from landing.match.answer_cache import Answers, LocalAnswers
 
 
+class NotHeld(Exception):
+    """A question whose answer this process does not hold at once (Lookups.held): it is to be asked (Lookups.answer)."""
+
+
 class Lookups:
     """The answers of one crawl (a run, a service), kept in `answers` (landing.match.answer_cache: an LRU of the process,
     Redis before it with LANDING_MATCH_REDIS; by default an LRU of `entries` kept `ttl_seconds`, None: for ever),
@@ -114,6 +118,36 @@ class Lookups:
                 return got, got.hops
         raise TypeError(f"not a question: {question!r}")
 
+    def held(self, question: Question) -> tuple:
+        """The cascade's question answered at once from the answers this process holds, as `answer` would answer it
+        from them: (value, 0); NotHeld when one it needs is held only in Redis, or not yet, or is being asked."""
+        match question:
+            case Exists(doi):
+                return self._held(("handle", doi.lower())) is not None, 0
+            case Alias(short):
+                return _alias(self._held(("handle", short.lower()))), 0
+            case Pii(variants):
+                for variant in variants:  # the first written form that finds any, as `pii` reads them
+                    if found := self._held(("pii", variant)):
+                        return found, 0
+                return [], 0
+            case Resolve(doi):
+                return self._held(("resolve", doi.lower()), RESOLVED), 0
+            case Titles(doi):
+                return self._held(("titles", doi.lower()), TITLES), 0
+        raise NotHeld(question)  # a page is never held: fetched each time
+
+    def _held(self, key, codec=None):
+        key = (self.scope, *key)
+        held = getattr(self.answers, "held", None)
+        found, data = held(key) if held is not None and key not in self.inflight else (False, None)
+        if not found:
+            raise NotHeld(key)
+        try:
+            return codec[1](data) if codec else data
+        except (TypeError, ValueError, KeyError, IndexError):
+            raise NotHeld(key) from None  # another program's value under our key: `answer` asks it again
+
     def cancel(self):
         """Cancel every question still in flight: a run asked to stop waits for no registry."""
         for asked in list(self.inflight.values()):
@@ -161,10 +195,7 @@ class Lookups:
     async def alias(self, short: str) -> tuple[str | None, int]:
         """The DOI a shortDOI stands for (its HS_ALIAS value), or None."""
         record, requests = await self.handle(short)
-        for value in (record or {}).get("values", []):
-            if value.get("type") == "HS_ALIAS":
-                return normalise(value["data"]["value"]), requests
-        return None, requests
+        return _alias(record), requests
 
     async def pii(self, variants: list[str]) -> tuple[list[str], int]:
         """DOIs whose Crossref alternative-id is one of the PII's written forms (first form that finds any)."""
@@ -228,6 +259,14 @@ class Lookups:
             return replace(got, body=None, headers=None), got.hops
 
         return await self._once(("resolve", doi.lower()), ask, RESOLVED)
+
+
+def _alias(record: dict | None) -> str | None:
+    """The DOI a Handle record's first HS_ALIAS value names, or None."""
+    for value in (record or {}).get("values", []):
+        if value.get("type") == "HS_ALIAS":
+            return normalise(value["data"]["value"])
+    return None
 
 
 def _json(got: Fetched) -> dict:

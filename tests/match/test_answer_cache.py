@@ -181,6 +181,34 @@ def test_questions_asked_at_once_go_to_redis_as_one_read(tmp_path):
     assert (calls.get("cmdstat_mget"), calls.get("cmdstat_get"), calls.get("cmdstat_set")) == (1, None, 50)
 
 
+def test_reads_asked_while_a_batch_is_out_go_together_as_the_next_round_trip(tmp_path):
+    space = namespace()
+
+    async def scenario(url):
+        writer, shared = SharedAnswers(url, 3600, space), SharedAnswers(url, 3600, space)
+        await writer.put(("scope", "handle", "10.1234/b"), "b")
+        await writer.close()
+        first = asyncio.ensure_future(shared.redis.get("unheld"))
+        await asyncio.sleep(0)  # its read is queued, to go at the end of the turn
+        await asyncio.sleep(0)  # its batch is out, alone
+        out = set(shared.redis.sending)
+        later = [asyncio.ensure_future(shared.get(("scope", "handle", f"10.1234/{k}"))) for k in "abc"]
+        await asyncio.sleep(0)  # asked while the first batch is out: they wait for it
+        queued = sorted(shared.redis.reads)
+        got = [await first] + [await each for each in later]
+        await shared.close()
+        return out, queued, got
+
+    with redis_process(tmp_path) as server:
+        out, queued, got = run(scenario(server.url))
+        with redis.Redis.from_url(server.url) as client:
+            calls = {name: stats["calls"] for name, stats in client.info("commandstats").items()}
+    keys = sorted(question_key(space, ("scope", "handle", f"10.1234/{k}")) for k in "abc")
+    # Two MGETs: the first batch's one key, then the three asked while it was out.
+    assert (len(out), queued, got) == (1, keys, [(False, None), (False, None), (True, "b"), (False, None)])
+    assert calls.get("cmdstat_mget") == 2
+
+
 def test_a_long_input_makes_a_short_key():
     text = "x " * 500_000
     assert len(result_key("landing:match", "sha256:0123456789abcdef", "known", text)) < 120

@@ -112,3 +112,12 @@ def test_a_stack_counts_each_get_once_whichever_layer_answers():
         return counted.stats
 
     assert asyncio.run(scenario()) == {"hits": 3, "misses": 1}
+
+
+def test_a_stack_holds_at_once_only_what_its_first_layer_holds_and_counts_what_it_found():
+    near, far = Memory(10), Memory(10)
+    asyncio.run(far.put("far", 1))
+    asyncio.run(near.put("near", None))
+    cache = stack(near, far, stats={"hits": 0, "misses": 0})
+    held = [cache.held(key) for key in ("near", "far", "none")]
+    assert (held, cache.stats) == ([(True, None), (False, None), (False, None)], {"hits": 1, "misses": 0})

@@ -10,6 +10,8 @@ import pytest
 import redis
 
 import landing.settings
+from landing.core.matching.questions import Alias, Exists, Fetch, Pii, Resolve, Titles
+from landing.match.lookups import Lookups, NotHeld
 from tests import forked
 from tests.local_http import serving
 from tests.match.lookups_probe import CRAWL, ROOT, answer, closed_port
@@ -252,3 +254,48 @@ def test_a_redis_that_is_down_makes_questions_misses_answered_by_the_network_and
         "answers": [[True, 1], [True, 0]],
         "stats": {"hits": 0, "misses": 1, "errors": 1},
     }
+
+
+# held: the questions answered at once from the answers this process holds, as `answer` answers them from there
+def held_lookups(answers: dict):
+    """Lookups whose process holds `answers` (their keys without the scope), asking nothing: no engine."""
+    lookups = Lookups(None, "https://doi.example", "https://crossref.example", "https://datacite.example")
+    for key, value in answers.items():
+        lookups.answers.questions.layers[0].values[(lookups.scope, *key)] = value
+    return lookups
+
+
+ALIAS = {"values": [{"type": "HS_ALIAS", "data": {"format": "string", "value": "10.1234/ABC"}}]}
+
+
+def test_a_doi_whose_handle_record_is_held_exists_at_once_at_no_cost():
+    lookups = held_lookups({("handle", "10.1234/abc"): {"values": []}, ("handle", "10.1234/gone"): None})
+    assert (lookups.held(Exists("10.1234/ABC")), lookups.held(Exists("10.1234/gone"))) == ((True, 0), (False, 0))
+
+
+def test_a_short_doi_whose_record_is_held_stands_at_once_for_its_normalised_alias():
+    assert held_lookups({("handle", "10/abcd"): ALIAS}).held(Alias("10/ABCD")) == ("10.1234/abc", 0)
+
+
+def test_a_pii_is_held_when_its_forms_up_to_the_first_that_finds_dois_are():
+    lookups = held_lookups({("pii", "S1"): [], ("pii", "S2"): ["10.1016/a"]})
+    assert lookups.held(Pii(("S1", "S2", "S3"))) == (["10.1016/a"], 0)
+    with pytest.raises(NotHeld):
+        lookups.held(Pii(("S1", "S3", "S2")))  # S3 is asked before S2: it is not held
+
+
+def test_a_resolution_and_titles_held_are_read_back_as_answer_reads_them():
+    where = {"url": "https://doi.example/10.1234/abc", "final_url": "https://journal.example/a", "status": 200}
+    where |= {"headers": None, "body": None, "hops": 2, "error": None}
+    lookups = held_lookups({("resolve", "10.1234/abc"): where, ("titles", "10.1234/abc"): [["A title"], []]})
+    resolved, _ = lookups.held(Resolve("10.1234/ABC"))
+    assert (resolved.final_url, resolved.hops) == ("https://journal.example/a", 2)
+    assert lookups.held(Titles("10.1234/abc")) == ((["A title"], []), 0)
+
+
+def test_a_question_not_held_a_page_or_one_being_asked_is_not_answered_at_once():
+    lookups = held_lookups({("handle", "10.1234/abc"): {"values": []}})
+    lookups.inflight[(lookups.scope, "handle", "10.1234/abc")] = None  # being asked: `answer` waits for it
+    for question in (Exists("10.1234/def"), Fetch("https://journal.example/a"), Exists("10.1234/abc")):
+        with pytest.raises(NotHeld):
+            lookups.held(question)

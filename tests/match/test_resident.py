@@ -20,6 +20,7 @@ from landing.match.answer_cache import LocalAnswers
 from landing.match.answering import Matcher, MatcherClosed, stopped
 from landing.match.cache_layers import stack
 from landing.match.loaded_artifact import ArtifactError, ArtifactHolder
+from landing.match.lookups import NotHeld
 from tests import forked
 from tests.core.matching.cascading import DOI, SETUP, decided, page
 from tests.match.lookups_probe import ROOT
@@ -327,3 +328,63 @@ def test_a_program_running_its_own_reactor_starts_a_resident_matcher_answers_and
     table = Table({})  # neither input asks a question with pages off
     expected = [run(matcher_of(artifact, table).match(q, "none")) for q in inputs]
     assert json.loads(done.stdout) == {"results": expected, "closed": True, "version": OLD.version}
+
+
+# --- answered at once, from the answers this process holds ---------------------------------------------------
+class Held(Table):
+    """A Table whose answers in `held` are also answered at once (as Lookups.held answers), each such answer noted."""
+
+    def __init__(self, answers: dict, held: dict):
+        super().__init__(answers)
+        self.at_hand, self.held_asked = held, []
+
+    def held(self, question):
+        if question not in self.at_hand:
+            raise NotHeld(question)
+        self.held_asked.append(question)
+        return self.at_hand[question]
+
+
+def held_matcher(artifact, table: Held) -> Matcher:
+    holder = ArtifactHolder(artifact, required=True)
+    return Matcher(holder, SETUP, table.ask, LocalAnswers(100), deadline=5, concurrency=4, logger=LOG, held=table.held)
+
+
+def test_an_input_whose_answers_are_held_gets_the_result_asking_gives_without_asking(artifact):
+    table = Held({}, {Exists(DOI): (True, 0)})
+    got = run(held_matcher(artifact, table).match(DOI))
+    asked = run(matcher_of(artifact, Table({Exists(DOI): (True, 0)})).match(DOI))
+    assert (got, table.asked, table.held_asked) == (asked, [], [Exists(DOI)])
+
+
+def test_an_input_answered_at_once_is_kept_and_found_there_when_asked_again(artifact):
+    table = Held({}, {Exists(DOI): (True, 0)})
+    matcher = held_matcher(artifact, table)
+
+    async def twice():
+        first = await matcher.match(DOI)
+        await asyncio.sleep(0)  # one turn of the loop: the result is kept in this process's layer
+        return first, await matcher.match(DOI)
+
+    first, second = run(twice())
+    stats = matcher.stats()
+    assert (first, table.held_asked, stats["cache_hits"], stats["cache_misses"]) == (second, [Exists(DOI)], 1, 1)
+
+
+def test_an_input_whose_answer_is_not_held_is_asked(artifact):
+    table = Held({Exists(DOI): (True, 1)}, {})
+    got = run(held_matcher(artifact, table).match(DOI))
+    assert (got["doi"], table.asked, table.held_asked) == (DOI, [Exists(DOI)], [])
+
+
+def test_results_matched_at_once_are_counted_in_the_answers_stats_as_results_asked_were(artifact):
+    table = Held({}, {Exists(DOI): (True, 0)})
+    matcher = held_matcher(artifact, table)
+
+    async def twice():
+        await matcher.match(DOI)
+        await asyncio.sleep(0)  # one turn of the loop: the result is kept in this process's layer
+        await matcher.match(DOI)
+
+    run(twice())
+    assert matcher.stats()["answers"] == {"hits": 1, "misses": 1, "errors": 0}
