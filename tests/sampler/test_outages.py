@@ -1,10 +1,10 @@
 """A resolver outage during a crawl costs no DOI (issue 42): its requests back off (landing.crawl.retry), a probe at a
 time, and every DOI is visited once the resolver is back.
 
-One crawl of a dozen DOIs, the resolver taken down for 20 real seconds once three DOIs went through it. Pauses of at
+One crawl of a dozen DOIs, the resolver taken down for 10 real seconds once three DOIs went through it. Pauses of at
 most BACKOFF_MAX make that outage many times what a DOI's own RETRY_TIMES retries outlive (2 s at most): only
 retries past them, for as long as the outage lasts, get every DOI visited, as they do through an outage of a minute
-at the defaults. The crawl is idle while it waits (a probe every 0.5-1 s): about 25 s of wall.
+at the defaults. The crawl is idle while it waits (a probe every 0.5-1 s): about 15 s of wall.
 """
 
 import json
@@ -18,7 +18,7 @@ from tests import forked
 from tests.sampler.crawling import PROJECT, Stores
 
 DOIS = {f"10.99007/out{i}": f"https://pub{i % 3}.example/article/{i}" for i in range(12)}
-OUTAGE_SECONDS = 20
+OUTAGE_SECONDS = 10
 BACKOFF_MAX = 1  # seconds: a failing host's longest pause (LANDING_BACKOFF_MAX), its least
 BEFORE = 3  # resolver requests answered before the outage begins
 
