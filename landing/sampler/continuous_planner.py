@@ -21,7 +21,6 @@ from scrapy import signals as scrapy_signals
 
 from landing import clock
 from landing.core.continuous import cadence, freshness, schedule
-from landing.core.continuous.freshness import prefix_id
 from landing.core.sampling import runs
 from landing.crawl import heap
 from landing.crawl.sent_requests import SENT
@@ -113,8 +112,7 @@ class Continuous(Sampling):
             if self._stopped():
                 return
             state, known = await self._close_rounds(state, idle=False)
-            busy = {p for round_ in state.get("continuous/open", []) for p in round_["prefixes"]}
-            plan = self._plan([p for p in known if prefix_id(p.ra, p.prefix) not in busy], state, started)
+            plan = self._plan(schedule.plannable(known, state.get("continuous/open", [])), state, started)
             planned, asked = started.strftime(clock.FORMAT), 0
             if plan.picks:
                 start = self.record["run/owners"] or 0

@@ -312,3 +312,15 @@ def latest_record(prefixes: Sequence[Prefix], state: dict) -> str:
 def finite(value: float) -> float:
     """A figure a stat can hold (an infinite keeps_days is -1)."""
     return value if math.isfinite(value) else -1.0
+
+
+def plannable(known: Iterable[Prefix], open_rounds: Sequence[dict]) -> list[Prefix]:
+    """The prefixes a slice may plan: those in no open round (a refresh waits for the last to close), and every
+    prefix whose DOIs the registries moved, whatever is still open of it: a move waits for nothing.
+
+    >>> a, b = Prefix("crossref", "7", "10.1", 5), Prefix("crossref", "7", "10.2", 5, registry=2)
+    >>> [p.prefix for p in plannable([a, b], [{"prefixes": ["crossref 10.1", "crossref 10.2"]}])]
+    ['10.2']
+    """
+    busy = {name for round_ in open_rounds for name in round_["prefixes"]}
+    return [p for p in known if p.registry or prefix_id(p.ra, p.prefix) not in busy]
