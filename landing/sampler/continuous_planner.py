@@ -1,12 +1,13 @@
 """Continuous sampling (LANDING_CONTINUOUS): one run that never finishes, its plan growing a round each slice.
 
 Each slice (tuning.PLAN_MINUTES of the clock's time) the planner asks the registries which DOIs were updated when
-LANDING_DELTA_HOURS have passed (landing.sampler.delta_watch), lists every owner again when tuning.RELIST_HOURS
-have passed (new prefixes are stored never sampled), asks landing.core.continuous.freshness.plan which known prefixes to sample
-within the day's budget, appends them to the run's plan as a round of samples, visits at once the DOIs the registries
-moved, and hands the rest to the scheduler as the frontier has room until the slice ends, without waiting for their
-visits (landing.sampler.round_walker). Once a round's visits are stored (checked each slice), each of its prefixes records when it was sampled and what its visits signalled. A new artifact version is
-exported at each multiple of LANDING_EXPORT_EVERY hours on the clock, named for it, and the retention step runs every
+LANDING_DELTA_HOURS have passed (landing.sampler.delta_watch), lists every owner again when tuning.RELIST_HOURS have
+passed (new prefixes are stored never sampled), asks landing.core.continuous.freshness.plan which known prefixes to
+sample within the day's budget, appends them to the run's plan as a round of samples, visits at once the DOIs the
+registries moved, and hands the rest to the scheduler as the frontier has room until the slice ends, without waiting
+for their visits (landing.sampler.round_walker). Once a round's visits are stored (checked each slice), each of its
+prefixes records when it was sampled and what its visits signalled. A new artifact version is exported at each
+multiple of LANDING_EXPORT_EVERY hours on the clock, named for it, and the retention step runs every
 tuning.PRUNE_HOURS. Then it waits for the next slice, at the next multiple of tuning.PLAN_MINUTES on the clock
 (landing.core.continuous.cadence, landing.clock), so a compressed clock runs a simulated month in minutes.
 docs/continuous.md is the design.
