@@ -113,7 +113,10 @@ class Continuous(Sampling):
             if self._stopped():
                 return
             state, known = await self._close_rounds(state, idle=False)
-            plan = self._plan(schedule.plannable(known, state.get("continuous/open", [])), state, started)
+            # Refreshes wait while earlier rounds' DOIs wait for the frontier: what a busy crawl cannot start, it never
+            # plans; the registries' moves are planned whatever waits.
+            candidates = schedule.plannable(known, state.get("continuous/open", []), not self.walker.done)
+            plan = self._plan(candidates, state, started)
             planned, asked = started.strftime(clock.FORMAT), 0
             if plan.picks:
                 start = self.record["run/owners"] or 0

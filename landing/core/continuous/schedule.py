@@ -314,13 +314,17 @@ def finite(value: float) -> float:
     return value if math.isfinite(value) else -1.0
 
 
-def plannable(known: Iterable[Prefix], open_rounds: Sequence[dict]) -> list[Prefix]:
+def plannable(known: Iterable[Prefix], open_rounds: Sequence[dict], backlog: bool = False) -> list[Prefix]:
     """The prefixes a slice may plan: those in no open round (a refresh waits for the last to close), and every
-    prefix whose DOIs the registries moved, whatever is still open of it: a move waits for nothing.
+    prefix whose DOIs the registries moved, whatever is still open of it: a move waits for nothing. While sampled DOIs
+    still wait for the frontier (`backlog`), only the moved ones: a slice plans no refresh the crawl cannot start yet,
+    or the open rounds would grow faster than the crawl visits them.
 
     >>> a, b = Prefix("crossref", "7", "10.1", 5), Prefix("crossref", "7", "10.2", 5, registry=2)
     >>> [p.prefix for p in plannable([a, b], [{"prefixes": ["crossref 10.1", "crossref 10.2"]}])]
     ['10.2']
+    >>> [p.prefix for p in plannable([a, b], [])], [p.prefix for p in plannable([a, b], [], backlog=True)]
+    (['10.1', '10.2'], ['10.2'])
     """
     busy = {name for round_ in open_rounds for name in round_["prefixes"]}
-    return [p for p in known if p.registry or prefix_id(p.ra, p.prefix) not in busy]
+    return [p for p in known if p.registry or not backlog and prefix_id(p.ra, p.prefix) not in busy]
