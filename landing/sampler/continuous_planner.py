@@ -99,7 +99,10 @@ class Continuous(Sampling):
             # The requests of the visits that ran while the planner waited, in the day before the slice plans.
             state = await docs.call(records.spent, state, clock.stamp(), self._uncounted())
             before = self._requests()  # the registries' deltas and the listing: requests that are no visit's
-            if s.delta_hours and schedule.due(state.get("continuous/delta-looked"), started, s.delta_hours):
+            # The slice that exports looks whenever the last look was: what the registries moved by the boundary is in
+            # the version named for it, however late the hourly looks run behind.
+            looks = schedule.due(state.get("continuous/delta-looked"), started, s.delta_hours)
+            if s.delta_hours and (looks or schedule.export_due(state, started, s.export_every)):
                 for request in self.deltas.requests(run, state, started):
                     yield request
                 if not await self.deltas.ended(self.closing):
