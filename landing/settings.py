@@ -196,8 +196,8 @@ LANDING_BUDGET = 500000.0
 # fails after twice this. Default: 24. Change it to publish more or less often.
 LANDING_EXPORT_EVERY = 24.0
 # LANDING_DELTA_HOURS: every this many simulated hours, continuous mode asks Crossref and DataCite which DOIs were
-# updated since its last look, and visits first those whose resource URL moved to a domain their prefix was not seen on
-# (docs/continuous.md "Registry deltas"). 0: no registry deltas. Default: 1. Change it to learn of moves sooner or
+# updated since its last look (and in each slice that exports a version), and visits first those whose resource URL moved
+# to a domain their prefix was not seen on (docs/continuous.md "Registry deltas"). 0: no registry deltas. Default: 1. Change it to learn of moves sooner or
 # later; each look costs a request per thousand updated DOIs and one more per registry.
 LANDING_DELTA_HOURS = 1.0
 # LANDING_KEEP_REPORTS_DAYS: keep every artifact version's report (its HTML pages and the report's data beside it) this
