@@ -85,7 +85,9 @@ def crawls(hostile, request, tmp_path_factory):
         "auto_crawl": lambda: on_hostile("auto"),
         # auto with HTTP cookies off: as a site whose cookie only a script sets leaves a plain client.
         "cookieless_auto_crawl": lambda: on_hostile("auto", "-s", "COOKIES_ENABLED=False"),
-        "browser_crawl": lambda: on_hostile("browser"),
+        # Every page through Chromium, six crawls at once on 2 cores: a redirect loop's twenty hops may take longer than
+        # the default 30 s on a loaded machine, and no page of this world is slow by design.
+        "browser_crawl": lambda: on_hostile("browser", "-s", "DOWNLOAD_TIMEOUT=120"),
         "every_auto_crawl": on_every_scenario,
     }
     with at_once(request, prepared) as started:
