@@ -192,16 +192,26 @@ async def paced_walk(run: OpenRun, record: dict, after: int = -1, skip: set[int]
                 await run.frontier.enter(sample["sample/size"])
                 yield run.samples.request(sample)
                 continue
-            run.samples.count(sample)
-            run.crawler.stats.inc_value("landing/run/visited_before", len(visited))
-            for rank, doi in runs.unvisited(sample, visited):
-                while not run.frontier.room():
-                    yield FULL
-                await run.frontier.enter()
-                # The pid again: it may not have reached the store before the crawl stopped.
-                for pid_or_request in run.pid_and_visit(sample, rank, doi):
-                    yield pid_or_request
-                run.frontier.queued()
+            async for item in sample_visits(run, sample, visited):
+                yield item
+
+
+async def sample_visits(run: OpenRun, sample: dict, visited: set[int], forced: bool = False):
+    """The pid items and first requests of a sampled owner's DOIs not in `visited`, each entering the frontier as it
+    has room (FULL yielded while it has none) or, `forced`, at once past its bound."""
+    run.samples.count(sample)
+    run.crawler.stats.inc_value("landing/run/visited_before", len(visited))
+    for rank, doi in runs.unvisited(sample, visited):
+        if forced:
+            run.frontier.force()
+        else:
+            while not run.frontier.room():
+                yield FULL
+            await run.frontier.enter()
+        # The pid again: it may not have reached the store before the crawl stopped.
+        for pid_or_request in run.pid_and_visit(sample, rank, doi):
+            yield pid_or_request
+        run.frontier.queued()
 
 
 async def until_visited(run: OpenRun, record: dict, after: int = -1):

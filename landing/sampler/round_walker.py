@@ -12,7 +12,7 @@ from datetime import datetime
 from landing import clock
 from landing.core.continuous.freshness import REGISTRY
 from landing.core.sampling import runs
-from landing.sampler.planner import FULL, paced_walk
+from landing.sampler.planner import FULL, paced_walk, sample_visits
 from landing.sampler.run import OpenRun
 
 STORED_POLL = 0.2  # real seconds between looks at the store for the registry visits an export waits for
@@ -43,13 +43,9 @@ class RoundWalker:
                 if sample.get("sample/reason") != REGISTRY or sample["sample/dois"] is None:
                     return
                 self.rushed.add(after)
-                run.samples.count(sample)
-                for rank, doi in runs.unvisited(sample, visited):
-                    run.frontier.force()
-                    for pid_or_request in run.pid_and_visit(sample, rank, doi):
-                        yield pid_or_request
-                    run.frontier.queued()
-                    self.pending.append((after, rank))
+                self.pending += [(after, rank) for rank, _ in runs.unvisited(sample, visited)]
+                async for pid_or_request in sample_visits(run, sample, visited, forced=True):
+                    yield pid_or_request
 
     async def steps(self, record: dict, until: datetime):
         """The open rounds' requests as the frontier has room, until every sampled DOI of `record`'s plan was handed

@@ -97,3 +97,16 @@ async def _settled(spider):  # noqa: F811
     run.docs.store.put("visit", runs.visit_id(run.id, 1, 1), runs.visit_doc(run.id, 1, 1, "10.1234/r1", "s"))
     run.docs.store.flush()
     assert (await walker.settled(PAST), walker.pending) == (True, [])
+
+
+def test_a_rushed_sample_visits_only_its_dois_without_a_visit_and_counts_the_others(spider):  # noqa: F811
+    asyncio.run(_rushed_resumed(spider))
+
+
+async def _rushed_resumed(spider):  # noqa: F811
+    run, walker = _plan_of_two_rounds(spider)
+    _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
+    run.docs.store.put("visit", runs.visit_id(run.id, 1, 0), runs.visit_doc(run.id, 1, 0, "10.1234/r0", "s"))
+    run.docs.store.flush()
+    assert await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0)) == ["10.1234/r1"]
+    assert (walker.pending, spider.crawler.stats.get_value("landing/run/visited_before")) == ([(1, 1)], 1)
