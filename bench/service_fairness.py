@@ -3,7 +3,7 @@
 The slow client (its own address, 127.0.0.2: a peer of its own to the service) keeps POSTS requests of LINES page
 inputs each in flight, on pages the sandbox answers after SLOW_MS, longer than a download may take
 (DOWNLOAD_TIMEOUT): each input holds its page slot until its downloads time out and their retries too. The other
-client's figures are measured by wrk (bench.service.wrk_get) before and while it does; then the slow client goes, and
+client's figures are measured by wrk (bench.service_drivers.wrk_get) before and while it does; then the slow client goes, and
 the page slots it held are counted until they are free.
 """
 
@@ -92,7 +92,7 @@ def waited(url: str, what: str, check, seconds: float = 120) -> float:
 
 
 def fairness(url: str, paths: tuple, count: int, seconds: float, pages: list[str], measure, show) -> dict:
-    """The step: `measure(paths, count, seconds)` (bench.service.wrk_get on `url`) alone, then while a SlowClient keeps
+    """The step: `measure(paths, count, seconds)` (bench.service_drivers.wrk_get on `url`) alone, then while a SlowClient keeps
     its pages in flight, each on paths of its own (an input asked alone would be a cached result beside); `show(name,
     figures)` prints each. The figures, and the page slots seen."""
     alone = measure(paths[0], count, seconds)

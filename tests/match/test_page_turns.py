@@ -14,6 +14,14 @@ async def answered(question):
     return question
 
 
+async def one_slot_held() -> tuple[PageSlots, Turn]:
+    """One slot, held by client "a"'s page question."""
+    slots = PageSlots(1)
+    holder = Turn(slots, "a", answered)
+    await holder.ask(PAGE)
+    return slots, holder
+
+
 async def settled():
     """Let every task that can run, run."""
     for _ in range(10):
@@ -22,9 +30,7 @@ async def settled():
 
 def test_a_question_that_is_no_page_work_is_answered_while_every_slot_is_held():
     async def ask_with_slots_held():
-        slots = PageSlots(1)
-        holder = Turn(slots, "a", answered)
-        await holder.ask(PAGE)
+        slots, holder = await one_slot_held()
         lookup = await Turn(slots, "b", answered).ask(LOOKUP)
         return lookup, slots.stats()["held"], slots.stats()["waiting"]
 
@@ -33,9 +39,7 @@ def test_a_question_that_is_no_page_work_is_answered_while_every_slot_is_held():
 
 def test_a_page_question_waits_until_a_slot_is_given_back_then_holds_it_for_its_later_pages():
     async def wait_for_the_slot():
-        slots = PageSlots(1)
-        first = Turn(slots, "a", answered)
-        await first.ask(PAGE)
+        slots, first = await one_slot_held()
         second = Turn(slots, "b", answered)
         asking = asyncio.ensure_future(second.ask(PAGE))
         await settled()
@@ -50,9 +54,7 @@ def test_a_page_question_waits_until_a_slot_is_given_back_then_holds_it_for_its_
 
 def test_an_input_cancelled_while_waiting_leaves_the_queue_and_holds_no_slot():
     async def cancel_a_waiter():
-        slots = PageSlots(1)
-        first = Turn(slots, "a", answered)
-        await first.ask(PAGE)
+        slots, first = await one_slot_held()
         asking = asyncio.ensure_future(Turn(slots, "b", answered).ask(PAGE))
         await settled()
         asking.cancel()
@@ -67,9 +69,7 @@ def test_an_input_cancelled_while_waiting_leaves_the_queue_and_holds_no_slot():
 
 def test_the_time_waited_for_a_slot_moves_the_inputs_deadline_by_as_much():
     async def wait_under_a_deadline():
-        slots = PageSlots(1)
-        first = Turn(slots, "a", answered)
-        await first.ask(PAGE)
+        slots, first = await one_slot_held()
         second = Turn(slots, "b", answered)
         async with asyncio.timeout(1000) as timer:
             second.timer = timer

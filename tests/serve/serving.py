@@ -9,11 +9,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import quote
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from prometheus_client.parser import text_string_to_metric_families
 
 from landing_dev import runner
 from tests import forked
-from tests.sampler.crawling import PROJECT
+from tests.sampler.crawling import PROJECT, truth_of
 
 DEADLINE = 60  # real seconds any wait may take before the test fails
 
@@ -137,3 +140,55 @@ def left_open(url: str, method: str, target: str, body: bytes = b"", source: str
     head = f"{method} {target} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(body)}\r\n\r\n"
     connection.sendall(head.encode() + body)
     return connection
+
+
+def picked_inputs(match_world: Path) -> dict:
+    """Inputs of every kind from the match world, no two asking the same question (`scrapy match` answers its inputs
+    at once, and which of two inputs asks a shared question first, the one whose evidence counts its requests, is
+    the downloader's order), and pages on hosts of their own to serve slowly."""
+    truth = truth_of(match_world)
+    reached = [(d, t["final_url"]) for d, t in truth.items() if not t["error"] and "/pii/" not in t["final_url"]]
+    direct = [(d, url) for d, url in reached if truth[d]["scenario"] == "direct"]
+    in_url = [(d, url) for d, url in direct if d in url.lower()][:2]
+    meta = [(d, url) for d, url in direct if d not in url.lower()][:3]
+    used = {urlsplit(url).hostname for _, url in in_url + meta}
+    slow = {}
+    for _, url in reached:
+        host = urlsplit(url).hostname
+        if host not in used and len(slow) < 4:
+            used.add(host)
+            slow[host] = url
+    inputs = [
+        f"https://doi.org/{meta[0][0]}",
+        in_url[0][1],
+        meta[1][1],
+        f"Two works: https://doi.org/{meta[2][0]} and {in_url[1][1]} (its page).",
+        "10.99999/no.such.work",
+        "not a url at all",
+    ]
+    return {"inputs": inputs, "doi": meta[0][0], "slow": list(slow.values())}
+
+
+def health(url) -> dict:
+    return get(f"{url}/healthz")[1]
+
+
+def in_flight(url) -> int:
+    return health(url)["in_flight"]
+
+
+def held_and_waiting(url) -> tuple[int, int]:
+    found = health(url)
+    return found["page_slots_held"], found["waiting"]
+
+
+def metric(url, name: str, **labels) -> float | None:
+    for family in text_string_to_metric_families(get(f"{url}/metrics")[1]):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    return None
+
+
+def blocked_lines(pages: list[str]) -> bytes:
+    return b"".join(json.dumps({"q": page, "fetch": "all"}).encode() + b"\n" for page in pages)

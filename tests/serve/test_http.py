@@ -11,7 +11,7 @@ import threading
 import urllib.error
 from concurrent.futures import ThreadPoolExecutor
 from importlib.resources import files
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import jsonschema
 import pytest
@@ -23,8 +23,20 @@ from landing.core.matching.decisions import Decisions
 from landing.core.matching.events import event_line
 from landing.core.publishing.artifact_format import DECISIONS_JSON
 from landing_dev.sandbox.server import RunningSandbox
-from tests.sampler.crawling import truth_of
-from tests.serve.serving import Served, get, left_open, match, posted, request, wait_until
+from tests.serve.serving import (
+    Served,
+    blocked_lines,
+    get,
+    held_and_waiting,
+    in_flight,
+    left_open,
+    match,
+    metric,
+    picked_inputs,
+    posted,
+    request,
+    wait_until,
+)
 
 CITING = "https://blog.example.org/post/7?utm_source=rss"  # a citing page, for Event-shaped answers
 SLOW_MS = 1000  # a slow page's delay: long enough to act while its input is answered, short for the suite
@@ -42,30 +54,7 @@ OTHER_CLIENT = "127.0.0.2"  # a second client: its own peer address, on the loop
 
 @pytest.fixture(scope="module")
 def picked(match_world) -> dict:
-    """Inputs of every kind from the match world, no two asking the same question (`scrapy match` answers its inputs
-    at once, and which of two inputs asks a shared question first, the one whose evidence counts its requests, is
-    the downloader's order), and pages on hosts of their own to serve slowly."""
-    truth = truth_of(match_world)
-    reached = [(d, t["final_url"]) for d, t in truth.items() if not t["error"] and "/pii/" not in t["final_url"]]
-    direct = [(d, url) for d, url in reached if truth[d]["scenario"] == "direct"]
-    in_url = [(d, url) for d, url in direct if d in url.lower()][:2]
-    meta = [(d, url) for d, url in direct if d not in url.lower()][:3]
-    used = {urlsplit(url).hostname for _, url in in_url + meta}
-    slow = {}
-    for _, url in reached:
-        host = urlsplit(url).hostname
-        if host not in used and len(slow) < 4:
-            used.add(host)
-            slow[host] = url
-    inputs = [
-        f"https://doi.org/{meta[0][0]}",
-        in_url[0][1],
-        meta[1][1],
-        f"Two works: https://doi.org/{meta[2][0]} and {in_url[1][1]} (its page).",
-        "10.99999/no.such.work",
-        "not a url at all",
-    ]
-    return {"inputs": inputs, "doi": meta[0][0], "slow": list(slow.values())}
+    return picked_inputs(match_world)
 
 
 @pytest.fixture(scope="module")
@@ -131,10 +120,6 @@ def printed(service, match_crawl, sandbox, artifact, picked, tmp_path_factory):
 @pytest.fixture(scope="module")
 def url(service):
     return service.wait_serving()
-
-
-def in_flight(url) -> int:
-    return get(f"{url}/healthz")[1]["in_flight"]
 
 
 def test_get_answers_are_exactly_what_scrapy_match_prints_for_the_same_inputs(printed, url, picked):
@@ -326,27 +311,6 @@ def test_a_url_on_a_host_the_artifact_does_not_list_is_fetched_only_when_asked_f
     )
     status, _ = match(url, UNLISTED, "all")  # answered once the page came, which the sandbox logs before sending it
     assert (status, f"GET {UNLISTED} -> 200" in unlisted_requests()) == (200, True)
-
-
-def health(url) -> dict:
-    return get(f"{url}/healthz")[1]
-
-
-def held_and_waiting(url) -> tuple[int, int]:
-    found = health(url)
-    return found["page_slots_held"], found["waiting"]
-
-
-def metric(url, name: str, **labels) -> float | None:
-    for family in text_string_to_metric_families(get(f"{url}/metrics")[1]):
-        for sample in family.samples:
-            if sample.name == name and sample.labels == labels:
-                return sample.value
-    return None
-
-
-def blocked_lines(pages: list[str]) -> bytes:
-    return b"".join(json.dumps({"q": page, "fetch": "all"}).encode() + b"\n" for page in pages)
 
 
 @pytest.fixture
