@@ -110,17 +110,36 @@ class SharedLead:
         """shared.lead(), unless the crawl is stopping (None)."""
         return None if self.stopping else shared.lead()
 
+    def holds(self) -> bool:
+        """Whether this worker leads the run now, its lease renewed to say so: the fence before a write that another
+        leader's would clash with (a sample drawn by a leader starved past its lease, which a new leader drew again).
+        A Redis that cannot answer lets the write go: no other worker can take the lead from it either."""
+        if not self.leading or self.shared is None:
+            return self.leading
+        try:
+            if self.shared.lead() != RENEWED:
+                self._lost()
+        except redis.RedisError as error:
+            self.logger.warning("Cannot renew the lead of the run: %s", error)
+        return self.leading
+
     async def _keep_leading(self, shared):
         while self.leading:
             await asyncio.sleep(shared.ttl_ms / 3000)
             try:
                 if shared.lead() != RENEWED:
-                    self.leading = False
-                    self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
-                    self.crawler.stats.set_value("landing/run/following", 1)  # nor exports, in continuous mode
-                    self.logger.error(
-                        "Another worker took the lead of the run (this one did not renew it within "
-                        "LANDING_LEASE_SECONDS): this worker stops sampling and only visits"
-                    )
+                    self._lost()
             except redis.RedisError as error:
                 self.logger.warning("Cannot renew the lead of the run: %s", error)
+
+    def _lost(self) -> None:
+        """Another worker leads the run (or may, this one's lease having lapsed): this one only visits from now on."""
+        if not self.leading:
+            return
+        self.leading = False
+        self.crawler.stats.set_value("landing/frontier_redis/lost_lead", 1)
+        self.crawler.stats.set_value("landing/run/following", 1)  # nor exports, in continuous mode
+        self.logger.error(
+            "Another worker took the lead of the run (this one did not renew it within LANDING_LEASE_SECONDS): this "
+            "worker stops sampling and only visits"
+        )

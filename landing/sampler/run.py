@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 
 class Lead(Protocol):
-    """What a run needs of its lead: whether this worker leads it still, the run a leader that died was on, and
-    where to say which run this worker leads."""
+    """What a run needs of its lead: whether this worker leads it still (`leading`; `holds`, asked of the lock), the run a
+    leader that died was on, and where to say which run this worker leads."""
 
     @property
     def leading(self) -> bool: ...
@@ -37,6 +37,8 @@ class Lead(Protocol):
 
     def publish(self, run_id: str) -> None: ...
 
+    def holds(self) -> bool: ...
+
 
 class Alone:
     """The lead of a crawl that shares its frontier with no other worker: it leads its run from start to end."""
@@ -45,6 +47,10 @@ class Alone:
 
     def publish(self, run_id: str) -> None:
         """No other worker to tell."""
+
+    def holds(self) -> bool:
+        """No other worker to take the lead."""
+        return True
 
 
 ALONE = Alone()

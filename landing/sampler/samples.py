@@ -71,6 +71,17 @@ class Samples:
         sample = await self._sampled(response)
         if sample is None:
             return
+        if not run.lead.holds():
+            # Drawn by a leader that lost the lead meanwhile: the new leader draws this owner itself, and two draws of
+            # one sample must never share its visits. Its sample document keeps no DOIs, so whoever leads draws it.
+            self.frontier.leave(len(sample["sample/dois"]))
+            self.crawler.stats.inc_value("landing/run/samples_dropped")
+            self.logger.warning(
+                "Dropped the sample of %s/%s: this worker no longer leads the run",
+                sample["sample/ra"],
+                sample["sample/owner"],
+            )
+            return
         await run.docs.call(run.ledger.store, "sample", runs.sample_id(run.id, sample["sample/order"]), sample)
         visits = [
             request

@@ -3,6 +3,7 @@
 import asyncio
 import json
 import sys
+from dataclasses import replace
 
 import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
@@ -293,3 +294,24 @@ def test_a_failed_sample_gives_back_its_reservation_and_keeps_the_run_open():
     spider.api_failed(failure)
     assert spider.planner.frontier.size == 0
     assert spider.crawler.stats.get_value("landing/run/samples_failed") == 1
+
+
+class _LostLead:
+    """The lead of a worker starved past its lease while its sample was on its way: another worker leads now."""
+
+    leading, inherited = True, ""
+
+    def publish(self, run_id: str) -> None:
+        pass
+
+    def holds(self) -> bool:
+        return False
+
+
+def test_a_shared_sample_answered_after_its_leader_lost_the_lead_is_dropped_unstored_and_unvisited():
+    spider = _spider()
+    _opened(spider)  # no store: a sample stored or shared would fail here
+    spider.planner.run = replace(spider.planner.run, lead=_LostLead(), shared=True)
+    spider.planner.frontier.size = 3  # the sample's reservation
+    asyncio.run(spider.parse_shared_sample(_sample_response(["10.1/a", "10.1/b", "10.1/c"])))
+    assert (spider.crawler.stats.get_value("landing/run/samples_dropped"), spider.planner.frontier.size) == (1, 0)

@@ -45,3 +45,20 @@ def test_a_stopping_leader_whose_lead_another_worker_took_says_it_had_nothing_to
     assert "Handing the lead" not in caplog.text
     assert "was no longer this worker's when it stopped" in caplog.text
     assert SharedRun(server, KEY, 60).lead() == FOLLOWING  # the other worker keeps it
+
+
+def test_a_leader_still_holding_its_lease_holds_the_lead_and_renews_it(server):
+    lead, _ = _leader(server)
+    server.pexpire(f"{KEY}:leader", 1000)  # most of its lease gone
+    assert (lead.holds(), server.pttl(f"{KEY}:leader") > 1000) == (True, True)
+
+
+def test_a_leader_whose_lease_another_worker_took_holds_nothing_and_stops_leading(server):
+    lead, _ = _leader(server)
+    server.delete(f"{KEY}:leader")  # starved past its lease
+    assert SharedRun(server, KEY, 60).lead() == TAKEN
+    assert (lead.holds(), lead.leading, lead.crawler.stats.get_value("landing/frontier_redis/lost_lead")) == (
+        False,
+        False,
+        1,
+    )
