@@ -119,7 +119,8 @@ class Continuous(Sampling):
             # Refreshes wait while earlier rounds' DOIs wait for the frontier: what a busy crawl cannot start, it never
             # plans; the registries' moves are planned whatever waits.
             candidates = schedule.plannable(known, state.get("continuous/open", []), not self.walker.done)
-            plan = self._plan(candidates, state, started)
+            # Those left out are being refreshed: the pace counts them as just sampled (freshness.paced).
+            plan = self._plan(candidates, state, started, len(known) - len(candidates))
             planned, asked = started.strftime(clock.FORMAT), 0
             if plan.picks:
                 start = self.record["run/owners"] or 0
@@ -193,16 +194,17 @@ class Continuous(Sampling):
                 yield pid_or_request
             run.frontier.queued()
 
-    def _plan(self, known, state, now) -> freshness.Plan:
-        """The slice's plan: the share of the day's budget for the time since the last plan, less the previous
-        plans' overdraft, never past what is left of the day's budget."""
+    def _plan(self, known, state, now, refreshing: int) -> freshness.Plan:
+        """The slice's plan of `known`: the share of the day's budget for the time since the last plan, less the
+        previous plans' overdraft, never past what is left of the day's budget; `refreshing` prefixes left out are
+        under way."""
         s = self.cfg
         span = schedule.slice_span(state.get("continuous/planned"), now, s.plan_minutes)
         share = s.budget * (span / freshness.DAY)
         today = state.get("continuous/requests-today", 0) if state.get("continuous/day") == f"{now:%Y-%m-%d}" else 0
         carry = schedule.slice_carry(state.get("continuous/carry", 0.0), share, today, s.budget)
         budget = freshness.Budget(s.budget, schedule.per_doi(state, s.requests_per_doi))
-        return freshness.plan(known, now, self.policy, budget, span, carry)
+        return freshness.plan(known, now, self.policy, budget, span, carry, refreshing)
 
     async def _close_rounds(self, state, idle: bool):
         """(state, known prefixes): the open rounds whose visits are stored closed, their prefixes' records

@@ -172,31 +172,41 @@ def target_days(policy: Policy) -> float:
     return max(policy.refresh_days - policy.recheck_days, policy.refresh_days / 2)
 
 
-def paced(ages_days: Sequence[float], target: float) -> int:
+def paced(ages_days: Sequence[float], target: float, refreshing: int = 0) -> int:
     """How many of the sampled prefixes, ages stalest first, a slice refreshes: as many as are older than an even
     spread of n refreshes over the target age would have them (n * (1 - age / target) at most of age `age` or
     more). So one is taken when due, and prefixes sampled together (a run's start, a listing's new prefixes) come
-    back a few each slice rather than all at once at their target age.
+    back a few each slice rather than all at once at their target age. `refreshing`: prefixes whose refresh is under
+    way, not in `ages_days`, counted in n as just sampled (left out, the spread of the others looks too stale).
 
     >>> paced([1, 1, 1, 1], target=4), paced([4, 3, 2, 1], target=4), paced([3, 2, 1, 0], target=4), paced([], 4)
     (1, 1, 0, 0)
     >>> paced([4, 4], target=4), paced([9, 0.5], target=4)
     (2, 1)
+    >>> paced([3, 2], target=4), paced([3, 2], target=4, refreshing=2)
+    (1, 0)
     """
-    n = len(ages_days)
+    n = len(ages_days) + refreshing
     excess = (i + 1 - n * (1 - min(age, target) / target) for i, age in enumerate(ages_days))
     return max(0, max((math.floor(e + 1e-9) for e in excess), default=0))
 
 
 def plan(
-    prefixes: Iterable[Prefix], now: datetime, policy: Policy, budget: Budget, slice: timedelta, carry: float = 0.0
+    prefixes: Iterable[Prefix],
+    now: datetime,
+    policy: Policy,
+    budget: Budget,
+    slice: timedelta,
+    carry: float = 0.0,
+    refreshing: int = 0,
 ) -> Plan:
     """What to sample in the slice [now, now + slice): picks in priority order while the slice's share of the daily
     budget, less the previous plan's `carry` (its overdraft), lasts. The last pick may overdraw it, and the next
     slices pay that back, so no prefix waits behind a cheaper one and any run of slices spends at most its share
     of the budget plus one pick. A stale prefix is due at its target age (`target_days`), and earlier when `paced`
     says so, so that prefixes first sampled together spread their refreshes over the target age instead of all
-    coming due, and taking the crawl's days, at once."""
+    coming due, and taking the crawl's days, at once. `refreshing`: known prefixes left out of `prefixes` because
+    their refresh is under way (landing.core.continuous.schedule.plannable), which the pace counts."""
     _check(policy, budget, slice)
     known = list(prefixes)
     now = _utc(now)
@@ -227,7 +237,7 @@ def plan(
     order += [(p, NEVER_SAMPLED) for p in never]
     order += [(p, SIGNALLED) for p in _stalest(signalled)]
     stale = _stalest(rest)
-    share = paced([(now - p.sampled) / DAY for p in stale], target_days(policy))
+    share = paced([(now - p.sampled) / DAY for p in stale], target_days(policy), refreshing)
 
     order += [(p, STALE) for n, p in enumerate(stale) if n < share or p.sampled <= due]
 

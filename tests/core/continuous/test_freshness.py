@@ -238,3 +238,29 @@ def test_requests_stay_within_the_daily_budget_over_90_simulated_days():
 def test_a_short_budget_lets_prefixes_age_past_refresh_days_and_says_so():
     plans, max_age, _, _ = _simulate(slack=0.9, days=30)
     assert not plans[-1].within and max(age for age in max_age if age is not None) > POLICY.refresh_days
+
+
+def _rounds_while_refreshes_stay_open(open_hours: int, days: int = 30) -> list[int]:
+    """Refreshes of 300 prefixes planned hourly as the continuous planner plans them: a prefix whose refresh is under
+    way (for `open_hours`) is left out of the plan, and counted as refreshing. Each prefix's refreshes in `days`."""
+    rng = random.Random(3)
+    known = {f"10.{1000 + i}": _prefix(f"10.{1000 + i}", dois=10 + rng.randrange(500)) for i in range(300)}
+    closes: dict[str, tuple[int, datetime]] = {}  # prefix -> (hour its round closes, when it was planned)
+    picks = dict.fromkeys(known, 0)
+    for hour in range(days * 24):
+        now = NOW + hour * HOUR
+        for name, (hour_closed, planned) in list(closes.items()):
+            if hour_closed <= hour:
+                known[name] = replace(known[name], sampled=planned)
+                del closes[name]
+        free = [p for name, p in known.items() if name not in closes]
+        for pick in plan(free, now, POLICY, PLENTY, HOUR, refreshing=len(closes)).picks:
+            picks[pick.prefix.prefix] += 1
+            closes[pick.prefix.prefix] = (hour + open_hours, now)
+    return list(picks.values())
+
+
+@pytest.mark.parametrize("open_hours", [1, 24])
+def test_refreshes_that_stay_open_are_paced_as_often_as_the_target_age_and_no_more(open_hours):
+    # The first sample, then one refresh every target age (6 days) at most: the first ones are spread over it.
+    assert sorted(set(_rounds_while_refreshes_stay_open(open_hours))) == [6, 7]
