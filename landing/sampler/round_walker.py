@@ -72,9 +72,8 @@ class RoundWalker:
         """Wait until the rushed visits are stored, or the clock reaches `until`: whether they all were."""
         run = self.run
         while self.pending:
-            ids = [runs.visit_id(run.id, order, rank) for order, rank in self.pending]
-            stored = await run.docs.call(_stored, run.docs.store, ids)
-            self.pending = [p for p, key in zip(self.pending, ids, strict=True) if key not in stored]
+            found = await run.docs.call(_stored, run.docs.store, run.id, self.pending)
+            self.pending = [p for p in self.pending if p not in found]
             left = clock.real_seconds(until - clock.now())
             if not self.pending or left <= 0:
                 break
@@ -82,5 +81,12 @@ class RoundWalker:
         return not self.pending
 
 
-def _stored(store, ids: list[str]) -> set[str]:
-    return {key for key in ids if store.get("visit", key) is not None}
+def _stored(store, run_id: str, pending: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The (order, rank) of `pending` whose visit is stored, or whose round is closed: its sample gone, and its visits
+    with it, once retention dropped them (landing.core.continuous.retention.ledger_to_drop)."""
+    gone = {order for order, _ in pending if store.get("sample", runs.sample_id(run_id, order)) is None}
+    return {
+        (order, rank)
+        for order, rank in pending
+        if order in gone or store.get("visit", runs.visit_id(run_id, order, rank)) is not None
+    }

@@ -110,3 +110,16 @@ async def _rushed_resumed(spider):  # noqa: F811
     run.docs.store.flush()
     assert await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0)) == ["10.1234/r1"]
     assert (walker.pending, spider.crawler.stats.get_value("landing/run/visited_before")) == ([(1, 1)], 1)
+
+
+def test_an_export_waits_for_no_registry_visit_whose_round_closed_and_was_dropped(spider):  # noqa: F811
+    asyncio.run(_dropped(spider))
+
+
+async def _dropped(spider):  # noqa: F811
+    run, walker = _plan_of_two_rounds(spider)
+    _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
+    await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0))
+    run.docs.store.delete("sample", [runs.sample_id(run.id, 1)])  # its round closed, and retention dropped it
+    run.docs.store.flush()
+    assert (await walker.settled(PAST), walker.pending) == (True, [])
