@@ -187,6 +187,10 @@ class RedisLayer:
     async def put(self, key, value) -> None:
         await self.redis.put(self.keyed(key), value)
 
+    def keep(self, key, value) -> bool:
+        self.redis.keep(self.keyed(key), value)
+        return True
+
     async def close(self) -> None:
         pass  # the connection is the answers' to close, once for every layer on it
 
@@ -250,21 +254,28 @@ class Redis:
         except (redis.RedisError, OSError) as error:
             self._failed(error)
 
+    def keep(self, key: str, value) -> None:
+        """put, in the next batch, with nobody waiting for it: a failed batch is counted and said once, as a put's."""
+        if self.clock() < self.paused_until:
+            return
+        self._queued(self.writes, key, json.dumps(value, ensure_ascii=False), wait=False)
+
     def _count(self, outcome: str, counted: bool) -> None:
         if counted:
             self.stats[outcome] += 1
 
-    def _queued(self, queue: dict, key: str, value=None) -> asyncio.Future:
-        """A future for key's read or write, sent in the next batch: at the end of this loop turn when no batch is
-        out, else as soon as the one out comes back."""
+    def _queued(self, queue: dict, key: str, value=None, wait: bool = True) -> asyncio.Future | None:
+        """A future for key's read or write (None unless `wait`), sent in the next batch: at the end of this loop turn
+        when no batch is out, else as soon as the one out comes back."""
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
+        future = loop.create_future() if wait else None
         entry = queue.get(key)
         if entry is None:
-            queue[key] = [value, [future]]
+            queue[key] = [value, [future] if wait else []]
         else:
             entry[0] = value  # a key written twice before its batch goes: its last value
-            entry[1].append(future)
+            if wait:
+                entry[1].append(future)
         if not self.sending and not self.scheduled:
             self.scheduled = True
             loop.call_soon(self._send)
@@ -296,6 +307,8 @@ class Redis:
             raise
         except Exception as error:
             answers = [error] * (len(writes) + len(reads))
+            if any(not futures for _, futures in writes.values()):
+                self._failed(error)  # writes kept with nobody waiting: counted here, once for the batch
         for (_, futures), answer in zip((*writes.values(), *reads.values()), answers):
             for future in futures:
                 if future.done():

@@ -211,12 +211,17 @@ class Matcher:
             if hasattr(self.results, "missed"):
                 self.results.missed()  # counted as `get` counted it before: the answers' stats say the same
             found = result.to_json()
-            if not stopped(found):
+            if not stopped(found) and not self._kept(key, found):
                 keeping = asyncio.ensure_future(self.results.put(key, found))
                 self.keeping.add(keeping)
                 keeping.add_done_callback(self.keeping.discard)
         self._count(found)
         return found
+
+    def _kept(self, key: tuple, found: dict) -> bool:
+        """The result kept in every layer with no Task (cache_layers.Stack.keep), when the layers can."""
+        keep = getattr(self.results, "keep", None)
+        return keep is not None and keep(key, found)
 
     def _count(self, result: dict) -> None:
         self.counts["inputs"] += 1

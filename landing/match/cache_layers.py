@@ -52,6 +52,11 @@ class Memory:
     async def put(self, key, value) -> None:
         self.values[key] = value
 
+    def keep(self, key, value) -> bool:
+        """put, at once."""
+        self.values[key] = value
+        return True
+
     async def close(self) -> None:
         pass
 
@@ -98,6 +103,19 @@ class Stack:
     async def put(self, key, value) -> None:
         for layer in self.layers:
             await layer.put(key, value)
+
+    def keep(self, key, value) -> bool:
+        """put, with no turn of the event loop, when every layer can (`keep`: Memory at once, Redis in its next batch,
+        nobody waiting for it): whether it did; False, and nothing kept, when a layer cannot.
+
+        >>> near, far = Memory(10), Memory(10)
+        >>> stack(near, far).keep("k", 1), near.held("k"), far.held("k")
+        (True, (True, 1), (True, 1))
+        """
+        keeps = [getattr(layer, "keep", None) for layer in self.layers]
+        if None in keeps:
+            return False
+        return all([keep(key, value) for keep in keeps])
 
     async def close(self) -> None:
         for layer in self.layers:

@@ -146,6 +146,33 @@ def test_a_result_stored_by_one_instance_is_found_by_another_under_the_same_vers
     assert run(scenario()) == (RESULT, None, None)
 
 
+def test_a_result_kept_with_nobody_waiting_is_found_by_another_instance_once_its_batch_went(redis_server):
+    space = namespace()
+
+    async def scenario():
+        writer, reader = SharedAnswers(redis_server, 3600, space), SharedAnswers(redis_server, 3600, space)
+        kept = writer.results.keep(("v", "known", "text"), RESULT)
+        await writer.close()  # the batch queued at the keep goes before the connection closes
+        got = await reader.get_result("v", "known", "text")
+        await reader.close()
+        return kept, got
+
+    assert run(scenario()) == (True, RESULT)
+
+
+def test_a_result_kept_with_nobody_waiting_while_redis_is_down_is_counted_as_one_error(tmp_path):
+    async def scenario(server):
+        shared = SharedAnswers(server.url, 3600, namespace())
+        server.stop()
+        shared.results.keep(("v", "known", "a"), RESULT)
+        shared.results.keep(("v", "known", "b"), RESULT)
+        await shared.close()
+        return shared.stats["errors"], shared.results.held(("v", "known", "a"))
+
+    with redis_process(tmp_path) as server:
+        assert run(scenario(server)) == (1, (True, RESULT))
+
+
 def test_a_result_found_once_is_found_again_without_asking_redis(redis_server):
     space = namespace()
 
