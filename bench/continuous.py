@@ -275,15 +275,26 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
         f"(LANDING_EXPORT_EVERY={setting(opts.set, 'LANDING_EXPORT_EVERY')}); every version's files still there: "
         f"{'yes' if len(whole) == len(every) else 'no'} ({len(whole)} of {len(every)})"
     )
+    moved = detections(timeline, pairs)
+    # A pair is registry-visible when the registries list one of its DOIs on the new domain: a move the world calls
+    # registry-visible shows nothing there for a prefix whose DOIs on the site are registered on a redirector.
+    shows = {(m["at"], m["to"]): m for m in timeline.of_kind("move")}
+    split_by = {True: [], False: []}
+    for d in moved:
+        split_by[timeline.registry_shows(shows[(d.moved, d.domain)], d.prefix)].append(d)
+    redirected = sum(shows[(d.moved, d.domain)].get("registry", True) for d in split_by[False])
     for registry, label, bound in ((True, "registry-visible", VISIBLE_DAYS), (False, "registry-silent", refresh)):
-        of_kind = timeline.moves(registry)
-        split = summary(detections(timeline, pairs, of_kind), bound, until=end)
+        split = summary(split_by[registry], bound, until=end)
         print(
-            f"{label} moves: {len(of_kind)}, {split['pairs']} pairs, {split['shown']} shown; within {bound:g} d: "
+            f"{label} pairs: {split['pairs']}, {split['shown']} shown; within {bound:g} d: "
             f"{split['within'] or 0:.0%} ({split['pending']} pending); median {days(split['median_days'])}, "
             f"max {days(split['max_days'])}"
+            + (
+                f" ({redirected} of a registry-visible move, their DOIs registered on a redirector)"
+                if redirected and not registry
+                else ""
+            )
         )
-    moved = detections(timeline, pairs)
     figures = summary(moved, refresh, until=end)
     print(
         f"moves: {len(timeline.of_kind('move'))}, {figures['pairs']} (prefix, new domain) pairs, {figures['shown']} "

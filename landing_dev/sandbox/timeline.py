@@ -39,6 +39,7 @@ class Doi:
     prefix: str
     hosts: frozenset
     site: str | None = None
+    registered: str | None = None  # the host of its registered URL: a redirector's, when its owner runs one
 
 
 def doi_of(record: dict) -> Doi:
@@ -46,7 +47,8 @@ def doi_of(record: dict) -> Doi:
     client stopped (a failing visit still names its domain in the artifacts)."""
     hosts = {urlsplit(record[key]).hostname for key in _ENDS if record.get(key)}
     site = urlsplit(record.get("landing_url") or "").hostname
-    return Doi(record["ra"], str(record["member_id"]), record["prefix"], frozenset(hosts - {None}), site)
+    registered = (urlsplit(record.get("resource_url") or "").hostname or "").lower() or None
+    return Doi(record["ra"], str(record["member_id"]), record["prefix"], frozenset(hosts - {None}), site, registered)
 
 
 class Timeline:
@@ -74,6 +76,14 @@ class Timeline:
         """The registry-visible moves (True) or the registry-silent ones (False); a move that does not say is
         registry-visible, as the server takes it."""
         return [e for e in self.of_kind("move") if e.get("registry", True) == registry]
+
+    def registry_shows(self, move: dict, prefix: str) -> bool:
+        """Whether the registries show `move` for `prefix`: it is registry-visible and a DOI of the prefix on the moved
+        site is registered there (a DOI registered on its owner's redirector keeps its URL: only a visit sees it)."""
+        host = move["host"].lower()
+        return move.get("registry", True) and any(
+            d.prefix == prefix and d.registered == host and move["host"] in d.hosts for d in self.dois
+        )
 
     def site_of(self, domain: str) -> str:
         """The site a domain serves: a moved site's new domains count as the site itself."""

@@ -131,3 +131,19 @@ def test_a_prefixs_site_shares_count_its_dois_by_landing_site_and_a_new_domain_i
     timeline = Timeline(dois, EVENTS)
     assert timeline.site_shares() == {"10.1000": {"a.example": 0.75, "b.example": 0.25}}
     assert (timeline.site_of("a.platform0.example"), timeline.site_of("c.example")) == ("www.a.example", "c.example")
+
+
+def test_the_registries_show_a_move_only_for_a_prefix_whose_dois_on_the_site_are_registered_there():
+    dois = [
+        Doi("crossref", "1", "10.1000", frozenset({"www.a.example"}), registered="www.a.example"),
+        Doi("crossref", "2", "10.2000", frozenset({"www.a.example"}), registered="dx.owner.example"),
+    ]
+    move = {"at": _at(3), "kind": "move", "host": "www.a.example", "to": "a.platform0.example", "old": "redirect"}
+    silent = {**move, "registry": False}
+    timeline = Timeline(dois, [move])
+    assert [timeline.registry_shows(m, p) for m in (move, silent) for p in ("10.1000", "10.2000")] == [
+        True,
+        False,
+        False,
+        False,
+    ]
