@@ -94,6 +94,9 @@ class Serving:
         self.forced = self.stop_when_open = False
 
     def begin(self):
+        from landing.serve.admission import collect_rarely
+
+        collect_rarely()
         if self.http:
             asyncio.ensure_future(self._listen())
 

@@ -3,10 +3,11 @@ the real Service over raw sockets where a socket is what is bounded."""
 
 import asyncio
 import errno
+import gc
 import json
 import logging
 
-from landing.serve.admission import ACCEPT_FAILED, Admission, quiet_accept_errors
+from landing.serve.admission import ACCEPT_FAILED, Admission, collect_rarely, quiet_accept_errors
 from tests.serve.test_fast_path import DEADLINE, Served, get, logger, read_response, run
 
 
@@ -148,3 +149,12 @@ def test_accept_errors_for_want_of_descriptors_are_one_line_with_their_count_and
         ["something else"],
         ["accept() failed 1 time(s) (at most one line a minute): [Errno 24] Too many open files"],
     )
+
+
+def test_the_service_runs_full_collections_a_hundred_times_less_often_than_python_and_young_ones_as_often():
+    before = gc.get_threshold()
+    try:
+        collect_rarely()
+        assert gc.get_threshold() == (700, 10, 1000)
+    finally:
+        gc.set_threshold(*before)
