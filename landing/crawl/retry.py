@@ -66,6 +66,7 @@ class BackoffRetryMiddleware(RetryMiddleware):
         self.outages: dict[str, Outage] = {}  # host -> its outage, only while it has one
         self.changes: dict[str, asyncio.Event] = {}  # host -> set when its outage changes, for the requests waiting
         self.stopping = False
+        self.stopped: asyncio.Event | None = None  # set at crawl_stopping; made by the first retry that waits its time
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -92,16 +93,27 @@ class BackoffRetryMiddleware(RetryMiddleware):
         return not request.meta.get(PROBE) and _host(request) in self.outages
 
     def stop(self) -> None:
-        """At crawl_stopping: every request waiting for a host's turn ends in Stopped (left to the next crawl)."""
+        """At crawl_stopping: every request waiting for a host's turn, or for its own retry's time, ends in Stopped
+        (left to the next crawl)."""
         self.stopping = True
         for change in self.changes.values():
             change.set()
         self.changes.clear()
+        if self.stopped is not None:
+            self.stopped.set()
 
     async def process_request(self, request, spider=None):
         request.meta.pop(PROBE, None)  # a retry's copy of a probe is not one yet
         if (wait := request.meta.pop(WAIT_UNTIL, 0.0) - self.clock()) > 0:
-            await asyncio.sleep(wait)
+            # Up to LANDING_BACKOFF_MAX: a stop does not wait it out (the engine closes once no request is in flight).
+            if self.stopped is None:
+                self.stopped = asyncio.Event()
+            try:
+                await asyncio.wait_for(self.stopped.wait(), wait)
+            except TimeoutError:
+                pass
+            if self.stopping:
+                raise Stopped(request.url)
         await self.turn(request, probe=False)
 
     async def turn(self, request, probe: bool = True) -> None:

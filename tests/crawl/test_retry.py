@@ -260,3 +260,17 @@ def test_a_request_before_the_download_slot_goes_on_once_the_pause_is_over_witho
     request = Request(PAGE + "?next")
     asyncio.run(made.process_request(request))
     assert (PROBE in request.meta, made.outages["pub.example:443"].probe) == (False, False)
+
+
+def test_a_stopping_crawl_ends_a_retry_waiting_for_its_own_time(clock):
+    made = middleware(clock)
+    retry, _ = answer(made, status=500)  # its retry waits a second of its own
+
+    async def run():
+        waiting = asyncio.ensure_future(made.process_request(retry))
+        await asyncio.sleep(0)
+        made.stop()
+        with pytest.raises(Stopped):  # at once: without the stop, the retry goes after its second
+            await waiting
+
+    asyncio.run(run())
