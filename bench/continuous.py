@@ -11,7 +11,8 @@ on one compressed clock (LANDING_CLOCK, LANDING_CLOCK_SPEED, LANDING_CLOCK_SINCE
 a SIGTERM, which exports a last version. Sampled every `--every` real seconds: the crawl's RSS, the sizes of the
 document store, the blobs and the artifacts, and the requests the sandbox answered. Printed: each move's delay until
 a version names its (prefix, new domain) pairs, against LANDING_REFRESH_DAYS, and apart for the registry-visible
-moves (within 1 day) and the registry-silent ones (within LANDING_REFRESH_DAYS); new prefixes' delay until a version
+pairs (within 1 day: the registries list a DOI of the prefix on the new domain) and the others (within
+LANDING_REFRESH_DAYS); new prefixes' delay until a version
 names them; pairs the artifacts name that were never true; the prefixes' ages at the end; the hours between
 versions and whether every version's files are still there; per prefix, the sites its visits reached against the
 sites holding 5% of its DOIs or more, and its refresh rounds; requests (the crawl's and the sandbox's) and growth
