@@ -279,13 +279,9 @@ def report(opts, timeline, stores, samples, crawl, wall_of, simulated, start, en
     moved = detections(timeline, pairs)
     # A pair is registry-visible when the registries list one of its DOIs on the new domain: a move the world calls
     # registry-visible shows nothing there for a prefix whose DOIs on the site are registered on a redirector.
-    shows = {(m["at"], m["to"]): m for m in timeline.of_kind("move")}
-    split_by = {True: [], False: []}
-    for d in moved:
-        split_by[timeline.registry_shows(shows[(d.moved, d.domain)], d.prefix)].append(d)
-    redirected = sum(shows[(d.moved, d.domain)].get("registry", True) for d in split_by[False])
+    shown, silent, redirected = timeline.registry_split(moved)
     for registry, label, bound in ((True, "registry-visible", VISIBLE_DAYS), (False, "registry-silent", refresh)):
-        split = summary(split_by[registry], bound, until=end)
+        split = summary(shown if registry else silent, bound, until=end)
         print(
             f"{label} pairs: {split['pairs']}, {split['shown']} shown; within {bound:g} d: "
             f"{split['within'] or 0:.0%} ({split['pending']} pending); median {days(split['median_days'])}, "

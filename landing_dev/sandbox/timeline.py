@@ -85,6 +85,15 @@ class Timeline:
             d.prefix == prefix and d.registered == host and move["host"] in d.hosts for d in self.dois
         )
 
+    def registry_split(self, found: list["Detection"]) -> tuple[list["Detection"], list["Detection"], int]:
+        """(the pairs the registries show, the others, how many of the others are of a registry-visible move): each
+        moved pair of `found` (detections) by `registry_shows`."""
+        moves = {(m["at"], m["to"]): m for m in self.of_kind("move")}
+        shown, silent = [], []
+        for d in found:
+            (shown if self.registry_shows(moves[(d.moved, d.domain)], d.prefix) else silent).append(d)
+        return shown, silent, sum(moves[(d.moved, d.domain)].get("registry", True) for d in silent)
+
     def site_of(self, domain: str) -> str:
         """The site a domain serves: a moved site's new domains count as the site itself."""
         return next((e["host"] for e in self.of_kind("move") if e["to"] == domain), domain)

@@ -36,6 +36,22 @@ def _plan(run, *samples: dict) -> None:
     run.docs.store.flush()
 
 
+def _stored_visit(run, rank: int) -> None:
+    """The visit of rank `rank` of the registry sample (order 1, DOIs 10.1234/r<rank>), stored."""
+    run.docs.store.put(
+        "visit", runs.visit_id(run.id, 1, rank), runs.visit_doc(run.id, 1, rank, f"10.1234/r{rank}", "s")
+    )
+    run.docs.store.flush()
+
+
+async def _rushed_registry(spider) -> tuple:  # noqa: F811
+    """_plan_of_two_rounds, then a registry sample of two DOIs (order 1) rushed: (run, walker)."""
+    run, walker = _plan_of_two_rounds(spider)
+    _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
+    await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0))
+    return run, walker
+
+
 async def _visited(steps) -> list[str]:
     """The DOIs whose visits an async generator of the walker handed over, in order."""
     return [item.meta["pid"]["pid/doi"] async for item in steps if isinstance(item, Request)]
@@ -88,14 +104,10 @@ def test_an_export_waits_only_for_the_registry_visits_not_yet_stored(spider):  #
 
 
 async def _settled(spider):  # noqa: F811
-    run, walker = _plan_of_two_rounds(spider)
-    _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
-    await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0))
-    run.docs.store.put("visit", runs.visit_id(run.id, 1, 0), runs.visit_doc(run.id, 1, 0, "10.1234/r0", "s"))
-    run.docs.store.flush()
+    run, walker = await _rushed_registry(spider)
+    _stored_visit(run, 0)
     assert (await walker.settled(PAST), walker.pending) == (False, [(1, 1)])
-    run.docs.store.put("visit", runs.visit_id(run.id, 1, 1), runs.visit_doc(run.id, 1, 1, "10.1234/r1", "s"))
-    run.docs.store.flush()
+    _stored_visit(run, 1)
     assert (await walker.settled(PAST), walker.pending) == (True, [])
 
 
@@ -106,8 +118,7 @@ def test_a_rushed_sample_visits_only_its_dois_without_a_visit_and_counts_the_oth
 async def _rushed_resumed(spider):  # noqa: F811
     run, walker = _plan_of_two_rounds(spider)
     _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
-    run.docs.store.put("visit", runs.visit_id(run.id, 1, 0), runs.visit_doc(run.id, 1, 0, "10.1234/r0", "s"))
-    run.docs.store.flush()
+    _stored_visit(run, 0)
     assert await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0)) == ["10.1234/r1"]
     assert (walker.pending, spider.crawler.stats.get_value("landing/run/visited_before")) == ([(1, 1)], 1)
 
@@ -117,9 +128,7 @@ def test_an_export_waits_for_no_registry_visit_whose_round_closed_and_was_droppe
 
 
 async def _dropped(spider):  # noqa: F811
-    run, walker = _plan_of_two_rounds(spider)
-    _plan(run, _sample(1, "registry", ["10.1234/r0", "10.1234/r1"]))
-    await _visited(walker.rush({"run/id": run.id, "run/owners": 2}, 0))
+    run, walker = await _rushed_registry(spider)
     run.docs.store.delete("sample", [runs.sample_id(run.id, 1)])  # its round closed, and retention dropped it
     run.docs.store.flush()
     assert (await walker.settled(PAST), walker.pending) == (True, [])
