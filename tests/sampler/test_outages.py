@@ -1,24 +1,26 @@
 """A resolver outage during a crawl costs no DOI (issue 42): its requests back off (landing.crawl.retry), a probe at a
 time, and every DOI is visited once the resolver is back.
 
-One crawl of a dozen DOIs, the resolver taken down for 10 real seconds once three DOIs went through it. Pauses of at
-most BACKOFF_MAX make that outage many times what a DOI's own RETRY_TIMES retries outlive (2 s at most): only
-retries past them, for as long as the outage lasts, get every DOI visited, as they do through an outage of a minute
-at the defaults. The crawl is idle while it waits (a probe every 0.5-1 s): about 15 s of wall.
+One crawl of six DOIs, the resolver down (503) once three requests went through it, and back only once one URL is
+asked of it a (RETRY_TIMES+2)-th time: the outage outlasts that DOI's own RETRY_TIMES retries by construction, not by
+timing, so only retries past them get every DOI visited. A crawl that gave up after RETRY_TIMES leaves the resolver
+down (LONGEST) and its DOIs unvisited. The crawl is idle while it waits (a probe every 0.5-1 s): about 10 s of wall.
 """
 
 import json
 import re
 import sqlite3
+from collections import Counter
 
 import pytest
 
+from landing import settings as defaults
 from landing_dev.sandbox.server import RunningSandbox
 from tests import forked
 from tests.sampler.crawling import PROJECT, Stores
 
-DOIS = {f"10.99007/out{i}": f"https://pub{i % 3}.example/article/{i}" for i in range(12)}
-OUTAGE_SECONDS = 10
+DOIS = {f"10.99007/out{i}": f"https://pub{i % 3}.example/article/{i}" for i in range(6)}
+LONGEST = 120  # seconds the resolver stays down if no URL is asked of it past RETRY_TIMES
 BACKOFF_MAX = 1  # seconds: a failing host's longest pause (LANDING_BACKOFF_MAX), its least
 BEFORE = 3  # resolver requests answered before the outage begins
 
@@ -53,14 +55,24 @@ def _stat(log: str, name: str) -> int:
 def outage(tmp_path_factory):
     root = tmp_path_factory.mktemp("outage")
     stores = Stores(root / "stores")
-    resolved = []
-    holder = {}
+    answered, refused = [], Counter()  # the resolver's requests before its outage; each URL's refusals in it
+    holder = {"down": False}
 
-    def watch(request):  # on the sandbox's loop: the resolver goes down as the BEFORE+1-th DOI reaches it
-        if request.host == "doi.org":
-            resolved.append(request.url)
-            if len(resolved) == BEFORE + 1:
-                holder["sandbox"].server.take_down("doi.org", OUTAGE_SECONDS)
+    def watch(request):  # on the sandbox's loop, before the answer: down as the BEFORE+1-th request reaches it
+        if request.host != "doi.org":
+            return
+        server = holder["sandbox"].server
+        if holder["down"] and refused[request.url] > defaults.RETRY_TIMES:  # a try past the URL's own retries
+            server.take_down("doi.org", 0)
+            holder["down"] = False
+        elif holder["down"]:
+            refused[request.url] += 1
+        elif not refused and len(answered) == BEFORE:
+            server.take_down("doi.org", LONGEST, how="503")
+            holder["down"] = True
+            refused[request.url] += 1
+        else:
+            answered.append(request.url)
 
     sandbox = holder["sandbox"] = RunningSandbox(_world(root / "world"), watch=watch)
     settings = ["-s", "LANDING_SOURCES=crossref", "-s", "LANDING_DRIVER=http"]
