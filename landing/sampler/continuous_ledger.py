@@ -260,6 +260,7 @@ class ContinuousLedger:
             doc = registry_deltas.visited(doc, sample, analyses)
         else:
             doc = registry_deltas.resourced(schedule.sampled(doc, sample, analyses), sample, analyses)
+            doc = registry_deltas.first_sampled(doc, sample, analyses)
         self._put_prefix(doc_id, doc)
         if self.known is not None:
             after = rotation.seen(doc)

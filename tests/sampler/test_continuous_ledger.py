@@ -218,6 +218,19 @@ def test_a_registry_delta_onto_a_new_domain_is_visited_first_in_the_next_round_a
     assert (figures["rounds"], prefix["prefix/sampled"], prefix["prefix/signals"]) == (1, T1, ["domain-changed"])
 
 
+def test_a_site_the_registries_moved_before_the_first_sample_and_that_sample_missed_is_visited_next(records):
+    run, state, _ = records.open(T0)
+    state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)
+    look = registry_deltas.Look(keep=3)
+    look.add(registry_deltas.entries([("10.1/m", "https://new.example/m")]), records.tallies("crossref", ["10.1"]))
+    assert records.observe("crossref", look, 3) == {"changes": 0, "signalled": 0}
+    run, state, _ = _visited_round(records, run, state, T1, "old.example")
+    prefix = records.docs.get("prefix", "crossref 10.1")
+    assert (prefix["prefix/registry-dois"], prefix["prefix/signals"]) == (["10.1/m"], ["registry-changed"])
+    (run, state, _), plan = _planned(records, run, state, "2026-11-01T02:00:00Z")
+    assert [(p.reason, p.dois) for p in plan.picks] == [("registry", 1)]
+
+
 def test_a_refresh_asks_for_a_sample_with_the_prefixs_panel_and_its_record_of_dois_drawn(records):
     run, state, _ = records.open(T0)
     state, _ = records.relist({("crossref", "10.1"): {"7": 40}}, state, T0, True)

@@ -25,6 +25,8 @@ TALLY_DOMAINS = 50  # domains a prefix's tally keeps, the most seen: a prefix's 
 # whole tally held, and at least this many. Re-indexing touches a prefix's DOIs in proportion to where they are, so a
 # minority domain outgrowing its history in one window is a move; a handful of DOIs is not told from a stray deposit.
 MOVE_DOIS = 5
+# DOIs kept per domain of the updates seen before a prefix's first sample: enough to reach a domain its sample missed.
+EARLY_DOIS = 2
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,9 @@ class Look:
         ...     ("10.9/c", "https://x.example/c")]), {"10.1": {"old.example": 9}, "10.9": None})
         >>> look.dois, look.seen, look.kept
         (3, {'10.1': Counter({'old.example': 1, 'new.example': 1})}, {'10.1': {'new.example': ['10.1/b']}})
+        >>> look.add(entries([("10.2/a", "https://a.example/a")]), {"10.2": {}})  # no tally yet: every domain kept
+        >>> look.kept["10.2"]
+        {'a.example': ['10.2/a']}
         """
         for entry in found:
             self.dois += 1
@@ -106,7 +111,7 @@ class Look:
             if tally is None:
                 continue
             self.seen.setdefault(entry.prefix, Counter())[entry.domain] += 1
-            if tally and not _majority(tally, entry.domain):
+            if not tally or not _majority(tally, entry.domain):
                 dois = self.kept.setdefault(entry.prefix, {}).setdefault(entry.domain, [])
                 if len(dois) < self.keep and entry.doi not in dois:
                     dois.append(entry.doi)
@@ -158,7 +163,8 @@ def changes(tally: Mapping[str, int], seen: Mapping[str, int]) -> list[str]:
 def observed(doc: dict, seen: Mapping[str, int], kept: Mapping[str, list[str]], limit: int) -> tuple[dict, int]:
     """(a prefix document once a look saw its DOIs, how many DOIs it keeps for a visit now): the tally grown;
     when a domain is a change (`changes`) and the prefix was sampled, the signal `registry-changed` and the
-    change's DOIs kept, at most `limit` in all. A prefix never sampled is sampled first anyway: no signal.
+    change's DOIs kept, at most `limit` in all. A prefix never sampled is sampled first anyway: no signal, but a few
+    DOIs of each domain it has no majority of kept (`prefix/registry-early`) for `first_sampled` to weigh.
 
     >>> doc = {"prefix/sampled": "2030-01-01T00:00:00Z", "prefix/signals": [], "prefix/resources": {"old.example": 9}}
     >>> after, new = observed(doc, {"new.example": 2}, {"new.example": ["10.1/a", "10.1/b"]}, limit=30)
@@ -166,11 +172,15 @@ def observed(doc: dict, seen: Mapping[str, int], kept: Mapping[str, list[str]], 
     (['registry-changed'], ['10.1/a', '10.1/b'], {'old.example': 9, 'new.example': 2}, 2)
     >>> observed(doc, {"old.example": 2}, {}, limit=30)[0]["prefix/signals"]
     []
+    >>> never = {"prefix/sampled": None, "prefix/signals": []}
+    >>> after, new = observed(never, {"new.example": 3}, {"new.example": ["10.1/a", "10.1/b", "10.1/c"]}, limit=30)
+    >>> after["prefix/registry-early"], after["prefix/signals"], new
+    ({'new.example': ['10.1/a', '10.1/b']}, [], 0)
     """
     tally = tally_of(doc)
     doc = {**doc, "prefix/resources": tallied(tally, seen)}
     if doc.get("prefix/sampled") is None:
-        return doc, 0
+        return {**doc, "prefix/registry-early": early(doc.get("prefix/registry-early") or {}, kept, limit)}, 0
     moved = [doi for name in changes(tally, seen) for doi in kept.get(name, ())]
     before = list(doc.get("prefix/registry-dois") or ())
     dois = list(dict.fromkeys(before + moved))[: max(limit, len(before))]
@@ -178,6 +188,55 @@ def observed(doc: dict, seen: Mapping[str, int], kept: Mapping[str, list[str]], 
         return doc, 0
     signals = sorted({*(doc.get("prefix/signals") or ()), REGISTRY_CHANGED})
     return {**doc, "prefix/registry-dois": dois, "prefix/signals": signals}, len(dois) - len(before)
+
+
+def early(before: Mapping[str, list[str]], kept: Mapping[str, list[str]], limit: int) -> dict[str, list[str]]:
+    """The DOIs kept before a prefix's first sample, per domain, grown by a look's: EARLY_DOIS a domain, the domains
+    met first kept while the whole holds at most `limit` DOIs.
+
+    >>> early({"a.example": ["10.1/a"]}, {"a.example": ["10.1/b", "10.1/c"], "b.example": ["10.1/d"]}, limit=3)
+    {'a.example': ['10.1/a', '10.1/b'], 'b.example': ['10.1/d']}
+    >>> early({"a.example": ["10.1/a", "10.1/b"]}, {"b.example": ["10.1/d"]}, limit=2)
+    {'a.example': ['10.1/a', '10.1/b']}
+    """
+    grown = {name: list(dois) for name, dois in before.items()}
+    room = limit - sum(len(dois) for dois in grown.values())
+    for name, dois in kept.items():
+        have = grown.get(name, [])
+        more = [doi for doi in dois if doi not in have][: max(0, min(room, EARLY_DOIS - len(have)))]
+        if more:
+            grown[name] = have + more
+            room -= len(more)
+    return grown
+
+
+def first_sampled(doc: dict, sample: dict, analyses: Iterable[dict]) -> dict:
+    """A prefix's document once its first sample's visits are stored: the DOIs the registries put on domains that
+    sample did not reach (`prefix/registry-early`) kept for a visit (`prefix/registry-dois`, signalled), the others
+    dropped. A move before the first sample is otherwise seen only by a refresh that draws the moved site.
+
+    >>> doc = {"prefix/signals": [], "prefix/registry-early": {"a.example": ["10.1/x"], "b.example": ["10.1/y"]}}
+    >>> sample = {"sample/planned": "2030-01-05T00:00:00Z", "sample/dois": ["10.1/a"]}
+    >>> after = first_sampled(doc, sample, [{"pid/doi": "10.1/a", "snapshot/resource-url": "https://a.example/1",
+    ...     "snapshot/timestamp": "2030-01-05T01:00:00Z"}])
+    >>> after["prefix/registry-dois"], after["prefix/signals"], "prefix/registry-early" in after
+    (['10.1/y'], ['registry-changed'], False)
+    """
+    found = doc.get("prefix/registry-early")
+    doc = {name: value for name, value in doc.items() if name != "prefix/registry-early"}
+    if not found:
+        return doc
+    planned, drawn = sample["sample/planned"], set(sample.get("sample/dois") or ())
+    reached = resources(a for a in analyses if a.get("snapshot/timestamp", "") >= planned and a.get("pid/doi") in drawn)
+    missed = [doi for name, dois in found.items() if name not in reached for doi in dois if doi not in drawn]
+    if not missed:
+        return doc
+    dois = list(dict.fromkeys([*(doc.get("prefix/registry-dois") or ()), *missed]))
+    return {
+        **doc,
+        "prefix/registry-dois": dois,
+        "prefix/signals": sorted({*(doc.get("prefix/signals") or ()), REGISTRY_CHANGED}),
+    }
 
 
 def resources(analyses: Iterable[dict]) -> Counter:

@@ -5,8 +5,8 @@ browse every one); what goes is a version's report (its HTML pages and the repor
 derived), kept for every version younger than `keep_days`, then for the last of each calendar month (UTC), so
 always for the latest; the artifact files of every version older than `keep_days` are compressed.
 Snapshots, one DOI at a time: the last `keep_last`, every one whose outcome (final domain, failure class, meta-tag
-correctness) differs from the same driver's snapshot before it, and the one reports count (the latest that
-reached a page, else the latest). So what is kept grows with the changes a DOI shows, not with its visits, and
+correctness) differs from the same driver's snapshot before it, and the one reports count
+(landing.core.publishing.current_analysis.current). So what is kept grows with the changes a DOI shows, not with its visits, and
 the kept snapshots still say what each DOI's outcome was at any time. docs/continuous.md "Retention".
 """
 

@@ -93,6 +93,39 @@ def test_a_prefix_never_sampled_learns_its_domains_without_a_signal():
     assert doc["prefix/resources"] == {"old.example": 4, "new.example": 1}
 
 
+def test_a_prefix_never_sampled_keeps_two_dois_of_each_domain_it_has_no_majority_of_until_its_first_sample():
+    pairs = [(f"10.1/n{n}", f"https://new.example/{n}") for n in range(3)] + [("10.1/o", "https://old.example/o")]
+    look = _look({"10.1": {"old.example": 4}}, *pairs)
+    doc, _ = _observed(_doc({"old.example": 4}, sampled=None), look)
+    assert doc["prefix/registry-early"] == {"new.example": ["10.1/n0", "10.1/n1"]}
+
+
+def _first_visits(*ends):
+    return [
+        {"pid/doi": doi, "snapshot/resource-url": f"https://{domain}/x", "snapshot/timestamp": "2030-01-02T05:00:00Z"}
+        for doi, domain in ends
+    ]
+
+
+def test_a_first_sample_that_missed_a_domain_the_registries_showed_keeps_its_dois_for_a_visit_and_signals():
+    doc = _doc({}, sampled=None, **{"prefix/registry-early": {"old.example": ["10.1/o"], "new.example": ["10.1/n"]}})
+    sample = {"sample/planned": "2030-01-02T04:00:00Z", "sample/dois": ["10.1/a", "10.1/b"]}
+    after = deltas.first_sampled(doc, sample, _first_visits(("10.1/a", "old.example"), ("10.1/b", "old.example")))
+    assert (after["prefix/registry-dois"], after["prefix/signals"]) == (["10.1/n"], [REGISTRY_CHANGED])
+    assert "prefix/registry-early" not in after
+
+
+def test_a_first_sample_that_reached_every_domain_the_registries_showed_keeps_nothing_for_a_visit():
+    doc = _doc({}, sampled=None, **{"prefix/registry-early": {"new.example": ["10.1/n"]}})
+    sample = {"sample/planned": "2030-01-02T04:00:00Z", "sample/dois": ["10.1/a"]}
+    after = deltas.first_sampled(doc, sample, _first_visits(("10.1/a", "new.example")))
+    assert (after.get("prefix/registry-dois"), after["prefix/signals"], "prefix/registry-early" in after) == (
+        None,
+        [],
+        False,
+    )
+
+
 def test_a_prefix_with_no_tally_yet_learns_its_first_domains_without_a_signal():
     look = _look({"10.1": {}}, ("10.1/a", "https://new.example/a"))
     doc, kept = _observed(_doc({}), look)
