@@ -5,13 +5,15 @@
                                       [--quick]
 
 Generates a world, crawls it once (sandbox at 0 ms) for the artifacts, starts a redis-server and serves the world
-again at --latency-ms. Then, in one run:
+again at --latency-ms. Each service runs at the defaults (its own caches, no LANDING_MATCH_REDIS) but where a step
+shares: the last line of 1, and 4 and 6. Then, in one run:
 
 1. string-recoverable inputs (DOI literals, doi.org URLs, landing URLs that hold their DOI on a domain the artifact
    vouches for; `fetch=none`): a warm-up pass (the Handle API answers cached), then GET /match at each --clients for
    --seconds (answers/s, p50, p99 per request) driven by wrk, and POST /match in batches of 100 at the largest
    --clients (bench/service_client.py); then the same at the largest --clients with every input one never asked
-   before (no result cached, the questions' answers cached): a stream of new links. --quick stops there;
+   before (no result cached, the questions' answers cached): a stream of new links; and those by GET again against
+   an instance that keeps its results in Redis too (LANDING_MATCH_REDIS). --quick stops there;
 2. the same inputs through the pure cascade called in a loop in this process (landing.core.matching.cascade.drive, every
    registry answer from a table: the physical limit), and through `scrapy match -i --no-fetch`, as ratios;
 3. page inputs (landing URLs without their DOI: the page must be fetched) at the largest --clients, each POSTing
@@ -164,11 +166,13 @@ def main():
             "AUTOTHROTTLE_START_DELAY": defaults.AUTOTHROTTLE_START_DELAY,
             "TELNETCONSOLE_ENABLED": False,
         }
+        # What one process runs with at the defaults: its own caches, no Redis. Only the steps that share (4, 6) set it.
+        alone = {**serve_settings, "LANDING_MATCH_REDIS": ""}
         services = []
         try:
             if args.fairness_only:
-                return step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
-            one = Service("one", tmp, serve_settings)
+                return step(sys.modules[__name__], tmp, alone, strings, string_file, most, args.seconds, slow)
+            one = Service("one", tmp, alone)
             services.append(one)
             print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
             warming = "--requests", len(strings) // BATCH + 1, "--batch", BATCH, "--fetch", "none"  # every input once
@@ -187,6 +191,15 @@ def main():
             show(f"GET, {most} clients, no result cached", uncached)
             uncached_batched = clients([one.url], string_file, most, *fresh, 2, "--batch", BATCH)
             show(f"POST x{BATCH}, {most} clients, none cached", uncached_batched)
+            shared = Service("shared", tmp, serve_settings)
+            services.append(shared)
+            clients([shared.url], string_file, most, *warming)
+            show(
+                f"GET, {most} clients, no result cached, LANDING_MATCH_REDIS",
+                wrk_get([shared.url], paths, most, args.seconds, unique=2),
+            )
+            shared.close()
+            services.remove(shared)
             if args.quick:
                 return
 
@@ -285,14 +298,14 @@ def main():
             print(f"  {stream_rate(redis_url, strings):9,.0f} answers/s (entries added, their results all written)")
 
             print(f"\n7. {args.flood:,} idle or half-open connections from one client, a second one asking", flush=True)
-            flooded = Service("flooded", tmp, serve_settings)
+            flooded = Service("flooded", tmp, alone)
             services.append(flooded)
             clients([flooded.url], string_file, most, *warming)  # its result cache warm, its memory grown as it would
             found = service_flood.flood(
                 flooded.url, flooded.process.process.pid, strings[:200], args.flood, args.settle
             )
             service_flood.show_flood(found, args.settle)
-            step(sys.modules[__name__], tmp, serve_settings, strings, string_file, most, args.seconds, slow)
+            step(sys.modules[__name__], tmp, alone, strings, string_file, most, args.seconds, slow)
         finally:
             for service in services:
                 service.close()
