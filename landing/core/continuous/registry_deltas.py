@@ -228,7 +228,8 @@ def first_sampled(doc: dict, sample: dict, analyses: Iterable[dict]) -> dict:
         return doc
     planned, drawn = sample["sample/planned"], set(sample.get("sample/dois") or ())
     reached = resources(a for a in analyses if a.get("snapshot/timestamp", "") >= planned and a.get("pid/doi") in drawn)
-    missed = [doi for name, dois in found.items() if name not in reached for doi in dois if doi not in drawn]
+    # A DOI the sample drew and visited before its site moved is visited again: its domain was not reached.
+    missed = [doi for name, dois in found.items() if name not in reached for doi in dois]
     if not missed:
         return doc
     dois = list(dict.fromkeys([*(doc.get("prefix/registry-dois") or ()), *missed]))

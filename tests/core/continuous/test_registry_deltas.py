@@ -115,6 +115,13 @@ def test_a_first_sample_that_missed_a_domain_the_registries_showed_keeps_its_doi
     assert "prefix/registry-early" not in after
 
 
+def test_a_doi_the_first_sample_visited_before_its_site_moved_is_kept_for_a_visit_again():
+    doc = _doc({}, sampled=None, **{"prefix/registry-early": {"new.example": ["10.1/a"]}})
+    sample = {"sample/planned": "2030-01-02T04:00:00Z", "sample/dois": ["10.1/a"]}
+    after = deltas.first_sampled(doc, sample, _first_visits(("10.1/a", "old.example")))
+    assert (after["prefix/registry-dois"], after["prefix/signals"]) == (["10.1/a"], [REGISTRY_CHANGED])
+
+
 def test_a_first_sample_that_reached_every_domain_the_registries_showed_keeps_nothing_for_a_visit():
     doc = _doc({}, sampled=None, **{"prefix/registry-early": {"new.example": ["10.1/n"]}})
     sample = {"sample/planned": "2030-01-02T04:00:00Z", "sample/dois": ["10.1/a"]}
