@@ -25,6 +25,9 @@ logger = logging.getLogger("landing.serve")
 
 class Command(ScrapyCommand):
     requires_project = True
+    # uvloop's transports are C: a service answering many small requests spends much of its CPU in asyncio's socket
+    # reads and writes (bench/README.md "service.py"). Crawls keep asyncio's own loop (Chromium's pipes, Playwright).
+    default_settings = {"ASYNCIO_EVENT_LOOP": "uvloop.Loop"}
 
     def syntax(self):
         return "[--port N] [--address HOST] [--artifact PATH] [--no-http]"
@@ -125,7 +128,15 @@ class Serving:
             return
         host, port = self.address
         shown = f"[{host}]" if ":" in host else host
-        logger.info("Serving on http://%s:%d (artifact %s)", shown, port, self.holder.version or "none")
+        loop = type(asyncio.get_running_loop())
+        logger.info(
+            "Serving on http://%s:%d (artifact %s, loop %s.%s)",
+            shown,
+            port,
+            self.holder.version or "none",
+            loop.__module__,
+            loop.__name__,
+        )
 
     def signalled(self, signum, _frame):
         from twisted.internet import reactor

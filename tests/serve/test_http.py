@@ -122,6 +122,11 @@ def url(service):
     return service.wait_serving()
 
 
+def test_the_service_runs_on_uvloop_and_its_serving_line_says_so(service, url):
+    serving = next(line for line in service.lines if "Serving on http://" in line)
+    assert serving.rstrip().endswith(", loop uvloop.Loop)")
+
+
 def test_get_answers_are_exactly_what_scrapy_match_prints_for_the_same_inputs(printed, url, picked):
     assert len(printed) == len(picked["inputs"])
     assert [match(url, q) for q in picked["inputs"]] == [(200, line) for line in printed]
