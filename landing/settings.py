@@ -373,6 +373,6 @@ TELNETCONSOLE_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 # ASYNCIO_EVENT_LOOP (Scrapy's): the loop under that reactor. Unset here, so crawls run on asyncio's own; `scrapy
-# serve` sets "uvloop.Loop" (its command's default: landing/commands/serve.py says why), which -s
-# ASYNCIO_EVENT_LOOP=asyncio.SelectorEventLoop undoes. The "Serving on" line names the loop it runs on.
+# serve` runs on "uvloop.Loop" (its command's default: landing/commands/serve.py says why) unless given another
+# (-s ASYNCIO_EVENT_LOOP=asyncio.SelectorEventLoop). The "Serving on" line names the loop it runs on.
 FEED_EXPORT_ENCODING = "utf-8"

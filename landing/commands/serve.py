@@ -26,7 +26,8 @@ logger = logging.getLogger("landing.serve")
 class Command(ScrapyCommand):
     requires_project = True
     # uvloop's transports are C: a service answering many small requests spends much of its CPU in asyncio's socket
-    # reads and writes (bench/README.md "service.py"). Crawls keep asyncio's own loop (Chromium's pipes, Playwright).
+    # reads and writes (bench/README.md "service.py"). Crawls keep asyncio's own: they wait on the web, not the loop,
+    # and their browser driver is tested on it.
     default_settings = {"ASYNCIO_EVENT_LOOP": "uvloop.Loop"}
 
     def syntax(self):

@@ -6,8 +6,8 @@ derived), kept for every version younger than `keep_days`, then for the last of 
 always for the latest; the artifact files of every version older than `keep_days` are compressed.
 Snapshots, one DOI at a time: the last `keep_last`, every one whose outcome (final domain, failure class, meta-tag
 correctness) differs from the same driver's snapshot before it, and the one reports count
-(landing.core.publishing.current_analysis.current). So what is kept grows with the changes a DOI shows, not with its visits, and
-the kept snapshots still say what each DOI's outcome was at any time. docs/continuous.md "Retention".
+(landing.core.publishing.current_analysis.current). So what is kept grows with the changes a DOI shows, not with
+its visits, and the kept snapshots still say what each DOI's outcome was at any time. docs/continuous.md "Retention".
 """
 
 import re
