@@ -3,6 +3,7 @@ clients (the standard library's, as any user's would be) to ask it."""
 
 import http.client
 import json
+import shutil
 import socket
 import subprocess
 import threading
@@ -192,3 +193,13 @@ def metric(url, name: str, **labels) -> float | None:
 
 def blocked_lines(pages: list[str]) -> bytes:
     return b"".join(json.dumps({"q": page, "fetch": "all"}).encode() + b"\n" for page in pages)
+
+
+def routed_world(source: Path, world: Path, delayed: set, delay_ms: int, added: list[dict]) -> int:
+    """A copy of the world at `source` in `world`, its routes of the `delayed` URLs answering after `delay_ms` and the
+    `added` routes served too; how many routes it delayed."""
+    shutil.copytree(source, world)
+    routes = [json.loads(line) for line in (world / "routes.jsonl").read_text().splitlines()]
+    slowed = [{**r, "delay_ms": delay_ms} if r["url"] in delayed else r for r in routes]
+    (world / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in slowed + added))
+    return sum(r != s for r, s in zip(routes, slowed, strict=True))

@@ -35,6 +35,7 @@ from tests.serve.serving import (
     picked_inputs,
     posted,
     request,
+    routed_world,
     wait_until,
 )
 
@@ -62,13 +63,9 @@ def sandbox(match_world, picked, tmp_path_factory):
     """The match world with the picked slow pages answering after SLOW_MS, and UNLISTED; `requests` lists every
     request it answered ("GET url -> status")."""
     world = tmp_path_factory.mktemp("slow-match") / "world"
-    shutil.copytree(match_world, world)
-    routes = [json.loads(line) for line in (world / "routes.jsonl").read_text().splitlines()]
-    slowed = [{**r, "delay_ms": SLOW_MS} if r["url"] in picked["slow"] else r for r in routes]
-    assert sum(r != s for r, s in zip(routes, slowed, strict=True)) == len(picked["slow"]) == 4
-    slowed.append({"url": UNLISTED, "body": "<html><title>A post</title></html>"})
-    slowed += [{"url": url, "body": "<html></html>", "delay_ms": BLOCKED_MS} for url in BLOCKED]
-    (world / "routes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in slowed))
+    added = [{"url": UNLISTED, "body": "<html><title>A post</title></html>"}]
+    added += [{"url": url, "body": "<html></html>", "delay_ms": BLOCKED_MS} for url in BLOCKED]
+    assert routed_world(match_world, world, set(picked["slow"]), SLOW_MS, added) == len(picked["slow"]) == 4
     requests = []
     running = RunningSandbox(world, log=requests.append)
     running.requests = requests
@@ -103,18 +100,22 @@ def service(match_crawl, sandbox, artifact):
     started.close()
 
 
-@pytest.fixture(scope="module")
-def printed(service, match_crawl, sandbox, artifact, picked, tmp_path_factory):
-    """`scrapy match -i` on the picked inputs, run while the service starts: its lines."""
+def _matched(match_crawl, sandbox, artifact, picked, tmp_path_factory, *argv: str) -> list[dict]:
+    """`scrapy match -i` on the picked inputs, with `argv` besides: its lines."""
     stores, _ = match_crawl
     inputs = tmp_path_factory.mktemp("serve-inputs") / "inputs.txt"
     inputs.write_text("".join(q + "\n" for q in picked["inputs"]))
-    # The service's process is starting meanwhile (the `service` fixture does not wait for it).
-    done = stores.scrapy(
-        "match", "-i", str(inputs), "--artifact", str(artifact), overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"]
-    )
+    argv = ("-i", str(inputs), "--artifact", str(artifact), *argv)
+    done = stores.scrapy("match", *argv, overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
     assert done.returncode == 0, done.stderr[-3000:]
     return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def printed(service, match_crawl, sandbox, artifact, picked, tmp_path_factory):
+    """`scrapy match -i` on the picked inputs, run while the service starts (the `service` fixture does not wait for
+    it): its lines."""
+    return _matched(match_crawl, sandbox, artifact, picked, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -135,13 +136,7 @@ def test_get_answers_are_exactly_what_scrapy_match_prints_for_the_same_inputs(pr
 @pytest.fixture(scope="module")
 def printed_events(match_crawl, sandbox, artifact, picked, tmp_path_factory):
     """`scrapy match -i --format event --subj CITING` on the picked inputs: its lines."""
-    stores, _ = match_crawl
-    inputs = tmp_path_factory.mktemp("event-inputs") / "inputs.txt"
-    inputs.write_text("".join(q + "\n" for q in picked["inputs"]))
-    argv = ["-i", str(inputs), "--artifact", str(artifact), "--format", "event", "--subj", CITING]
-    done = stores.scrapy("match", *argv, overrides=["-s", f"LANDING_SANDBOX={sandbox.proxy}"])
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return _matched(match_crawl, sandbox, artifact, picked, tmp_path_factory, "--format", "event", "--subj", CITING)
 
 
 def _event_lines_valid(lines: list[dict]) -> bool:
