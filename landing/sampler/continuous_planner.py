@@ -52,6 +52,7 @@ class Continuous(Sampling):
         self.record: dict | None = None  # the run document as last stored, once the run is open
         self.unheld = set()  # (order, rank) of the sampled DOIs the shared frontier did not hold at the last look
         self.counted = 0  # requests sent (landing.crawl.sent_requests) already counted in the run's day
+        self.exported_visits = 0  # this process's visits (stat landing/visits) when its last version was exported
         self.policy = freshness.Policy(
             cfg.refresh_days, cfg.recheck_days, cfg.sample_min, cfg.sample_max, cfg.changed_dois
         )
@@ -102,7 +103,7 @@ class Continuous(Sampling):
             # The slice that exports looks whenever the last look was: what the registries moved by the boundary is in
             # the version named for it, however late the hourly looks run behind.
             looks = schedule.due(state.get("continuous/delta-looked"), started, s.delta_hours)
-            if s.delta_hours and (looks or schedule.export_due(state, started, s.export_every)):
+            if s.delta_hours and (looks or schedule.export_due(state, started, s.export_every, self._visited())):
                 for request in self.deltas.requests(run, state, started):
                     yield request
                 if not await self.deltas.ended(self.closing):
@@ -260,13 +261,17 @@ class Continuous(Sampling):
 
     async def _export_and_prune(self, state, ends):
         s, docs, now = self.cfg, self.run.docs, clock.now()
-        if at := schedule.export_due(state, now, s.export_every):
+        # A boundary gets its version whenever DOIs were visited since the last one, a round closed or not: at the
+        # crawl's capacity a round outlasts a day, and its visits (the registries' moves too) would wait for its close.
+        visited = self.crawler.stats.get_value("landing/visits", 0)
+        if at := schedule.export_due(state, now, s.export_every, self._visited()):
             # The moves the registries showed this slice in this version: their visits waited for until the slice ends.
             if not await self.walker.settled(ends):
                 self.logger.info("Exporting with %d registry visits still under way", len(self.walker.pending))
             # Named for its boundary on the clock. A failed export is said in one line and tried again next slice;
             # the export health check judges the wait.
-            await docs.call(export_or_say, docs.store, s, self.crawler.stats, at)
+            if await docs.call(export_or_say, docs.store, s, self.crawler.stats, at) is not None:
+                self.exported_visits = visited
             state = await docs.call(self.run.records.state)
         state = await self._prune(state, now)
         await self._checkpoint()
@@ -315,6 +320,10 @@ class Continuous(Sampling):
     def _stopped(self) -> bool:
         """The crawl is closing, or another worker sharing the frontier took the lead."""
         return self.closing.is_set() or not self.run.lead.leading
+
+    def _visited(self) -> int:
+        """DOIs this process visited since its last version (a follower's are counted when their round closes)."""
+        return self.crawler.stats.get_value("landing/visits", 0) - self.exported_visits
 
     def _requests(self) -> int:
         return self.crawler.stats.get_value(SENT, 0)

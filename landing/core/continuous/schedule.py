@@ -201,9 +201,9 @@ def due(last: str | None, now: datetime, hours: float) -> bool:
     return last is None or now - moment(last) >= timedelta(hours=hours)
 
 
-def export_due(state: dict, now: datetime, every_hours: float) -> datetime | None:
+def export_due(state: dict, now: datetime, every_hours: float, visited: int = 0) -> datetime | None:
     """The boundary a new artifact version is due for (landing.core.continuous.cadence: every `every_hours` on the
-    clock), when something was sampled since the last version; else None.
+    clock), when a round closed since the last version or `visited` DOIs were since (a round still open); else None.
 
     >>> state = {**new_state("continuous", "2026-11-01T00:00:00Z"), "continuous/exported": "2026-11-01T00:00:00Z"}
     >>> at = moment("2026-11-01T23:59:59Z")
@@ -213,8 +213,10 @@ def export_due(state: dict, now: datetime, every_hours: float) -> datetime | Non
     datetime.datetime(2026, 11, 2, 0, 0, tzinfo=datetime.timezone.utc)
     >>> export_due({**state, "continuous/sampled-since": 0}, at + timedelta(seconds=1), 24) is None
     True
+    >>> export_due({**state, "continuous/sampled-since": 0}, at + timedelta(seconds=1), 24, visited=5)
+    datetime.datetime(2026, 11, 2, 0, 0, tzinfo=datetime.timezone.utc)
     """
-    if not state.get("continuous/sampled-since"):
+    if not state.get("continuous/sampled-since") and not visited:
         return None
     last = state.get("continuous/exported")
     return cadence.version_due(last and moment(last), now, timedelta(hours=every_hours))

@@ -233,6 +233,13 @@ def test_an_export_is_due_at_each_boundary_on_the_clock_never_sooner_never_with_
     assert schedule.export_due(state, later + timedelta(minutes=7), 24) == later
 
 
+def test_an_export_is_due_at_a_boundary_with_visits_since_the_last_version_while_every_round_is_open():
+    state = schedule.exported(schedule.new_state("continuous", LISTED), "20261101T000000Z", LISTED)
+    later = moment(LISTED) + timedelta(hours=24)
+    assert schedule.export_due(state, later, 24, visited=0) is None
+    assert schedule.export_due(state, later, 24, visited=1) == later
+
+
 def test_a_version_made_at_a_stop_is_followed_by_one_at_the_next_boundary():
     state = {**schedule.new_state("continuous", LISTED), "continuous/sampled-since": 1}
     state = {**schedule.exported(state, "20261101T153000Z", "2026-11-01T15:30:00Z"), "continuous/sampled-since": 1}
