@@ -211,10 +211,13 @@ class Matcher:
             if hasattr(self.results, "missed"):
                 self.results.missed()  # counted as `get` counted it before: the answers' stats say the same
             found = result.to_json()
-            if not stopped(found) and not self._kept(key, found):
+            stop = stopped(found)
+            if not stop and not self._kept(key, found):
                 keeping = asyncio.ensure_future(self.results.put(key, found))
                 self.keeping.add(keeping)
                 keeping.add_done_callback(self.keeping.discard)
+            self._count(found, stop)
+            return found
         self._count(found)
         return found
 
@@ -223,10 +226,11 @@ class Matcher:
         keep = getattr(self.results, "keep", None)
         return keep is not None and keep(key, found)
 
-    def _count(self, result: dict) -> None:
+    def _count(self, result: dict, stop: bool | None = None) -> None:
+        """Count an answer; `stop`: whether it is a stop, when the caller knows already."""
         self.counts["inputs"] += 1
         self.counts[("answer", (result["method"] or "none", result["verification"] or "none"))] += 1
-        if stopped(result):
+        if stopped(result) if stop is None else stop:
             self.counts[("stopped", result["evidence"][-1]["step"])] += 1
 
     def stats(self) -> dict:

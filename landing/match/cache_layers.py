@@ -43,8 +43,7 @@ class Memory:
         >>> near.held("k"), near.held("j")
         ((True, None), (False, None))
         """
-        values = self.values
-        return (True, values[key]) if key in values else (False, None)
+        return self.values.found(key)
 
     async def get(self, key) -> tuple[bool, object]:
         return self.held(key)

@@ -118,7 +118,10 @@ class Matching:
         matches = found.matches
         if matches is not None:
             matches = tuple(replace(m, evidence=tuple(capped(list(m.evidence), cap))) for m in matches)
-        return replace(found, input=self.text, evidence=tuple(capped(evidence, cap)), matches=matches)
+        # Built field by field: dataclasses.replace reads the fields anew for every input.
+        f = found
+        evidence = tuple(capped(evidence, cap))
+        return Result(self.text, f.doi, f.method, f.verification, f.checks, f.url, f.subj_id, evidence, matches)
 
     def _ask(self, question: Question):
         """question's (answer, requests), counted against the input's requests; OverBudget once they are made."""
@@ -161,10 +164,11 @@ class Matching:
             # No page to fetch and no domain to vouch, at once: a DOI inside a URL is no literal DOI.
             evidence.append(attempt("malformed-url", url, why, 0))
             return Result(text, evidence=tuple(evidence))
+        host = None if url is None else urlsplit(url).hostname  # read once: each reading splits the netloc anew
         found = literal(text)
         if found and (matched := (yield from self._literal(text, found, evidence))):
             return matched
-        if url is None or self._on_resolver(url):
+        if url is None or host in self.setup.resolver_hosts:
             # A DOI with junk after it, in a sentence or a reference, or on the resolver: cut as a URL is.
             tried = found[1] if found else None
             for candidate in url_candidates(text, self.setup.candidates):
@@ -180,7 +184,7 @@ class Matching:
             evidence.append(attempt("pii", identifier, f"found {len(dois)}", requests))
             if len(dois) == 1:  # a PII shared by several DOIs says nothing trustworthy
                 return Result(text, dois[0], "pii", "lookup", evidence=tuple(evidence))
-        if url is None or self._on_resolver(url):
+        if url is None or host in self.setup.resolver_hosts:
             return Result(text, evidence=tuple(evidence))
         fetch = self.setup.fetch and self._fetched(url)
         matched = yield from self._url(url, evidence, fetch)
@@ -191,9 +195,6 @@ class Matching:
         if self.setup.fetch:  # the policy, not the run, kept this page from being fetched: said in the evidence
             evidence.append(attempt("fetch", url, NOT_FETCHED, 0))
         return Result(text, evidence=tuple(evidence))
-
-    def _on_resolver(self, url: str) -> bool:
-        return urlsplit(url).hostname in self.setup.resolver_hosts
 
     def _fetched(self, url: str) -> bool:
         """Whether a URL is fetched (its page, its DOIs resolved): its host is a domain the artifact lists, as the

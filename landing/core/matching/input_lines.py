@@ -16,6 +16,8 @@ from landing.core.matching.events import unshaped
 BOM = "\ufeff"
 # A code point UTF-8 cannot carry: half of a UTF-16 pair, alone (a JSON string may still spell one, "\ud800").
 _LONE = re.compile("[\ud800-\udfff]")
+# json.dumps(value, ensure_ascii=False), with the encoder made once rather than for each answer.
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ def dumps(value) -> bytes:
     >>> dumps({"input": "\\ud800", "doi": None})
     b'{"input": "\\\\ud800", "doi": null}'
     """
-    return utf8(json.dumps(value, ensure_ascii=False))
+    return utf8(_ENCODER.encode(value))
 
 
 def read_line(raw: bytes, max_input: int, fetch: str = "known", form: str = "flat", subj=None) -> StreamInput | dict:

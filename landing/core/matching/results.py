@@ -54,7 +54,7 @@ landing-page-page-text
             raise ValueError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
         if self.verification is not None and self.verification not in VERIFICATIONS:
             raise ValueError(f"unknown verification {self.verification!r}; known: {', '.join(VERIFICATIONS)}")
-        if unknown := [check for check in self.checks if check not in CHECKS]:
+        if self.checks and (unknown := [check for check in self.checks if check not in CHECKS]):
             raise ValueError(f"unknown check {unknown[0]!r}; known: {', '.join(CHECKS)}")
 
     def to_json(self) -> dict:

@@ -19,6 +19,7 @@ MAX_TAILS = 8
 MAX_OCCURRENCES = 100
 _OCCURRENCE = re.compile(r"(?<![\w.\-])10\.\d{4,9}/")
 _SPACE = re.compile(r"\s")
+_SYMBOL = re.compile(r"[^\x21-\x7e]")
 _JSESSIONID = re.compile(r";jsessionid=[^/?#&;]*")  # Java servlet session in the path (Wiley, older Atypon)
 # What sites append to a DOI in their URLs; stripped repeatedly from the end, each strip one more candidate.
 SUFFIXES = (
@@ -63,6 +64,8 @@ def stripped(doi: str) -> list[str]:
     ['10.1234/a1v2.full.pdf', '10.1234/a1v2.full', '10.1234/a1v2', '10.1234/a1']
     """
     floor, end, out = doi.index("/") + 1, len(doi), [doi]
+    if not doi.endswith(SUFFIXES) and not doi[-1:].isdecimal():  # most cuts: no tail, no version (one C call)
+        return out
     changed = True
     while changed and len(out) <= MAX_TAILS:
         changed = False
@@ -84,7 +87,7 @@ def _cuts(doi: str, whole: bool) -> set[str]:
     out = set()
     for separator in "#?&;":
         out.add(head + "/" + tail.split(separator, 1)[0])
-    out.add(head + "/" + re.split(r"[^\x21-\x7e]", tail, maxsplit=1)[0])  # an emoji or other symbol after it
+    out.add(head + "/" + _SYMBOL.split(tail, maxsplit=1)[0])  # an emoji or other symbol after it
     if whole:
         out.add(doi)
         out.add(unwrap(doi))  # a sentence's full stop, a closing bracket it did not open

@@ -64,6 +64,25 @@ class Recent(OrderedDict):
     def get(self, key, default=None):
         return self[key] if key in self else default
 
+    def found(self, key) -> tuple[bool, object]:
+        """(True, value) when `key` is held, else (False, None): `key in self` then `self[key]` in one lookup, one
+        reading of the clock.
+
+        >>> recent = Recent(2)
+        >>> recent["a"] = None
+        >>> recent.found("a"), recent.found("b")
+        ((True, None), (False, None))
+        """
+        if self.ttl is not None and self.clock() >= self.expires.get(key, float("inf")):
+            del self[key]  # expired: as if never set
+            return False, None
+        try:
+            value = OrderedDict.__getitem__(self, key)
+        except KeyError:
+            return False, None
+        self.move_to_end(key)
+        return True, value
+
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
         self.move_to_end(key)
