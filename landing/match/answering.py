@@ -161,17 +161,29 @@ class Matcher:
             found = self._setups[fetch] = fetching(replace(self.base, decisions=decisions), fetch)
         return found
 
-    async def match(self, text: str, fetch: str = "known", client: str = "") -> dict:
+    def match_now(self, text: str, fetch: str, client: str = "") -> dict | None:
+        """match's result with no turn of the event loop, when this process holds it or every answer its cascade asks
+        for (`_at_once`); None when it needs the loop (then `match(..., at_once=False)`), or once closed."""
+        setup = self.setup(fetch)
+        if self.closed or self.held is None:
+            return None
+        return self._at_once((setup.decisions.version, fetch, text), setup)
+
+    async def match(self, text: str, fetch: str = "known", client: str = "", at_once: bool = True) -> dict:
         """The Result's JSON for `text`, exactly the object `scrapy match` prints for it (without "number"); `client`:
-        whose page slots its page work takes (the service's peer address); ValueError for a fetch policy not in
-        FETCHES; MatcherClosed once the matcher is closed."""
+        whose page slots its page work takes (the service's peer address); `at_once`: False when `match_now` found it
+        needs the loop; ValueError for a fetch policy not in FETCHES; MatcherClosed once the matcher is closed."""
         setup = self.setup(fetch)  # the input keeps the artifact it started with, whatever is reloaded meanwhile
         if self.closed:
             raise MatcherClosed("the matcher is closed")
         version = setup.decisions.version
         self.current += 1
         try:
-            if self.held is not None and (found := self._at_once((version, fetch, text), setup)) is not None:
+            if (
+                at_once
+                and self.held is not None
+                and (found := self._at_once((version, fetch, text), setup)) is not None
+            ):
                 return found
             _, found = await self.results.get((version, fetch, text))
             if found is not None:

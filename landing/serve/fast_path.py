@@ -74,13 +74,14 @@ def response(status: int, body: bytes, close: bool) -> bytes:
 
 class FastConnection(asyncio.Protocol):
     """One connection: its GET /match requests answered in order, one at a time (as aiohttp answers a pipelined
-    connection), by `answer(target, peer)` -> (status, JSON body); `handover()` makes the aiohttp RequestHandler that
-    takes the connection over; `connections`: the set of open fast connections this one joins while it is one; `door`:
-    the landing.serve.admission.Admission that counts it in (None: no cap, no head time)."""
+    connection), by `answer(target, peer)` -> (status, JSON body), or at once by `now(target, peer)` when it can (None:
+    it cannot, `answer` does); `handover()` makes the aiohttp RequestHandler that takes the connection over;
+    `connections`: the set of open fast connections this one joins while it is one; `door`: the
+    landing.serve.admission.Admission that counts it in (None: no cap, no head time)."""
 
-    def __init__(self, answer, handover, connections: set, idle: float = IDLE_SECONDS, door=None):
+    def __init__(self, answer, handover, connections: set, idle: float = IDLE_SECONDS, door=None, now=None):
         self.answer, self.handover, self.connections, self.idle = answer, handover, connections, idle
-        self.door = door
+        self.door, self.now = door, now
         self.began = 0.0  # when the head being read began to come
         self.oversize = None  # (status, why) of a head past the bounds
         self.count = 0  # header fields in the head being read
@@ -209,8 +210,14 @@ class FastConnection(asyncio.Protocol):
                 self.began = asyncio.get_running_loop().time()  # the next head, if any of it came already
                 self.fed = 0
                 self.head = self.complete = False
-                self.busy = asyncio.ensure_future(self._respond(target, keep))
-                return
+                # Most answers need no turn of the loop (a result, or every answer its cascade asks for, held here): a
+                # Task and its coroutines would cost more than the answer.
+                found = self.now(target, self.peer) if self.now is not None else None
+                if found is None:
+                    self.busy = asyncio.ensure_future(self._respond(target, keep))
+                    return
+                if not self._sent(found, keep):
+                    return
         if len(self.buffer) > HEAD_LIMIT:
             self._refuse(431, f"a request head over {HEAD_LIMIT:,} bytes")
         elif self.paused:
@@ -219,20 +226,25 @@ class FastConnection(asyncio.Protocol):
 
     async def _respond(self, target: bytes, keep: bool):
         try:
-            status, body = await self.answer(target, self.peer)
+            found = await self.answer(target, self.peer)
         finally:
             self.busy = None
+        if self._sent(found, keep):
+            self._advance()
+
+    def _sent(self, found: tuple[int, bytes], keep: bool) -> bool:
+        """Write an answer (status, body); whether the connection's next request may be read now."""
         if self.gone or self.transport.is_closing():
-            return
-        self.transport.write(response(status, body, not keep))
+            return False
+        self.transport.write(response(*found, not keep))
         if not keep:
             self.transport.close()
-            return
+            return False
         self.last = asyncio.get_running_loop().time()
         if not self.writable:  # the client is not reading its answers: read no more of its requests meanwhile
             self.blocked = True
-            return
-        self._advance()
+            return False
+        return True
 
     def _refuse(self, status: int, why: str):
         """Answer a head past the bounds with `status` and close: its bytes are not kept, nor read further."""

@@ -59,6 +59,12 @@ def _error_body(status: int, message: str) -> bytes:
     return dumps({"error": message, "status": status})
 
 
+def _query(target: bytes):
+    """A GET request target's query, as aiohttp's parser reads one (aiohttp/_http_parser.pyx)."""
+    text = target.decode("utf-8", "surrogateescape").partition("#")[0]
+    return URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
+
+
 def _asked(query) -> tuple:
     """A GET /match query's q, fetch, format and citing page (subj); None where not given, format flat."""
     q = query.get("q")  # percent-escapes read as UTF-8, bad bytes as U+FFFD (yarl): text_of's reading, and its BOM
@@ -135,7 +141,10 @@ class Service:
         connections, handover, idle, door = self.connections, self.runner.server, self.idle_seconds, self.door
         try:
             self.server = await loop.create_server(
-                lambda: FastConnection(self.fast_match, handover, connections, idle, door), address, port, backlog=128
+                lambda: FastConnection(self.fast_match, handover, connections, idle, door, self.fast_match_now),
+                address,
+                port,
+                backlog=128,
             )
         except OSError:
             await self.runner.cleanup()
@@ -213,9 +222,33 @@ class Service:
         finally:
             self._leave(route, request.method, status, started)
 
-    async def fast_match(self, target: bytes, peer: str) -> tuple[int, bytes]:
+    def fast_match_now(self, target: bytes, peer: str) -> tuple[int, bytes] | None:
+        """fast_match's answer with no turn of the event loop, when the input needs none (Matcher.match_now); None
+        when it does, or when the request is one to refuse: fast_match answers it then, without trying this again."""
+        started = time.perf_counter()
+        if self._refused("/match", peer) is not None:
+            return None
+        try:
+            q, asked, form, subj = _asked(_query(target))
+            fetch = self._fetch(asked)
+            if q is None or not q.strip() or fetch is None or unshaped(form, subj) is not None:
+                return None
+            if len(q) > self.cfg.serve_max_input:
+                return None
+            result = self.matcher.match_now(q, fetch, peer)
+            if result is None:
+                return None
+            found = 200, self._encoded(result, form, subj)
+        except Exception as failed:  # as fast_match says it
+            self.logger.error("GET /match failed: %s", fault(failed))
+            found = 500, _error_body(500, f"the service failed: {type(failed).__name__}")
+        self._enter()
+        self._leave("/match", "GET", found[0], started)
+        return found
+
+    async def fast_match(self, target: bytes, peer: str, tried: bool = True) -> tuple[int, bytes]:
         """(status, JSON body) of a GET /match whose request target is `target` (landing.serve.fast_path), with every
-        limit, count and error of the aiohttp route."""
+        limit, count and error of the aiohttp route; `tried`: fast_match_now found it needs the loop."""
         started = time.perf_counter()
         self._enter()
         status = 500
@@ -226,10 +259,7 @@ class Service:
                 return status, body
             self.clients[peer] += 1
             try:
-                # The query as aiohttp's parser reads a request target (aiohttp/_http_parser.pyx).
-                text = target.decode("utf-8", "surrogateescape").partition("#")[0]
-                query = URL.build(path="/match", query_string=text.partition("?")[2], encoded=True).query
-                status, body = await self._answer(*_asked(query), peer)
+                status, body = await self._answer(*_asked(_query(target)), peer, at_once=not tried)
                 if status in REFUSED:
                     log_refusal(self.logger, "GET /match", peer, status, error_message(body))
             except asyncio.CancelledError:
@@ -279,8 +309,11 @@ class Service:
         status, body = await self._answer(*_asked(request.query), request.remote or "")
         return web.Response(body=body, status=status, content_type="application/json", charset="utf-8")
 
-    async def _answer(self, q: str | None, asked: str | None, form="flat", subj=None, peer="") -> tuple[int, bytes]:
-        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given) from `peer`."""
+    async def _answer(
+        self, q: str | None, asked: str | None, form="flat", subj=None, peer="", at_once=True
+    ) -> tuple[int, bytes]:
+        """(status, JSON body) of GET /match?q=q&fetch=asked&format=form&subj=subj (None: not given) from `peer`;
+        `at_once`: whether the match may be tried with no turn of the loop (False: it was)."""
         fetch = self._fetch(asked)
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
@@ -293,21 +326,25 @@ class Service:
             why = f"q holds {len(q):,} characters, over {self.cfg.serve_max_input:,} (LANDING_SERVE_MAX_INPUT)"
             return 413, _error_body(413, why)
         try:
-            result = await self.matcher.match(q, fetch, peer)
+            result = await self.matcher.match(q, fetch, peer, at_once=at_once)
         except MatcherClosed:
             return 503, _error_body(503, "the service is stopping")
+        return 200, self._encoded(result, form, subj)
+
+    def _encoded(self, result: dict, form: str, subj: str | None) -> bytes:
+        """A result's JSON in `form`: a flat result asked again is not encoded again."""
         if form == "event":  # built anew: the encoded results are the flat ones
-            return 200, dumps(event_line(result, subj))
+            return dumps(event_line(result, subj))
         held = self.encoded.get(id(result))
         if held is not None and held[0] is result:
-            return 200, held[1]
+            return held[1]
         body = dumps(result)
         if len(self.encoded) >= ENCODED or self.encoded_bytes + len(body) > ENCODED_BYTES:
             self.encoded.clear()
             self.encoded_bytes = 0
         self.encoded[id(result)] = (result, body)
         self.encoded_bytes += len(body)
-        return 200, body
+        return body
 
     async def post_match(self, request):
         default = self._fetch(request.query.get("fetch"))

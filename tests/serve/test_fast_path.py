@@ -15,6 +15,7 @@ from landing.core.matching.questions import Exists
 from landing.match.answer_cache import LocalAnswers
 from landing.match.answering import Matcher, base_setup
 from landing.match.loaded_artifact import ArtifactHolder
+from landing.match.lookups import NotHeld
 from landing.serve.http import Service
 
 REGISTERED = {"10.1234/known", "10.1234/slow"}
@@ -24,8 +25,8 @@ logger = logging.getLogger("tests.serve.fast")
 
 
 class Served:
-    """A Service listening on a free port, its Matcher asking the Handle API table; `release` lets the input
-    10.1234/slow's question be answered."""
+    """A Service listening on a free port, its Matcher asking the Handle API table (the answers given held from then
+    on, as Lookups holds them); `release` lets the input 10.1234/slow's question be answered."""
 
     def __init__(self, tmp_path, idle: float | None = None, head: float | None = None, body: float | None = None):
         settings = Settings()
@@ -42,15 +43,29 @@ class Served:
         if body is not None:
             self.service.door.body = body
         answers = LocalAnswers()
+        self.answered: dict = {}
         self.matcher = Matcher(
-            holder, base_setup(self.cfg), self.ask, answers, deadline=10, concurrency=8, logger=logger
+            holder,
+            base_setup(self.cfg),
+            self.ask,
+            answers,
+            deadline=10,
+            concurrency=8,
+            logger=logger,
+            held=self.held,
         )
 
     async def ask(self, question):
         assert isinstance(question, Exists), question
         if question.doi == "10.1234/slow":
             await self.release.wait()
-        return question.doi.lower() in REGISTERED, 1
+        self.answered[question] = question.doi.lower() in REGISTERED
+        return self.answered[question], 1
+
+    def held(self, question):
+        if question not in self.answered:
+            raise NotHeld(question)
+        return self.answered[question], 0
 
     async def __aenter__(self):
         self.host, self.port = await self.service.start("127.0.0.1", 0)
@@ -108,6 +123,34 @@ def test_pipelined_gets_on_one_connection_are_answered_in_order_a_slow_one_holdi
 
     held, answers = run(scenario())
     assert (held, answers) == ((False, 1), [(200, "10.1234/slow"), (200, "10.1234/known")])
+
+
+def test_a_get_whose_answers_this_process_holds_is_answered_at_once_and_only_the_others_wait_for_the_loop(tmp_path):
+    async def scenario():
+        async with Served(tmp_path) as served:
+            reader, writer = await served.connect()
+            writer.write(get("/match?q=10.1234/known&fetch=none"))  # its question asked: held from then on
+            await writer.drain()
+            await read_response(reader)
+            waited, answer = [], served.service.fast_match
+
+            async def counted(target, peer):
+                waited.append(target)
+                return await answer(target, peer)
+
+            served.service.fast_match = counted  # what a connection made from now on awaits
+            reader, writer = await served.connect()
+            writer.write(get("/match?q=%2010.1234/known&fetch=none") + get("/match?q=10.1234/other&fetch=none"))
+            await writer.drain()
+            found = [await read_response(reader), await read_response(reader)]
+            writer.close()
+            return waited, [(status, json.loads(body)["input"]) for status, _, body in found]
+
+    waited, answers = run(scenario())
+    assert (waited, answers) == (
+        [b"/match?q=10.1234/other&fetch=none"],
+        [(200, "10.1234/known"), (200, "10.1234/other")],
+    )
 
 
 def test_a_post_after_a_get_on_the_same_connection_is_answered_by_aiohttp_in_turn(tmp_path):
