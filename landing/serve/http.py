@@ -9,7 +9,8 @@ import asyncio
 import contextlib
 import json
 import time
-from collections import Counter, deque
+from collections import Counter
+from functools import partial
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
@@ -17,11 +18,10 @@ from yarl import URL
 
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import event_line, unshaped
-from landing.core.matching.input_lines import BOM, dumps, read_line, utf8
+from landing.core.matching.input_lines import BOM, dumps
 from landing.match.answering import MatcherClosed
 from landing.serve.admission import (
     Admission,
-    chunks,
     client_connections,
     connection_cap,
     file_limit,
@@ -30,9 +30,18 @@ from landing.serve.admission import (
 from landing.serve.fast_path import FIELD_LIMIT, HEADERS_LIMIT, LINE_LIMIT, FastConnection
 from landing.serve.metrics import ServiceMetrics, health, route_of
 from landing.serve.openapi import document
-from landing.serve.refusals import REFUSED, RefusalLog, body_refusal, error_message, fault, log_refusal
+from landing.serve.post_match import post_match
+from landing.serve.refusals import (
+    REFUSED,
+    RefusalLog,
+    body_refusal,
+    error,
+    error_message,
+    fault,
+    log_refusal,
+    unknown_fetch,
+)
 
-NDJSON = "application/x-ndjson"
 # The status a request is counted under when its client went away before its answer (nginx's "client closed request").
 GONE = 499
 # Past a drain, connections still open get this long to take their answers before they are closed.
@@ -42,17 +51,8 @@ LAST_WORDS = 1.0
 ENCODED, ENCODED_BYTES = 10_000, 32 * 1024 * 1024
 
 
-def error(status: int, message: str, **extra) -> web.Response:
-    """A JSON error: {"error": message, "status": status}."""
-    return web.json_response({"error": message, "status": status, **extra}, status=status)
-
-
 def _dumps(value) -> str:
     return json.dumps(value, ensure_ascii=False)  # as `scrapy match` prints it
-
-
-def _unknown_fetch(asked: str) -> str:
-    return f"fetch={asked!r}: use {', '.join(FETCHES)}"
 
 
 def _error_body(status: int, message: str) -> bytes:
@@ -104,7 +104,7 @@ class Service:
         # aiohttp's own body limit is the service's (POST bodies are read by the handler, which applies it too).
         self.app = web.Application(middlewares=[self._around], client_max_size=cfg.serve_max_body)
         self.app.router.add_get("/match", self.get_match)
-        self.app.router.add_post("/match", self.post_match)
+        self.app.router.add_post("/match", partial(post_match, self))
         self.app.router.add_get("/healthz", self.healthz)
         self.app.router.add_get("/metrics", self.prometheus)
         self.app.router.add_get("/openapi.json", self.openapi_json)
@@ -318,7 +318,7 @@ class Service:
         if q is None or not q.strip():
             return 400, _error_body(400, "give q: a URL, a DOI or free text (GET /match?q=...)")
         if fetch is None:
-            return 400, _error_body(400, _unknown_fetch(asked))
+            return 400, _error_body(400, unknown_fetch(asked))
         refused = unshaped(form, subj)
         if refused is not None:
             return 400, _error_body(400, refused)
@@ -345,75 +345,6 @@ class Service:
         self.encoded[id(result)] = (result, body)
         self.encoded_bytes += len(body)
         return body
-
-    async def post_match(self, request):
-        default = self._fetch(request.query.get("fetch"))
-        if default is None:
-            return error(400, _unknown_fetch(request.query["fetch"]))
-        shaping = (request.query.get("format", "flat"), request.query.get("subj"))
-        refused = unshaped(*shaping)
-        if refused is not None:
-            return error(400, refused)
-        limit = self.cfg.serve_max_body
-        if (request.content_length or 0) > limit:
-            return error(413, f"a body of {request.content_length:,} bytes, over {limit:,} (LANDING_SERVE_MAX_BODY)")
-        body = bytearray()
-        try:
-            async for chunk in chunks(request.content, self.door.body):  # a chunked body has no length to refuse first
-                body += chunk
-                if len(body) > limit:
-                    return error(413, f"a body over {limit:,} bytes (LANDING_SERVE_MAX_BODY)")
-        except TimeoutError:
-            self.logger.info("refused a POST from %s: 408, its body stalled for %g s", request.remote, self.door.body)
-            return error(408, f"the body stalled: no byte of it for {self.door.body:g} s")
-        lines = [(n, line) for n, line in enumerate(bytes(body).split(b"\n"), 1) if line.strip()]
-        if not lines:
-            return error(400, 'give JSON lines: each a string, or {"q": ..., "fetch": ...}')
-        response = web.StreamResponse(headers={"Content-Type": NDJSON})
-        await response.prepare(request)
-        window: deque = deque()  # answers started, in input order; at most serve_request_concurrency at once
-        waiting = iter(lines)
-        try:
-            self._start(window, waiting, default, shaping, request.remote or "")
-            while window:
-                ready = [await window[0]]
-                window.popleft()
-                while window and window[0].done():  # those after it already answered go out with it, in one write
-                    ready.append(window.popleft().result())
-                self._start(window, waiting, default, shaping, request.remote or "")
-                await response.write(utf8("".join(_dumps(found) + "\n" for found in ready)))
-            await response.write_eof()
-        except ConnectionError:  # the client went away: its answers still running are not wanted
-            self.logger.debug("a POST /match client went away with %d answer(s) pending", len(window))
-        finally:
-            for pending in window:
-                pending.cancel()
-        return response
-
-    def _start(self, window: deque, waiting, default: str, shaping: tuple, peer: str) -> None:
-        """Start the next lines' answers, up to serve_request_concurrency in the window (`peer`: whose they are)."""
-        while len(window) < self.cfg.serve_request_concurrency:
-            following = next(waiting, None)
-            if following is None:
-                return
-            window.append(asyncio.ensure_future(self._line(*following, default, shaping, peer)))
-
-    async def _line(self, number: int, line: bytes, default: str, shaping: tuple, peer: str = "") -> dict:
-        """A POST line's result, or its error object (with the line's number); shaping: the request's format and
-        citing page, which a line's own `format` and `subj` replace. Whatever the line, it never fails the answer."""
-        read = read_line(line, self.cfg.serve_max_input, default, *shaping)
-        if isinstance(read, dict):
-            log_refusal(self.logger, f"line {number} of a POST /match", "", read["status"], read["error"])
-            return {"error": f"line {number}: {read['error']}", "status": read["status"], "line": number}
-        try:
-            result = await self.matcher.match(read.text, read.fetch, peer)
-        except MatcherClosed:
-            return {"error": f"line {number}: the service is stopping", "status": 503, "line": number}
-        except Exception as failed:  # a fault of the service's: this line's error, every other line still answered
-            self.logger.error("POST /match line %d failed: %s", number, fault(failed))
-            why = f"line {number}: the service failed: {type(failed).__name__}"
-            return {"error": why, "status": 500, "line": number}
-        return event_line(result, read.subj) if read.format == "event" else result
 
     async def healthz(self, request):
         stats = self.matcher.stats() if self.matcher is not None else {"inputs": 0, "in_flight": 0}

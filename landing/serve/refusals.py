@@ -6,8 +6,11 @@ import json
 import sys
 import traceback
 
+from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
+
+from landing.core.matching.cascade import FETCHES
 
 # Statuses logged as refusals: a request or line the service cannot read or answer as asked. A busy client's 429 and
 # the 503s of a start or a drain say nothing wrong of the request, and are counted in /metrics only.
@@ -104,3 +107,13 @@ class RefusalLog:
             self.logger.error("%s: %s", message % args if args else message, fault(failed))
         else:
             self.logger.error(message, *args)
+
+
+def error(status: int, message: str, **extra) -> web.Response:
+    """A JSON error: {"error": message, "status": status}."""
+    return web.json_response({"error": message, "status": status, **extra}, status=status)
+
+
+def unknown_fetch(asked: str) -> str:
+    """The error of a fetch policy not in FETCHES."""
+    return f"fetch={asked!r}: use {', '.join(FETCHES)}"
