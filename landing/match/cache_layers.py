@@ -66,6 +66,8 @@ class Stack:
 
     def __init__(self, layers: tuple, stats: dict | None = None):
         self.layers, self.stats = layers, stats
+        keeps = [getattr(layer, "keep", None) for layer in layers]
+        self.keeps = None if None in keeps else keeps  # each layer's keep, when every layer has one
 
     async def get(self, key) -> tuple[bool, object]:
         for depth, layer in enumerate(self.layers):
@@ -111,10 +113,9 @@ class Stack:
         >>> stack(near, far).keep("k", 1), near.held("k"), far.held("k")
         (True, (True, 1), (True, 1))
         """
-        keeps = [getattr(layer, "keep", None) for layer in self.layers]
-        if None in keeps:
+        if self.keeps is None:
             return False
-        return all([keep(key, value) for keep in keeps])
+        return all([keep(key, value) for keep in self.keeps])
 
     async def close(self) -> None:
         for layer in self.layers:

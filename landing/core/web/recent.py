@@ -3,6 +3,8 @@ matcher's answers and results."""
 
 from collections import OrderedDict
 
+_ABSENT = object()
+
 
 class Recent(OrderedDict):
     """Forgets its least recently used entries past `size`, except those `keep(value)` says are still needed; with
@@ -76,9 +78,8 @@ class Recent(OrderedDict):
         if self.ttl is not None and self.clock() >= self.expires.get(key, float("inf")):
             del self[key]  # expired: as if never set
             return False, None
-        try:
-            value = OrderedDict.__getitem__(self, key)
-        except KeyError:
+        value = dict.get(self, key, _ABSENT)  # a miss costs no exception: most of a stream's inputs are new
+        if value is _ABSENT:
             return False, None
         self.move_to_end(key)
         return True, value
