@@ -1,7 +1,6 @@
 """`scrapy match URL... | -i FILE | --evaluate [FILE]`: landing-page URLs to DOIs, one JSON line per input."""
 
 import contextlib
-import json
 import signal
 import sys
 import time
@@ -19,7 +18,7 @@ from landing.config import trusted
 from landing.core.matching.decisions import Decisions
 from landing.core.matching.evaluation import render_levels, render_table, tabulate
 from landing.core.matching.events import FORMATS, citing_page, event_line
-from landing.core.matching.input_lines import text_of
+from landing.core.matching.input_lines import dumps, text_of
 from landing.match.labelled import LabelledError, read_labelled
 from landing.match.loaded_artifact import ARTIFACT, ArtifactError, ArtifactHolder
 from landing.match.matcher_spider import MatcherSpider
@@ -231,7 +230,7 @@ class _Printer:
         self.done += 1
         while self.next in self.results:
             if not self.quiet:
-                print(json.dumps(self.shape(self.results.pop(self.next)), ensure_ascii=False), flush=True)
+                print(dumps(self.shape(self.results.pop(self.next))).decode(), flush=True)
             self.next += 1
         now = time.monotonic()
         if now - self.shown >= 5:
@@ -247,7 +246,7 @@ class _Printer:
         stopped: the signal's name when one stopped the run."""
         if not self.quiet:
             for number in sorted(n for n in self.results if n >= self.next):
-                print(json.dumps(self.shape(self.results.pop(number)), ensure_ascii=False), flush=True)
+                print(dumps(self.shape(self.results.pop(number))).decode(), flush=True)
         seconds = time.monotonic() - self.started
         missing = self.total - self.done
         why = f"stopped by {stopped}" if stopped else "lost (see the log)"

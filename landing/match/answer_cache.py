@@ -20,6 +20,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from landing import tuning
+from landing.core.matching.input_lines import dumps
 from landing.match.cache_layers import Layer, Memory, stack
 
 logger = logging.getLogger(__name__)
@@ -250,7 +251,7 @@ class Redis:
         if self.clock() < self.paused_until:
             return
         try:
-            await self._queued(self.writes, key, json.dumps(value, ensure_ascii=False))
+            await self._queued(self.writes, key, dumps(value))
         except (redis.RedisError, OSError) as error:
             self._failed(error)
 
@@ -258,7 +259,7 @@ class Redis:
         """put, in the next batch, with nobody waiting for it: a failed batch is counted and said once, as a put's."""
         if self.clock() < self.paused_until:
             return
-        self._queued(self.writes, key, json.dumps(value, ensure_ascii=False), wait=False)
+        self._queued(self.writes, key, dumps(value), wait=False)
 
     def _count(self, outcome: str, counted: bool) -> None:
         if counted:

@@ -118,10 +118,10 @@ class Matching:
         matches = found.matches
         if matches is not None:
             matches = tuple(replace(m, evidence=tuple(capped(list(m.evidence), cap))) for m in matches)
-        # Built field by field: dataclasses.replace reads the fields anew for every input.
-        f = found
-        evidence = tuple(capped(evidence, cap))
-        return Result(self.text, f.doi, f.method, f.verification, f.checks, f.url, f.subj_id, evidence, matches)
+        # Built field by field: dataclasses.replace reads the class's fields anew for every input.
+        kept = tuple(capped(evidence, cap))
+        doi, method, verification, checks, url = found.doi, found.method, found.verification, found.checks, found.url
+        return Result(self.text, doi, method, verification, checks, url, found.subj_id, kept, matches)
 
     def _ask(self, question: Question):
         """question's (answer, requests), counted against the input's requests; OverBudget once they are made."""

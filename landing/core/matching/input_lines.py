@@ -10,14 +10,16 @@ import json
 import re
 from dataclasses import dataclass
 
+import orjson
+
 from landing.core.matching.cascade import FETCHES
 from landing.core.matching.events import unshaped
 
 BOM = "\ufeff"
 # A code point UTF-8 cannot carry: half of a UTF-16 pair, alone (a JSON string may still spell one, "\ud800").
 _LONE = re.compile("[\ud800-\udfff]")
-# json.dumps(value, ensure_ascii=False), with the encoder made once rather than for each answer.
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
+# orjson's output, written by the standard library: for what orjson refuses.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -61,12 +63,16 @@ def utf8(text: str) -> bytes:
 
 
 def dumps(value) -> bytes:
-    """A JSON value as `scrapy match` prints it (non-ASCII as it is), in UTF-8 bytes that always encode.
+    """A JSON value as every answer is written (`scrapy match`, the service, the streams): compact, non-ASCII as it is,
+    in UTF-8 bytes that always encode.
 
-    >>> dumps({"input": "\\ud800", "doi": None})
-    b'{"input": "\\\\ud800", "doi": null}'
+    >>> dumps({"input": "café", "doi": None, "checks": ()}), dumps({"input": "\\ud800"})
+    (b'{"input":"caf\\xc3\\xa9","doi":null,"checks":[]}', b'{"input":"\\\\ud800"}')
     """
-    return utf8(_ENCODER.encode(value))
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # a lone surrogate (orjson's JSONEncodeError), which UTF-8 cannot carry: the same JSON, escaped
+        return utf8(_ENCODER.encode(value))
 
 
 def read_line(raw: bytes, max_input: int, fetch: str = "known", form: str = "flat", subj=None) -> StreamInput | dict:

@@ -82,9 +82,16 @@ def test_an_answer_echoing_a_lone_surrogate_encodes_with_it_escaped_and_reads_ba
     answer = {"input": "a\ud800b\udfff", "doi": None, "note": "café"}
     assert (json.loads(dumps(answer)), dumps(answer).decode("utf-8")) == (
         answer,
-        '{"input": "a\\ud800b\\udfff", "doi": null, "note": "café"}',
+        '{"input":"a\\ud800b\\udfff","doi":null,"note":"café"}',
     )
 
 
 def test_json_text_without_a_lone_surrogate_is_encoded_as_utf8_unchanged():
     assert utf8('{"q": "\\ud800 é 😀"}') == '{"q": "\\ud800 é 😀"}'.encode()
+
+
+def test_an_answer_is_written_byte_for_byte_as_the_standard_librarys_compact_json_whatever_its_characters():
+    texts = ["plain", 'a "quote" and a \\ back', "\n\r\t\b\f\x00\x1f\x7f", "café ☕ 😀", "\u2028\u2029", "\ufffd"]
+    answer = {"input": "".join(texts), "pieces": texts, "doi": None, "requests": 3, "checks": ()}
+    expected = json.dumps(answer, ensure_ascii=False, separators=(",", ":")).encode()
+    assert dumps(answer) == expected
