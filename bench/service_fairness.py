@@ -91,16 +91,16 @@ def waited(url: str, what: str, check, seconds: float = 120) -> float:
     return time.monotonic() - began
 
 
-def fairness(url: str, paths: tuple, count: int, seconds: float, pages: list[str], measure, show) -> dict:
-    """The step: `measure(paths, count, seconds)` (bench.service_drivers.wrk_get on `url`) alone, then while a SlowClient keeps
-    its pages in flight, each on paths of its own (an input asked alone would be a cached result beside); `show(name,
-    figures)` prints each. The figures, and the page slots seen."""
-    alone = measure(paths[0], count, seconds)
+def fairness(url: str, runs: tuple, count: int, seconds: float, pages: list[str], measure, show) -> dict:
+    """The step: `measure(run, count, seconds)` (bench.service_drivers.wrk_get on `url`) alone, then while a SlowClient
+    keeps its pages in flight, each with a run number of its own (an input asked alone would be a cached result
+    beside); `show(name, figures)` prints each. The figures, and the page slots seen."""
+    alone = measure(runs[0], count, seconds)
     show(f"fetch=none GET, {count} clients, alone", alone)
     slow = SlowClient(url, pages)
     try:
         waited(url, "the slow client's inputs", lambda h: h["page_slots_held"] + h["waiting"] >= len(pages))
-        beside = measure(paths[1], count, seconds)
+        beside = measure(runs[1], count, seconds)
         status, during = health(url)
     finally:
         slow.leave()
@@ -124,9 +124,9 @@ def step(bench, tmp: Path, settings: dict, strings: list[str], string_file: Path
         # The Handle API's answers cached (the shared Redis), as in step 1; the results not.
         warming = "--requests", len(strings) // bench.BATCH + 1, "--batch", bench.BATCH, "--fetch", "none"
         bench.clients([service.url], string_file, most, *warming, "--unique", 2)
-        rounds = max(1, int(seconds * 25_000 / len(strings)))
-        paths = [bench.wrk_paths(tmp / f"fair-{run}.txt", strings, rounds, run) for run in (3, 4)]
-        measure = lambda paths, count, seconds: bench.wrk_get([service.url], paths, count, seconds)  # noqa: E731
-        return fairness(service.url, paths, most, seconds, pages, measure, bench.show)
+        paths = bench.wrk_paths(tmp / "fair.txt", strings)
+        # Each measure's inputs padded by a run number of its own (bench/service_get.lua): never asked before.
+        measure = lambda run, count, seconds: bench.wrk_get([service.url], paths, count, seconds, unique=run)  # noqa: E731
+        return fairness(service.url, (3, 4), most, seconds, pages, measure, bench.show)
     finally:
         service.close()
