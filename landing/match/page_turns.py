@@ -30,10 +30,7 @@ class PageSlots:
             if turn.done() and not turn.cancelled():
                 self.give_back(client)
             else:
-                self.waiters[client].remove((since, turn))
-                if not self.waiters[client]:
-                    del self.waiters[client]
-                self.slots = left(self.slots, client, since)
+                self._forget(client, since, turn)
             raise
         return time.monotonic() - since
 
@@ -44,11 +41,27 @@ class PageSlots:
 
     def _give(self) -> None:
         while (client := next_turn(self.slots)) is not None:
-            _, turn = self.waiters[client].popleft()
+            since, turn = self.waiters[client][0]
+            if turn.done():
+                # Cancelled (its client gone), its task not run yet: it leaves the queue now, and the slot goes on.
+                # Given to it, the slot would be held by no input, for ever.
+                self._forget(client, since, turn)
+                continue
+            self.waiters[client].popleft()
             if not self.waiters[client]:
                 del self.waiters[client]
             self.slots = taken(self.slots, client)
             turn.set_result(None)
+
+    def _forget(self, client: str, since: float, turn: asyncio.Future) -> None:
+        """A waiting input that gave up leaves the queue, once (`_give` may have taken it out already)."""
+        queue = self.waiters.get(client)
+        if not queue or (since, turn) not in queue:
+            return
+        queue.remove((since, turn))
+        if not queue:
+            del self.waiters[client]
+        self.slots = left(self.slots, client, since)
 
     def stats(self) -> dict:
         """total, held, free, waiting (inputs), longest_wait (seconds), clients (holding or waiting)."""

@@ -67,6 +67,22 @@ def test_an_input_cancelled_while_waiting_leaves_the_queue_and_holds_no_slot():
     assert (stats["held"], stats["waiting"], stats["clients"]) == (0, 0, 0)
 
 
+def test_waiting_inputs_cancelled_with_a_slot_given_back_before_they_run_hold_no_slot_after():
+    async def client_gone_at_once():
+        slots, holder = await one_slot_held()
+        waiting = [asyncio.ensure_future(Turn(slots, "b", answered).ask(PAGE)) for _ in range(3)]
+        await settled()
+        for task in waiting:
+            task.cancel()  # their turns cancelled now, their tasks run later
+        holder.end()  # the slot given back before the cancelled inputs' tasks have run
+        await asyncio.gather(*waiting, return_exceptions=True)
+        later = Turn(slots, "c", answered)
+        await asyncio.wait_for(later.ask(PAGE), 1)
+        return [task.cancelled() for task in waiting], slots.stats()["held"], slots.stats()["waiting"]
+
+    assert asyncio.run(client_gone_at_once()) == ([True, True, True], 1, 0)
+
+
 def test_the_time_waited_for_a_slot_moves_the_inputs_deadline_by_as_much():
     async def wait_under_a_deadline():
         slots, first = await one_slot_held()
