@@ -7,9 +7,10 @@ from pathlib import Path
 from tests.test_layers import imported
 
 ROOT = Path(__file__).resolve().parents[1]
-# What the core may import beyond its own modules: the standard library's pure parts and the parsing libraries. No
-# Scrapy, Twisted, network client, store or process: the core takes data and returns data.
-PURE = {"idna", "lxml", "scipy", "w3lib"}
+# What the core may import beyond its own modules: the standard library's pure parts, the parsing libraries and orjson
+# (JSON written, as `json` writes it). No Scrapy, Twisted, network client, store or process: the core takes data and
+# returns data.
+PURE = {"idna", "lxml", "orjson", "scipy", "w3lib"}
 IMPURE = {"asyncio", "os", "pathlib", "shutil", "socket", "sqlite3", "subprocess", "tempfile", "threading", "time"}
 COMMANDS = {p.stem for p in (ROOT / "landing" / "commands").glob("*.py")} - {"__init__", "stores"}
 LONGEST = 400
