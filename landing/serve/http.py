@@ -52,7 +52,7 @@ ENCODED, ENCODED_BYTES = 10_000, 32 * 1024 * 1024
 
 
 def _dumps(value) -> str:
-    return json.dumps(value, ensure_ascii=False)  # as `scrapy match` prints it
+    return json.dumps(value, ensure_ascii=False)  # the OpenAPI document, written once at start
 
 
 def _error_body(status: int, message: str) -> bytes:
