@@ -161,7 +161,7 @@ class Matcher:
             found = self._setups[fetch] = fetching(replace(self.base, decisions=decisions), fetch)
         return found
 
-    def match_now(self, text: str, fetch: str, client: str = "") -> dict | None:
+    def match_now(self, text: str, fetch: str) -> dict | None:
         """match's result with no turn of the event loop, when this process holds it or every answer its cascade asks
         for (`_at_once`); None when it needs the loop (then `match(..., at_once=False)`), or once closed."""
         setup = self.setup(fetch)

@@ -263,15 +263,15 @@ class Continuous(Sampling):
         s, docs, now = self.cfg, self.run.docs, clock.now()
         # A boundary gets its version whenever DOIs were visited since the last one, a round closed or not: at the
         # crawl's capacity a round outlasts a day, and its visits (the registries' moves too) would wait for its close.
-        visited = self.crawler.stats.get_value("landing/visits", 0)
-        if at := schedule.export_due(state, now, s.export_every, self._visited()):
+        visited = self._visited()
+        if at := schedule.export_due(state, now, s.export_every, visited):
             # The moves the registries showed this slice in this version: their visits waited for until the slice ends.
             if not await self.walker.settled(ends):
                 self.logger.info("Exporting with %d registry visits still under way", len(self.walker.pending))
             # Named for its boundary on the clock. A failed export is said in one line and tried again next slice;
             # the export health check judges the wait.
             if await docs.call(export_or_say, docs.store, s, self.crawler.stats, at) is not None:
-                self.exported_visits = visited
+                self.exported_visits += visited
             state = await docs.call(self.run.records.state)
         state = await self._prune(state, now)
         await self._checkpoint()

@@ -235,7 +235,7 @@ class Service:
                 return None
             if len(q) > self.cfg.serve_max_input:
                 return None
-            result = self.matcher.match_now(q, fetch, peer)
+            result = self.matcher.match_now(q, fetch)
             if result is None:
                 return None
             found = 200, self._encoded(result, form, subj)

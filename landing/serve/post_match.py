@@ -1,5 +1,5 @@
 """POST /match: a body of JSON lines, each answered as GET /match answers its input, in order, as NDJSON lines
-written as they are ready (docs/service.md "POST /match"). One line's fault is its own error object, never the answer's.
+written as they are ready (docs/service.md "The API"). One line's fault is its own error object, never the answer's.
 """
 
 import asyncio
