@@ -135,6 +135,10 @@ class Matcher:
         questions answered at once from this process's answers (Lookups.held), tried before any round trip."""
         self.holder, self.base, self.ask, self.answers, self.logger = holder, base, ask, answers, logger
         self.results = answers.results if results is None else results
+        # The result layers' at-once parts, read once (None where the layers have none): _at_once runs per input.
+        self._held_result = getattr(self.results, "held", None)
+        self._missed = getattr(self.results, "missed", None)
+        self._keep = getattr(self.results, "keep", None)
         self.cancel, self.held = cancel, held
         self.keeping: set = set()  # results being written to the layers beyond this process's
         # Page work only, held until its input ends: what is held at once (page bodies awaiting their checks).
@@ -212,7 +216,7 @@ class Matcher:
     def _at_once(self, key: tuple, setup: Setup) -> dict | None:
         """An input's result with no turn of the event loop, from this process's own layers, when it holds the result
         or every answer its cascade asks for (kept then in the others, Redis, in the background); else None."""
-        found = self.results.held(key)[1] if hasattr(self.results, "held") else None
+        found = self._held_result(key)[1] if self._held_result is not None else None
         if found is not None:
             self.counts["cache-hits"] += 1
         else:
@@ -220,11 +224,11 @@ class Matcher:
             if result is None:
                 return None
             self.counts["cache-misses"] += 1
-            if hasattr(self.results, "missed"):
-                self.results.missed()  # counted as `get` counted it before: the answers' stats say the same
+            if self._missed is not None:
+                self._missed()  # counted as `get` counted it before: the answers' stats say the same
             found = result.to_json()
             stop = stopped(found)
-            if not stop and not self._kept(key, found):
+            if not stop and (self._keep is None or not self._keep(key, found)):
                 keeping = asyncio.ensure_future(self.results.put(key, found))
                 self.keeping.add(keeping)
                 keeping.add_done_callback(self.keeping.discard)
@@ -232,11 +236,6 @@ class Matcher:
             return found
         self._count(found)
         return found
-
-    def _kept(self, key: tuple, found: dict) -> bool:
-        """The result kept in every layer with no Task (cache_layers.Stack.keep), when the layers can."""
-        keep = getattr(self.results, "keep", None)
-        return keep is not None and keep(key, found)
 
     def _count(self, result: dict, stop: bool | None = None) -> None:
         """Count an answer; `stop`: whether it is a stop, when the caller knows already."""

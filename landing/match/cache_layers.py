@@ -68,6 +68,7 @@ class Stack:
         self.layers, self.stats = layers, stats
         keeps = [getattr(layer, "keep", None) for layer in layers]
         self.keeps = None if None in keeps else keeps  # each layer's keep, when every layer has one
+        self.first = getattr(layers[0], "held", None) if layers else None  # the first layer's held, if it has one
 
     async def get(self, key) -> tuple[bool, object]:
         for depth, layer in enumerate(self.layers):
@@ -91,8 +92,7 @@ class Stack:
         >>> stack(near, far).held("k"), stack(far, near).held("k"), stack().held("k")
         ((False, None), (True, 1), (False, None))
         """
-        held = getattr(self.layers[0], "held", None) if self.layers else None
-        found = held(key) if held is not None else (False, None)
+        found = self.first(key) if self.first is not None else (False, None)
         if found[0]:
             self._count("hits")
         return found

@@ -50,6 +50,7 @@ class Lookups:
         self.inflight: dict = {}  # key -> the task asking it, shared by its askers
         self.askers: dict = {}  # how many are waiting for each question's answer
         self.jars = itertools.count()
+        self.kept = getattr(self.answers, "held", None)  # answers held at once, read once: `held` runs per question
 
     @classmethod
     def of(cls, crawler, answers: Answers) -> "Lookups":
@@ -121,9 +122,9 @@ class Lookups:
     def held(self, question: Question) -> tuple:
         """The cascade's question answered at once from the answers this process holds, as `answer` would answer it
         from them: (value, 0); NotHeld when one it needs is held only in Redis, or not yet, or is being asked."""
+        if type(question) is Exists:  # most questions: before the match statement's class patterns
+            return self._held(("handle", question.doi.lower())) is not None, 0
         match question:
-            case Exists(doi):
-                return self._held(("handle", doi.lower())) is not None, 0
             case Alias(short):
                 return _alias(self._held(("handle", short.lower()))), 0
             case Pii(variants):
@@ -139,7 +140,7 @@ class Lookups:
 
     def _held(self, key, codec=None):
         key = (self.scope, *key)
-        held = getattr(self.answers, "held", None)
+        held = self.kept
         found, data = held(key) if held is not None and key not in self.inflight else (False, None)
         if not found:
             raise NotHeld(key)

@@ -97,6 +97,7 @@ class FastConnection(asyncio.Protocol):
         self.writable = True
         self.timer = None
         self.last = 0.0
+        self.loop = None  # the running loop, read once: asyncio.get_running_loop() costs a getpid() a call
 
     def connection_made(self, transport):
         self.transport = transport
@@ -109,7 +110,7 @@ class FastConnection(asyncio.Protocol):
             return
         self.parser = httptools.HttpRequestParser(self)
         self.connections.add(self)
-        loop = asyncio.get_running_loop()
+        self.loop = loop = asyncio.get_running_loop()
         self.last = loop.time()
         self.timer = loop.call_later(self._every(), self._idle)
 
@@ -173,7 +174,7 @@ class FastConnection(asyncio.Protocol):
         if self.transport is None:
             return  # refused, or handed over: bytes still on their way
         if not self.buffer:
-            self.began = asyncio.get_running_loop().time()
+            self.began = self.loop.time()
         self.buffer += data
         if self.busy is None and not self.blocked:
             self._advance()
@@ -189,7 +190,7 @@ class FastConnection(asyncio.Protocol):
             end = self.buffer.find(b"\r\n\r\n", max(0, self.fed - 3))
             end = len(self.buffer) if end < 0 else end + 4
             try:
-                self.parser.feed_data(bytes(self.buffer[self.fed : end]))
+                self.parser.feed_data(self.buffer[self.fed : end])
             except (httptools.HttpParserError, httptools.HttpParserUpgrade):
                 return self._hand_over()  # aiohttp reads the same bytes and answers as it would have
             self.fed = end
@@ -202,12 +203,12 @@ class FastConnection(asyncio.Protocol):
                 upgrade = self.parser.should_upgrade()
                 # HTTP/1.1 without a Host: aiohttp's 400.
                 odd = self.body or b"host" not in self.headers
-                if not self.complete or not is_fast(self.parser.get_method(), version, bytes(self.url), odd, upgrade):
+                target = bytes(self.url)
+                if not self.complete or not is_fast(self.parser.get_method(), version, target, odd, upgrade):
                     return self._hand_over()
                 keep = self.keep
-                target = bytes(self.url)
                 del self.buffer[:end]
-                self.began = asyncio.get_running_loop().time()  # the next head, if any of it came already
+                self.began = self.loop.time()  # the next head, if any of it came already
                 self.fed = 0
                 self.head = self.complete = False
                 # Most answers need no turn of the loop (a result, or every answer its cascade asks for, held here): a
@@ -240,7 +241,7 @@ class FastConnection(asyncio.Protocol):
         if not keep:
             self.transport.close()
             return False
-        self.last = asyncio.get_running_loop().time()
+        self.last = self.loop.time()
         if not self.writable:  # the client is not reading its answers: read no more of its requests meanwhile
             self.blocked = True
             return False
@@ -271,7 +272,7 @@ class FastConnection(asyncio.Protocol):
     def _idle(self):
         if self.transport is None:
             return
-        now = asyncio.get_running_loop().time()
+        now = self.loop.time()
         # A head under way has the head's time from its first byte; a connection with none, the idle time.
         heading = bool(self.buffer) and not self.blocked and self.door is not None
         ends = self.began + self.door.head if heading else self.last + self.idle
@@ -279,7 +280,7 @@ class FastConnection(asyncio.Protocol):
             self.transport.close()
             self._leave()
         else:
-            self.timer = asyncio.get_running_loop().call_later(max(min(ends - now, self._every()), 0.05), self._idle)
+            self.timer = self.loop.call_later(max(min(ends - now, self._every()), 0.05), self._idle)
 
     def _every(self) -> float:
         """How often the connection's times are checked: a head may begin at any moment."""

@@ -85,15 +85,20 @@ class Recent(OrderedDict):
         return True, value
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, value)
+        OrderedDict.__setitem__(self, key, value)
         self.move_to_end(key)
         if self.ttl is not None:
             self.expires[key] = self.clock() + self.ttl
-        if self.weigh is not None:
-            weight = self.weigh(key, value)
+        weigh = self.weigh
+        if weigh is not None:
+            weight = weigh(key, value)
             self.weighed += weight - self.weights.get(key, 0)
             self.weights[key] = weight
-        while len(self) > self.size or self.weigh is not None and self.weighed > self.weight and len(self) > 1:
+            if self.weighed <= self.weight and len(self) <= self.size:
+                return  # most sets: nothing to forget
+        elif len(self) <= self.size:
+            return
+        while len(self) > self.size or weigh is not None and self.weighed > self.weight and len(self) > 1:
             # Keys only, read without __getitem__: reading through it would reorder the mapping mid-scan.
             old = next(
                 (k for k in self if k != key and not (self.keep and self.keep(OrderedDict.__getitem__(self, k)))), None
