@@ -21,6 +21,9 @@ HEAD_LIMIT = 16384
 LINE_LIMIT, FIELD_LIMIT, HEADERS_LIMIT = 8190, 4096, 32
 # Bytes a connection may buffer while its request is being answered (a client pipelining) before reading pauses.
 BUFFER_LIMIT = 1 << 16
+# Pipelined requests a connection has answered at once, in one turn of the loop, before the other connections get
+# theirs: a buffer of pipelined GETs holds hundreds, which would keep every other client waiting while they are answered.
+AT_ONCE = 16
 # A connection with no request under way is closed after this long, unless told another time (the service passes
 # tuning.SERVE_IDLE_SECONDS): it holds a socket and a buffer.
 IDLE_SECONDS = 75.0
@@ -93,6 +96,7 @@ class FastConnection(asyncio.Protocol):
         self.headers: set = set()  # the field names of the head being read, lower case
         self.keep = True
         self.busy = None  # the task answering a request
+        self.later = None  # the turn of the loop that reads on, past AT_ONCE answers given at once
         self.paused = self.blocked = self.gone = False
         self.writable = True
         self.timer = None
@@ -123,6 +127,8 @@ class FastConnection(asyncio.Protocol):
         self._leave()
         if self.busy is not None:
             self.busy.cancel()
+        if self.later is not None:
+            self.later.cancel()
 
     def _leave(self):
         self.connections.discard(self)
@@ -176,7 +182,7 @@ class FastConnection(asyncio.Protocol):
         if not self.buffer:
             self.began = self.loop.time()
         self.buffer += data
-        if self.busy is None and not self.blocked:
+        if self.busy is None and not self.blocked and self.later is None:
             self._advance()
         elif len(self.buffer) > BUFFER_LIMIT and not self.paused:
             self.paused = True
@@ -184,7 +190,12 @@ class FastConnection(asyncio.Protocol):
 
     def _advance(self):
         """Read the buffer up to the next complete request and start its answer, or hand the connection over."""
+        self.later = None
+        answered = 0
         while self.fed < len(self.buffer):
+            if answered == AT_ONCE:  # the rest in a later turn of the loop, after the other connections'
+                self.later = self.loop.call_soon(self._advance)
+                return
             # A GET without a body ends with its head's blank line: fed up to there, the parser's end of a request is
             # a known offset, and the buffer from it on is the next request, whole, for aiohttp if need be.
             end = self.buffer.find(b"\r\n\r\n", max(0, self.fed - 3))
@@ -219,6 +230,7 @@ class FastConnection(asyncio.Protocol):
                     return
                 if not self._sent(found, keep):
                     return
+                answered += 1
         if len(self.buffer) > HEAD_LIMIT:
             self._refuse(431, f"a request head over {HEAD_LIMIT:,} bytes")
         elif self.paused:

@@ -16,6 +16,7 @@ from landing.match.answer_cache import LocalAnswers
 from landing.match.answering import Matcher, base_setup
 from landing.match.loaded_artifact import ArtifactHolder
 from landing.match.lookups import NotHeld
+from landing.serve.fast_path import AT_ONCE, FastConnection
 from landing.serve.http import Service
 
 REGISTERED = {"10.1234/known", "10.1234/slow"}
@@ -323,3 +324,38 @@ def test_a_get_while_draining_is_answered_503_on_a_connection_already_open_and_t
             return first[0], refused[0], json.loads(refused[2])["error"], finished
 
     assert run(scenario()) == (200, 503, "the service is stopping", True)
+
+
+class Recorded:
+    """A transport that keeps what is written to it."""
+
+    def __init__(self):
+        self.written: list = []
+
+    def get_extra_info(self, name):
+        return ("127.0.0.1", 40000)
+
+    def write(self, data):
+        self.written.append(data)
+
+    def is_closing(self):
+        return False
+
+    def close(self):
+        pass
+
+
+def test_pipelined_gets_answered_at_once_give_other_connections_a_turn_after_at_once_answers():
+    async def scenario():
+        connection = FastConnection(None, None, set(), now=lambda target, peer: (200, b"{}"))
+        transport = Recorded()
+        connection.connection_made(transport)
+        seen = []
+        asyncio.get_running_loop().call_soon(lambda: seen.append(len(transport.written)))  # another connection's turn
+        connection.data_received(get("/match?q=10.1234/known") * (AT_ONCE * 2 + 1))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        connection.connection_lost(None)
+        return seen, len(transport.written)
+
+    assert run(scenario()) == ([AT_ONCE], AT_ONCE * 2 + 1)
