@@ -28,6 +28,7 @@ shares: the last line of 1, and 4 and 6. Then, in one run:
 7. --flood connections from one client address (127.0.0.1), half idle, half sending an unfinished head of 12,000
    bytes, while a second client (127.0.0.2) asks /healthz and GETs: their statuses and p99; then, once the
    flood's connections close, the service's RSS after --settle seconds against its RSS before the flood.
+   (--flood-only: alone)
 8. (--fairness-only: alone) new string inputs by GET, alone and beside 128 slow pages (bench/service_fairness.py).
 
 GETs are driven by wrk (Debian's package `wrk`: `apt-get install wrk`), a load generator in C with the Lua script
@@ -122,6 +123,7 @@ def main():
     parser.add_argument("--settle", type=float, default=60, help="seconds after the flood before RSS is read (60)")
     parser.add_argument("--keep", help="keep the world, stores and logs here")
     parser.add_argument("--fairness-only", action="store_true", help="step 8 alone")
+    parser.add_argument("--flood-only", action="store_true", help="step 7 alone")
     parser.add_argument("--quick", action="store_true", help="step 1 only: new inputs against repeated ones")
     args = parser.parse_args()
     if WRK is None:
@@ -170,12 +172,14 @@ def main():
         alone = {**serve_settings, "LANDING_MATCH_REDIS": ""}
         services = []
         try:
+            warming = "--requests", len(strings) // BATCH + 1, "--batch", BATCH, "--fetch", "none"  # every input once
             if args.fairness_only:
                 return step(sys.modules[__name__], tmp, alone, strings, string_file, most, args.seconds, slow)
+            if args.flood_only:
+                return flood_step(tmp, alone, strings, string_file, most, warming, args, services)
             one = Service("one", tmp, alone)
             services.append(one)
             print("\n1. string-recoverable inputs (fetch=none), one process", flush=True)
-            warming = "--requests", len(strings) // BATCH + 1, "--batch", BATCH, "--fetch", "none"  # every input once
             warm = clients([one.url], string_file, most, *warming)
             show(f"warm-up: POST x{BATCH}, {most} clients", warm)
             found, paths = {}, wrk_paths(tmp / "paths.txt", strings)
@@ -243,18 +247,18 @@ def main():
             services.remove(one)
 
             print(f"\n4. one instance against two sharing Redis, each held to {args.cores:g} CPUs", flush=True)
-            alone = Service("capped-1", tmp, serve_settings, args.cores)
+            capped = Service("capped-1", tmp, serve_settings, args.cores)
             other = Service("capped-2", tmp, serve_settings, args.cores)
-            services += [alone, other]
-            for service in (alone, other):
+            services += [capped, other]
+            for service in (capped, other):
                 clients([service.url], string_file, most, *warming)  # each process's own result cache warmed
             # A capped instance's rate moves by a fifth from one measurement to the next: one then two, alternated,
             # and the median of the rounds' ratios.
             ratios = []
             for round_ in range(1, args.rounds + 1):
-                single = wrk_get([alone.url], paths, most, args.seconds)
+                single = wrk_get([capped.url], paths, most, args.seconds)
                 show(f"one instance, round {round_}", single)
-                pair = wrk_get([alone.url, other.url], paths, most, args.seconds)
+                pair = wrk_get([capped.url, other.url], paths, most, args.seconds)
                 show(f"two instances, round {round_}", pair)
                 ratios.append(pair["answers_per_s"] / single["answers_per_s"])
             shown = ", ".join(f"{r:.2f}" for r in ratios)
@@ -266,7 +270,7 @@ def main():
                     sys.executable,
                     "-m",
                     "bench.service_client",
-                    alone.url,
+                    capped.url,
                     str(string_file),
                     "--clients",
                     "16",
@@ -297,20 +301,25 @@ def main():
             services.append(consumer)
             print(f"  {stream_rate(redis_url, strings):9,.0f} answers/s (entries added, their results all written)")
 
-            print(f"\n7. {args.flood:,} idle or half-open connections from one client, a second one asking", flush=True)
-            flooded = Service("flooded", tmp, alone)
-            services.append(flooded)
-            clients([flooded.url], string_file, most, *warming)  # its result cache warm, its memory grown as it would
-            found = service_flood.flood(
-                flooded.url, flooded.process.process.pid, strings[:200], args.flood, args.settle
-            )
-            service_flood.show_flood(found, args.settle)
+            flood_step(tmp, alone, strings, string_file, most, warming, args, services)
             step(sys.modules[__name__], tmp, alone, strings, string_file, most, args.seconds, slow)
         finally:
             for service in services:
                 service.close()
             sandbox.close()
             runner.stop(redis_process, 10)
+
+
+def flood_step(
+    tmp, settings: dict, strings: list, string_file, most: int, warming: tuple, args, services: list
+) -> None:
+    """Step 7: the flood of one client's connections beside a second client, and the RSS once they close."""
+    print(f"\n7. {args.flood:,} idle or half-open connections from one client, a second one asking", flush=True)
+    flooded = Service("flooded", tmp, settings)
+    services.append(flooded)
+    clients([flooded.url], string_file, most, *warming)  # its result cache warm, its memory grown as it would
+    found = service_flood.flood(flooded.url, flooded.process.process.pid, strings[:200], args.flood, args.settle)
+    service_flood.show_flood(found, args.settle)
 
 
 if __name__ == "__main__":
