@@ -1,5 +1,10 @@
 # `make test` and `make demo` work on a fresh clone: they create .venv and install the pinned requirements.
-PYTHON ?= python3
+# .venv's interpreter: the system's CPython 3.11 where there is one that can make a venv (a distribution builds its
+# own with profile-guided and link-time optimisation), else python3 from the PATH. The service is CPU-bound Python: on
+# this machine pyenv's build (no --enable-optimizations) answered new inputs at two thirds of Debian's rate (bench/
+# README.md "service.py", the interpreter). `make PYTHON=...` picks another; `make clean` first to remake .venv.
+SYSTEM_PYTHON := $(firstword $(foreach p,/usr/bin/python3.11 /usr/local/bin/python3.11,$(shell $(p) -c "import ensurepip, venv" 2>/dev/null && echo $(p))))
+PYTHON ?= $(or $(SYSTEM_PYTHON),python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
