@@ -122,9 +122,9 @@ class Lookups:
     def held(self, question: Question) -> tuple:
         """The cascade's question answered at once from the answers this process holds, as `answer` would answer it
         from them: (value, 0); NotHeld when one it needs is held only in Redis, or not yet, or is being asked."""
-        if type(question) is Exists:  # most questions: before the match statement's class patterns
-            return self._held(("handle", question.doi.lower())) is not None, 0
         match question:
+            case Exists(doi):
+                return self._held(("handle", doi.lower())) is not None, 0
             case Alias(short):
                 return _alias(self._held(("handle", short.lower()))), 0
             case Pii(variants):

@@ -94,10 +94,6 @@ class Recent(OrderedDict):
             weight = weigh(key, value)
             self.weighed += weight - self.weights.get(key, 0)
             self.weights[key] = weight
-            if self.weighed <= self.weight and len(self) <= self.size:
-                return  # most sets: nothing to forget
-        elif len(self) <= self.size:
-            return
         while len(self) > self.size or weigh is not None and self.weighed > self.weight and len(self) > 1:
             # Keys only, read without __getitem__: reading through it would reorder the mapping mid-scan.
             old = next(
