@@ -182,7 +182,10 @@ def test_a_sigterm_exports_a_last_version_at_close_after_the_ones_on_the_cadence
 
 def test_the_versions_on_the_cadence_are_named_for_six_hour_boundaries_of_the_clock(continuous):
     versions = sorted(path.name for path in Path(continuous["stores"].artifacts, "versions").iterdir())
-    assert {name[9:] for name in versions[:-1]} <= {"000000Z", "060000Z", "120000Z", "180000Z"}
+    # A kill -9 during an export leaves its version unrecorded (its publishing child may even finish it): the resumed
+    # crawl exports that boundary again, named for it with the suffix a second export of one stamp gets (`-1`).
+    stamps = {name[9:].partition("-")[0] for name in versions[:-1]}
+    assert stamps <= {"000000Z", "060000Z", "120000Z", "180000Z"}
 
 
 def test_the_prefixes_samples_and_pids_of_the_run_carry_their_owners_listed_names(continuous):
